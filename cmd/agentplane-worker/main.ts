@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// agentplane-worker: the process that runs one agent's tasks. Started by a runtime (a local
+// process or a container in a pod) with its settings in the environment.
+
+import { createLogger } from '../../pkg/observability/logger.js';
+import { AgentWorker } from '../../pkg/worker/agent-worker.js';
+
+function required(name: string): string {
+  const v = process.env[name];
+  if (!v) {
+    process.stderr.write(`agentplane-worker: ${name} must be set\n`);
+    process.exit(2);
+  }
+  return v;
+}
+
+const logger = createLogger().child({
+  component: 'worker',
+  namespace: process.env.AGENTPLANE_NAMESPACE,
+  name: process.env.AGENTPLANE_AGENT_NAME,
+});
+
+const worker = new AgentWorker({
+  serverUrl: required('AGENTPLANE_SERVER_URL'),
+  token: required('AGENTPLANE_AGENT_TOKEN'),
+  engine: {
+    workspace: required('AGENTPLANE_WORKSPACE'),
+    apiKey: process.env.ANTHROPIC_API_KEY,
+    baseUrl: process.env.ANTHROPIC_BASE_URL,
+  },
+  logger,
+});
+
+// The token and key are only needed by this process; drop them from the inherited environment.
+delete process.env.AGENTPLANE_AGENT_TOKEN;
+delete process.env.ANTHROPIC_API_KEY;
+
+const shutdown = (): void => {
+  void worker.stop().then(() => process.exit(0));
+};
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
+// Started by a local runtime with an IPC channel: when the server goes away, so do we.
+if (process.send) process.on('disconnect', shutdown);
+
+worker.start();

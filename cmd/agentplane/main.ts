@@ -1,0 +1,136 @@
+#!/usr/bin/env node
+// agentplane: the CLI. `agentplane serve` runs the service (embedded home by default).
+
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { DEFAULT_PLUGINS, PluginError } from '../../pkg/plugin/loader.js';
+import { startServer } from './serve.js';
+
+const SERVE_HELP = `Usage: agentplane serve [flags]
+
+Runs the agentplane service: the REST API at /api/v1, agents as local worker processes,
+state in SQLite under the data directory.
+
+Flags (each can also be set by the environment variable shown):
+  --host <addr>        address to bind (AGENTPLANE_HOST, default 127.0.0.1: loopback only)
+  --port <n>           port to listen on, 0 for any free port (AGENTPLANE_PORT, default 8080)
+  --data-dir <dir>     where state, events and agent workspaces live
+                       (AGENTPLANE_DATA_DIR, default ./.agentplane)
+  --plugins <a,b>      plugins to load at boot, in order: built-in names or module paths
+                       (AGENTPLANE_PLUGINS, default ${DEFAULT_PLUGINS.join(',')})
+  --config <file>      JSON config file: {"plugins": [...], "pluginOptions": {...}}
+                       (AGENTPLANE_CONFIG); flags and variables override it
+  --demo               start the built-in scripted model server and point agents at it, so
+                       agents really run tools without a model key (AGENTPLANE_DEMO=true)
+  --log-level <lvl>    trace, debug, info, warn, error (AGENTPLANE_LOG_LEVEL, default info)
+  -h, --help           show this help
+
+The model endpoint and credential come from the server's environment only, never from clients:
+  ANTHROPIC_API_KEY    the model provider key, handed to agent workers and never returned
+  ANTHROPIC_BASE_URL   Anthropic Messages API endpoint (default: Anthropic's)
+`;
+
+const HELP = `Usage: agentplane <command> [flags]
+
+Commands:
+  serve     run the agentplane service (see: agentplane serve --help)
+
+Flags:
+  -h, --help   show this help
+`;
+
+interface ConfigFile {
+  plugins?: string[];
+  pluginOptions?: Record<string, unknown>;
+}
+
+function fail(msg: string): never {
+  process.stderr.write(`agentplane: ${msg}\n`);
+  process.exit(2);
+}
+
+function readConfig(path: string | undefined): ConfigFile {
+  if (!path) return {};
+  try {
+    const cfg = JSON.parse(readFileSync(path, 'utf8')) as ConfigFile;
+    if (cfg.plugins !== undefined && !(Array.isArray(cfg.plugins) && cfg.plugins.every((p) => typeof p === 'string'))) {
+      fail(`config ${path}: "plugins" must be an array of strings`);
+    }
+    return cfg;
+  } catch (err) {
+    return fail(`cannot read config ${path}: ${(err as Error).message}`);
+  }
+}
+
+async function serve(argv: string[]): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'data-dir': { type: 'string' },
+        plugins: { type: 'string' },
+        config: { type: 'string' },
+        demo: { type: 'boolean' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    fail(`${(err as Error).message}\n\n${SERVE_HELP}`);
+  }
+  if (values.help) {
+    process.stdout.write(SERVE_HELP);
+    return;
+  }
+  const env = process.env;
+  const cfg = readConfig(values.config ?? env.AGENTPLANE_CONFIG);
+  const portRaw = values.port ?? env.AGENTPLANE_PORT ?? '8080';
+  const port = /^\d+$/.test(portRaw) ? Number(portRaw) : NaN;
+  if (!(port >= 0 && port <= 65535)) fail(`--port must be a number from 0 to 65535, got "${portRaw}"`);
+  const pluginList = values.plugins ?? env.AGENTPLANE_PLUGINS;
+  const plugins = pluginList !== undefined ? pluginList.split(',').map((s) => s.trim()).filter(Boolean) : (cfg.plugins ?? DEFAULT_PLUGINS);
+  const level = values['log-level'] ?? env.AGENTPLANE_LOG_LEVEL;
+  if (level) process.env.AGENTPLANE_LOG_LEVEL = level;
+
+  try {
+    const server = await startServer({
+      host: values.host ?? env.AGENTPLANE_HOST ?? '127.0.0.1',
+      port,
+      dataDir: values['data-dir'] ?? env.AGENTPLANE_DATA_DIR ?? './.agentplane',
+      plugins,
+      pluginOptions: cfg.pluginOptions,
+      demo: values.demo ?? env.AGENTPLANE_DEMO === 'true',
+    });
+    let closing = false;
+    const shutdown = (): void => {
+      if (closing) return;
+      closing = true;
+      server.logger.info('shutting down');
+      void server.close().then(() => process.exit(0));
+    };
+    process.on('SIGINT', shutdown);
+    process.on('SIGTERM', shutdown);
+  } catch (err) {
+    if (err instanceof PluginError) fail(err.message);
+    fail(`cannot start: ${(err as Error).message}`);
+  }
+}
+
+const [command, ...rest] = process.argv.slice(2);
+switch (command) {
+  case 'serve':
+    await serve(rest);
+    break;
+  case undefined:
+  case '-h':
+  case '--help':
+  case 'help':
+    process.stdout.write(HELP);
+    break;
+  default:
+    fail(`unknown command "${command}"\n\n${HELP}`);
+}

@@ -1,0 +1,148 @@
+// Wiring of the embedded home, in one place: plugins, state, runtime, controller, HTTP.
+
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Agent } from '../../pkg/api/agent.js';
+import type { AgentController } from '../../pkg/controller/agent-controller.js';
+import { AgentController as Controller } from '../../pkg/controller/agent-controller.js';
+import { AgentService } from '../../pkg/controller/agent-service.js';
+import { createLogger, type Logger } from '../../pkg/observability/logger.js';
+import { Metrics } from '../../pkg/observability/metrics.js';
+import { Hooks } from '../../pkg/plugin/hooks.js';
+import { loadPlugins } from '../../pkg/plugin/loader.js';
+import type { EventStore } from '../../pkg/registry/events.js';
+import { EventLog } from '../../pkg/registry/event-log.js';
+import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
+import { Registry } from '../../pkg/registry/registry.js';
+import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
+import { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
+import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
+import { createApp } from '../../pkg/server/app.js';
+import { agentStreamRoutes } from '../../pkg/server/routes/agent-stream.js';
+import { agentRoutes } from '../../pkg/server/routes/agents.js';
+import { systemRoutes } from '../../pkg/server/routes/system.js';
+import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
+import { WorkerHub } from '../../pkg/worker/hub.js';
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  dataDir: string;
+  plugins: string[];
+  pluginOptions?: Record<string, unknown>;
+  /** Start the scripted model and point workers at it (no key needed). */
+  demo?: boolean;
+  /** Model endpoint and credential; default from the environment. */
+  model?: { apiKey?: string; baseUrl?: string };
+  logger?: Logger;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  logger: Logger;
+  agents: Registry<Agent>;
+  controller: AgentController;
+  runtime: LocalRuntime;
+  model?: ScriptedModel;
+  close(): Promise<void>;
+}
+
+export async function startServer(o: ServeOptions): Promise<RunningServer> {
+  const logger = o.logger ?? createLogger();
+  const dataDir = resolve(o.dataDir);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const closers: (() => Promise<void> | void)[] = [];
+  const close = async (): Promise<void> => {
+    for (const fn of closers.reverse()) await fn();
+  };
+
+  try {
+    const metrics = new Metrics({ defaultMetrics: true });
+    const hooks = new Hooks();
+    let eventStore: EventStore | undefined;
+    const plugins = await loadPlugins(o.plugins, {
+      config: { dataDir, options: o.pluginOptions ?? {} },
+      logger: logger.child({ component: 'plugin' }),
+      provideEventStore(store) {
+        if (eventStore) throw new Error('an event store is already provided by another plugin');
+        eventStore = store;
+      },
+    });
+    closers.push(() => plugins.teardown());
+    if (!eventStore) throw new Error(`no plugin provides an event store; add "event-store-sqlite" to --plugins`);
+
+    const state = new SqliteState(join(dataDir, 'state.db'));
+    closers.push(() => state.close());
+    const agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy);
+    const events = new EventLog(eventStore);
+    events.onAppend((ev) => metrics.eventsAppended.inc({ type: ev.type }));
+
+    let model: ScriptedModel | undefined;
+    let modelEnv = o.model ?? { apiKey: process.env.ANTHROPIC_API_KEY, baseUrl: process.env.ANTHROPIC_BASE_URL };
+    if (o.demo) {
+      model = await startScriptedModel({ apiKey: 'agentplane-demo' });
+      closers.push(() => model!.close());
+      modelEnv = { apiKey: 'agentplane-demo', baseUrl: model.url };
+      logger.info({ modelUrl: model.url }, 'demo mode: agents use the scripted model');
+    } else if (!modelEnv.apiKey) {
+      logger.warn('ANTHROPIC_API_KEY is not set: tasks will fail to reach the model (use --demo to try without a key)');
+    }
+
+    const hub = new WorkerHub(logger.child({ component: 'hub' }));
+    closers.push(() => hub.closeAll());
+    const runtime = new LocalRuntime({ dataDir, logger: logger.child({ component: 'runtime' }), modelEnv });
+    closers.push(() => runtime.close());
+
+    let serverUrl = '';
+    const controller = new Controller({
+      agents,
+      events,
+      runtime,
+      hub,
+      hooks,
+      metrics,
+      logger: logger.child({ component: 'agent-controller' }),
+      serverUrl: () => serverUrl,
+    });
+    closers.push(() => controller.stop());
+    const service = new AgentService(agents, events, controller, hub);
+    metrics.collectAgentsBy(async () => {
+      const counts: Record<string, number> = { Pending: 0, Running: 0, Sleeping: 0, Failed: 0 };
+      for (const a of await service.list()) counts[a.status.status] = (counts[a.status.status] ?? 0) + 1;
+      return counts;
+    });
+
+    const app = await createApp({ logger, metrics });
+    await app.register(systemRoutes(metrics));
+    await app.register(agentRoutes(service));
+    await app.register(agentStreamRoutes(service, events, metrics));
+    await app.register(workerChannelRoutes(hub));
+    await app.listen({ host: o.host, port: o.port });
+    closers.push(() => app.close());
+    const addr = app.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : o.port;
+    serverUrl = `http://${loopbackFor(o.host)}:${port}`;
+    await controller.start();
+    const url = `http://${displayHost(o.host)}:${port}`;
+    logger.info({ url, dataDir, plugins: plugins.names }, 'agentplane is serving');
+
+    return { url, port, dataDir, logger, agents, controller, runtime, model, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** Where local workers dial: loopback for wildcard and loopback binds, else the bound address. */
+function loopbackFor(host: string): string {
+  if (host === '0.0.0.0' || host === 'localhost' || host.startsWith('127.')) return '127.0.0.1';
+  if (host === '::' || host === '::1') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return loopbackFor(host);
+  return host.includes(':') ? `[${host}]` : host;
+}

@@ -1,0 +1,178 @@
+// The Agent resource: its stored shape, its REST request/response shapes and their JSON Schemas.
+// The schemas here are the single source for validation (ajv) and for the OpenAPI documents.
+
+import { NAME_MAX_LENGTH, NAME_PATTERN, NAMESPACE_PATTERN, type Resource } from './meta.js';
+
+export const AGENT_KIND = 'Agent';
+export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_TEMPLATE = 'default';
+
+export type Role = 'manager' | 'worker';
+export const ROLES: readonly Role[] = ['manager', 'worker'];
+
+/** `""` means always on. */
+export type Lifecycle = '' | 'Sleep' | 'Wake' | 'AutoDelete';
+export const LIFECYCLES: readonly Lifecycle[] = ['', 'Sleep', 'Wake', 'AutoDelete'];
+
+export type AgentPhase = 'Pending' | 'Running' | 'Sleeping' | 'Failed';
+export type TaskStatus = '' | 'InProgress' | 'Complete' | 'Error' | 'Cancelled';
+
+export interface AgentSpec {
+  instructions: string;
+  systemPrompt?: string;
+  model: string;
+  templateRef: string;
+  role: Role;
+  connectors: string[];
+  lifecycle: Lifecycle;
+  /** Incremented each time a task is assigned; the controller runs task N once. */
+  task: number;
+}
+
+export interface AgentStatus {
+  status: AgentPhase;
+  taskStatus: TaskStatus;
+  lastTaskMessage: string;
+  /** The last task number handed to the worker (or settled without one). */
+  observedTask: number;
+  /** Engine session of the last task, resumed by the next one. */
+  sessionId?: string;
+  message?: string;
+}
+
+export type Agent = Resource<AgentSpec, AgentStatus>;
+
+/** POST /api/v1/agents body (spec 2.1). */
+export interface AgentTaskRequest {
+  name: string;
+  instructions: string;
+  systemPrompt?: string;
+  model?: string;
+  templateRef?: string;
+  role?: Role;
+  connectors?: string[];
+  namespace?: string;
+}
+
+/** PATCH /api/v1/agents/:name body (spec 4.1). */
+export interface AgentPatchRequest {
+  connectors?: string[];
+  lifecycle?: Lifecycle;
+}
+
+/** AgentResponse (spec 2.2). */
+export interface AgentResponse {
+  name: string;
+  namespace: string;
+  model: string;
+  status: AgentPhase;
+  taskStatus: TaskStatus;
+  lastTaskMessage: string;
+  createdAt: string;
+  role: Role;
+  templateRef: string;
+  connectors: string[];
+  lifecycle: Lifecycle;
+}
+
+export const nameSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: NAME_MAX_LENGTH,
+  pattern: NAME_PATTERN,
+  description: 'lowercase letters and hyphens, starting and ending with a letter, at most 63 characters',
+} as const;
+
+export const namespaceSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 63,
+  pattern: NAMESPACE_PATTERN,
+  description: 'a DNS label: lowercase letters, digits and hyphens, at most 63 characters',
+} as const;
+
+const connectorListSchema = {
+  type: 'array',
+  items: nameSchema,
+  uniqueItems: true,
+  maxItems: 64,
+  description: 'names of connectors to attach',
+} as const;
+
+const lifecycleSchema = {
+  type: 'string',
+  enum: LIFECYCLES,
+  description: '"Sleep", "Wake", "AutoDelete", or "" for always on',
+} as const;
+
+const agentFields = {
+  instructions: { type: 'string', minLength: 1, maxLength: 262144, description: 'the task prompt' },
+  systemPrompt: { type: 'string', maxLength: 65536, description: 'placed before the built-in role prompt' },
+  model: { type: 'string', minLength: 1, maxLength: 256, description: `model identifier; default ${DEFAULT_MODEL}` },
+  templateRef: { type: 'string', minLength: 1, maxLength: 253, description: 'pod template name; default "default"' },
+  role: { type: 'string', enum: ROLES, description: 'manager (may orchestrate sub-agents) or worker; default manager' },
+  connectors: connectorListSchema,
+} as const;
+
+export const agentTaskRequestSchema = {
+  $id: 'AgentTaskRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'instructions'],
+  properties: { name: nameSchema, namespace: namespaceSchema, ...agentFields },
+} as const;
+
+export const agentPatchRequestSchema = {
+  $id: 'AgentPatchRequest',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { connectors: connectorListSchema, lifecycle: lifecycleSchema },
+} as const;
+
+export const agentSpecSchema = {
+  $id: 'AgentSpec',
+  type: 'object',
+  additionalProperties: false,
+  required: ['instructions', 'model', 'templateRef', 'role', 'connectors', 'lifecycle', 'task'],
+  properties: {
+    ...agentFields,
+    lifecycle: lifecycleSchema,
+    task: { type: 'integer', minimum: 0, description: 'task counter; incremented on each assignment' },
+  },
+} as const;
+
+export const agentResponseSchema = {
+  $id: 'AgentResponse',
+  type: 'object',
+  required: ['name', 'namespace', 'model', 'status', 'createdAt'],
+  properties: {
+    name: { type: 'string' },
+    namespace: { type: 'string' },
+    model: { type: 'string' },
+    status: { type: 'string', enum: ['Pending', 'Running', 'Sleeping', 'Failed'] },
+    taskStatus: { type: 'string', enum: ['', 'InProgress', 'Complete', 'Error', 'Cancelled'] },
+    lastTaskMessage: { type: 'string' },
+    createdAt: { type: 'string', format: 'date-time' },
+    role: { type: 'string', enum: ROLES },
+    templateRef: { type: 'string' },
+    connectors: { type: 'array', items: { type: 'string' } },
+    lifecycle: { type: 'string', enum: LIFECYCLES },
+  },
+} as const;
+
+export function toAgentResponse(a: Agent): AgentResponse {
+  return {
+    name: a.metadata.name,
+    namespace: a.metadata.namespace,
+    model: a.spec.model,
+    status: a.status.status,
+    taskStatus: a.status.taskStatus,
+    lastTaskMessage: a.status.lastTaskMessage,
+    createdAt: a.metadata.creationTimestamp,
+    role: a.spec.role,
+    templateRef: a.spec.templateRef,
+    connectors: a.spec.connectors,
+    lifecycle: a.spec.lifecycle,
+  };
+}

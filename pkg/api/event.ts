@@ -1,0 +1,71 @@
+// Agent events: the per-agent, ordered stream a task reports through (spec section 6).
+
+export type EventType =
+  | 'task_started'
+  | 'text'
+  | 'thinking'
+  | 'tool_call'
+  | 'tool_result'
+  | 'task_completed'
+  | 'task_cancelled'
+  | 'error';
+
+export const EVENT_TYPES: readonly EventType[] = [
+  'task_started',
+  'text',
+  'thinking',
+  'tool_call',
+  'tool_result',
+  'task_completed',
+  'task_cancelled',
+  'error',
+];
+
+/** Types that end a task: a stream reader stops on these. */
+export const TERMINAL_EVENT_TYPES: readonly EventType[] = ['task_completed', 'task_cancelled', 'error'];
+
+export interface TaskCompletedPayload {
+  result: string;
+  cost_usd: number;
+  duration_ms: number;
+  turns: number;
+  stop_reason: string;
+  session_id: string;
+}
+
+export interface EventPayloads {
+  task_started: { instructions: string };
+  text: { content: string };
+  thinking: { content: string };
+  tool_call: { id: string; tool: string; input: unknown };
+  tool_result: { id: string; tool: string; output: string; isError: boolean };
+  task_completed: TaskCompletedPayload;
+  task_cancelled: { reason: string };
+  error: { message: string; reason: string };
+}
+
+/** What a producer (the worker, or the service for its own failures) emits. */
+export interface EventDraft<T extends EventType = EventType> {
+  type: T;
+  /** The task the event belongs to (the agent's task counter); set by the service. */
+  task?: number;
+  payload: EventPayloads[T];
+  timestamp?: string;
+}
+
+/** A stored event, as REST history and the WebSocket return it. */
+export interface AgentEvent<T extends EventType = EventType> {
+  seq: number;
+  agentName: string;
+  namespace: string;
+  /** The task the event belongs to: 1 for the agent's first task, 2 for the next... */
+  task: number;
+  type: T;
+  timestamp: string;
+  payload: EventPayloads[T];
+}
+
+export const isTerminal = (type: string): boolean => (TERMINAL_EVENT_TYPES as readonly string[]).includes(type);
+
+export const EVENTS_DEFAULT_LIMIT = 50;
+export const EVENTS_MAX_LIMIT = 200;

@@ -1,0 +1,50 @@
+// Messages of the worker control channel. The worker dials the server (outbound WebSocket),
+// authenticates with its per-agent token, and then:
+//   server -> worker: task, cancel
+//   worker -> server: hello (on every connect), event (for the task it runs)
+
+import type { EventDraft } from './event.js';
+import type { Role } from './agent.js';
+
+export const CONTROL_PATH = '/internal/v1/workers/connect';
+
+/** An MCP server the engine attaches for one task; headers carry the connector's token. */
+export interface McpServerSpec {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+export interface TaskMessage {
+  type: 'task';
+  taskId: number;
+  instructions: string;
+  systemPrompt?: string;
+  model: string;
+  role: Role;
+  /** Engine session to resume (the previous task's). */
+  resume?: string;
+  mcpServers: McpServerSpec[];
+}
+
+export interface CancelMessage {
+  type: 'cancel';
+  taskId: number;
+  reason: string;
+}
+
+export type ServerMessage = TaskMessage | CancelMessage;
+
+export interface HelloMessage {
+  type: 'hello';
+  /** The task still running in the worker after a reconnect, if any. */
+  runningTaskId?: number;
+}
+
+export interface EventMessage {
+  type: 'event';
+  taskId: number;
+  event: EventDraft;
+}
+
+export type WorkerMessage = HelloMessage | EventMessage;

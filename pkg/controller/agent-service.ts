@@ -1,0 +1,163 @@
+// Agent operations behind the REST mirror (and the aggregated API): send a task (create or
+// assign), cancel, patch, delete, and read events. Rules live in the agent strategy; this layer
+// only composes registry writes and controller actions.
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  AGENT_KIND,
+  type Agent,
+  type AgentPatchRequest,
+  agentPatchRequestSchema,
+  type AgentTaskRequest,
+  agentTaskRequestSchema,
+} from '../api/agent.js';
+import { ApiError, conflict, invalid, notFound } from '../api/errors.js';
+import type { AgentEvent } from '../api/event.js';
+import { DEFAULT_NAMESPACE } from '../api/meta.js';
+import { validateSchema } from '../api/validation.js';
+import type { EventLog } from '../registry/event-log.js';
+import type { Registry } from '../registry/registry.js';
+import { isBusy } from '../registry/agent/strategy.js';
+import type { WorkerHub } from '../worker/hub.js';
+import { type AgentController, streamOf } from './agent-controller.js';
+
+export interface SubmitResult {
+  agent: Agent;
+  created: boolean;
+}
+
+export interface WaitOptions {
+  /** How long cancel/delete wait for the outcome before answering "accepted". */
+  timeoutMs: number;
+}
+
+export class AgentService {
+  constructor(
+    private readonly agents: Registry<Agent>,
+    private readonly events: EventLog,
+    private readonly controller: AgentController,
+    private readonly hub: WorkerHub,
+    private readonly wait: WaitOptions = { timeoutMs: 15_000 },
+  ) {}
+
+  /** POST /agents: creates the agent with its first task, or assigns a task to an idle one. */
+  async submitTask(body: unknown): Promise<SubmitResult> {
+    const causes = validateSchema(agentTaskRequestSchema, body);
+    const req = body as AgentTaskRequest;
+    if (causes.length) throw invalid(AGENT_KIND, typeof req?.name === 'string' ? req.name : undefined, causes);
+    const namespace = req.namespace ?? DEFAULT_NAMESPACE;
+    const existing = await this.agents.get(namespace, req.name);
+    if (existing?.metadata.deletionTimestamp) {
+      throw conflict(`agent "${req.name}" is being deleted; try again once it is gone`, { kind: AGENT_KIND, name: req.name });
+    }
+    if (!existing) {
+      try {
+        const agent = await this.agents.create(newAgent(req, namespace));
+        return { agent, created: true };
+      } catch (err) {
+        // Lost a create race with another client: fall through to assignment.
+        if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
+      }
+    }
+    const agent = await this.agents.update(namespace, req.name, (a) => {
+      a.spec.instructions = req.instructions;
+      a.spec.task += 1;
+      if (req.systemPrompt !== undefined) a.spec.systemPrompt = req.systemPrompt;
+      if (req.model !== undefined) a.spec.model = req.model;
+      if (req.templateRef !== undefined) a.spec.templateRef = req.templateRef;
+      if (req.role !== undefined) a.spec.role = req.role;
+      if (req.connectors !== undefined) a.spec.connectors = req.connectors;
+    });
+    return { agent, created: false };
+  }
+
+  get(namespace: string, name: string): Promise<Agent> {
+    return this.agents.mustGet(namespace, name);
+  }
+
+  async list(namespace?: string): Promise<Agent[]> {
+    const { items } = await this.agents.list(namespace ? { namespace } : {});
+    return items.filter((a) => !a.metadata.deletionTimestamp);
+  }
+
+  async patch(namespace: string, name: string, body: unknown): Promise<Agent> {
+    const causes = validateSchema(agentPatchRequestSchema, body);
+    if (causes.length) throw invalid(AGENT_KIND, name, causes);
+    const req = body as AgentPatchRequest;
+    await this.agents.mustGet(namespace, name);
+    return this.agents.update(namespace, name, (a) => {
+      if (req.connectors !== undefined) a.spec.connectors = req.connectors;
+      if (req.lifecycle !== undefined) a.spec.lifecycle = req.lifecycle;
+    });
+  }
+
+  /**
+   * Cancels the running (or not yet started) task. Waits briefly for the worker to confirm so
+   * the answer usually shows taskStatus Cancelled; `settled` is false when it did not in time.
+   */
+  async cancel(namespace: string, name: string, reason = 'cancelled by request'): Promise<{ agent: Agent; settled: boolean }> {
+    const agent = await this.agents.mustGet(namespace, name);
+    if (!isBusy(agent)) {
+      throw conflict(`agent "${name}" has no task in progress to cancel`, { kind: AGENT_KIND, name });
+    }
+    const task = agent.spec.task;
+    const sent = this.hub.runningTask(agent.metadata) === task && this.hub.send(agent.metadata, { type: 'cancel', taskId: task, reason });
+    if (!sent) {
+      // Not handed to a worker (yet): settle it here and make sure it is never dispatched.
+      await this.agents.updateStatus(namespace, name, (s) => {
+        s.observedTask = Math.max(s.observedTask, task);
+      });
+      await this.controller.emit(agent, { type: 'task_cancelled', payload: { reason } });
+    }
+    return this.waitFor(namespace, name, (a) => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress');
+  }
+
+  /** Marks the agent for deletion and waits for the controller to clean up. */
+  async delete(namespace: string, name: string): Promise<{ agent: Agent; settled: boolean }> {
+    const agent = await this.agents.mustGet(namespace, name);
+    await this.agents.delete(namespace, name);
+    const res = await this.waitFor(namespace, name, (a) => !a);
+    return { agent: res.agent ?? agent, settled: res.settled };
+  }
+
+  async history(namespace: string, name: string, limit: number, before?: number): Promise<AgentEvent[]> {
+    const agent = await this.agents.mustGet(namespace, name);
+    return this.events.list(streamOf(agent), { limit, ...(before !== undefined ? { before } : {}) });
+  }
+
+  private async waitFor(
+    namespace: string,
+    name: string,
+    done: (a: Agent | undefined) => boolean,
+  ): Promise<{ agent: Agent; settled: boolean }> {
+    const deadline = Date.now() + this.wait.timeoutMs;
+    let last = await this.agents.get(namespace, name);
+    const first = last;
+    while (!done(last) && Date.now() < deadline) {
+      await sleep(25);
+      last = await this.agents.get(namespace, name);
+    }
+    const agent = last ?? first;
+    if (!agent) throw notFound(AGENT_KIND, name, namespace);
+    return { agent, settled: done(last) };
+  }
+}
+
+function newAgent(req: AgentTaskRequest, namespace: string): Agent {
+  return {
+    apiVersion: '',
+    kind: AGENT_KIND,
+    metadata: { name: req.name, namespace, uid: '', resourceVersion: '', generation: 0, creationTimestamp: '' },
+    spec: {
+      instructions: req.instructions,
+      ...(req.systemPrompt !== undefined ? { systemPrompt: req.systemPrompt } : {}),
+      model: req.model ?? '',
+      templateRef: req.templateRef ?? '',
+      role: req.role ?? 'manager',
+      connectors: req.connectors ?? [],
+      lifecycle: '',
+      task: 1,
+    },
+    status: { status: 'Pending', taskStatus: '', lastTaskMessage: '', observedTask: 0 },
+  };
+}

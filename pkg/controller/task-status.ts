@@ -1,0 +1,60 @@
+// How an event changes an agent's status: a pure function, so the rule is testable on its own.
+
+import type { AgentStatus } from '../api/agent.js';
+import type { AgentEvent } from '../api/event.js';
+
+const MAX_MESSAGE = 200;
+
+export function applyEvent(status: AgentStatus, ev: AgentEvent): void {
+  switch (ev.type) {
+    case 'task_started': {
+      const p = ev.payload as AgentEvent<'task_started'>['payload'];
+      status.taskStatus = 'InProgress';
+      status.lastTaskMessage = line(`Started: ${p.instructions}`);
+      break;
+    }
+    case 'text': {
+      const p = ev.payload as AgentEvent<'text'>['payload'];
+      status.lastTaskMessage = line(p.content);
+      break;
+    }
+    case 'tool_call': {
+      const p = ev.payload as AgentEvent<'tool_call'>['payload'];
+      status.lastTaskMessage = line(describeToolCall(p.tool, p.input));
+      break;
+    }
+    case 'task_completed': {
+      const p = ev.payload as AgentEvent<'task_completed'>['payload'];
+      status.taskStatus = 'Complete';
+      status.sessionId = p.session_id || status.sessionId;
+      status.lastTaskMessage = line(p.result || 'Completed');
+      break;
+    }
+    case 'task_cancelled': {
+      const p = ev.payload as AgentEvent<'task_cancelled'>['payload'];
+      status.taskStatus = 'Cancelled';
+      status.lastTaskMessage = line(`Cancelled: ${p.reason}`);
+      break;
+    }
+    case 'error': {
+      const p = ev.payload as AgentEvent<'error'>['payload'];
+      status.taskStatus = 'Error';
+      status.lastTaskMessage = line(`Error: ${p.message}`);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+/** One line describing a tool call, the way a person would read it in `kubectl get -o wide`. */
+export function describeToolCall(tool: string, input: unknown): string {
+  const i = (input ?? {}) as Record<string, unknown>;
+  const detail = [i.description, i.command, i.file_path, i.path, i.pattern, i.url].find((v) => typeof v === 'string');
+  return detail ? `${tool}: ${String(detail)}` : tool;
+}
+
+function line(s: string): string {
+  const first = s.trim().split('\n', 1)[0] ?? '';
+  return first.length > MAX_MESSAGE ? `${first.slice(0, MAX_MESSAGE - 1)}…` : first;
+}

@@ -1,0 +1,76 @@
+// Prometheus metrics (prom-client), all named agentplane_*. One Metrics per service instance,
+// with its own registry, so tests can run several servers in one process.
+
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequests = new Counter({
+    name: 'agentplane_http_requests_total',
+    help: 'HTTP requests by route, method and status code.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly httpDuration = new Histogram({
+    name: 'agentplane_http_request_duration_seconds',
+    help: 'HTTP request duration by route and method.',
+    labelNames: ['route', 'method'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly agents = new Gauge({
+    name: 'agentplane_agents',
+    help: 'Agents by status.',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly tasks = new Counter({
+    name: 'agentplane_tasks_total',
+    help: 'Finished tasks by outcome (completed, error, cancelled).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly taskDuration = new Histogram({
+    name: 'agentplane_task_duration_seconds',
+    help: 'Duration of completed tasks as the engine reports it.',
+    buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+    registers: [this.registry],
+  });
+
+  readonly cost = new Counter({
+    name: 'agentplane_task_cost_usd_total',
+    help: 'Model cost of completed tasks in US dollars, as the engine estimates it.',
+    registers: [this.registry],
+  });
+
+  readonly eventsAppended = new Counter({
+    name: 'agentplane_events_appended_total',
+    help: 'Agent events appended to the event store, by type.',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
+  readonly wsClients = new Gauge({
+    name: 'agentplane_websocket_clients',
+    help: 'Open event WebSocket connections.',
+    registers: [this.registry],
+  });
+
+  constructor(opts: { defaultMetrics?: boolean } = {}) {
+    if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'agentplane_process_' });
+  }
+
+  /** Sets a gauge from a fresh reading each time it is scraped. */
+  collectAgentsBy(read: () => Promise<Record<string, number>>): void {
+    const gauge = this.agents;
+    (gauge as unknown as { collect: () => Promise<void> }).collect = async () => {
+      gauge.reset();
+      for (const [status, n] of Object.entries(await read())) gauge.set({ status }, n);
+    };
+  }
+}

@@ -1,0 +1,75 @@
+// Loads plugins at boot, in the configured order. Built-in plugins are named; a third-party
+// plugin loads by module path or package name. Any failure stops start-up with a clear error.
+
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Plugin, PluginContext, Teardown } from './types.js';
+
+/** Built-in plugins, by name, relative to this module in the compiled tree. */
+const BUILTIN: Record<string, string> = {
+  'event-store-sqlite': '../../plugins/event-store-sqlite/index.js',
+};
+
+export const DEFAULT_PLUGINS = ['event-store-sqlite'];
+
+export class PluginError extends Error {
+  constructor(
+    readonly plugin: string,
+    message: string,
+  ) {
+    super(`plugin "${plugin}": ${message}`);
+    this.name = 'PluginError';
+  }
+}
+
+function specifierFor(name: string): string {
+  const builtin = BUILTIN[name];
+  if (builtin) return new URL(builtin, import.meta.url).href;
+  if (name.startsWith('.') || isAbsolute(name)) return pathToFileURL(resolve(name)).href;
+  return name; // a package name
+}
+
+async function importPlugin(name: string): Promise<Plugin> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(specifierFor(name))) as Record<string, unknown>;
+  } catch (err) {
+    const known = Object.keys(BUILTIN).join(', ');
+    throw new PluginError(name, `cannot be loaded (${(err as Error).message}); built-in plugins are: ${known}`);
+  }
+  const plugin = (mod.default ?? mod.plugin) as Partial<Plugin> | undefined;
+  if (!plugin || typeof plugin.name !== 'string' || typeof plugin.setup !== 'function') {
+    throw new PluginError(name, 'the module must export { name: string, setup(ctx) } as its default export');
+  }
+  return plugin as Plugin;
+}
+
+export interface LoadedPlugins {
+  names: string[];
+  teardown(): Promise<void>;
+}
+
+export async function loadPlugins(names: string[], ctx: PluginContext): Promise<LoadedPlugins> {
+  const teardowns: Teardown[] = [];
+  const loaded: string[] = [];
+  const teardown = async (): Promise<void> => {
+    for (const fn of teardowns.reverse()) await fn();
+  };
+  try {
+    for (const name of names) {
+      const plugin = await importPlugin(name);
+      try {
+        const td = await plugin.setup(ctx);
+        if (td) teardowns.push(td);
+      } catch (err) {
+        throw new PluginError(name, `setup failed: ${(err as Error).message}`);
+      }
+      loaded.push(plugin.name);
+      ctx.logger.info({ plugin: plugin.name }, 'plugin loaded');
+    }
+  } catch (err) {
+    await teardown();
+    throw err;
+  }
+  return { names: loaded, teardown };
+}

@@ -1,0 +1,34 @@
+// Event storage: an ordered, durable, per-agent stream. Implementations are plugins
+// (event-store-sqlite, later event-store-redis); core code sees only this interface.
+
+import type { AgentEvent, EventDraft } from '../api/event.js';
+
+/** Identifies one agent's stream. `uid` keeps a re-created agent of the same name apart. */
+export interface StreamRef {
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+export interface ListOptions {
+  /** At most this many events (the most recent ones, returned oldest first). */
+  limit: number;
+  /** Only events with seq < before. */
+  before?: number;
+}
+
+export interface EventStore {
+  /** Appends and assigns the next seq of the stream (1, 2, 3...). */
+  append(stream: StreamRef, draft: EventDraft): Promise<AgentEvent>;
+  /** The most recent events (optionally before a seq), oldest first. */
+  list(stream: StreamRef, opts: ListOptions): Promise<AgentEvent[]>;
+  /** Every event with seq > after, oldest first, at most `max` (default unbounded). */
+  since(stream: StreamRef, after: number, max?: number): Promise<AgentEvent[]>;
+  /** Lowest seq of the given task's events, undefined when it has none yet. */
+  taskStart(stream: StreamRef, task: number): Promise<number | undefined>;
+  /** Highest seq of the stream, 0 when empty. */
+  lastSeq(stream: StreamRef): Promise<number>;
+  /** Removes the whole stream (agent deletion). */
+  deleteStream(stream: StreamRef): Promise<void>;
+  close(): Promise<void>;
+}

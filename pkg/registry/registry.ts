@@ -1,0 +1,109 @@
+// The generic registry: a Store plus a Strategy. Every writer goes through here.
+
+import { isDeepStrictEqual } from 'node:util';
+import { ApiError, invalid, notFound } from '../api/errors.js';
+import type { ListFilter, ListResult, Store, StoredObject, WatchEvent } from './store.js';
+import type { Strategy } from './strategy.js';
+
+const MAX_RETRIES = 16;
+
+export class Registry<T extends StoredObject> {
+  constructor(
+    private readonly store: Store<T>,
+    private readonly strategy: Strategy<T>,
+  ) {}
+
+  get kind(): string {
+    return this.strategy.kind;
+  }
+
+  get(namespace: string, name: string): Promise<T | undefined> {
+    return this.store.get(namespace, name);
+  }
+
+  async mustGet(namespace: string, name: string): Promise<T> {
+    const obj = await this.store.get(namespace, name);
+    if (!obj || obj.metadata.deletionTimestamp) throw notFound(this.kind, name, namespace);
+    return obj;
+  }
+
+  list(filter?: ListFilter): Promise<ListResult<T>> {
+    return this.store.list(filter);
+  }
+
+  watch(fn: (ev: WatchEvent<T>) => void): () => void {
+    return this.store.watch(fn);
+  }
+
+  async create(obj: T): Promise<T> {
+    const draft = structuredClone(obj);
+    this.strategy.prepareForCreate(draft);
+    draft.metadata.generation = 1;
+    const causes = this.strategy.validate(draft);
+    if (causes.length) throw invalid(this.kind, draft.metadata.name, causes);
+    return this.store.create(draft);
+  }
+
+  /**
+   * Read-modify-write of the spec (and metadata), retried on resourceVersion conflicts.
+   * `mutate` sees the latest object and may throw an ApiError to refuse.
+   */
+  async update(namespace: string, name: string, mutate: (obj: T) => void): Promise<T> {
+    return this.retry(namespace, name, (cur) => {
+      const next = structuredClone(cur);
+      mutate(next);
+      this.strategy.prepareForUpdate(next, cur);
+      if (!isDeepStrictEqual(next.spec, cur.spec)) next.metadata.generation = cur.metadata.generation + 1;
+      const res = this.strategy.validateUpdate(next, cur);
+      if (res instanceof ApiError) throw res;
+      const causes = [...this.strategy.validate(next), ...res];
+      if (causes.length) throw invalid(this.kind, name, causes);
+      return next;
+    });
+  }
+
+  /** Status-only write: the spec and metadata of the stored object are kept as they are. */
+  async updateStatus(namespace: string, name: string, mutate: (status: T['status'], obj: T) => void): Promise<T> {
+    return this.retry(namespace, name, (cur) => {
+      const next = structuredClone(cur);
+      mutate(next.status, next);
+      next.spec = cur.spec;
+      next.metadata = cur.metadata;
+      return next;
+    });
+  }
+
+  /** Deletes, or marks for deletion when the strategy is finalized. Returns the object as it was. */
+  async delete(namespace: string, name: string): Promise<T> {
+    if (!this.strategy.finalized) {
+      const removed = await this.store.delete(namespace, name);
+      if (!removed) throw notFound(this.kind, name, namespace);
+      return removed;
+    }
+    return this.retry(namespace, name, (cur) => {
+      const next = structuredClone(cur);
+      next.metadata.deletionTimestamp ??= new Date().toISOString();
+      return next;
+    });
+  }
+
+  /** Removes a marked object for good (called by the controller after cleanup). */
+  async finalize(namespace: string, name: string): Promise<void> {
+    await this.store.delete(namespace, name);
+  }
+
+  private async retry(namespace: string, name: string, change: (cur: T) => T): Promise<T> {
+    for (let i = 0; ; i++) {
+      const cur = await this.store.get(namespace, name);
+      if (!cur) throw notFound(this.kind, name, namespace);
+      const next = change(cur);
+      if (isDeepStrictEqual(next, cur)) return cur;
+      try {
+        return await this.store.update(next);
+      } catch (err) {
+        if (err instanceof ApiError && err.reason === 'Conflict' && i < MAX_RETRIES) continue;
+        throw err;
+      }
+    }
+  }
+}

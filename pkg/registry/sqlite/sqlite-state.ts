@@ -1,0 +1,154 @@
+// SQLite implementation of the generic store: one WAL database, one table of objects keyed by
+// kind/namespace/name, a single resourceVersion counter for all kinds (like etcd's revision).
+
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import Database from 'better-sqlite3';
+import { alreadyExists, conflict, notFound } from '../../api/errors.js';
+import type { ListFilter, ListResult, Store, StoredObject, WatchEvent } from '../store.js';
+
+interface Row {
+  body: string;
+}
+
+export class SqliteState {
+  private readonly db: Database.Database;
+  private readonly bus = new EventEmitter();
+
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS objects (
+        kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+        rv INTEGER NOT NULL, body TEXT NOT NULL,
+        PRIMARY KEY (kind, namespace, name)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS revision (id INTEGER PRIMARY KEY CHECK (id = 1), rv INTEGER NOT NULL);
+      INSERT OR IGNORE INTO revision (id, rv) VALUES (1, 0);
+    `);
+    this.bus.setMaxListeners(0);
+  }
+
+  store<T extends StoredObject>(kind: string): Store<T> {
+    return new SqliteStore<T>(this.db, this.bus, kind);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+class SqliteStore<T extends StoredObject> implements Store<T> {
+  private readonly sel: Database.Statement<[string, string, string], Row>;
+  private readonly listAll: Database.Statement<[string], Row>;
+  private readonly listNs: Database.Statement<[string, string], Row>;
+  private readonly ins: Database.Statement<[string, string, string, number, string]>;
+  private readonly upd: Database.Statement<[number, string, string, string, string]>;
+  private readonly del: Database.Statement<[string, string, string]>;
+  private readonly bump: Database.Statement<[], { rv: number }>;
+  private readonly current: Database.Statement<[], { rv: number }>;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly bus: EventEmitter,
+    private readonly kind: string,
+  ) {
+    this.sel = db.prepare('SELECT body FROM objects WHERE kind = ? AND namespace = ? AND name = ?');
+    this.listAll = db.prepare('SELECT body FROM objects WHERE kind = ? ORDER BY namespace, name');
+    this.listNs = db.prepare('SELECT body FROM objects WHERE kind = ? AND namespace = ? ORDER BY name');
+    this.ins = db.prepare('INSERT INTO objects (kind, namespace, name, rv, body) VALUES (?, ?, ?, ?, ?)');
+    this.upd = db.prepare('UPDATE objects SET rv = ?, body = ? WHERE kind = ? AND namespace = ? AND name = ?');
+    this.del = db.prepare('DELETE FROM objects WHERE kind = ? AND namespace = ? AND name = ?');
+    this.bump = db.prepare('UPDATE revision SET rv = rv + 1 WHERE id = 1 RETURNING rv');
+    this.current = db.prepare('SELECT rv FROM revision WHERE id = 1');
+  }
+
+  async get(namespace: string, name: string): Promise<T | undefined> {
+    return this.read(namespace, name);
+  }
+
+  async list(filter: ListFilter = {}): Promise<ListResult<T>> {
+    const tx = this.db.transaction(() => {
+      const rows = filter.namespace ? this.listNs.all(this.kind, filter.namespace) : this.listAll.all(this.kind);
+      return { rows, rv: this.current.get()!.rv };
+    });
+    const { rows, rv } = tx();
+    let items = rows.map((r) => JSON.parse(r.body) as T);
+    const sel = filter.labelSelector;
+    if (sel && Object.keys(sel).length > 0) {
+      items = items.filter((o) => Object.entries(sel).every(([k, v]) => o.metadata.labels?.[k] === v));
+    }
+    return { items, resourceVersion: String(rv) };
+  }
+
+  async create(obj: T): Promise<T> {
+    const { namespace, name } = obj.metadata;
+    const created = this.db.transaction(() => {
+      if (this.sel.get(this.kind, namespace, name)) throw alreadyExists(this.kind, name);
+      const rv = this.bump.get()!.rv;
+      const out = structuredClone(obj);
+      out.metadata.uid = out.metadata.uid || randomUUID();
+      out.metadata.resourceVersion = String(rv);
+      out.metadata.creationTimestamp = out.metadata.creationTimestamp || new Date().toISOString();
+      this.ins.run(this.kind, namespace, name, rv, JSON.stringify(out));
+      return out;
+    })();
+    this.emit({ type: 'ADDED', object: created });
+    return structuredClone(created);
+  }
+
+  async update(obj: T): Promise<T> {
+    const { namespace, name } = obj.metadata;
+    const updated = this.db.transaction(() => {
+      const cur = this.read(namespace, name);
+      if (!cur) throw notFound(this.kind, name, namespace);
+      if (cur.metadata.uid !== obj.metadata.uid || cur.metadata.resourceVersion !== obj.metadata.resourceVersion) {
+        throw conflict(
+          `the object has been modified; please apply your changes to the latest version and try again`,
+          { kind: this.kind, name },
+        );
+      }
+      const rv = this.bump.get()!.rv;
+      const out = structuredClone(obj);
+      out.metadata.resourceVersion = String(rv);
+      this.upd.run(rv, JSON.stringify(out), this.kind, namespace, name);
+      return out;
+    })();
+    this.emit({ type: 'MODIFIED', object: updated });
+    return structuredClone(updated);
+  }
+
+  async delete(namespace: string, name: string, pre: { resourceVersion?: string } = {}): Promise<T | undefined> {
+    const removed = this.db.transaction(() => {
+      const cur = this.read(namespace, name);
+      if (!cur) return undefined;
+      if (pre.resourceVersion && pre.resourceVersion !== cur.metadata.resourceVersion) {
+        throw conflict('the object has been modified; delete precondition failed', { kind: this.kind, name });
+      }
+      const rv = this.bump.get()!.rv;
+      this.del.run(this.kind, namespace, name);
+      cur.metadata.resourceVersion = String(rv);
+      return cur;
+    })();
+    if (removed) this.emit({ type: 'DELETED', object: removed });
+    return removed;
+  }
+
+  watch(fn: (ev: WatchEvent<T>) => void): () => void {
+    const topic = `change:${this.kind}`;
+    const listener = (ev: WatchEvent<T>): void => fn(structuredClone(ev));
+    this.bus.on(topic, listener);
+    return () => this.bus.off(topic, listener);
+  }
+
+  private read(namespace: string, name: string): T | undefined {
+    const row = this.sel.get(this.kind, namespace, name);
+    return row ? (JSON.parse(row.body) as T) : undefined;
+  }
+
+  private emit(ev: WatchEvent<T>): void {
+    this.bus.emit(`change:${this.kind}`, ev);
+  }
+}

@@ -1,0 +1,44 @@
+// The generic storage interface: CRUD with optimistic concurrency (resourceVersion) and watch.
+// As in Kubernetes' generic registry, one store serves every resource; resource rules live in
+// strategies (strategy.ts), never here.
+
+import type { ObjectMeta } from '../api/meta.js';
+
+export interface StoredObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec: unknown;
+  status: unknown;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface WatchEvent<T> {
+  type: WatchEventType;
+  object: T;
+}
+
+export interface ListFilter {
+  namespace?: string;
+  labelSelector?: Record<string, string>;
+}
+
+export interface ListResult<T> {
+  items: T[];
+  /** The store's resourceVersion at the time of the list (for list-then-watch). */
+  resourceVersion: string;
+}
+
+export interface Store<T extends StoredObject> {
+  get(namespace: string, name: string): Promise<T | undefined>;
+  list(filter?: ListFilter): Promise<ListResult<T>>;
+  /** Fails with AlreadyExists when the name is taken. Assigns uid, resourceVersion, creationTimestamp. */
+  create(obj: T): Promise<T>;
+  /** Fails with Conflict when obj.metadata.resourceVersion is not the stored one. */
+  update(obj: T): Promise<T>;
+  /** Removes the object; `precondition` guards with a resourceVersion. Returns the removed object. */
+  delete(namespace: string, name: string, precondition?: { resourceVersion?: string }): Promise<T | undefined>;
+  /** Calls `fn` for every change after now; returns an unsubscribe function. */
+  watch(fn: (ev: WatchEvent<T>) => void): () => void;
+}

@@ -1,0 +1,182 @@
+// An HTTP server speaking enough of the Anthropic Messages API for the Claude Code engine to run
+// against it, answering from the directives in each task's prompt (see script.ts).
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { currentTask, estimateTokens, isRecord, nextTurn } from './script.js';
+import { assistantMessage, errorBody, newId, sseEvents, sseFrame } from './sse.js';
+
+export interface ScriptedModelOptions {
+  host?: string;
+  port?: number;
+  /** When set, requests presenting another key are rejected with 401. */
+  apiKey?: string;
+}
+
+export interface RecordedRequest {
+  /** URL path without the query string, e.g. `/v1/messages`. */
+  path: string;
+  model?: string;
+  /** The x-api-key header, or else the Authorization Bearer token. */
+  apiKey?: string;
+  hasTools: boolean;
+  /** Prompt text of the current task (system reminders left out); '' if none. */
+  lastUserText: string;
+}
+
+export interface ScriptedModel {
+  url: string;
+  port: number;
+  /** Every request received, in arrival order, including rejected ones. */
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+// Engine requests carry the whole conversation plus tool schemas; this is generous headroom.
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const DEFAULT_MODEL = 'scripted-model';
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promise<ScriptedModel> {
+  const requests: RecordedRequest[] = [];
+  // Pending @delay waits, so close() can cut them short instead of hanging for minutes.
+  const waits = new Set<() => void>();
+  let closing = false;
+
+  const wait = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        waits.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      waits.add(done);
+    });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const apiKey = apiKeyOf(req);
+    const raw = await readBody(req);
+    const body = parseJson(raw);
+    const record: RecordedRequest = {
+      path,
+      hasTools: isRecord(body) && Array.isArray(body.tools) && body.tools.length > 0,
+      lastUserText: isRecord(body) && Array.isArray(body.messages) ? (currentTask(body.messages)?.prompt ?? '') : '',
+    };
+    if (isRecord(body) && typeof body.model === 'string') record.model = body.model;
+    if (apiKey !== undefined) record.apiKey = apiKey;
+    requests.push(record);
+
+    if (opts.apiKey !== undefined && apiKey !== opts.apiKey) {
+      throw new HttpError(401, 'authentication_error', 'invalid x-api-key');
+    }
+    const route = `${req.method} ${path}`;
+    if (route !== 'POST /v1/messages' && route !== 'POST /v1/messages/count_tokens') {
+      throw new HttpError(404, 'not_found_error', `no route for ${route}`);
+    }
+    if (!isRecord(body) || !Array.isArray(body.messages)) {
+      throw new HttpError(400, 'invalid_request_error', 'body must be a JSON object with a messages array');
+    }
+    if (path === '/v1/messages/count_tokens') return sendJson(res, 200, { input_tokens: estimateTokens(body) });
+
+    const turn = nextTurn(body);
+    if (turn.delayMs > 0) await wait(turn.delayMs);
+    if (closing || res.destroyed) return void res.destroy();
+    if (turn.kind === 'error') throw new HttpError(turn.status, turn.type, turn.message);
+
+    const msg = assistantMessage(turn.content, {
+      model: record.model ?? DEFAULT_MODEL,
+      stopReason: turn.stopReason,
+      inputTokens: estimateTokens(body),
+    });
+    if (body.stream !== true) return sendJson(res, 200, msg);
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'request-id': newId('req'),
+    });
+    for (const event of sseEvents(msg)) res.write(sseFrame(event));
+    res.end();
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const e = err instanceof HttpError ? err : new HttpError(500, 'api_error', String(err));
+      if (res.headersSent || res.destroyed) return void res.destroy();
+      sendJson(res, e.status, errorBody(e.type, e.message));
+    });
+  });
+
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://${urlHost(host)}:${port}`,
+    port,
+    requests,
+    close: async () => {
+      closing = true;
+      for (const done of [...waits]) done();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive sockets of SDK clients would otherwise hold close() open.
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+function apiKeyOf(req: IncomingMessage): string | undefined {
+  const key = req.headers['x-api-key'];
+  if (typeof key === 'string') return key;
+  const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
+  return m?.[1];
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'request_too_large', 'request body too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(raw: string): unknown {
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'request-id': newId('req') });
+  res.end(JSON.stringify(body));
+}
+
+// A wildcard listen address is not something a client can connect to.
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}

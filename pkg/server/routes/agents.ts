@@ -1,0 +1,53 @@
+// REST mirror of agents: /api/v1/agents (spec 4.1).
+
+import type { FastifyInstance } from 'fastify';
+import { toAgentResponse } from '../../api/agent.js';
+import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../api/event.js';
+import type { AgentService } from '../../controller/agent-service.js';
+import { intParam, namespaceOf, type Query } from '../params.js';
+
+interface NameParams {
+  name: string;
+}
+
+export function agentRoutes(service: AgentService) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.post('/api/v1/agents', async (req, reply) => {
+      const { agent, created } = await service.submitTask(req.body);
+      return reply.status(created ? 201 : 200).send(toAgentResponse(agent));
+    });
+
+    app.get('/api/v1/agents', async (req) => {
+      const q = req.query as Query;
+      const agents = await service.list(q.namespace === undefined ? undefined : namespaceOf(q));
+      return { agents: agents.map(toAgentResponse) };
+    });
+
+    app.get<{ Params: NameParams }>('/api/v1/agents/:name', async (req) => {
+      return toAgentResponse(await service.get(namespaceOf(req.query as Query), req.params.name));
+    });
+
+    app.patch<{ Params: NameParams }>('/api/v1/agents/:name', async (req) => {
+      return toAgentResponse(await service.patch(namespaceOf(req.query as Query), req.params.name, req.body));
+    });
+
+    app.delete<{ Params: NameParams }>('/api/v1/agents/:name', async (req, reply) => {
+      const { agent, settled } = await service.delete(namespaceOf(req.query as Query), req.params.name);
+      return reply.status(settled ? 200 : 202).send(toAgentResponse(agent));
+    });
+
+    app.post<{ Params: NameParams }>('/api/v1/agents/:name/cancel', async (req, reply) => {
+      const { agent, settled } = await service.cancel(namespaceOf(req.query as Query), req.params.name);
+      return reply.status(settled ? 200 : 202).send(toAgentResponse(agent));
+    });
+
+    app.get<{ Params: NameParams }>('/api/v1/agents/:name/events', async (req) => {
+      const q = req.query as Query;
+      const namespace = namespaceOf(q);
+      const limit = intParam(q, 'limit', { min: 1, max: EVENTS_MAX_LIMIT, default: EVENTS_DEFAULT_LIMIT })!;
+      const before = intParam(q, 'before', { min: 1 });
+      const events = await service.history(namespace, req.params.name, limit, before);
+      return { agent: req.params.name, namespace, events };
+    });
+  };
+}

@@ -1,0 +1,112 @@
+// The worker side of the control channel: dial the server, say hello, run tasks one at a time,
+// stream their events back, and interrupt on cancel. Reconnects with backoff; events produced
+// while disconnected are queued and flushed on reconnect, so none are lost.
+
+import WebSocket from 'ws';
+import type { EventDraft } from '../api/event.js';
+import { CONTROL_PATH, type ServerMessage, type TaskMessage, type WorkerMessage } from '../api/worker-protocol.js';
+import type { Logger } from '../observability/logger.js';
+import { type EngineEnv, runTask } from './engine.js';
+
+export interface WorkerOptions {
+  serverUrl: string;
+  token: string;
+  engine: EngineEnv;
+  logger: Logger;
+  /** Give up when the server has been unreachable this long (ms). */
+  giveUpAfterMs?: number;
+}
+
+export class AgentWorker {
+  private ws?: WebSocket;
+  private running?: { taskId: number; abort: AbortController; done: Promise<void> };
+  private readonly outbox: WorkerMessage[] = [];
+  private stopped = false;
+  private lastConnected = Date.now();
+
+  constructor(private readonly opts: WorkerOptions) {}
+
+  start(): void {
+    this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.running?.abort.abort('worker stopping');
+    await this.running?.done;
+    this.ws?.close();
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    const url = new URL(CONTROL_PATH, this.opts.serverUrl).toString().replace(/^http/, 'ws');
+    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${this.opts.token}` } });
+    this.ws = ws;
+    ws.on('open', () => {
+      this.lastConnected = Date.now();
+      this.opts.logger.info('control channel connected');
+      ws.send(JSON.stringify({ type: 'hello', runningTaskId: this.running?.taskId } satisfies WorkerMessage));
+      this.flush();
+    });
+    ws.on('message', (data) => this.onMessage(String(data)));
+    ws.on('error', (err) => this.opts.logger.warn({ err: err.message }, 'control channel error'));
+    ws.on('close', (code) => {
+      if (this.ws === ws) this.ws = undefined;
+      if (this.stopped) return;
+      if (code === 4401 || code === 4404) {
+        this.opts.logger.error({ code }, 'server refused this worker; exiting');
+        void this.stop().then(() => process.exit(1));
+        return;
+      }
+      const giveUp = this.opts.giveUpAfterMs ?? 60_000;
+      if (Date.now() - this.lastConnected > giveUp) {
+        this.opts.logger.error('server unreachable; exiting');
+        void this.stop().then(() => process.exit(1));
+        return;
+      }
+      setTimeout(() => this.connect(), 250).unref();
+    });
+  }
+
+  private onMessage(raw: string): void {
+    let msg: ServerMessage;
+    try {
+      msg = JSON.parse(raw) as ServerMessage;
+    } catch {
+      this.opts.logger.warn('ignoring malformed control message');
+      return;
+    }
+    if (msg.type === 'task') this.onTask(msg);
+    else if (msg.type === 'cancel' && this.running?.taskId === msg.taskId) this.running.abort.abort(msg.reason);
+  }
+
+  private onTask(task: TaskMessage): void {
+    if (this.running) {
+      if (this.running.taskId !== task.taskId) this.opts.logger.warn({ taskId: task.taskId }, 'busy; task ignored');
+      return;
+    }
+    const abort = new AbortController();
+    const emit = (event: EventDraft): void =>
+      this.send({ type: 'event', taskId: task.taskId, event: { ...event, timestamp: new Date().toISOString() } });
+    const log = this.opts.logger.child({ taskId: task.taskId });
+    log.info('task started');
+    const done = runTask(task, this.opts.engine, emit, abort.signal)
+      .then((o) => log.info({ outcome: o.kind }, 'task ended'))
+      .catch((err: unknown) => log.error({ err: String(err) }, 'task crashed'))
+      .finally(() => {
+        if (this.running?.taskId === task.taskId) this.running = undefined;
+      });
+    this.running = { taskId: task.taskId, abort, done };
+  }
+
+  private send(msg: WorkerMessage): void {
+    this.outbox.push(msg);
+    this.flush();
+  }
+
+  private flush(): void {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return;
+    while (this.outbox.length) ws.send(JSON.stringify(this.outbox.shift()));
+  }
+}

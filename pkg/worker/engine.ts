@@ -1,0 +1,161 @@
+// Runs one task on the Claude Agent SDK in the agent's workspace and turns the engine's
+// messages into agentplane events. Everything the engine does is real: its tools act on the
+// workspace, and its session persists under <workspace>/.claude so the next task resumes it.
+
+import { query, type Options, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { EventDraft } from '../api/event.js';
+import type { TaskMessage } from '../api/worker-protocol.js';
+import { systemPromptFor } from './role-prompts.js';
+
+export interface EngineEnv {
+  workspace: string;
+  /** The model endpoint and credential; never logged, never put in an event. */
+  apiKey?: string;
+  baseUrl?: string;
+  /** Extra environment for the engine (e.g. PATH). */
+  extraEnv?: Record<string, string>;
+}
+
+export type Emit = (draft: EventDraft) => void;
+
+export interface TaskOutcome {
+  kind: 'completed' | 'error' | 'cancelled';
+  sessionId?: string;
+}
+
+/** The environment the engine process sees: minimal, so no server secret leaks into tools. */
+export function engineEnvironment(env: EngineEnv): Record<string, string> {
+  const pass = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'NODE_EXTRA_CA_CERTS'];
+  const out: Record<string, string> = {};
+  for (const k of pass) if (process.env[k]) out[k] = process.env[k]!;
+  Object.assign(out, {
+    HOME: env.workspace,
+    CLAUDE_CONFIG_DIR: `${env.workspace}/.claude`,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    ...(env.apiKey ? { ANTHROPIC_API_KEY: env.apiKey } : {}),
+    ...(env.baseUrl ? { ANTHROPIC_BASE_URL: env.baseUrl } : {}),
+    // Bypass-permissions mode refuses to run as root outside a sandbox; the agent's workspace is
+    // its sandbox here. In pods the worker runs as a non-root user and this is not needed.
+    ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+    ...env.extraEnv,
+  });
+  return out;
+}
+
+export async function runTask(task: TaskMessage, env: EngineEnv, emit: Emit, signal: AbortSignal): Promise<TaskOutcome> {
+  emit({ type: 'task_started', payload: { instructions: task.instructions } });
+  const abort = new AbortController();
+  const onAbort = (): void => abort.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  const toolNames = new Map<string, string>();
+  let sessionId = task.resume;
+
+  const options: Options = {
+    abortController: abort,
+    cwd: env.workspace,
+    model: task.model,
+    systemPrompt: systemPromptFor(task.role, task.systemPrompt),
+    permissionMode: 'bypassPermissions',
+    allowDangerouslySkipPermissions: true,
+    settingSources: [],
+    env: engineEnvironment(env),
+    ...(task.resume ? { resume: task.resume } : {}),
+    mcpServers: Object.fromEntries(
+      task.mcpServers.map((s) => [s.name, { type: 'http' as const, url: s.url, headers: s.headers, alwaysLoad: true }]),
+    ),
+  };
+
+  try {
+    for await (const msg of query({ prompt: task.instructions, options })) {
+      if (signal.aborted) break;
+      if ('session_id' in msg && typeof msg.session_id === 'string') sessionId = msg.session_id;
+      const outcome = translate(msg, emit, toolNames);
+      if (outcome) return { ...outcome, sessionId };
+    }
+    if (signal.aborted) return cancelled(signal, emit, sessionId);
+    emit({ type: 'error', payload: { message: 'the engine ended without a result', reason: 'EngineError' } });
+    return { kind: 'error', sessionId };
+  } catch (err) {
+    if (signal.aborted) return cancelled(signal, emit, sessionId);
+    emit({ type: 'error', payload: { message: errorMessage(err), reason: 'EngineError' } });
+    return { kind: 'error', sessionId };
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function cancelled(signal: AbortSignal, emit: Emit, sessionId?: string): TaskOutcome {
+  const reason = typeof signal.reason === 'string' ? signal.reason : 'cancelled by request';
+  emit({ type: 'task_cancelled', payload: { reason } });
+  return { kind: 'cancelled', sessionId };
+}
+
+/** Emits the events one engine message carries; returns an outcome when the task has ended. */
+function translate(msg: SDKMessage, emit: Emit, toolNames: Map<string, string>): Omit<TaskOutcome, 'sessionId'> | undefined {
+  switch (msg.type) {
+    case 'assistant': {
+      for (const block of msg.message.content) {
+        if (block.type === 'text' && block.text) emit({ type: 'text', payload: { content: block.text } });
+        else if (block.type === 'thinking') emit({ type: 'thinking', payload: { content: block.thinking } });
+        else if (block.type === 'tool_use') {
+          toolNames.set(block.id, block.name);
+          emit({ type: 'tool_call', payload: { id: block.id, tool: block.name, input: block.input } });
+        }
+      }
+      return undefined;
+    }
+    case 'user': {
+      const content = msg.message.content;
+      if (!Array.isArray(content)) return undefined;
+      for (const block of content) {
+        if (typeof block === 'object' && block && block.type === 'tool_result') {
+          emit({
+            type: 'tool_result',
+            payload: {
+              id: block.tool_use_id,
+              tool: toolNames.get(block.tool_use_id) ?? '',
+              output: resultText(block.content),
+              isError: block.is_error === true,
+            },
+          });
+        }
+      }
+      return undefined;
+    }
+    case 'result': {
+      if (msg.subtype === 'success' && !msg.is_error) {
+        emit({
+          type: 'task_completed',
+          payload: {
+            result: msg.result,
+            cost_usd: msg.total_cost_usd,
+            duration_ms: msg.duration_ms,
+            turns: msg.num_turns,
+            stop_reason: msg.stop_reason ?? 'end_turn',
+            session_id: msg.session_id,
+          },
+        });
+        return { kind: 'completed' };
+      }
+      const message = msg.subtype === 'success' ? msg.result : (msg.errors ?? []).join('; ') || msg.subtype;
+      emit({ type: 'error', payload: { message: message || 'the task failed', reason: msg.subtype === 'success' ? 'ModelError' : msg.subtype } });
+      return { kind: 'error' };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((c: unknown) => (c && typeof c === 'object' && 'text' in c ? String((c as { text: unknown }).text) : ''))
+      .filter(Boolean)
+      .join('\n');
+  }
+  return content === undefined ? '' : JSON.stringify(content);
+}
+
+const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -1,0 +1,121 @@
+// The server side of the worker control channel. It issues per-agent tokens, accepts a worker's
+// authenticated connection, forwards task/cancel messages and hands the worker's events on.
+// It knows nothing about HTTP routing: the server upgrades the request and calls `attach`.
+
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type WebSocket from 'ws';
+import type { EventDraft } from '../api/event.js';
+import { type ObjectRef, refKey } from '../api/meta.js';
+import type { ServerMessage, WorkerMessage } from '../api/worker-protocol.js';
+import type { Logger } from '../observability/logger.js';
+
+interface Grant {
+  ref: ObjectRef;
+  uid: string;
+  token: string;
+}
+
+interface Conn {
+  ws: WebSocket;
+  grant: Grant;
+  runningTaskId?: number;
+}
+
+export interface HubEvents {
+  connected: [ref: ObjectRef, runningTaskId: number | undefined];
+  disconnected: [ref: ObjectRef];
+  event: [ref: ObjectRef, uid: string, taskId: number, event: EventDraft];
+}
+
+export class WorkerHub extends EventEmitter<HubEvents> {
+  private readonly grants = new Map<string, Grant>();
+  private readonly conns = new Map<string, Conn>();
+
+  constructor(private readonly logger: Logger) {
+    super();
+  }
+
+  /** A fresh token for the agent's next worker; earlier tokens stop working. */
+  issueToken(ref: ObjectRef, uid: string): string {
+    const token = randomBytes(32).toString('base64url');
+    this.grants.set(refKey(ref), { ref, uid, token });
+    return token;
+  }
+
+  /** Revokes the agent's token and closes its connection. */
+  revoke(ref: ObjectRef): void {
+    const key = refKey(ref);
+    this.grants.delete(key);
+    this.conns.get(key)?.ws.close(4401, 'revoked');
+    this.conns.delete(key);
+  }
+
+  /** The grant a bearer token belongs to, compared in constant time. */
+  authenticate(token: string | undefined): Grant | undefined {
+    if (!token) return undefined;
+    const given = Buffer.from(token);
+    for (const g of this.grants.values()) {
+      const want = Buffer.from(g.token);
+      if (want.length === given.length && timingSafeEqual(want, given)) return g;
+    }
+    return undefined;
+  }
+
+  attach(ws: WebSocket, grant: Grant): void {
+    const key = refKey(grant.ref);
+    const log = this.logger.child({ namespace: grant.ref.namespace, name: grant.ref.name });
+    this.conns.get(key)?.ws.close(4409, 'replaced by a newer connection');
+    const conn: Conn = { ws, grant };
+    this.conns.set(key, conn);
+    ws.on('message', (data) => {
+      let msg: WorkerMessage;
+      try {
+        msg = JSON.parse(String(data)) as WorkerMessage;
+      } catch {
+        log.warn('malformed message from worker');
+        return;
+      }
+      if (msg.type === 'hello') {
+        conn.runningTaskId = msg.runningTaskId;
+        this.emit('connected', grant.ref, msg.runningTaskId);
+      } else if (msg.type === 'event') {
+        if (['task_completed', 'task_cancelled', 'error'].includes(msg.event.type)) conn.runningTaskId = undefined;
+        this.emit('event', grant.ref, grant.uid, msg.taskId, msg.event);
+      }
+    });
+    ws.on('close', () => {
+      if (this.conns.get(key) !== conn) return;
+      this.conns.delete(key);
+      log.info('worker disconnected');
+      this.emit('disconnected', grant.ref);
+    });
+  }
+
+  isConnected(ref: ObjectRef): boolean {
+    return this.conns.has(refKey(ref));
+  }
+
+  /** The task the connected worker is running, if any. */
+  runningTask(ref: ObjectRef): number | undefined {
+    return this.conns.get(refKey(ref))?.runningTaskId;
+  }
+
+  /** Sends to a connected worker; false when it is not connected. */
+  send(ref: ObjectRef, msg: ServerMessage): boolean {
+    const conn = this.conns.get(refKey(ref));
+    if (!conn || conn.ws.readyState !== 1) return false;
+    if (msg.type === 'task') conn.runningTaskId = msg.taskId;
+    conn.ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  get connectedCount(): number {
+    return this.conns.size;
+  }
+
+  closeAll(): void {
+    for (const c of this.conns.values()) c.ws.close(1001, 'server shutting down');
+    this.conns.clear();
+  }
+}

@@ -1,0 +1,160 @@
+// SQLite-backed EventStore (embedded mode). One table keyed by (uid, seq); seq is assigned
+// atomically per stream inside a better-sqlite3 transaction.
+
+import Database from 'better-sqlite3';
+
+import type { AgentEvent, EventDraft, EventType } from '../../pkg/api/event.js';
+import type { EventStore, ListOptions, StreamRef } from '../../pkg/registry/events.js';
+
+interface EventRow {
+  seq: number;
+  namespace: string;
+  name: string;
+  task: number;
+  type: string;
+  ts: string;
+  payload: string;
+}
+
+const toEvent = (row: EventRow): AgentEvent => ({
+  seq: row.seq,
+  agentName: row.name,
+  namespace: row.namespace,
+  task: row.task,
+  type: row.type as EventType,
+  timestamp: row.ts,
+  payload: JSON.parse(row.payload) as AgentEvent['payload'],
+});
+
+const COLUMNS = 'seq, namespace, name, task, type, ts, payload';
+
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly nextSeqStmt: Database.Statement<[string], { next: number }>;
+  private readonly insertStmt: Database.Statement<[string, number, string, string, number, string, string, string]>;
+  private readonly listStmt: Database.Statement<[string, number], EventRow>;
+  private readonly listBeforeStmt: Database.Statement<[string, number, number], EventRow>;
+  private readonly sinceStmt: Database.Statement<[string, number], EventRow>;
+  private readonly sinceMaxStmt: Database.Statement<[string, number, number], EventRow>;
+  private readonly taskStartStmt: Database.Statement<[string, number], { first: number | null }>;
+  private readonly lastSeqStmt: Database.Statement<[string], { last: number }>;
+  private readonly deleteStmt: Database.Statement<[string]>;
+  private readonly appendTx: (stream: StreamRef, draft: EventDraft) => AgentEvent;
+  private closed = false;
+
+  constructor(filePath: string) {
+    this.db = new Database(filePath);
+    // WAL is not available for in-memory databases (SQLite reports "memory"); harmless there.
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        uid TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        namespace TEXT NOT NULL,
+        name TEXT NOT NULL,
+        task INTEGER NOT NULL DEFAULT 0,
+        type TEXT NOT NULL,
+        ts TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        PRIMARY KEY (uid, seq)
+      ) WITHOUT ROWID
+    `);
+    // Databases written before events carried a task number lack the column.
+    const columns = this.db.prepare<[], { name: string }>('PRAGMA table_info(events)').all();
+    if (!columns.some((c) => c.name === 'task')) {
+      this.db.exec('ALTER TABLE events ADD COLUMN task INTEGER NOT NULL DEFAULT 0');
+    }
+    this.db.exec('CREATE INDEX IF NOT EXISTS events_task ON events (uid, task, seq)');
+
+    this.nextSeqStmt = this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM events WHERE uid = ?');
+    this.insertStmt = this.db.prepare(
+      'INSERT INTO events (uid, seq, namespace, name, task, type, ts, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.listStmt = this.db.prepare(
+      `SELECT ${COLUMNS} FROM events WHERE uid = ? ORDER BY seq DESC LIMIT ?`,
+    );
+    this.listBeforeStmt = this.db.prepare(
+      `SELECT ${COLUMNS} FROM events WHERE uid = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+    );
+    this.sinceStmt = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE uid = ? AND seq > ? ORDER BY seq ASC`);
+    this.sinceMaxStmt = this.db.prepare(
+      `SELECT ${COLUMNS} FROM events WHERE uid = ? AND seq > ? ORDER BY seq ASC LIMIT ?`,
+    );
+    this.taskStartStmt = this.db.prepare('SELECT MIN(seq) AS first FROM events WHERE uid = ? AND task = ?');
+    this.lastSeqStmt = this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS last FROM events WHERE uid = ?');
+    this.deleteStmt = this.db.prepare('DELETE FROM events WHERE uid = ?');
+
+    this.appendTx = this.db.transaction((stream: StreamRef, draft: EventDraft): AgentEvent => {
+      const seq = this.nextSeqStmt.get(stream.uid)!.next;
+      const timestamp = draft.timestamp ?? new Date().toISOString();
+      // The service sets the task; a draft without one is stored as task 0 (no task).
+      const task = draft.task ?? 0;
+      this.insertStmt.run(
+        stream.uid,
+        seq,
+        stream.namespace,
+        stream.name,
+        task,
+        draft.type,
+        timestamp,
+        JSON.stringify(draft.payload),
+      );
+      return {
+        seq,
+        agentName: stream.name,
+        namespace: stream.namespace,
+        task,
+        type: draft.type,
+        timestamp,
+        payload: draft.payload,
+      };
+    });
+  }
+
+  async append(stream: StreamRef, draft: EventDraft): Promise<AgentEvent> {
+    return this.appendTx(stream, draft);
+  }
+
+  async list(stream: StreamRef, opts: ListOptions): Promise<AgentEvent[]> {
+    const limit = Math.max(0, Math.floor(opts.limit));
+    if (limit === 0) return [];
+    const rows =
+      opts.before === undefined
+        ? this.listStmt.all(stream.uid, limit)
+        : this.listBeforeStmt.all(stream.uid, opts.before, limit);
+    return rows.reverse().map(toEvent);
+  }
+
+  async since(stream: StreamRef, after: number, max?: number): Promise<AgentEvent[]> {
+    const rows =
+      max === undefined
+        ? this.sinceStmt.all(stream.uid, after)
+        : this.sinceMaxStmt.all(stream.uid, after, Math.max(0, Math.floor(max)));
+    return rows.map(toEvent);
+  }
+
+  async taskStart(stream: StreamRef, task: number): Promise<number | undefined> {
+    return this.taskStartStmt.get(stream.uid, task)?.first ?? undefined;
+  }
+
+  async lastSeq(stream: StreamRef): Promise<number> {
+    return this.lastSeqStmt.get(stream.uid)!.last;
+  }
+
+  async deleteStream(stream: StreamRef): Promise<void> {
+    this.deleteStmt.run(stream.uid);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+
+  /** Whether the underlying database connection is still open. */
+  get isOpen(): boolean {
+    return this.db.open;
+  }
+}

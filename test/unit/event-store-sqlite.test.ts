@@ -1,0 +1,196 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import Database from 'better-sqlite3';
+import { expect } from 'chai';
+
+import { createLogger } from '../../pkg/observability/logger.js';
+import type { PluginContext } from '../../pkg/plugin/types.js';
+import type { EventStore, StreamRef } from '../../pkg/registry/events.js';
+import plugin from '../../plugins/event-store-sqlite/index.js';
+import { SqliteEventStore } from '../../plugins/event-store-sqlite/sqlite-event-store.js';
+import { eventStoreConformance } from '../conformance/event-store.js';
+
+const tmpDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-es-'));
+
+eventStoreConformance('SqliteEventStore (file)', async () => {
+  const dir = tmpDir();
+  const store = new SqliteEventStore(path.join(dir, 'events.db'));
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+eventStoreConformance('SqliteEventStore (:memory:)', async () => {
+  const store = new SqliteEventStore(':memory:');
+  return { store, cleanup: () => store.close() };
+});
+
+describe('SqliteEventStore', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = tmpDir();
+  });
+  afterEach(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('survives close and reopen of the same file', async () => {
+    const file = path.join(dir, 'events.db');
+    const s: StreamRef = { namespace: 'default', name: 'durable', uid: 'u-durable' };
+    const first = new SqliteEventStore(file);
+    await first.append(s, { type: 'task_started', payload: { instructions: 'go' } });
+    await first.append(s, { type: 'text', payload: { content: 'persisted ✓' } });
+    await first.close();
+
+    const second = new SqliteEventStore(file);
+    try {
+      expect(await second.lastSeq(s)).to.equal(2);
+      const events = await second.since(s, 0);
+      expect(events.map((e) => e.type)).to.deep.equal(['task_started', 'text']);
+      expect(events[1]!.payload).to.deep.equal({ content: 'persisted ✓' });
+      expect(events[1]!.agentName).to.equal('durable');
+      // Seq assignment continues from the persisted tail.
+      expect((await second.append(s, { type: 'text', payload: { content: 'more' } })).seq).to.equal(3);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('upgrades an events table written without a task column', async () => {
+    const file = path.join(dir, 'old.db');
+    const old = new Database(file);
+    old.exec(`CREATE TABLE events (uid TEXT, seq INTEGER, namespace TEXT, name TEXT, type TEXT, ts TEXT,
+      payload TEXT, PRIMARY KEY (uid, seq)) WITHOUT ROWID`);
+    old
+      .prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run('u-old', 1, 'default', 'legacy', 'text', '2024-01-01T00:00:00.000Z', '{"content":"before"}');
+    old.close();
+
+    const s: StreamRef = { namespace: 'default', name: 'legacy', uid: 'u-old' };
+    const store = new SqliteEventStore(file);
+    try {
+      const [before] = await store.since(s, 0);
+      expect(before).to.deep.include({ seq: 1, task: 0, type: 'text' });
+      expect(before!.payload).to.deep.equal({ content: 'before' });
+      const next = await store.append(s, { type: 'text', task: 1, payload: { content: 'after' } });
+      expect(next).to.deep.include({ seq: 2, task: 1 });
+      expect(await store.taskStart(s, 1)).to.equal(2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('uses WAL journal mode for file databases', async () => {
+    const file = path.join(dir, 'wal.db');
+    const store = new SqliteEventStore(file);
+    await store.append({ namespace: 'n', name: 'a', uid: 'u' }, { type: 'text', payload: { content: 'x' } });
+    try {
+      expect(fs.existsSync(`${file}-wal`)).to.equal(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('close is idempotent and rejects further use', async () => {
+    const store = new SqliteEventStore(path.join(dir, 'c.db'));
+    await store.close();
+    await store.close();
+    expect(store.isOpen).to.equal(false);
+    let err: unknown;
+    try {
+      await store.lastSeq({ namespace: 'n', name: 'a', uid: 'u' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).to.be.instanceOf(Error);
+  });
+});
+
+describe('event-store-sqlite plugin', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = tmpDir();
+  });
+  afterEach(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const makeCtx = (dataDir: string, options: Record<string, unknown> = {}) => {
+    const provided: EventStore[] = [];
+    const ctx: PluginContext = {
+      config: { dataDir, options },
+      logger: createLogger({ level: 'silent' }),
+      provideEventStore: (store) => {
+        provided.push(store);
+      },
+    };
+    return { ctx, provided };
+  };
+
+  it('is named event-store-sqlite', () => {
+    expect(plugin.name).to.equal('event-store-sqlite');
+  });
+
+  it('provides a store backed by <dataDir>/events.db and tears it down', async () => {
+    const dataDir = path.join(dir, 'nested', 'home'); // does not exist yet
+    const { ctx, provided } = makeCtx(dataDir);
+    const teardown = await plugin.setup(ctx);
+
+    expect(provided).to.have.length(1);
+    const store = provided[0]!;
+    expect(store).to.be.instanceOf(SqliteEventStore);
+    expect(fs.existsSync(path.join(dataDir, 'events.db'))).to.equal(true);
+
+    const s: StreamRef = { namespace: 'default', name: 'p', uid: 'u-p' };
+    expect((await store.append(s, { type: 'text', payload: { content: 'hi' } })).seq).to.equal(1);
+
+    expect(teardown).to.be.a('function');
+    await teardown!();
+    expect((store as SqliteEventStore).isOpen).to.equal(false);
+    let err: unknown;
+    try {
+      await store.lastSeq(s);
+    } catch (e) {
+      err = e;
+    }
+    expect(err, 'store should be closed after teardown').to.be.instanceOf(Error);
+
+    // The data was written to the file the plugin chose.
+    const reopened = new SqliteEventStore(path.join(dataDir, 'events.db'));
+    try {
+      expect(await reopened.lastSeq(s)).to.equal(1);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('honours options["event-store-sqlite"].path', async () => {
+    const custom = path.join(dir, 'custom', 'my-events.sqlite');
+    const { ctx, provided } = makeCtx(path.join(dir, 'data'), { 'event-store-sqlite': { path: custom } });
+    const teardown = await plugin.setup(ctx);
+    try {
+      expect(provided).to.have.length(1);
+      expect(fs.existsSync(custom)).to.equal(true);
+      expect(fs.existsSync(path.join(dir, 'data', 'events.db'))).to.equal(false);
+    } finally {
+      await teardown!();
+    }
+  });
+
+  it('ignores a non-string path option and falls back to dataDir', async () => {
+    const dataDir = path.join(dir, 'data');
+    const { ctx } = makeCtx(dataDir, { 'event-store-sqlite': { path: 42 } });
+    const teardown = await plugin.setup(ctx);
+    try {
+      expect(fs.existsSync(path.join(dataDir, 'events.db'))).to.equal(true);
+    } finally {
+      await teardown!();
+    }
+  });
+});
