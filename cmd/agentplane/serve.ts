@@ -44,6 +44,7 @@ export interface RunningServer {
   logger: Logger;
   agents: Registry<Agent>;
   controller: AgentController;
+  events: EventLog;
   runtime: LocalRuntime;
   model?: ScriptedModel;
   close(): Promise<void>;
@@ -128,7 +129,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const url = `http://${displayHost(o.host)}:${port}`;
     logger.info({ url, dataDir, plugins: plugins.names }, 'agentplane is serving');
 
-    return { url, port, dataDir, logger, agents, controller, runtime, model, close };
+    return { url, port, dataDir, logger, agents, controller, events, runtime, model, close };
   } catch (err) {
     await close();
     throw err;

@@ -1,0 +1,40 @@
+# agentplane: developer entry points. `make run` and `make test` are the two a new user needs.
+
+NODE ?= node
+NPM ?= npm
+MOCHA = $(NODE) node_modules/mocha/bin/mocha.js
+
+.PHONY: all deps build run test test-unit test-integration bench clean
+
+all: build
+
+# Installs dependencies when package.json or the lockfile changed (better-sqlite3 compiles once).
+node_modules/.installed: package.json package-lock.json
+	$(NPM) ci --no-audit --no-fund
+	@touch $@
+
+deps: node_modules/.installed
+
+build: deps
+	$(NODE) node_modules/typescript/bin/tsc -p tsconfig.json
+	@chmod +x dist/cmd/agentplane/main.js dist/cmd/agentplane-worker/main.js
+
+# Runs the service with embedded defaults. Without ANTHROPIC_API_KEY it starts in --demo mode,
+# with the built-in scripted model, so agents still really run their tools.
+run: build
+	$(NODE) dist/cmd/agentplane/main.js serve $(if $(ANTHROPIC_API_KEY),,--demo) $(ARGS)
+
+test: build
+	$(MOCHA) 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js'
+
+test-unit: build
+	$(MOCHA) 'dist/test/unit/**/*.test.js'
+
+test-integration: build
+	$(MOCHA) 'dist/test/integration/**/*.test.js'
+
+bench: build
+	$(NODE) dist/bench/run.js
+
+clean:
+	rm -rf dist

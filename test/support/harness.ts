@@ -1,0 +1,172 @@
+// Integration harness: a real agentplane server (real plugins, SQLite, worker processes, engine)
+// on loopback, pointed at the real scripted model server with a test key. Logs are captured so
+// tests can prove the key never reaches them.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import WebSocket from 'ws';
+import { startServer, type RunningServer, type ServeOptions } from '../../cmd/agentplane/serve.js';
+import type { AgentEvent } from '../../pkg/api/event.js';
+import { createLogger } from '../../pkg/observability/logger.js';
+import { DEFAULT_PLUGINS } from '../../pkg/plugin/loader.js';
+import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
+
+export const TEST_API_KEY = 'sk-ant-test-4f1c9e7d2b8a6053';
+
+export interface Harness {
+  server: RunningServer;
+  model: ScriptedModel;
+  url: string;
+  dataDir: string;
+  /** Every log line the server (and its workers' stderr) wrote. */
+  logs: string[];
+  api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+  /** Restarts the server on the same data dir (and port). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface Reply<T> {
+  status: number;
+  body: T;
+  text: string;
+}
+
+export async function startHarness(opts: Partial<ServeOptions> = {}): Promise<Harness> {
+  const model = await startScriptedModel({ apiKey: TEST_API_KEY });
+  const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-it-'));
+  const logs: string[] = [];
+  const sink = new PassThrough();
+  sink.on('data', (chunk: Buffer) => logs.push(...String(chunk).split('\n').filter(Boolean)));
+  const logger = createLogger({ level: 'info', destination: sink });
+  const serve = (port: number): Promise<RunningServer> =>
+    startServer({
+      host: '127.0.0.1',
+      port,
+      dataDir,
+      plugins: DEFAULT_PLUGINS,
+      model: { apiKey: TEST_API_KEY, baseUrl: model.url },
+      logger,
+      ...opts,
+    });
+  let server = await serve(0);
+
+  const h: Harness = {
+    get server() {
+      return server;
+    },
+    model,
+    get url() {
+      return server.url;
+    },
+    dataDir,
+    logs,
+    async api(method, path, body, headers = {}) {
+      const init: RequestInit = { method, headers: { ...headers } };
+      if (body !== undefined) {
+        init.body = typeof body === 'string' ? body : JSON.stringify(body);
+        (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(`${server.url}${path}`, init);
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON (metrics)
+      }
+      return { status: res.status, body: parsed as any, text };
+    },
+    async restart() {
+      const port = server.port;
+      await server.close();
+      server = await serve(port);
+    },
+    async close() {
+      await server.close();
+      await model.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return h;
+}
+
+/** A WebSocket client that collects events; `until` waits for a predicate. */
+export class EventClient {
+  readonly events: AgentEvent[] = [];
+  readonly raw: string[] = [];
+  private readonly ws: WebSocket;
+  private waiters: (() => void)[] = [];
+  closed?: { code: number; reason: string };
+
+  constructor(url: string) {
+    this.ws = new WebSocket(url.replace(/^http/, 'ws'));
+    this.ws.on('message', (d) => {
+      this.raw.push(String(d));
+      this.events.push(JSON.parse(String(d)) as AgentEvent);
+      this.notify();
+    });
+    this.ws.on('close', (code, reason) => {
+      this.closed = { code, reason: String(reason) };
+      this.notify();
+    });
+  }
+
+  opened(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.ws.readyState === WebSocket.OPEN) return resolve();
+      this.ws.once('open', () => resolve());
+      this.ws.once('error', reject);
+      this.ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+    });
+  }
+
+  async until(pred: (evs: AgentEvent[]) => boolean, timeoutMs = 45_000): Promise<AgentEvent[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pred(this.events)) {
+      if (this.closed) throw new Error(`socket closed (${this.closed.code} ${this.closed.reason}) before condition; got ${this.types()}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out; events so far: ${this.types()}`);
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, left);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          r();
+        });
+      });
+    }
+    return this.events;
+  }
+
+  /** Waits for the end of a task: task_completed, task_cancelled or error. */
+  untilTaskEnd(task?: number): Promise<AgentEvent[]> {
+    return this.until((evs) =>
+      evs.some((e) => ['task_completed', 'task_cancelled', 'error'].includes(e.type) && (task === undefined || e.task === task)),
+    );
+  }
+
+  types(): string {
+    return this.events.map((e) => `${e.seq}:${e.type}`).join(', ');
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+
+  private notify(): void {
+    this.waiters.splice(0).forEach((fn) => fn());
+  }
+}
+
+/** Polls until `fn` returns a truthy value. */
+export async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
