@@ -35,6 +35,8 @@ export interface ServeOptions {
   /** Model endpoint and credential; default from the environment. */
   model?: { apiKey?: string; baseUrl?: string };
   logger?: Logger;
+  /** Where worker processes' log lines go; default stdout. */
+  workerLogSink?: (line: string) => void;
 }
 
 export interface RunningServer {
@@ -93,7 +95,12 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
 
     const hub = new WorkerHub(logger.child({ component: 'hub' }));
     closers.push(() => hub.closeAll());
-    const runtime = new LocalRuntime({ dataDir, logger: logger.child({ component: 'runtime' }), modelEnv });
+    const runtime = new LocalRuntime({
+      dataDir,
+      logger: logger.child({ component: 'runtime' }),
+      modelEnv,
+      ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}),
+    });
     closers.push(() => runtime.close());
 
     let serverUrl = '';

@@ -22,6 +22,10 @@ export interface RecordedRequest {
   hasTools: boolean;
   /** Prompt text of the current task (system reminders left out); '' if none. */
   lastUserText: string;
+  /** The system prompt's text blocks, joined by newlines. */
+  system: string;
+  /** Names of the tools the engine offered. */
+  tools: string[];
 }
 
 export interface ScriptedModel {
@@ -72,6 +76,8 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
       path,
       hasTools: isRecord(body) && Array.isArray(body.tools) && body.tools.length > 0,
       lastUserText: isRecord(body) && Array.isArray(body.messages) ? (currentTask(body.messages)?.prompt ?? '') : '',
+      system: isRecord(body) ? systemText(body.system) : '',
+      tools: isRecord(body) && Array.isArray(body.tools) ? body.tools.map(toolName).filter((n) => n !== '') : [],
     };
     if (isRecord(body) && typeof body.model === 'string') record.model = body.model;
     if (apiKey !== undefined) record.apiKey = apiKey;
@@ -179,4 +185,14 @@ function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
+}
+
+function systemText(system: unknown): string {
+  if (typeof system === 'string') return system;
+  if (!Array.isArray(system)) return '';
+  return system.map((b) => (isRecord(b) && typeof b.text === 'string' ? b.text : '')).join('\n');
+}
+
+function toolName(tool: unknown): string {
+  return isRecord(tool) && typeof tool.name === 'string' ? tool.name : '';
 }

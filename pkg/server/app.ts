@@ -2,7 +2,7 @@
 // error body; client mistakes (bad JSON, wrong content type, too large) never become a 500.
 
 import websocket from '@fastify/websocket';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import { ApiError, internalError, isApiError, toRestBody } from '../api/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -17,7 +17,8 @@ export interface AppOptions {
 export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: opts.logger.child({ component: 'http' }),
-    disableRequestLogging: true,
+    // Requests are counted in metrics; per-request log lines would drown the agents' own.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
     forceCloseConnections: true,

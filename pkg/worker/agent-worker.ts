@@ -20,6 +20,8 @@ export interface WorkerOptions {
 export class AgentWorker {
   private ws?: WebSocket;
   private running?: { taskId: number; abort: AbortController; done: Promise<void> };
+  /** A task that arrived while the previous one was still shutting its engine down. */
+  private next?: TaskMessage;
   private readonly outbox: WorkerMessage[] = [];
   private stopped = false;
   private lastConnected = Date.now();
@@ -45,7 +47,8 @@ export class AgentWorker {
     ws.on('open', () => {
       this.lastConnected = Date.now();
       this.opts.logger.info('control channel connected');
-      ws.send(JSON.stringify({ type: 'hello', runningTaskId: this.running?.taskId } satisfies WorkerMessage));
+      const runningTaskId = this.next?.taskId ?? this.running?.taskId;
+      ws.send(JSON.stringify({ type: 'hello', runningTaskId } satisfies WorkerMessage));
       this.flush();
     });
     ws.on('message', (data) => this.onMessage(String(data)));
@@ -77,12 +80,22 @@ export class AgentWorker {
       return;
     }
     if (msg.type === 'task') this.onTask(msg);
-    else if (msg.type === 'cancel' && this.running?.taskId === msg.taskId) this.running.abort.abort(msg.reason);
+    else if (msg.type === 'cancel') this.onCancel(msg.taskId, msg.reason);
+  }
+
+  private onCancel(taskId: number, reason: string): void {
+    if (this.running?.taskId === taskId) this.running.abort.abort(reason);
+    else if (this.next?.taskId === taskId) {
+      this.next = undefined;
+      this.send({ type: 'event', taskId, event: { type: 'task_cancelled', payload: { reason }, timestamp: new Date().toISOString() } });
+    }
   }
 
   private onTask(task: TaskMessage): void {
+    if (this.running?.taskId === task.taskId || this.next?.taskId === task.taskId) return; // resent after a reconnect
     if (this.running) {
-      if (this.running.taskId !== task.taskId) this.opts.logger.warn({ taskId: task.taskId }, 'busy; task ignored');
+      // The engine reports a task's end before it has fully closed; run this one right after.
+      this.next = task;
       return;
     }
     const abort = new AbortController();
@@ -95,6 +108,9 @@ export class AgentWorker {
       .catch((err: unknown) => log.error({ err: String(err) }, 'task crashed'))
       .finally(() => {
         if (this.running?.taskId === task.taskId) this.running = undefined;
+        const next = this.next;
+        this.next = undefined;
+        if (next && !this.stopped) this.onTask(next);
       });
     this.running = { taskId: task.taskId, abort, done };
   }

@@ -49,6 +49,7 @@ export async function startHarness(opts: Partial<ServeOptions> = {}): Promise<Ha
       plugins: DEFAULT_PLUGINS,
       model: { apiKey: TEST_API_KEY, baseUrl: model.url },
       logger,
+      workerLogSink: (line) => logs.push(line),
       ...opts,
     });
   let server = await serve(0);

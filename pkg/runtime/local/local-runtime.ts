@@ -18,6 +18,8 @@ export interface LocalRuntimeOptions {
   modelEnv: { apiKey?: string; baseUrl?: string };
   /** Grace period between SIGTERM and SIGKILL. */
   stopGraceMs?: number;
+  /** Where workers' JSON log lines go; default the service's stdout. */
+  logSink?: (line: string) => void;
 }
 
 const WORKER_MAIN = fileURLToPath(new URL('../../../cmd/agentplane-worker/main.js', import.meta.url));
@@ -94,7 +96,8 @@ export class LocalRuntime implements AgentRuntime {
 
   private forwardLogs(child: ChildProcess, ref: ObjectRef): void {
     // Worker lines are already JSON with namespace/name; stderr lines are wrapped so they are too.
-    if (child.stdout) createInterface({ input: child.stdout }).on('line', (l) => process.stdout.write(`${l}\n`));
+    const sink = this.opts.logSink ?? ((l: string) => process.stdout.write(`${l}\n`));
+    if (child.stdout) createInterface({ input: child.stdout }).on('line', sink);
     if (child.stderr) {
       const log = this.opts.logger.child({ namespace: ref.namespace, name: ref.name, stream: 'stderr' });
       createInterface({ input: child.stderr }).on('line', (l) => log.warn(l));

@@ -1,0 +1,56 @@
+// Latency figures: how long a client waits between sending a task and seeing it happen.
+// Each function returns named sample sets (ms); run.ts prints them as one table. A wake-latency
+// figure (task sent to a sleeping agent until task_started) fits here as one more function.
+
+import { performance } from 'node:perf_hooks';
+import { isTerminal } from '../pkg/api/event.js';
+import type { BenchServer } from './support.js';
+
+export interface LatencySamples {
+  label: string;
+  ms: number[];
+}
+
+/** Creates the agent with a first task (which also starts its worker) and waits until it is idle. */
+export async function warmUp(b: BenchServer, name: string): Promise<void> {
+  await b.sendTask(name, '@say warm-up');
+  const ws = await b.connect(name); // without `since`: replays the current task from its start
+  try {
+    const end = await ws.until((e) => isTerminal(e.type), 60_000);
+    if (end.value.type !== 'task_completed') throw new Error(`warm-up task ended with ${end.value.type}`);
+  } finally {
+    ws.close();
+  }
+  await b.waitReady(name);
+}
+
+/**
+ * POST a task to an idle (running, warm) agent, `rounds` times. The WebSocket is opened live
+ * before t0, so the figure is POST → task_started as a client sees it.
+ */
+export async function idleTaskLatency(b: BenchServer, name: string, rounds: number): Promise<LatencySamples[]> {
+  const response: number[] = [];
+  const started: number[] = [];
+  const completed: number[] = [];
+  for (let i = 1; i <= rounds; i++) {
+    const ws = await b.connect(name, await b.lastSeq(name));
+    try {
+      const waits = Promise.all([ws.until((e) => e.type === 'task_started', 10_000), ws.until((e) => isTerminal(e.type))]);
+      const t0 = performance.now();
+      await b.sendTask(name, `@say ${i}`);
+      response.push(performance.now() - t0);
+      const [start, end] = await waits;
+      if (end.value.type !== 'task_completed') throw new Error(`round ${i} ended with ${end.value.type}`);
+      started.push(start.at - t0);
+      completed.push(end.at - t0);
+    } finally {
+      ws.close();
+    }
+    await b.waitReady(name);
+  }
+  return [
+    { label: 'POST → HTTP response', ms: response },
+    { label: 'POST → task_started', ms: started },
+    { label: 'POST → task_completed', ms: completed },
+  ];
+}

@@ -1,0 +1,77 @@
+// agentplane benchmarks: `make bench` (node dist/bench/run.js). Prints figures; asserts nothing.
+// Everything runs on loopback against the scripted model, with bounded loops and a watchdog.
+
+import { cpus, platform, arch } from 'node:os';
+import { idleTaskLatency, warmUp, type LatencySamples } from './latency.js';
+import { fmt, summarize, table } from './stats.js';
+import { startBenchServer, type BenchServer } from './support.js';
+import { agentplaneThroughput, bareThroughput, mbPerSecond, perSecond, type Throughput } from './throughput.js';
+
+const AGENT = 'bench';
+const ROUNDS = 20;
+const EVENTS = 20_000;
+const WATCHDOG_MS = 150_000;
+
+/** Latency figures, each printed as one section. Add wake latency here when it exists. */
+const latencyBenches: { title: string; run: (b: BenchServer) => Promise<LatencySamples[]> }[] = [
+  { title: `Task to an idle agent (${ROUNDS} rounds, "@say n", one model turn)`, run: (b) => idleTaskLatency(b, AGENT, ROUNDS) },
+];
+
+async function main(): Promise<void> {
+  const cpu = cpus();
+  console.log('agentplane benchmarks');
+  console.log(`node ${process.version}, ${platform()}/${arch()}, ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? 'unknown'})`);
+  console.log('loopback only; scripted model; client in the server process\n');
+
+  const b = await startBenchServer();
+  try {
+    await warmUp(b, AGENT);
+
+    for (const bench of latencyBenches) {
+      printLatency(bench.title, await bench.run(b));
+    }
+
+    const { result: ap, sample } = await agentplaneThroughput(b, AGENT, EVENTS);
+    const bare = await bareThroughput(sample, EVENTS);
+    printThroughput(sample, ap, bare);
+  } finally {
+    await b.close();
+  }
+}
+
+function printLatency(title: string, sets: LatencySamples[]): void {
+  console.log(title);
+  const rows = sets.map(({ label, ms }) => {
+    const s = summarize(ms);
+    return [label, fmt(s.min), fmt(s.median), fmt(s.p90), fmt(s.max)];
+  });
+  console.log(table(['ms', 'min', 'median', 'p90', 'max'], rows) + '\n');
+}
+
+function printThroughput(sample: string, ap: Throughput, bare: Throughput): void {
+  console.log(`One WebSocket client, ${EVENTS.toLocaleString('en-US')} events of ${Buffer.byteLength(sample)} bytes of JSON each`);
+  const rows = [ap, bare].map((t) => [
+    t.label,
+    fmt(t.producerSeconds * 1000, 0),
+    fmt(t.seconds * 1000, 0),
+    fmt(perSecond(t), 0),
+    fmt(mbPerSecond(t), 2),
+  ]);
+  console.log(table(['path', 'sent by (ms)', 'received by (ms)', 'messages/s', 'MB/s'], rows));
+  console.log(`ratio agentplane / bare: ${fmt(perSecond(ap) / perSecond(bare), 2)}`);
+  console.log('agentplane path: EventLog.append (SQLite store) → fan-out → JSON.stringify → ws send');
+}
+
+const watchdog = setTimeout(() => {
+  console.error(`bench: still running after ${WATCHDOG_MS / 1000} s; giving up`);
+  process.exit(1);
+}, WATCHDOG_MS);
+watchdog.unref();
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error('bench failed:', err);
+    process.exit(1);
+  },
+);

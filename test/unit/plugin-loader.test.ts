@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { expect } from 'chai';
+
+import { createLogger } from '../../pkg/observability/logger.js';
+import { DEFAULT_PLUGINS, loadPlugins, PluginError, type LoadedPlugins } from '../../pkg/plugin/loader.js';
+import type { PluginContext } from '../../pkg/plugin/types.js';
+import type { EventStore } from '../../pkg/registry/events.js';
+
+const fixture = (file: string): string => fileURLToPath(new URL(`../fixtures/plugins/${file}`, import.meta.url));
+/** The same fixture as a path relative to the working directory, starting with "./". */
+const relFixture = (file: string): string => {
+  const rel = path.relative(process.cwd(), fixture(file));
+  return rel.startsWith('.') ? rel : `./${rel}`;
+};
+
+async function rejection(p: Promise<unknown>): Promise<PluginError> {
+  let err: unknown;
+  try {
+    await p;
+  } catch (e) {
+    err = e;
+  }
+  expect(err, 'expected a PluginError').to.be.instanceOf(PluginError);
+  return err as PluginError;
+}
+
+describe('plugin loader', function () {
+  this.timeout(10_000);
+
+  let dir: string;
+  let log: string[];
+  let provided: EventStore[];
+  let ctx: PluginContext;
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-plugins-'));
+    log = [];
+    provided = [];
+    ctx = {
+      config: { dataDir: dir, options: { recorder: log } },
+      logger: createLogger({ level: 'silent' }),
+      provideEventStore: (s) => void provided.push(s),
+    };
+  });
+
+  afterEach(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('DEFAULT_PLUGINS is the built-in sqlite event store', () => {
+    expect(DEFAULT_PLUGINS).to.deep.equal(['event-store-sqlite']);
+  });
+
+  it('loads the built-in event-store-sqlite by name: it provides a working event store', async () => {
+    const loaded = await loadPlugins(['event-store-sqlite'], ctx);
+    try {
+      expect(loaded.names).to.deep.equal(['event-store-sqlite']);
+      expect(provided).to.have.length(1);
+      const store = provided[0]!;
+      const ev = await store.append({ namespace: 'default', name: 'a', uid: 'u' }, { type: 'text', payload: { content: 'hi' } });
+      expect(ev.seq).to.equal(1);
+      expect(fs.existsSync(path.join(dir, 'events.db'))).to.equal(true);
+    } finally {
+      await loaded.teardown();
+    }
+    // Teardown closed the store.
+    let closedErr: unknown;
+    try {
+      await provided[0]!.lastSeq({ namespace: 'default', name: 'a', uid: 'u' });
+    } catch (e) {
+      closedErr = e;
+    }
+    expect(closedErr).to.be.instanceOf(Error);
+  });
+
+  it('loads nothing for an empty list', async () => {
+    const loaded = await loadPlugins([], ctx);
+    expect(loaded.names).to.deep.equal([]);
+    await loaded.teardown();
+  });
+
+  it('rejects an unknown name with a PluginError naming it and listing the built-ins', async () => {
+    const err = await rejection(loadPlugins(['no-such-plugin-xyz'], ctx));
+    expect(err.plugin).to.equal('no-such-plugin-xyz');
+    expect(err.name).to.equal('PluginError');
+    expect(err.message).to.match(/^plugin "no-such-plugin-xyz": cannot be loaded/);
+    expect(err.message).to.contain('built-in plugins are: event-store-sqlite');
+  });
+
+  it('rejects a module path that does not exist', async () => {
+    const missing = path.join(dir, 'missing-plugin.js');
+    const err = await rejection(loadPlugins([missing], ctx));
+    expect(err.plugin).to.equal(missing);
+    expect(err.message).to.contain('cannot be loaded');
+  });
+
+  it('loads third-party plugins by absolute and relative path, in order, and tears down in reverse', async () => {
+    const loaded = await loadPlugins(
+      [fixture('good-a.js'), relFixture('good-b.js'), fixture('no-teardown.js'), 'event-store-sqlite'],
+      ctx,
+    );
+    expect(loaded.names).to.deep.equal(['fixture-a', 'fixture-b', 'fixture-no-teardown', 'event-store-sqlite']);
+    expect(log).to.deep.equal(['setup:fixture-a', 'setup:fixture-b', 'setup:fixture-no-teardown']);
+    expect(provided).to.have.length(1);
+    await loaded.teardown();
+    expect(log.slice(3)).to.deep.equal(['teardown:fixture-b', 'teardown:fixture-a']);
+  });
+
+  it('loads plugins in the configured order (reversed list, reversed setups)', async () => {
+    const loaded = await loadPlugins([relFixture('good-b.js'), fixture('good-a.js')], ctx);
+    expect(loaded.names).to.deep.equal(['fixture-b', 'fixture-a']);
+    await loaded.teardown();
+    expect(log).to.deep.equal(['setup:fixture-b', 'setup:fixture-a', 'teardown:fixture-a', 'teardown:fixture-b']);
+  });
+
+  it('rejects a module without { name, setup } with "must export", after tearing down earlier plugins', async () => {
+    const bad = fixture('bad-shape.js');
+    const err = await rejection(loadPlugins([fixture('good-a.js'), bad], ctx));
+    expect(err.plugin).to.equal(bad);
+    expect(err.message).to.contain('must export');
+    expect(log).to.deep.equal(['setup:fixture-a', 'teardown:fixture-a']);
+  });
+
+  it('reports a failing setup as "setup failed" and runs earlier plugins’ teardowns in reverse', async () => {
+    const throws = fixture('setup-throws.js');
+    const err = await rejection(loadPlugins([fixture('good-a.js'), relFixture('good-b.js'), throws, fixture('no-teardown.js')], ctx));
+    expect(err.plugin).to.equal(throws);
+    expect(err.message).to.contain('setup failed: database unreachable');
+    expect(log).to.deep.equal([
+      'setup:fixture-a',
+      'setup:fixture-b',
+      'setup:fixture-setup-throws',
+      'teardown:fixture-b',
+      'teardown:fixture-a',
+    ]);
+  });
+
+  it('closes an earlier built-in store when a later plugin fails', async () => {
+    await rejection(loadPlugins(['event-store-sqlite', fixture('setup-throws.js')], ctx));
+    expect(provided).to.have.length(1);
+    let err: unknown;
+    try {
+      await provided[0]!.lastSeq({ namespace: 'n', name: 'a', uid: 'u' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err, 'the built-in store was closed by the rollback').to.be.instanceOf(Error);
+  });
+
+  it('a LoadedPlugins value exposes names and teardown', async () => {
+    const loaded: LoadedPlugins = await loadPlugins([fixture('no-teardown.js')], ctx);
+    expect(loaded.names).to.deep.equal(['fixture-no-teardown']);
+    await loaded.teardown();
+    expect(log).to.deep.equal(['setup:fixture-no-teardown']);
+  });
+});
