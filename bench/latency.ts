@@ -3,8 +3,16 @@
 // figure (task sent to a sleeping agent until task_started) fits here as one more function.
 
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isTerminal } from '../pkg/api/event.js';
 import type { BenchServer } from './support.js';
+
+/**
+ * Pause after the agent reports idle before the next round. The worker closes the engine's query
+ * after task_completed is sent (~50 ms here) and queues a task that arrives meanwhile, so without
+ * the pause the figure would include that close rather than an idle agent's dispatch.
+ */
+export const IDLE_PAUSE_MS = Number(process.env.BENCH_IDLE_PAUSE_MS ?? 250);
 
 export interface LatencySamples {
   label: string;
@@ -21,7 +29,8 @@ export async function warmUp(b: BenchServer, name: string): Promise<void> {
   } finally {
     ws.close();
   }
-  await b.waitReady(name);
+  await b.waitIdle(name);
+  await sleep(IDLE_PAUSE_MS);
 }
 
 /**
@@ -46,7 +55,8 @@ export async function idleTaskLatency(b: BenchServer, name: string, rounds: numb
     } finally {
       ws.close();
     }
-    await b.waitReady(name);
+    await b.waitIdle(name); // the terminal event is sent before the status write lands
+    await sleep(IDLE_PAUSE_MS);
   }
   return [
     { label: 'POST → HTTP response', ms: response },

@@ -2,7 +2,7 @@
 // Everything runs on loopback against the scripted model, with bounded loops and a watchdog.
 
 import { cpus, platform, arch } from 'node:os';
-import { idleTaskLatency, warmUp, type LatencySamples } from './latency.js';
+import { IDLE_PAUSE_MS, idleTaskLatency, warmUp, type LatencySamples } from './latency.js';
 import { fmt, summarize, table } from './stats.js';
 import { startBenchServer, type BenchServer } from './support.js';
 import { agentplaneThroughput, bareThroughput, mbPerSecond, perSecond, type Throughput } from './throughput.js';
@@ -14,7 +14,10 @@ const WATCHDOG_MS = 150_000;
 
 /** Latency figures, each printed as one section. Add wake latency here when it exists. */
 const latencyBenches: { title: string; run: (b: BenchServer) => Promise<LatencySamples[]> }[] = [
-  { title: `Task to an idle agent (${ROUNDS} rounds, "@say n", one model turn)`, run: (b) => idleTaskLatency(b, AGENT, ROUNDS) },
+  {
+    title: `Task to an idle agent (${ROUNDS} rounds, "@say n", one model turn, ${IDLE_PAUSE_MS} ms pause after idle)`,
+    run: (b) => idleTaskLatency(b, AGENT, ROUNDS),
+  },
 ];
 
 async function main(): Promise<void> {

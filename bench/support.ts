@@ -18,13 +18,6 @@ import { startScriptedModel, type ScriptedModel } from '../pkg/scriptedmodel/ind
 
 const API_KEY = 'sk-ant-bench-0000000000000000';
 const DEFAULT_TIMEOUT_MS = 30_000;
-/**
- * The worker keeps a task marked running until the engine's query has shut down, which ends
- * ~50 ms after task_completed reaches clients; a task dispatched in that window is dropped by the
- * worker ("busy; task ignored") and never runs. Benchmarks wait this long after idle so they
- * measure latency rather than that race.
- */
-const WORKER_SETTLE_MS = 500;
 
 export interface BenchServer {
   server: RunningServer;
@@ -40,8 +33,6 @@ export interface BenchServer {
   connect(name: string, since?: number): Promise<LiveSocket>;
   /** Polls until the agent has no task in progress. */
   waitIdle(name: string, timeoutMs?: number): Promise<void>;
-  /** waitIdle, then the worker settle time: a new task sent now will run. */
-  waitReady(name: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -104,10 +95,6 @@ export async function startBenchServer(): Promise<BenchServer> {
         if (Date.now() > deadline) throw new Error(`agent ${name} still busy after ${timeoutMs} ms`);
         await sleep(10);
       }
-    },
-    async waitReady(name) {
-      await b.waitIdle(name);
-      await sleep(WORKER_SETTLE_MS);
     },
     async close() {
       await server.close();

@@ -52,7 +52,9 @@ export async function agentplaneThroughput(b: BenchServer, name: string, count: 
     const sample = String(ws.last);
     const got = JSON.parse(sample) as AgentEvent;
     if (got.seq !== last?.seq) throw new Error(`last event received has seq ${got.seq}, expected ${last?.seq}`);
-    return { result: { label: 'agentplane', messages: ws.count, bytes: ws.bytes, seconds: (at - t0) / 1000, producerSeconds: (produced - t0) / 1000 }, sample };
+    const seconds = (at - t0) / 1000;
+    const result = { label: 'agentplane', messages: ws.count, bytes: ws.bytes, seconds, producerSeconds: (produced - t0) / 1000 };
+    return { result, sample };
   } finally {
     ws.close();
   }
@@ -77,7 +79,8 @@ export async function bareThroughput(message: string, count: number): Promise<Th
     }
     const produced = performance.now();
     const { at } = await received;
-    return { label: 'bare ws', messages: client.count, bytes: client.bytes, seconds: (at - t0) / 1000, producerSeconds: (produced - t0) / 1000 };
+    const seconds = (at - t0) / 1000;
+    return { label: 'bare ws', messages: client.count, bytes: client.bytes, seconds, producerSeconds: (produced - t0) / 1000 };
   } finally {
     client.close();
     for (const c of wss.clients) c.terminate();

@@ -17,7 +17,8 @@ import type { Registry } from '../registry/registry.js';
 import type { AgentRuntime, WorkerExit } from '../runtime/runtime.js';
 import type { WorkerHub } from '../worker/hub.js';
 import { applyEvent } from './task-status.js';
-import { KeyedSerializer, WorkQueue } from './workqueue.js';
+import { KeyedSerializer } from '../registry/serializer.js';
+import { WorkQueue } from './workqueue.js';
 
 /** Consecutive worker exits without a connection before the agent is marked Failed. */
 const MAX_START_FAILURES = 3;

@@ -15,6 +15,7 @@ import { ApiError, conflict, invalid, notFound } from '../api/errors.js';
 import type { AgentEvent } from '../api/event.js';
 import { DEFAULT_NAMESPACE } from '../api/meta.js';
 import { validateSchema } from '../api/validation.js';
+import type { Hooks } from '../plugin/hooks.js';
 import type { EventLog } from '../registry/event-log.js';
 import type { Registry } from '../registry/registry.js';
 import { isBusy } from '../registry/agent/strategy.js';
@@ -38,6 +39,8 @@ export class AgentService {
     private readonly controller: AgentController,
     private readonly hub: WorkerHub,
     private readonly wait: WaitOptions = { timeoutMs: 15_000 },
+    /** Extra spec checks registered by plugins and features (e.g. connectors exist). */
+    private readonly hooks?: Pick<Hooks, 'validateAgentSpec'>,
   ) {}
 
   /** POST /agents: creates the agent with its first task, or assigns a task to an idle one. */
@@ -46,6 +49,7 @@ export class AgentService {
     const req = body as AgentTaskRequest;
     if (causes.length) throw invalid(AGENT_KIND, typeof req?.name === 'string' ? req.name : undefined, causes);
     const namespace = req.namespace ?? DEFAULT_NAMESPACE;
+    await this.checkHooks(namespace, req.name, req.connectors);
     const existing = await this.agents.get(namespace, req.name);
     if (existing?.metadata.deletionTimestamp) {
       throw conflict(`agent "${req.name}" is being deleted; try again once it is gone`, { kind: AGENT_KIND, name: req.name });
@@ -85,6 +89,7 @@ export class AgentService {
     if (causes.length) throw invalid(AGENT_KIND, name, causes);
     const req = body as AgentPatchRequest;
     await this.agents.mustGet(namespace, name);
+    await this.checkHooks(namespace, name, req.connectors);
     return this.agents.update(namespace, name, (a) => {
       if (req.connectors !== undefined) a.spec.connectors = req.connectors;
       if (req.lifecycle !== undefined) a.spec.lifecycle = req.lifecycle;
@@ -123,6 +128,13 @@ export class AgentService {
   async history(namespace: string, name: string, limit: number, before?: number): Promise<AgentEvent[]> {
     const agent = await this.agents.mustGet(namespace, name);
     return this.events.list(streamOf(agent), { limit, ...(before !== undefined ? { before } : {}) });
+  }
+
+  /** Runs the validateAgent hooks on the connectors a request sets (none given: nothing to check). */
+  private async checkHooks(namespace: string, name: string, connectors: string[] | undefined): Promise<void> {
+    if (!this.hooks || connectors === undefined) return;
+    const causes = await this.hooks.validateAgentSpec(namespace, { connectors });
+    if (causes.length) throw invalid(AGENT_KIND, name, causes);
   }
 
   private async waitFor(

@@ -55,6 +55,8 @@ export function describeToolCall(tool: string, input: unknown): string {
 }
 
 function line(s: string): string {
-  const first = s.trim().split('\n', 1)[0] ?? '';
-  return first.length > MAX_MESSAGE ? `${first.slice(0, MAX_MESSAGE - 1)}…` : first;
+  const first = s.trim().split(/\r?\n/, 1)[0] ?? '';
+  // Cut by code points, not UTF-16 units, so no character is split in half.
+  const chars = [...first];
+  return chars.length > MAX_MESSAGE ? `${chars.slice(0, MAX_MESSAGE - 1).join('')}…` : first;
 }

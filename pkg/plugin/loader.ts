@@ -52,8 +52,17 @@ export interface LoadedPlugins {
 export async function loadPlugins(names: string[], ctx: PluginContext): Promise<LoadedPlugins> {
   const teardowns: Teardown[] = [];
   const loaded: string[] = [];
+  // Runs each teardown once, in reverse order of setup; a failing one does not stop the rest.
   const teardown = async (): Promise<void> => {
-    for (const fn of teardowns.reverse()) await fn();
+    const errors: unknown[] = [];
+    for (const fn of teardowns.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+    if (errors.length) throw new AggregateError(errors, 'plugin teardown failed');
   };
   try {
     for (const name of names) {
@@ -68,7 +77,8 @@ export async function loadPlugins(names: string[], ctx: PluginContext): Promise<
       ctx.logger.info({ plugin: plugin.name }, 'plugin loaded');
     }
   } catch (err) {
-    await teardown();
+    // Roll back what was set up; the start-up error is the one to report.
+    await teardown().catch((tdErr: unknown) => ctx.logger.error({ err: String(tdErr) }, 'plugin rollback failed'));
     throw err;
   }
   return { names: loaded, teardown };

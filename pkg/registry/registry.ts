@@ -2,12 +2,18 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError, invalid, notFound } from '../api/errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { KeyedSerializer } from './serializer.js';
 import type { ListFilter, ListResult, Store, StoredObject, WatchEvent } from './store.js';
 import type { Strategy } from './strategy.js';
 
-const MAX_RETRIES = 16;
+// Writers in this process take turns per object, so they never conflict with each other; the
+// retries (with jittered backoff) are for writers elsewhere: other replicas, kubectl.
+const MAX_RETRIES = 10;
 
 export class Registry<T extends StoredObject> {
+  private readonly writes = new KeyedSerializer();
+
   constructor(
     private readonly store: Store<T>,
     private readonly strategy: Strategy<T>,
@@ -92,7 +98,11 @@ export class Registry<T extends StoredObject> {
     await this.store.delete(namespace, name);
   }
 
-  private async retry(namespace: string, name: string, change: (cur: T) => T): Promise<T> {
+  private retry(namespace: string, name: string, change: (cur: T) => T): Promise<T> {
+    return this.writes.run(`${namespace}/${name}`, () => this.readModifyWrite(namespace, name, change));
+  }
+
+  private async readModifyWrite(namespace: string, name: string, change: (cur: T) => T): Promise<T> {
     for (let i = 0; ; i++) {
       const cur = await this.store.get(namespace, name);
       if (!cur) throw notFound(this.kind, name, namespace);
@@ -101,8 +111,8 @@ export class Registry<T extends StoredObject> {
       try {
         return await this.store.update(next);
       } catch (err) {
-        if (err instanceof ApiError && err.reason === 'Conflict' && i < MAX_RETRIES) continue;
-        throw err;
+        if (!(err instanceof ApiError && err.reason === 'Conflict') || i >= MAX_RETRIES) throw err;
+        await sleep(Math.random() * Math.min(10 * 2 ** i, 500));
       }
     }
   }

@@ -117,6 +117,13 @@ describe('plugin loader', function () {
     expect(log).to.deep.equal(['setup:fixture-b', 'setup:fixture-a', 'teardown:fixture-a', 'teardown:fixture-b']);
   });
 
+  it('runs each teardown only once, however often teardown() is called', async () => {
+    const loaded = await loadPlugins([fixture('good-a.js'), relFixture('good-b.js')], ctx);
+    await loaded.teardown();
+    await loaded.teardown();
+    expect(log.filter((l) => l.startsWith('teardown:'))).to.deep.equal(['teardown:fixture-b', 'teardown:fixture-a']);
+  });
+
   it('rejects a module without { name, setup } with "must export", after tearing down earlier plugins', async () => {
     const bad = fixture('bad-shape.js');
     const err = await rejection(loadPlugins([fixture('good-a.js'), bad], ctx));

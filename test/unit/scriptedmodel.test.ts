@@ -219,7 +219,13 @@ describe('scriptedmodel', () => {
     });
 
     it('answers a non-streaming request and records it', async () => {
-      const msg = await client.messages.create({ model: 'claude-x', max_tokens: 100, tools: TOOLS, messages: user('@say hello there') });
+      const msg = await client.messages.create({
+        model: 'claude-x',
+        max_tokens: 100,
+        system: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }],
+        tools: TOOLS,
+        messages: user('@say hello there'),
+      });
       expect(msg.type).to.equal('message');
       expect(msg.role).to.equal('assistant');
       expect(msg.id).to.match(/^msg_[0-9a-f]+$/);
@@ -229,7 +235,15 @@ describe('scriptedmodel', () => {
       expect(msg.usage.input_tokens).to.be.greaterThan(0);
       expect(msg.usage.output_tokens).to.be.greaterThan(0);
       expect(model.requests).to.deep.equal([
-        { path: '/v1/messages', model: 'claude-x', apiKey: KEY, hasTools: true, lastUserText: '@say hello there' },
+        {
+          path: '/v1/messages',
+          model: 'claude-x',
+          apiKey: KEY,
+          hasTools: true,
+          lastUserText: '@say hello there',
+          system: 'first\nsecond',
+          tools: TOOLS.map((t) => t.name),
+        },
       ]);
     });
 

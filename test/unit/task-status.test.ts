@@ -23,6 +23,20 @@ const completed = (result: string, session_id = 'sess-1') =>
 
 describe('task-status', () => {
   describe('applyEvent', () => {
+    it('keeps the first line of CRLF text without the carriage return', () => {
+      const s = fresh();
+      applyEvent(s, ev('text', { content: 'line one\r\nline two' }));
+      expect(s.lastTaskMessage).to.equal('line one');
+    });
+
+    it('never cuts a character in half when truncating', () => {
+      const s = fresh();
+      applyEvent(s, ev('text', { content: `${'a'.repeat(198)}😀😀😀` }));
+      expect([...s.lastTaskMessage]).to.have.length(200);
+      expect(s.lastTaskMessage.endsWith('a😀…')).to.equal(true);
+      expect(s.lastTaskMessage).not.to.match(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+    });
+
     it('task_started sets InProgress and "Started: <instructions>"', () => {
       const s = fresh({ taskStatus: 'Complete', lastTaskMessage: 'old' });
       applyEvent(s, ev('task_started', { instructions: 'fix the build' }));
