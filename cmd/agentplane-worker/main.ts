@@ -27,7 +27,9 @@ const worker = new AgentWorker({
     workspace: required('AGENTPLANE_WORKSPACE'),
     apiKey: process.env.ANTHROPIC_API_KEY,
     baseUrl: process.env.ANTHROPIC_BASE_URL,
+    ...(process.env.AGENTPLANE_SQUAD_DIR ? { squadDir: process.env.AGENTPLANE_SQUAD_DIR } : {}),
   },
+  wakeIdle: process.env.AGENTPLANE_WAKE_IDLE === 'true',
   logger,
 });
 

@@ -3,9 +3,15 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Agent } from '../../pkg/api/agent.js';
+import type { Squad } from '../../pkg/api/squad.js';
+import type { Connector } from '../../pkg/api/connector.js';
 import type { AgentController } from '../../pkg/controller/agent-controller.js';
 import { AgentController as Controller } from '../../pkg/controller/agent-controller.js';
 import { AgentService } from '../../pkg/controller/agent-service.js';
+import { SquadController } from '../../pkg/controller/squad-controller.js';
+import { SquadService } from '../../pkg/controller/squad-service.js';
+import { ConnectorService } from '../../pkg/controller/connector-service.js';
+import { SecretService } from '../../pkg/controller/secret-service.js';
 import { createLogger, type Logger } from '../../pkg/observability/logger.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
 import { Hooks } from '../../pkg/plugin/hooks.js';
@@ -13,13 +19,19 @@ import { loadPlugins } from '../../pkg/plugin/loader.js';
 import type { EventStore } from '../../pkg/registry/events.js';
 import { EventLog } from '../../pkg/registry/event-log.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
+import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
+import { FileSecretStore } from '../../pkg/registry/secrets/file-secret-store.js';
 import { Registry } from '../../pkg/registry/registry.js';
+import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
 import { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
 import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { createApp } from '../../pkg/server/app.js';
 import { agentStreamRoutes } from '../../pkg/server/routes/agent-stream.js';
 import { agentRoutes } from '../../pkg/server/routes/agents.js';
+import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
+import { secretRoutes } from '../../pkg/server/routes/secrets.js';
+import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { systemRoutes } from '../../pkg/server/routes/system.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
 import { WorkerHub } from '../../pkg/worker/hub.js';
@@ -64,10 +76,30 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   try {
     const metrics = new Metrics({ defaultMetrics: true });
     const hooks = new Hooks();
+    const state = new SqliteState(join(dataDir, 'state.db'));
+    closers.push(() => state.close());
+    const agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy);
+    const squads = new Registry<Squad>(state.store<Squad>('Squad'), squadStrategy);
+
+    // Plugins get the registries and hooks now, agent operations once the service exists.
     let eventStore: EventStore | undefined;
+    let agentService: AgentService | undefined;
+    const starters: (() => Promise<void> | void)[] = [];
+    const running = (): AgentService => {
+      if (!agentService) throw new Error('agent operations are available once the service has started');
+      return agentService;
+    };
     const plugins = await loadPlugins(o.plugins, {
       config: { dataDir, options: o.pluginOptions ?? {} },
       logger: logger.child({ component: 'plugin' }),
+      metrics,
+      registry: { agents, squads },
+      hooks,
+      operations: {
+        cancel: async (ns, name, reason) => void (await running().cancel(ns, name, reason)),
+        delete: async (ns, name) => void (await running().delete(ns, name)),
+      },
+      onStart: (fn) => void starters.push(fn),
       provideEventStore(store) {
         if (eventStore) throw new Error('an event store is already provided by another plugin');
         eventStore = store;
@@ -76,10 +108,22 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     closers.push(() => plugins.teardown());
     if (!eventStore) throw new Error(`no plugin provides an event store; add "event-store-sqlite" to --plugins`);
 
-    const state = new SqliteState(join(dataDir, 'state.db'));
-    closers.push(() => state.close());
-    const agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy);
     const events = new EventLog(eventStore);
+
+    // Connectors and their secrets: the hook attaches an agent's connectors (token read from the
+    // secret at dispatch); the validation hook refuses agents that list unknown connectors.
+    const secretStore = new FileSecretStore(join(dataDir, 'secrets'));
+    const secrets = new SecretService(secretStore, logger.child({ component: 'secrets' }));
+    const connectors = new ConnectorService({
+      connectors: new Registry<Connector>(state.store<Connector>('Connector'), connectorStrategy),
+      agents,
+      secrets: secretStore,
+      logger: logger.child({ component: 'connectors' }),
+    });
+    closers.push(() => connectors.stop());
+    secrets.onChange((ns, name) => connectors.secretChanged(ns, name));
+    hooks.mcpServers.push((agent) => connectors.mcpServersFor(agent));
+    hooks.validateAgent.push((ns, spec) => connectors.validateAgentConnectors(ns, spec));
     events.onAppend((ev) => metrics.eventsAppended.inc({ type: ev.type }));
 
     let model: ScriptedModel | undefined;
@@ -106,6 +150,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     let serverUrl = '';
     const controller = new Controller({
       agents,
+      squads,
       events,
       runtime,
       hub,
@@ -115,7 +160,16 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       serverUrl: () => serverUrl,
     });
     closers.push(() => controller.stop());
-    const service = new AgentService(agents, events, controller, hub);
+    const service = new AgentService(agents, events, controller, hub, undefined, hooks);
+    agentService = service;
+    const squadService = new SquadService(squads, agents, service);
+    const squadController = new SquadController({
+      squads,
+      agents,
+      membership: squadService.membership,
+      logger: logger.child({ component: 'squad-controller' }),
+    });
+    closers.push(() => squadController.stop());
     metrics.collectAgentsBy(async () => {
       const counts: Record<string, number> = { Pending: 0, Running: 0, Sleeping: 0, Failed: 0 };
       for (const a of await service.list()) counts[a.status.status] = (counts[a.status.status] ?? 0) + 1;
@@ -126,6 +180,9 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     await app.register(systemRoutes(metrics));
     await app.register(agentRoutes(service));
     await app.register(agentStreamRoutes(service, events, metrics));
+    await app.register(squadRoutes(squadService));
+    await app.register(connectorRoutes(connectors));
+    await app.register(secretRoutes(secrets));
     await app.register(workerChannelRoutes(hub));
     await app.listen({ host: o.host, port: o.port });
     closers.push(() => app.close());
@@ -133,6 +190,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const port = typeof addr === 'object' && addr ? addr.port : o.port;
     serverUrl = `http://${loopbackFor(o.host)}:${port}`;
     await controller.start();
+    await squadController.start();
+    for (const fn of starters) await fn();
     const url = `http://${displayHost(o.host)}:${port}`;
     logger.info({ url, dataDir, plugins: plugins.names }, 'agentplane is serving');
 

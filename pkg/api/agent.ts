@@ -176,3 +176,23 @@ export function toAgentResponse(a: Agent): AgentResponse {
     lifecycle: a.spec.lifecycle,
   };
 }
+
+/** A new agent from a create request; the strategy fills in defaults and the initial status. */
+export function agentFromRequest(req: Omit<AgentTaskRequest, 'namespace'>, namespace: string): Agent {
+  return {
+    apiVersion: '',
+    kind: AGENT_KIND,
+    metadata: { name: req.name, namespace, uid: '', resourceVersion: '', generation: 0, creationTimestamp: '' },
+    spec: {
+      instructions: req.instructions,
+      ...(req.systemPrompt !== undefined ? { systemPrompt: req.systemPrompt } : {}),
+      model: req.model ?? '',
+      templateRef: req.templateRef ?? '',
+      role: req.role ?? 'manager',
+      connectors: req.connectors ?? [],
+      lifecycle: '',
+      task: 1,
+    },
+    status: { status: 'Pending', taskStatus: '', lastTaskMessage: '', observedTask: 0 },
+  };
+}

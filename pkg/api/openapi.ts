@@ -2,7 +2,9 @@
 
 import type { OpenAPIV3 } from 'openapi-types';
 import { agentPatchRequestSchema, agentResponseSchema, agentTaskRequestSchema } from './agent.js';
+import { connectorCreateRequestSchema, connectorResponseSchema, connectorToolsResponseSchema } from './connector.js';
 import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './event.js';
+import { secretCreateRequestSchema, secretReplaceRequestSchema, secretResponseSchema } from './secret.js';
 
 type Schema = OpenAPIV3.SchemaObject;
 
@@ -137,15 +139,111 @@ export function buildOpenApi(): OpenAPIV3.Document {
           },
         },
       },
+      ...connectorPaths(),
+      ...secretPaths(),
     },
     components: {
       schemas: {
         AgentTaskRequest: toOpenApi(agentTaskRequestSchema),
         AgentPatchRequest: toOpenApi(agentPatchRequestSchema),
         AgentResponse: toOpenApi(agentResponseSchema),
+        ConnectorCreateRequest: toOpenApi(connectorCreateRequestSchema),
+        ConnectorResponse: toOpenApi(connectorResponseSchema),
+        ConnectorToolsResponse: toOpenApi(connectorToolsResponseSchema),
+        SecretCreateRequest: toOpenApi(secretCreateRequestSchema),
+        SecretReplaceRequest: toOpenApi(secretReplaceRequestSchema),
+        SecretResponse: toOpenApi(secretResponseSchema),
         Event: eventSchema,
         Error: errorSchema,
       },
+    },
+  };
+}
+
+function connectorPaths(): OpenAPIV3.PathsObject {
+  const one = { description: 'the connector', content: json(ref('ConnectorResponse')) };
+  return {
+    '/api/v1/connectors': {
+      get: {
+        operationId: 'listConnectors',
+        parameters: [nsParam],
+        responses: {
+          '200': {
+            description: 'connectors, each with the agents using it',
+            content: json({
+              type: 'object',
+              required: ['connectors'],
+              properties: { connectors: { type: 'array', items: ref('ConnectorResponse') } },
+            }),
+          },
+          ...errors(400),
+        },
+      },
+      post: {
+        operationId: 'createConnector',
+        requestBody: { required: true, content: json(ref('ConnectorCreateRequest')) },
+        responses: { '201': { description: 'connector created', content: json(ref('ConnectorResponse')) }, ...errors(400, 409, 413, 415) },
+      },
+    },
+    '/api/v1/connectors/{name}': {
+      get: { operationId: 'getConnector', parameters: [nameParam, nsParam], responses: { '200': one, ...errors(400, 404) } },
+      delete: {
+        operationId: 'deleteConnector',
+        parameters: [
+          nameParam,
+          nsParam,
+          {
+            name: 'force',
+            in: 'query',
+            required: false,
+            schema: { type: 'boolean', default: false },
+            description: 'detach the connector from the agents using it, then delete (otherwise 409 while in use)',
+          },
+        ],
+        responses: { '200': { description: 'deleted; the connector as it was', content: json(ref('ConnectorResponse')) }, ...errors(400, 404, 409) },
+      },
+    },
+    '/api/v1/connectors/{name}/tools': {
+      get: {
+        operationId: 'listConnectorTools',
+        description: 'Asks the MCP server for its tools now (and records the outcome in the status). 502 when it cannot be reached or refuses the credential; 409 when the secret is missing.',
+        parameters: [nameParam, nsParam],
+        responses: { '200': { description: 'the tools', content: json(ref('ConnectorToolsResponse')) }, ...errors(400, 404, 409, 502) },
+      },
+    },
+  };
+}
+
+function secretPaths(): OpenAPIV3.PathsObject {
+  const one = { description: 'the secret: names and keys, never values', content: json(ref('SecretResponse')) };
+  return {
+    '/api/v1/secrets': {
+      get: {
+        operationId: 'listSecrets',
+        parameters: [nsParam],
+        responses: {
+          '200': {
+            description: 'secrets (names and keys only)',
+            content: json({ type: 'object', required: ['secrets'], properties: { secrets: { type: 'array', items: ref('SecretResponse') } } }),
+          },
+          ...errors(400),
+        },
+      },
+      post: {
+        operationId: 'createSecret',
+        requestBody: { required: true, content: json(ref('SecretCreateRequest')) },
+        responses: { '201': one, ...errors(400, 409, 413, 415) },
+      },
+    },
+    '/api/v1/secrets/{name}': {
+      get: { operationId: 'getSecret', parameters: [nameParam, nsParam], responses: { '200': one, ...errors(400, 404) } },
+      put: {
+        operationId: 'replaceSecret',
+        parameters: [nameParam, nsParam],
+        requestBody: { required: true, content: json(ref('SecretReplaceRequest')) },
+        responses: { '200': one, '201': { description: 'secret created', content: json(ref('SecretResponse')) }, ...errors(400, 413, 415) },
+      },
+      delete: { operationId: 'deleteSecret', parameters: [nameParam, nsParam], responses: { '200': one, ...errors(400, 404) } },
     },
   };
 }

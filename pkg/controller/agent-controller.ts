@@ -4,6 +4,7 @@
 // interrupted tasks and settles them, and starts the workers that should run.
 
 import type { Agent } from '../api/agent.js';
+import type { Squad } from '../api/squad.js';
 import type { AgentEvent, EventDraft } from '../api/event.js';
 import { isTerminal } from '../api/event.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
@@ -14,6 +15,7 @@ import type { Hooks, TaskOutcome } from '../plugin/hooks.js';
 import type { EventLog } from '../registry/event-log.js';
 import type { StreamRef } from '../registry/events.js';
 import type { Registry } from '../registry/registry.js';
+import { groupOf, memberNames, squadOf } from '../registry/squad/membership.js';
 import type { AgentRuntime, WorkerExit } from '../runtime/runtime.js';
 import type { WorkerHub } from '../worker/hub.js';
 import { applyEvent } from './task-status.js';
@@ -26,6 +28,7 @@ const RESYNC_MS = 30_000;
 
 export interface AgentControllerDeps {
   agents: Registry<Agent>;
+  squads: Registry<Squad>;
   events: EventLog;
   runtime: AgentRuntime;
   hub: WorkerHub;
@@ -51,6 +54,8 @@ export class AgentController {
   private readonly queue: WorkQueue;
   private readonly ingestion = new KeyedSerializer();
   private readonly startFailures = new Map<string, number>();
+  /** Last seen members per squad, so a membership change wakes the reconcile of everyone it touched. */
+  private readonly squadMembers = new Map<string, string[]>();
   private readonly unsubscribe: (() => void)[] = [];
   private resync?: NodeJS.Timeout;
 
@@ -60,7 +65,26 @@ export class AgentController {
 
   async start(): Promise<void> {
     const { agents, hub, runtime } = this.d;
-    this.unsubscribe.push(agents.watch((ev) => this.queue.add(refKey(ev.object.metadata))));
+    this.unsubscribe.push(
+      agents.watch((ev) => {
+        this.queue.add(refKey(ev.object.metadata));
+        // A member waking or sleeping decides whether its squad's group is up: reconcile them all.
+        for (const [squad, members] of this.squadMembers) {
+          if (squad.startsWith(`${ev.object.metadata.namespace}/`) && members.includes(ev.object.metadata.name)) {
+            this.enqueueMembers(ev.object.metadata.namespace, members);
+          }
+        }
+      }),
+      this.d.squads.watch((ev) => {
+        const key = refKey(ev.object.metadata);
+        const before = this.squadMembers.get(key) ?? [];
+        const now = ev.type === 'DELETED' ? [] : memberNames(ev.object);
+        if (now.length) this.squadMembers.set(key, now);
+        else this.squadMembers.delete(key);
+        this.enqueueMembers(ev.object.metadata.namespace, [...new Set([...before, ...now])]);
+      }),
+    );
+    for (const sq of (await this.d.squads.list()).items) this.squadMembers.set(refKey(sq.metadata), memberNames(sq));
     hub.on('connected', (ref) => {
       this.startFailures.delete(refKey(ref));
       this.queue.add(refKey(ref));
@@ -93,6 +117,10 @@ export class AgentController {
     return this.ingest(agent.metadata, agent.metadata.uid, agent.spec.task, draft);
   }
 
+  private enqueueMembers(namespace: string, names: string[]): void {
+    for (const name of names) this.queue.add(refKey({ namespace, name }));
+  }
+
   private resyncAll(): void {
     void this.d.agents.list().then(({ items }) => items.forEach((a) => this.queue.add(refKey(a.metadata))));
   }
@@ -110,25 +138,52 @@ export class AgentController {
     }
     if (agent.metadata.deletionTimestamp) return this.finalize(agent, log);
 
-    if (agent.status.status === 'Sleeping') {
+    const asleep = agent.status.status === 'Sleeping';
+    const place = await this.placementFor(agent);
+    if (agent.status.status === 'Failed' && !(agent.spec.task > agent.status.observedTask)) place.wanted = false;
+
+    const current = runtime.placement(ref);
+    if (current !== undefined && (!place.wanted || current !== (place.group ?? null))) {
+      // Moving between solo and a group means a new worker: let a running task finish first.
+      if (place.wanted && hub.runningTask(ref) !== undefined) return;
       hub.revoke(ref);
       await runtime.stop(ref);
-      return;
     }
-    if (agent.status.status === 'Failed' && !(agent.spec.task > agent.status.observedTask)) return;
+    if (!place.wanted) return;
 
     if (!runtime.isRunning(ref)) {
       const token = hub.issueToken(ref, agent.metadata.uid);
-      await runtime.ensure({ ref, token, serverUrl: this.d.serverUrl() });
-      if (agent.status.status !== 'Pending') await this.setPhase(ref, 'Pending');
+      await runtime.ensure({
+        ref,
+        token,
+        serverUrl: this.d.serverUrl(),
+        ...(place.group ? { group: place.group, peers: place.peers } : {}),
+        ...(place.group && asleep ? { env: { AGENTPLANE_WAKE_IDLE: 'true' } } : {}),
+      });
+      if (!asleep && agent.status.status !== 'Pending') await this.setPhase(ref, 'Pending');
       return; // the worker's hello brings us back
     }
-    if (!hub.isConnected(ref)) return;
+    if (!hub.isConnected(ref) || asleep) return;
     if (agent.status.status !== 'Running') await this.setPhase(ref, 'Running');
 
     if (agent.spec.task > agent.status.observedTask && hub.runningTask(ref) === undefined) {
       await this.dispatch(agent, log);
     }
+  }
+
+  /**
+   * Where the agent's worker should run. A solo agent runs while awake. A squad member runs in
+   * its squad's group while any member is awake (asleep members idle there); when all members
+   * sleep, the group goes away.
+   */
+  private async placementFor(agent: Agent): Promise<{ wanted: boolean; group?: string; peers?: string[] }> {
+    const { namespace, name } = agent.metadata;
+    const squad = await squadOf(this.d.squads, namespace, name);
+    if (!squad) return { wanted: agent.status.status !== 'Sleeping' };
+    const members = memberNames(squad);
+    const states = await Promise.all(members.map((m) => this.d.agents.get(namespace, m)));
+    const awake = states.some((a) => a && !a.metadata.deletionTimestamp && a.status.status !== 'Sleeping');
+    return { wanted: awake, group: groupOf(squad), peers: members };
   }
 
   private async dispatch(agent: Agent, log: Logger): Promise<void> {

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AGENT_KIND,
   type Agent,
+  agentFromRequest,
   type AgentPatchRequest,
   agentPatchRequestSchema,
   type AgentTaskRequest,
@@ -40,7 +41,7 @@ export class AgentService {
     private readonly hub: WorkerHub,
     private readonly wait: WaitOptions = { timeoutMs: 15_000 },
     /** Extra spec checks registered by plugins and features (e.g. connectors exist). */
-    private readonly hooks?: Pick<Hooks, 'validateAgentSpec'>,
+    private readonly hooks?: Pick<Hooks, 'validateAgentSpec' | 'notifyLifecycleRequested'>,
   ) {}
 
   /** POST /agents: creates the agent with its first task, or assigns a task to an idle one. */
@@ -56,7 +57,7 @@ export class AgentService {
     }
     if (!existing) {
       try {
-        const agent = await this.agents.create(newAgent(req, namespace));
+        const agent = await this.agents.create(agentFromRequest(req, namespace));
         return { agent, created: true };
       } catch (err) {
         // Lost a create race with another client: fall through to assignment.
@@ -88,12 +89,17 @@ export class AgentService {
     const causes = validateSchema(agentPatchRequestSchema, body);
     if (causes.length) throw invalid(AGENT_KIND, name, causes);
     const req = body as AgentPatchRequest;
-    await this.agents.mustGet(namespace, name);
+    const before = await this.agents.mustGet(namespace, name);
     await this.checkHooks(namespace, name, req.connectors);
-    return this.agents.update(namespace, name, (a) => {
+    const after = await this.agents.update(namespace, name, (a) => {
       if (req.connectors !== undefined) a.spec.connectors = req.connectors;
       if (req.lifecycle !== undefined) a.spec.lifecycle = req.lifecycle;
     });
+    // Every PATCH that sets a lifecycle is a request to act on it now, even if the value is the
+    // same: "Sleep" on a member woken for a task means "cancel and sleep", not "no change".
+    if (req.lifecycle === undefined) return after;
+    await this.hooks?.notifyLifecycleRequested(after, before);
+    return (await this.agents.get(namespace, name)) ?? after;
   }
 
   /**
@@ -153,23 +159,4 @@ export class AgentService {
     if (!agent) throw notFound(AGENT_KIND, name, namespace);
     return { agent, settled: done(last) };
   }
-}
-
-function newAgent(req: AgentTaskRequest, namespace: string): Agent {
-  return {
-    apiVersion: '',
-    kind: AGENT_KIND,
-    metadata: { name: req.name, namespace, uid: '', resourceVersion: '', generation: 0, creationTimestamp: '' },
-    spec: {
-      instructions: req.instructions,
-      ...(req.systemPrompt !== undefined ? { systemPrompt: req.systemPrompt } : {}),
-      model: req.model ?? '',
-      templateRef: req.templateRef ?? '',
-      role: req.role ?? 'manager',
-      connectors: req.connectors ?? [],
-      lifecycle: '',
-      task: 1,
-    },
-    status: { status: 'Pending', taskStatus: '', lastTaskMessage: '', observedTask: 0 },
-  };
 }

@@ -8,9 +8,10 @@ import type { Plugin, PluginContext, Teardown } from './types.js';
 /** Built-in plugins, by name, relative to this module in the compiled tree. */
 const BUILTIN: Record<string, string> = {
   'event-store-sqlite': '../../plugins/event-store-sqlite/index.js',
+  'sleep-wake': '../../plugins/sleep-wake/index.js',
 };
 
-export const DEFAULT_PLUGINS = ['event-store-sqlite'];
+export const DEFAULT_PLUGINS = ['event-store-sqlite', 'sleep-wake'];
 
 export class PluginError extends Error {
   constructor(

@@ -15,6 +15,8 @@ export interface WorkerOptions {
   logger: Logger;
   /** Give up when the server has been unreachable this long (ms). */
   giveUpAfterMs?: number;
+  /** Started idle in a rebuilt squad group (AGENTPLANE_WAKE_IDLE): run nothing until told. */
+  wakeIdle?: boolean;
 }
 
 export class AgentWorker {
@@ -29,6 +31,9 @@ export class AgentWorker {
   constructor(private readonly opts: WorkerOptions) {}
 
   start(): void {
+    // Tasks only ever come over the control channel, so an idle wake has nothing to re-run;
+    // saying so in the log makes a rebuilt group easy to read.
+    if (this.opts.wakeIdle) this.opts.logger.info('woken idle: waiting for a task');
     this.connect();
   }
 
@@ -57,7 +62,8 @@ export class AgentWorker {
       if (this.ws === ws) this.ws = undefined;
       if (this.stopped) return;
       if (code === 4401 || code === 4404) {
-        this.opts.logger.error({ code }, 'server refused this worker; exiting');
+        // Revoked: the agent was stopped, put to sleep or deleted; this worker has no future.
+        this.opts.logger.info({ code }, 'server revoked this worker; exiting');
         void this.stop().then(() => process.exit(1));
         return;
       }

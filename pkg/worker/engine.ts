@@ -12,6 +12,8 @@ export interface EngineEnv {
   /** The model endpoint and credential; never logged, never put in an event. */
   apiKey?: string;
   baseUrl?: string;
+  /** A squad member's view of its squad: one link per member to that member's workspace. */
+  squadDir?: string;
   /** Extra environment for the engine (e.g. PATH). */
   extraEnv?: Record<string, string>;
 }
@@ -38,6 +40,7 @@ export function engineEnvironment(env: EngineEnv): Record<string, string> {
     // Bypass-permissions mode refuses to run as root outside a sandbox; the agent's workspace is
     // its sandbox here. In pods the worker runs as a non-root user and this is not needed.
     ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+    ...(env.squadDir ? { AGENTPLANE_SQUAD_DIR: env.squadDir } : {}),
     ...env.extraEnv,
   });
   return out;
@@ -55,7 +58,7 @@ export async function runTask(task: TaskMessage, env: EngineEnv, emit: Emit, sig
     abortController: abort,
     cwd: env.workspace,
     model: task.model,
-    systemPrompt: systemPromptFor(task.role, task.systemPrompt),
+    systemPrompt: systemPromptFor(task.role, task.systemPrompt, env.squadDir),
     permissionMode: 'bypassPermissions',
     allowDangerouslySkipPermissions: true,
     settingSources: [],

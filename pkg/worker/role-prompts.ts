@@ -17,7 +17,10 @@ const ROLE_PROMPTS: Record<Role, string> = {
   ].join(' '),
 };
 
-export function systemPromptFor(role: Role, custom?: string): string {
-  const builtin = ROLE_PROMPTS[role];
+export function systemPromptFor(role: Role, custom?: string, squadDir?: string): string {
+  let builtin = ROLE_PROMPTS[role];
+  if (squadDir) {
+    builtin += ` You are a member of a squad: each member's workspace, yours included, is readable at ${squadDir}/<member name>.`;
+  }
   return custom ? `${custom}\n\n${builtin}` : builtin;
 }

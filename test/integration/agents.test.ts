@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { EventClient, eventually, type Harness, startHarness, TEST_API_KEY } from '../support/harness.js';
+import { busyFor, EventClient, eventually, type Harness, startHarness, TEST_API_KEY } from '../support/harness.js';
 
 const wsUrl = (h: Harness, name: string, query = ''): string => `${h.url}/api/v1/agents/${name}/ws${query}`;
 
@@ -126,7 +126,7 @@ describe('agents (integration)', function () {
 
   describe('busy and cancel', () => {
     it('answers 409 to a task for a busy agent, cancels mid-task, and stays alive', async () => {
-      const first = await h.api('POST', '/api/v1/agents', { name: 'sleeper', instructions: '@bash sleep 60\n@say woke' });
+      const first = await h.api('POST', '/api/v1/agents', { name: 'sleeper', instructions: `@bash ${busyFor(60)}\n@say woke` });
       expect(first.status).to.equal(201);
       const ws = new EventClient(wsUrl(h, 'sleeper'));
       await ws.until((evs) => evs.some((e) => e.type === 'tool_call'));
@@ -265,6 +265,11 @@ describe('agents (integration)', function () {
 
   describe('patch', () => {
     it('stores connectors and lifecycle', async () => {
+      // An agent may only list connectors that exist in its namespace.
+      for (const name of ['github', 'jira']) {
+        const c = await h.api('POST', '/api/v1/connectors', { name, url: 'http://127.0.0.1:9/mcp' });
+        expect(c.status).to.equal(201);
+      }
       const r = await h.api('PATCH', '/api/v1/agents/builder', { connectors: ['github', 'jira'], lifecycle: 'AutoDelete' });
       expect(r.status).to.equal(200);
       expect(r.body).to.include({ lifecycle: 'AutoDelete' });

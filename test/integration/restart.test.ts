@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
+import { busyFor, EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
 
 describe('service restart (integration)', function () {
   let h: Harness;
@@ -20,7 +20,7 @@ describe('service restart (integration)', function () {
     const ws = new EventClient(`${h.url}/api/v1/agents/durable/ws`);
     await ws.untilTaskEnd();
     ws.close();
-    await h.api('POST', '/api/v1/agents', { name: 'durable', instructions: '@bash sleep 60\n@say never' });
+    await h.api('POST', '/api/v1/agents', { name: 'durable', instructions: `@bash ${busyFor(60)}\n@say never` });
     const ws2 = new EventClient(`${h.url}/api/v1/agents/durable/ws`);
     await ws2.until((evs) => evs.some((e) => e.type === 'tool_call'));
     ws2.close();

@@ -171,3 +171,9 @@ export async function eventually<T>(fn: () => Promise<T | undefined | false>, ti
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * A shell command that keeps a tool busy for `seconds`. The engine refuses a bare `sleep N` as a
+ * tool call ("standalone sleep"), so tests wait the way real work does: a process that runs.
+ */
+export const busyFor = (seconds: number): string => `node -e "setTimeout(() => {}, ${seconds * 1000})"`;

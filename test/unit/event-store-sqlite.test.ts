@@ -4,8 +4,8 @@ import path from 'node:path';
 
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
+import { testPluginContext } from '../support/plugin-context.js';
 
-import { createLogger } from '../../pkg/observability/logger.js';
 import type { PluginContext } from '../../pkg/plugin/types.js';
 import type { EventStore, StreamRef } from '../../pkg/registry/events.js';
 import plugin from '../../plugins/event-store-sqlite/index.js';
@@ -123,13 +123,12 @@ describe('event-store-sqlite plugin', () => {
 
   const makeCtx = (dataDir: string, options: Record<string, unknown> = {}) => {
     const provided: EventStore[] = [];
-    const ctx: PluginContext = {
+    const ctx: PluginContext = testPluginContext({
       config: { dataDir, options },
-      logger: createLogger({ level: 'silent' }),
       provideEventStore: (store) => {
         provided.push(store);
       },
-    };
+    });
     return { ctx, provided };
   };
 

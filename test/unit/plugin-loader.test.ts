@@ -4,8 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
+import { testPluginContext } from '../support/plugin-context.js';
 
-import { createLogger } from '../../pkg/observability/logger.js';
 import { DEFAULT_PLUGINS, loadPlugins, PluginError, type LoadedPlugins } from '../../pkg/plugin/loader.js';
 import type { PluginContext } from '../../pkg/plugin/types.js';
 import type { EventStore } from '../../pkg/registry/events.js';
@@ -40,19 +40,27 @@ describe('plugin loader', function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-plugins-'));
     log = [];
     provided = [];
-    ctx = {
+    ctx = testPluginContext({
       config: { dataDir: dir, options: { recorder: log } },
-      logger: createLogger({ level: 'silent' }),
       provideEventStore: (s) => void provided.push(s),
-    };
+    });
   });
 
   afterEach(() => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('DEFAULT_PLUGINS is the built-in sqlite event store', () => {
-    expect(DEFAULT_PLUGINS).to.deep.equal(['event-store-sqlite']);
+  it('DEFAULT_PLUGINS are the sqlite event store, then sleep-wake', () => {
+    expect(DEFAULT_PLUGINS).to.deep.equal(['event-store-sqlite', 'sleep-wake']);
+  });
+
+  it('loads every default plugin by name; sleep-wake registers its lifecycle hook and a start step', async () => {
+    const starts: unknown[] = [];
+    const loaded = await loadPlugins(DEFAULT_PLUGINS, { ...ctx, onStart: (fn) => void starts.push(fn) });
+    expect(loaded.names).to.deep.equal(DEFAULT_PLUGINS);
+    expect(ctx.hooks.lifecycleRequested).to.have.length(1);
+    expect(starts).to.have.length(1);
+    await loaded.teardown();
   });
 
   it('loads the built-in event-store-sqlite by name: it provides a working event store', async () => {

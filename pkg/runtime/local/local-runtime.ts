@@ -1,15 +1,18 @@
-// The local runtime: each agent's worker is a child process in its own process group, so
-// stopping it also stops the engine and any tool processes it started. Workspaces are
-// directories under <dataDir>/workspaces/<namespace>/<name>.
+// The local runtime. A solo agent's worker is a child process leading its own process group, so
+// stopping it also stops the engine and any tool processes it started. A squad's workers run
+// inside one pod supervisor process (pod-main.ts), which leads the squad's process group.
+// Workspaces are directories under <dataDir>/workspaces/<namespace>/<name>.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { type ObjectRef, refKey } from '../../api/meta.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AgentRuntime, WorkerExit, WorkerSpec } from '../runtime.js';
+import type { PodCommand, PodReport } from './pod-protocol.js';
 
 export interface LocalRuntimeOptions {
   dataDir: string;
@@ -23,10 +26,32 @@ export interface LocalRuntimeOptions {
 }
 
 const WORKER_MAIN = fileURLToPath(new URL('../../../cmd/agentplane-worker/main.js', import.meta.url));
+const POD_MAIN = fileURLToPath(new URL('./pod-main.js', import.meta.url));
+
+interface Solo {
+  kind: 'solo';
+  ref: ObjectRef;
+  child: ChildProcess;
+}
+
+interface Member {
+  kind: 'member';
+  ref: ObjectRef;
+  group: string;
+  pid?: number;
+}
+
+interface Pod {
+  child: ChildProcess;
+  members: Map<string, Member>;
+  /** Resolvers waiting for a member's requested stop. */
+  stopping: Map<string, () => void>;
+}
 
 export class LocalRuntime implements AgentRuntime {
   readonly name = 'local';
-  private readonly procs = new Map<string, ChildProcess>();
+  private readonly workers = new Map<string, Solo | Member>();
+  private readonly pods = new Map<string, Pod>();
   private readonly exitHandlers: ((e: WorkerExit) => void)[] = [];
 
   constructor(private readonly opts: LocalRuntimeOptions) {}
@@ -36,47 +61,68 @@ export class LocalRuntime implements AgentRuntime {
   }
 
   isRunning(ref: ObjectRef): boolean {
-    return this.procs.has(refKey(ref));
+    return this.workers.has(refKey(ref));
+  }
+
+  placement(ref: ObjectRef): string | null | undefined {
+    const w = this.workers.get(refKey(ref));
+    return w ? (w.kind === 'member' ? w.group : null) : undefined;
+  }
+
+  groups(): string[] {
+    return [...this.pods.keys()];
+  }
+
+  pid(ref: ObjectRef): number | undefined {
+    const w = this.workers.get(refKey(ref));
+    return w?.kind === 'solo' ? w.child.pid : w?.pid;
   }
 
   async ensure(spec: WorkerSpec): Promise<void> {
     const key = refKey(spec.ref);
-    if (this.procs.has(key)) return;
+    if (this.workers.has(key)) return;
     const workspace = this.workspace(spec.ref);
     mkdirSync(workspace, { recursive: true, mode: 0o700 });
+    const env = this.workerEnv(spec, workspace);
+    const log = { namespace: spec.ref.namespace, name: spec.ref.name };
+    if (spec.group) {
+      env.AGENTPLANE_SQUAD_DIR = this.linkPeers(spec.group, spec.ref.namespace, spec.peers ?? []);
+      const pod = this.pods.get(spec.group) ?? this.startPod(spec.group, spec.ref.namespace);
+      const member: Member = { kind: 'member', ref: spec.ref, group: spec.group };
+      pod.members.set(key, member);
+      this.workers.set(key, member);
+      send(pod, { op: 'start', member: key, env, cwd: workspace });
+      this.opts.logger.info({ ...log, group: spec.group }, 'worker started in group');
+      return;
+    }
     const child = spawn(process.execPath, [WORKER_MAIN], {
       cwd: workspace,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      env: {
-        PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-        ...(process.env.AGENTPLANE_LOG_LEVEL ? { AGENTPLANE_LOG_LEVEL: process.env.AGENTPLANE_LOG_LEVEL } : {}),
-        AGENTPLANE_SERVER_URL: spec.serverUrl,
-        AGENTPLANE_AGENT_TOKEN: spec.token,
-        AGENTPLANE_NAMESPACE: spec.ref.namespace,
-        AGENTPLANE_AGENT_NAME: spec.ref.name,
-        AGENTPLANE_WORKSPACE: workspace,
-        ...(this.opts.modelEnv.apiKey ? { ANTHROPIC_API_KEY: this.opts.modelEnv.apiKey } : {}),
-        ...(this.opts.modelEnv.baseUrl ? { ANTHROPIC_BASE_URL: this.opts.modelEnv.baseUrl } : {}),
-      },
+      env,
     });
-    this.procs.set(key, child);
-    this.forwardLogs(child, spec.ref);
+    const solo: Solo = { kind: 'solo', ref: spec.ref, child };
+    this.workers.set(key, solo);
+    this.forwardLogs(child, log);
     child.on('exit', (code, signal) => {
-      if (this.procs.get(key) !== child) return; // stopped on purpose
-      this.procs.delete(key);
-      this.opts.logger.warn({ namespace: spec.ref.namespace, name: spec.ref.name, code, signal }, 'worker exited');
-      for (const fn of this.exitHandlers) fn({ ref: spec.ref, code, signal });
+      if (this.workers.get(key) !== solo) return; // stopped on purpose
+      this.workers.delete(key);
+      this.exited({ ref: spec.ref, code, signal });
     });
-    this.opts.logger.info({ namespace: spec.ref.namespace, name: spec.ref.name, pid: child.pid }, 'worker started');
+    this.opts.logger.info({ ...log, pid: child.pid }, 'worker started');
   }
 
   async stop(ref: ObjectRef): Promise<void> {
     const key = refKey(ref);
-    const child = this.procs.get(key);
-    if (!child) return;
-    this.procs.delete(key);
-    await killGroup(child, this.opts.stopGraceMs ?? 5000);
+    const w = this.workers.get(key);
+    if (!w) return;
+    this.workers.delete(key);
+    if (w.kind === 'solo') {
+      await killGroup(w.child, this.opts.stopGraceMs ?? 5000);
+    } else {
+      const pod = this.pods.get(w.group);
+      if (pod) await this.stopMember(pod, w.group, key);
+    }
     this.opts.logger.info({ namespace: ref.namespace, name: ref.name }, 'worker stopped');
   }
 
@@ -90,19 +136,123 @@ export class LocalRuntime implements AgentRuntime {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.procs.values()].map((c) => killGroup(c, this.opts.stopGraceMs ?? 5000)));
-    this.procs.clear();
+    const grace = this.opts.stopGraceMs ?? 5000;
+    const solos = [...this.workers.values()].filter((w): w is Solo => w.kind === 'solo');
+    this.workers.clear();
+    const pods = [...this.pods.values()];
+    this.pods.clear();
+    await Promise.all([...solos.map((s) => killGroup(s.child, grace)), ...pods.map((p) => killGroup(p.child, grace))]);
   }
 
-  private forwardLogs(child: ChildProcess, ref: ObjectRef): void {
-    // Worker lines are already JSON with namespace/name; stderr lines are wrapped so they are too.
-    const sink = this.opts.logSink ?? ((l: string) => process.stdout.write(`${l}\n`));
-    if (child.stdout) createInterface({ input: child.stdout }).on('line', sink);
-    if (child.stderr) {
-      const log = this.opts.logger.child({ namespace: ref.namespace, name: ref.name, stream: 'stderr' });
-      createInterface({ input: child.stderr }).on('line', (l) => log.warn(l));
+  private startPod(group: string, namespace: string): Pod {
+    const child = spawn(process.execPath, [POD_MAIN], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' },
+    });
+    const pod: Pod = { child, members: new Map(), stopping: new Map() };
+    this.pods.set(group, pod);
+    this.forwardLogs(child, { namespace, group });
+    child.on('message', (r: PodReport) => this.onPodReport(pod, r));
+    child.on('exit', (code, signal) => {
+      if (this.pods.get(group) !== pod) return; // stopped on purpose
+      this.pods.delete(group);
+      for (const [key, m] of pod.members) {
+        if (this.workers.get(key) === m) this.workers.delete(key);
+        this.exited({ ref: m.ref, code, signal });
+      }
+    });
+    this.opts.logger.info({ namespace, group, pid: child.pid }, 'group started');
+    return pod;
+  }
+
+  private onPodReport(pod: Pod, r: PodReport): void {
+    const m = pod.members.get(r.member);
+    if (r.op === 'started') {
+      if (m) m.pid = r.pid;
+      return;
+    }
+    const done = pod.stopping.get(r.member);
+    if (done) return done();
+    if (!m) return;
+    pod.members.delete(r.member);
+    if (this.workers.get(r.member) === m) this.workers.delete(r.member);
+    this.exited({ ref: m.ref, code: r.code, signal: r.signal });
+  }
+
+  private async stopMember(pod: Pod, group: string, key: string): Promise<void> {
+    pod.members.delete(key);
+    const stopped = new Promise<void>((resolve) => pod.stopping.set(key, resolve));
+    send(pod, { op: 'stop', member: key });
+    const grace = (this.opts.stopGraceMs ?? 5000) + 1000;
+    await Promise.race([stopped, new Promise((r) => setTimeout(r, grace).unref())]);
+    pod.stopping.delete(key);
+    if (pod.members.size === 0 && this.pods.get(group) === pod) {
+      this.pods.delete(group);
+      await killGroup(pod.child, this.opts.stopGraceMs ?? 5000);
+      rmSync(this.groupDir(group), { recursive: true, force: true });
+      this.opts.logger.info({ group }, 'group removed');
     }
   }
+
+  /**
+   * Members of a group read each other's workspaces through one shared directory of links,
+   * <dataDir>/groups/<group>/<member> -> that member's workspace (as a pod mounts its members'
+   * volumes). Links are only links: removing them never touches a workspace.
+   */
+  private linkPeers(group: string, namespace: string, peers: string[]): string {
+    const dir = this.groupDir(group);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const existing = new Set(readdirSync(dir));
+    for (const name of existing) if (!peers.includes(name)) rmSync(join(dir, name), { force: true });
+    for (const name of peers) {
+      if (existing.has(name)) continue;
+      const target = this.workspace({ namespace, name });
+      mkdirSync(target, { recursive: true, mode: 0o700 });
+      symlinkSync(target, join(dir, name));
+    }
+    return dir;
+  }
+
+  private groupDir(group: string): string {
+    return join(this.opts.dataDir, 'groups', group.replace(/[^a-z0-9-]+/g, '_'));
+  }
+
+  private workerEnv(spec: WorkerSpec, workspace: string): Record<string, string> {
+    return {
+      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      ...(process.env.AGENTPLANE_LOG_LEVEL ? { AGENTPLANE_LOG_LEVEL: process.env.AGENTPLANE_LOG_LEVEL } : {}),
+      AGENTPLANE_SERVER_URL: spec.serverUrl,
+      AGENTPLANE_AGENT_TOKEN: spec.token,
+      AGENTPLANE_NAMESPACE: spec.ref.namespace,
+      AGENTPLANE_AGENT_NAME: spec.ref.name,
+      AGENTPLANE_WORKSPACE: workspace,
+      ...(this.opts.modelEnv.apiKey ? { ANTHROPIC_API_KEY: this.opts.modelEnv.apiKey } : {}),
+      ...(this.opts.modelEnv.baseUrl ? { ANTHROPIC_BASE_URL: this.opts.modelEnv.baseUrl } : {}),
+      ...spec.env,
+    };
+  }
+
+  private exited(e: WorkerExit): void {
+    this.opts.logger.warn({ namespace: e.ref.namespace, name: e.ref.name, code: e.code, signal: e.signal }, 'worker exited');
+    for (const fn of this.exitHandlers) fn(e);
+  }
+
+  private forwardLogs(child: ChildProcess, fields: Record<string, string>): void {
+    // Worker lines are already JSON with namespace/name; stderr lines are wrapped so they are too.
+    const sink = this.opts.logSink ?? ((l: string) => process.stdout.write(`${l}\n`));
+    lines(child.stdout, sink);
+    const log = this.opts.logger.child({ ...fields, stream: 'stderr' });
+    lines(child.stderr, (l) => log.warn(l));
+  }
+}
+
+function lines(stream: Readable | null, fn: (line: string) => void): void {
+  if (stream) createInterface({ input: stream }).on('line', fn);
+}
+
+function send(pod: Pod, cmd: PodCommand): void {
+  if (pod.child.connected) pod.child.send(cmd);
 }
 
 function killGroup(child: ChildProcess, graceMs: number): Promise<void> {

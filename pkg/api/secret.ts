@@ -1,0 +1,84 @@
+// Secrets of the embedded home: named maps of string values (connector tokens). Requests carry the
+// values; no response ever does: they list names and keys only.
+
+import { nameSchema, namespaceSchema } from './agent.js';
+import type { Cause } from './errors.js';
+import { SECRET_KEY_PATTERN } from './connector.js';
+
+export const SECRET_KIND = 'Secret';
+export const SECRET_VALUE_MAX_LENGTH = 65536;
+export const SECRET_MAX_KEYS = 64;
+
+/** POST /api/v1/secrets body; PUT /api/v1/secrets/:name takes the same (name optional there). */
+export interface SecretRequest {
+  name?: string;
+  namespace?: string;
+  data: Record<string, string>;
+}
+
+/** What a client sees of a secret. */
+export interface SecretResponse {
+  name: string;
+  namespace: string;
+  keys: string[];
+  createdAt: string;
+}
+
+const dataSchema = {
+  type: 'object',
+  minProperties: 1,
+  maxProperties: SECRET_MAX_KEYS,
+  additionalProperties: {
+    type: 'string',
+    maxLength: SECRET_VALUE_MAX_LENGTH,
+    description: `a string value of at most ${SECRET_VALUE_MAX_LENGTH} characters`,
+  },
+  description: `key -> value; at least one key; keys match ${SECRET_KEY_PATTERN}, at most 253 characters (checked by secretDataCauses)`,
+} as const;
+
+const keyRe = new RegExp(SECRET_KEY_PATTERN);
+
+/**
+ * The key rule, which JSON Schema could only say with `propertyNames` (not in OpenAPI 3.0) and
+ * whose errors would not name the key. Call after schema validation passed.
+ */
+export function secretDataCauses(data: Record<string, unknown>, root = 'data'): Cause[] {
+  const causes: Cause[] = [];
+  for (const key of Object.keys(data)) {
+    if (key.length > 253 || !keyRe.test(key)) {
+      causes.push({
+        field: `${root}[${JSON.stringify(key.slice(0, 64))}]`,
+        message: 'keys must be letters, digits, "-", "_" and ".", at most 253 characters',
+      });
+    }
+  }
+  return causes;
+}
+
+export const secretCreateRequestSchema = {
+  $id: 'SecretCreateRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'data'],
+  properties: { name: nameSchema, namespace: namespaceSchema, data: dataSchema },
+} as const;
+
+export const secretReplaceRequestSchema = {
+  $id: 'SecretReplaceRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['data'],
+  properties: { name: nameSchema, namespace: namespaceSchema, data: dataSchema },
+} as const;
+
+export const secretResponseSchema = {
+  $id: 'SecretResponse',
+  type: 'object',
+  required: ['name', 'namespace', 'keys', 'createdAt'],
+  properties: {
+    name: { type: 'string' },
+    namespace: { type: 'string' },
+    keys: { type: 'array', items: { type: 'string' } },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+} as const;

@@ -1,0 +1,162 @@
+// The Squad resource: two or more agents sharing one pod (a process group in the local
+// runtime) that sleep and wake together. Schemas here feed ajv and the OpenAPI document.
+
+import { type AgentTaskRequest, agentTaskRequestSchema, nameSchema, namespaceSchema } from './agent.js';
+import type { Resource } from './meta.js';
+
+export const SQUAD_KIND = 'Squad';
+export const DEFAULT_ORPHAN_TTL = '10m';
+
+export type SquadPhase = 'Pending' | 'Running' | 'Sleeping' | 'Orphaned';
+
+/** Exactly one of `ref` (an existing, sleeping agent) or `name` + `spec` (a new agent). */
+export type SquadMember = { ref: { name: string } } | { name: string; spec: AgentMemberSpec };
+
+/** An embedded agent definition: the agent create fields without name and namespace. */
+export type AgentMemberSpec = Omit<AgentTaskRequest, 'name' | 'namespace'>;
+
+export interface SquadSpec {
+  members: SquadMember[];
+  orphanTTL: string;
+  breakUp: boolean;
+}
+
+export interface SquadStatus {
+  phase: SquadPhase;
+  orphanedSince?: string;
+  message?: string;
+}
+
+export type Squad = Resource<SquadSpec, SquadStatus>;
+
+export interface SquadCreateRequest {
+  name: string;
+  namespace?: string;
+  members: SquadMember[];
+  orphanTTL?: string;
+}
+
+export interface SquadMemberResponse {
+  name: string;
+  phase: string;
+  taskStatus: string;
+}
+
+export interface SquadResponse {
+  name: string;
+  namespace: string;
+  phase: SquadPhase;
+  members: SquadMemberResponse[];
+  orphanTTL: string;
+  orphanedSince: string | null;
+  breakUpRequested: boolean;
+  createdAt: string;
+}
+
+/** Go-style durations as Kubernetes users write them: 30s, 10m, 1h30m. */
+export const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$';
+
+const { name: _n, namespace: _ns, ...agentFields } = agentTaskRequestSchema.properties;
+
+export const memberSpecSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['instructions'],
+  properties: agentFields,
+} as const;
+
+// Embedded in lists without an $id: ajv allows one schema per id.
+const memberSchemaBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ref: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name'],
+      properties: { name: nameSchema },
+    },
+    name: nameSchema,
+    spec: memberSpecSchema,
+  },
+  description: 'exactly one of {"ref": {"name"}} or {"name", "spec"}',
+} as const;
+
+export const squadMemberSchema = { $id: 'SquadMember', ...memberSchemaBody } as const;
+
+/** The one rule JSON Schema says poorly: a member is a ref or a name with a spec, never both. */
+export function memberShapeCauses(m: unknown, field: string): { field: string; message: string }[] {
+  if (!m || typeof m !== 'object') return [];
+  const o = m as Record<string, unknown>;
+  const isRef = 'ref' in o;
+  const isSpec = 'name' in o || 'spec' in o;
+  if (isRef && isSpec) return [{ field, message: 'must be either {"ref": {"name"}} or {"name", "spec"}, not both' }];
+  if (!isRef && !('name' in o && 'spec' in o)) {
+    return [{ field, message: 'must be {"ref": {"name"}} for an existing agent or {"name", "spec"} for a new one' }];
+  }
+  return [];
+}
+
+const durationSchema = {
+  type: 'string',
+  pattern: DURATION_PATTERN,
+  maxLength: 32,
+  description: 'a duration such as 30s, 10m or 1h30m',
+} as const;
+
+export const squadCreateRequestSchema = {
+  $id: 'SquadCreateRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'members'],
+  properties: {
+    name: nameSchema,
+    namespace: namespaceSchema,
+    members: { type: 'array', minItems: 2, maxItems: 64, items: memberSchemaBody, description: 'at least two members' },
+    orphanTTL: durationSchema,
+  },
+} as const;
+
+export const squadSpecSchema = {
+  $id: 'SquadSpec',
+  type: 'object',
+  additionalProperties: false,
+  required: ['members', 'orphanTTL', 'breakUp'],
+  properties: {
+    members: { type: 'array', maxItems: 64, items: memberSchemaBody },
+    orphanTTL: durationSchema,
+    breakUp: { type: 'boolean' },
+  },
+} as const;
+
+export const squadResponseSchema = {
+  $id: 'SquadResponse',
+  type: 'object',
+  required: ['name', 'namespace', 'phase', 'members', 'orphanTTL', 'orphanedSince', 'breakUpRequested', 'createdAt'],
+  properties: {
+    name: { type: 'string' },
+    namespace: { type: 'string' },
+    phase: { type: 'string', enum: ['Pending', 'Running', 'Sleeping', 'Orphaned'] },
+    members: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string' }, phase: { type: 'string' }, taskStatus: { type: 'string' } },
+      },
+    },
+    orphanTTL: { type: 'string' },
+    orphanedSince: { type: 'string', nullable: true },
+    breakUpRequested: { type: 'boolean' },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+export const memberName = (m: SquadMember): string => ('ref' in m ? m.ref.name : m.name);
+
+/** Milliseconds of a duration that matched DURATION_PATTERN. */
+export function parseDuration(s: string): number {
+  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  for (const m of s.matchAll(/([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/g)) total += Number(m[1]) * unit[m[2]!]!;
+  return total;
+}

@@ -1,0 +1,307 @@
+// Connector operations behind the REST mirror, and the two hooks that tie connectors to agents:
+// `mcpServersFor` (at task dispatch: the connectors an agent lists, with their token read from
+// the secret at that moment) and `validateAgentConnectors` (an agent may only list connectors
+// that exist). Rules of the resource live in the connector strategy; this layer composes.
+//
+// A connector's status is what the last check found: after create, after a task that uses it
+// was dispatched, after its secret changed, and on GET .../tools. Checks run in the background
+// (never blocking a request or a task), one at a time per connector.
+
+import type { Agent } from '../api/agent.js';
+import {
+  CONNECTOR_KIND,
+  type Connector,
+  type ConnectorCreateRequest,
+  connectorCreateRequestSchema,
+  type ConnectorPhase,
+  type ConnectorResponse,
+  connectorRuleCauses,
+  type ConnectorStatus,
+  type ConnectorTool,
+  toConnectorResponse,
+} from '../api/connector.js';
+import { ApiError, type Cause, conflict, invalid } from '../api/errors.js';
+import { DEFAULT_NAMESPACE, refKey } from '../api/meta.js';
+import { validateSchema } from '../api/validation.js';
+import type { McpServerSpec } from '../api/worker-protocol.js';
+import type { Logger } from '../observability/logger.js';
+import type { Registry } from '../registry/registry.js';
+import type { SecretStore } from '../registry/secrets.js';
+import { DEFAULT_PROBE_TIMEOUT_MS, listMcpTools, type ToolListing } from './mcp-tools.js';
+
+export interface ConnectorServiceOptions {
+  connectors: Registry<Connector>;
+  agents: Registry<Agent>;
+  secrets: SecretStore;
+  logger: Logger;
+  /** Deadline of one check (tools/list), default 5 s. */
+  probeTimeoutMs?: number;
+  /** Check connectors in the background after create, dispatch and secret changes; default true. */
+  backgroundChecks?: boolean;
+}
+
+type Auth =
+  | { ok: true; headers: Record<string, string>; token?: string }
+  | { ok: false; phase: Extract<ConnectorPhase, 'SecretMissing' | 'Error'>; message: string };
+
+export class ConnectorService {
+  private readonly log: Logger;
+  private readonly timeoutMs: number;
+  private readonly inflight = new Map<string, Promise<void>>();
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly o: ConnectorServiceOptions) {
+    this.log = o.logger;
+    this.timeoutMs = o.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+  }
+
+  async create(body: unknown): Promise<ConnectorResponse> {
+    const req = body as ConnectorCreateRequest;
+    const name = typeof req?.name === 'string' ? req.name : undefined;
+    const causes = validateSchema(connectorCreateRequestSchema, body);
+    if (!causes.length) causes.push(...connectorRuleCauses(req));
+    if (causes.length) throw invalid(CONNECTOR_KIND, name, causes);
+    const namespace = req.namespace ?? DEFAULT_NAMESPACE;
+    const created = await this.o.connectors.create({
+      apiVersion: '',
+      kind: CONNECTOR_KIND,
+      metadata: { name: req.name, namespace, uid: '', resourceVersion: '', generation: 0, creationTimestamp: '' },
+      spec: {
+        service: req.service ?? '',
+        displayName: req.displayName ?? '',
+        url: req.url,
+        ...(req.authSecretName ? { authSecretName: req.authSecretName } : {}),
+        ...(req.authSecretKey ? { authSecretKey: req.authSecretKey } : {}),
+        authType: req.authType ?? 'bearer',
+        ...(req.headerName !== undefined ? { headerName: req.headerName } : {}),
+      },
+      status: { phase: 'Unknown', message: '' },
+    });
+    this.checkInBackground(created);
+    return toConnectorResponse(created, await this.agentNames(namespace, req.name));
+  }
+
+  async get(namespace: string, name: string): Promise<ConnectorResponse> {
+    const c = await this.o.connectors.mustGet(namespace, name);
+    return toConnectorResponse(c, await this.agentNames(namespace, name));
+  }
+
+  async list(namespace?: string): Promise<ConnectorResponse[]> {
+    const [{ items }, users] = await Promise.all([
+      this.o.connectors.list(namespace ? { namespace } : {}),
+      this.usersByConnector(namespace),
+    ]);
+    return items.map((c) => toConnectorResponse(c, users.get(refKey(c.metadata)) ?? []));
+  }
+
+  /**
+   * Deletes the connector. While agents list it the answer is 409 naming them, unless `force`,
+   * which first removes it from each of those agents. Returns the connector as it was.
+   */
+  async delete(namespace: string, name: string, force: boolean): Promise<ConnectorResponse> {
+    const c = await this.o.connectors.mustGet(namespace, name);
+    const users = await this.agentNames(namespace, name);
+    if (users.length && !force) {
+      const list = users.map((u) => `"${u}"`).join(', ');
+      throw conflict(
+        `connector "${name}" is attached to agent${users.length > 1 ? 's' : ''} ${list}; detach it (PATCH the agents) or delete with ?force=true`,
+        { kind: CONNECTOR_KIND, name, agents: users },
+      );
+    }
+    for (const agent of users) {
+      try {
+        await this.o.agents.update(namespace, agent, (a) => {
+          a.spec.connectors = a.spec.connectors.filter((n) => n !== name);
+        });
+        this.log.info({ namespace, agent, connector: name }, 'connector detached from agent (forced delete)');
+      } catch (err) {
+        if (!(err instanceof ApiError && err.reason === 'NotFound')) throw err;
+      }
+    }
+    await this.o.connectors.delete(namespace, name);
+    return toConnectorResponse(c, users);
+  }
+
+  /** GET .../tools: asks the server now; 502 when it cannot be reached or refuses the credential. */
+  async tools(namespace: string, name: string): Promise<{ connector: string; namespace: string; tools: ConnectorTool[] }> {
+    const c = await this.o.connectors.mustGet(namespace, name);
+    const auth = await this.auth(c);
+    if (!auth.ok) {
+      await this.setStatus(c, { phase: auth.phase, message: auth.message });
+      throw conflict(`connector "${name}" cannot authenticate: ${auth.message}`, { kind: CONNECTOR_KIND, name, phase: auth.phase });
+    }
+    const listing = await this.listAndRecord(c, auth);
+    if (!listing.ok) {
+      throw new ApiError('BadGateway', 502, `connector "${name}": ${listing.message}`, { kind: CONNECTOR_KIND, name, phase: listing.phase });
+    }
+    return { connector: name, namespace, tools: listing.tools };
+  }
+
+  /**
+   * Hook (Hooks.mcpServers): the MCP servers for the agent's task, with credentials read now.
+   * A connector that is gone or whose secret is missing is skipped with a warning: the task runs
+   * without it and a call to its tools fails as a tool error, not as a crashed task.
+   */
+  async mcpServersFor(agent: Agent): Promise<McpServerSpec[]> {
+    const { namespace, name: agentName } = agent.metadata;
+    const out: McpServerSpec[] = [];
+    const attached: Connector[] = [];
+    for (const connectorName of agent.spec.connectors) {
+      const log = { namespace, agent: agentName, connector: connectorName };
+      try {
+        const c = await this.o.connectors.get(namespace, connectorName);
+        if (!c) {
+          this.log.warn(log, 'connector not found; the task runs without it');
+          continue;
+        }
+        const auth = await this.auth(c);
+        if (!auth.ok) {
+          this.log.warn({ ...log, reason: auth.message }, 'connector cannot authenticate; the task runs without it');
+          await this.setStatus(c, { phase: auth.phase, message: auth.message });
+          continue;
+        }
+        out.push({ name: connectorName, url: c.spec.url, headers: auth.headers });
+        attached.push(c);
+      } catch (err) {
+        // A broken secret file or store must not keep the task from running.
+        this.log.error({ ...log, err: err instanceof Error ? err.message : String(err) }, 'connector could not be resolved; the task runs without it');
+      }
+    }
+    for (const c of attached) this.checkInBackground(c);
+    return out;
+  }
+
+  /** Hook (Hooks.validateAgent): every listed connector exists in the agent's namespace. */
+  async validateAgentConnectors(namespace: string, spec: { connectors: string[] }): Promise<Cause[]> {
+    const causes: Cause[] = [];
+    for (const [i, name] of spec.connectors.entries()) {
+      if (!(await this.o.connectors.get(namespace, name))) {
+        causes.push({ field: `connectors[${i}]`, message: `connector "${name}" not found in namespace "${namespace}"` });
+      }
+    }
+    return causes;
+  }
+
+  /** A secret was created, replaced or deleted: re-check the connectors that use it. */
+  async secretChanged(namespace: string, secretName: string): Promise<void> {
+    const { items } = await this.o.connectors.list({ namespace });
+    for (const c of items) if (c.spec.authSecretName === secretName) this.checkInBackground(c);
+  }
+
+  /** Stops background checks and waits for those under way. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await Promise.allSettled([...this.inflight.values()]);
+  }
+
+  /** Checks the connector now and records the outcome in its status. */
+  async check(c: Connector): Promise<ConnectorStatus['phase']> {
+    const auth = await this.auth(c);
+    if (!auth.ok) {
+      await this.setStatus(c, { phase: auth.phase, message: auth.message });
+      return auth.phase;
+    }
+    const listing = await this.listAndRecord(c, auth);
+    return listing.ok ? 'Ready' : listing.phase;
+  }
+
+  private checkInBackground(c: Connector): void {
+    if (this.o.backgroundChecks === false || this.stopping.signal.aborted) return;
+    const key = refKey(c.metadata);
+    if (this.inflight.has(key)) return;
+    const run = async (): Promise<void> => {
+      // Check the latest version (the caller's copy may be stale).
+      const cur = await this.o.connectors.get(c.metadata.namespace, c.metadata.name);
+      if (cur && !this.stopping.signal.aborted) await this.check(cur);
+    };
+    const p = run()
+      .catch((err: unknown) => {
+        if (!this.stopping.signal.aborted) {
+          this.log.warn({ namespace: c.metadata.namespace, connector: c.metadata.name, err: String(err) }, 'connector check failed');
+        }
+      })
+      .finally(() => this.inflight.delete(key));
+    this.inflight.set(key, p);
+  }
+
+  /** tools/list against the server, recording the outcome in the connector's status. */
+  private async listAndRecord(c: Connector, auth: Extract<Auth, { ok: true }>): Promise<ToolListing> {
+    const listing = await listMcpTools(c.spec.url, auth.headers, {
+      timeoutMs: this.timeoutMs,
+      signal: this.stopping.signal,
+      ...(auth.token ? { secrets: [auth.token] } : {}),
+    });
+    if (this.stopping.signal.aborted) return listing;
+    if (listing.ok) {
+      const n = listing.tools.length;
+      await this.setStatus(c, { phase: 'Ready', message: `${n} tool${n === 1 ? '' : 's'} available`, toolCount: n });
+    } else {
+      await this.setStatus(c, { phase: listing.phase, message: listing.message });
+    }
+    return listing;
+  }
+
+  /** The connector's auth header, with the token read from its secret now. */
+  private async auth(c: Connector): Promise<Auth> {
+    const { authSecretName: secretName, authSecretKey: key, authType, headerName } = c.spec;
+    if (!secretName || !key) return { ok: true, headers: {} };
+    const ns = c.metadata.namespace;
+    const secret = await this.o.secrets.get(ns, secretName);
+    if (!secret) return { ok: false, phase: 'SecretMissing', message: `secret "${secretName}" not found in namespace "${ns}"` };
+    const token = secret.data[key];
+    if (token === undefined) return { ok: false, phase: 'SecretMissing', message: `secret "${secretName}" has no key "${key}"` };
+    if (token === '') return { ok: false, phase: 'SecretMissing', message: `key "${key}" of secret "${secretName}" is empty` };
+    // A header value may not hold control characters; refuse rather than send a broken request.
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(token) || token.trim() !== token) {
+      return { ok: false, phase: 'Error', message: `key "${key}" of secret "${secretName}" is not a valid HTTP header value` };
+    }
+    const headers = authType === 'header' && headerName ? { [headerName]: token } : { Authorization: `Bearer ${token}` };
+    return { ok: true, headers, token };
+  }
+
+  private async setStatus(c: Connector, next: Omit<ConnectorStatus, 'lastCheckedAt'>): Promise<void> {
+    const { namespace, name } = c.metadata;
+    try {
+      let before: ConnectorPhase | undefined;
+      await this.o.connectors.updateStatus(namespace, name, (s, obj) => {
+        // A check of an older version must not overwrite what a newer one found.
+        if (obj.metadata.uid !== c.metadata.uid || obj.metadata.generation !== c.metadata.generation) return;
+        before = s.phase;
+        s.phase = next.phase;
+        s.message = next.message;
+        if (next.toolCount !== undefined) s.toolCount = next.toolCount;
+        else delete s.toolCount;
+        s.lastCheckedAt = new Date().toISOString();
+      });
+      if (before !== undefined && before !== next.phase) {
+        const line = { namespace, connector: name, phase: next.phase, message: next.message };
+        if (next.phase === 'Ready') this.log.info(line, 'connector status changed');
+        else this.log.warn(line, 'connector status changed');
+      }
+    } catch (err) {
+      if (!(err instanceof ApiError && err.reason === 'NotFound')) throw err;
+    }
+  }
+
+  /** Names of the live agents in `namespace` that list the connector. */
+  private async agentNames(namespace: string, connector: string): Promise<string[]> {
+    return (await this.usersByConnector(namespace)).get(refKey({ namespace, name: connector })) ?? [];
+  }
+
+  /** namespace/connector -> names of live agents listing it. */
+  private async usersByConnector(namespace?: string): Promise<Map<string, string[]>> {
+    const { items } = await this.o.agents.list(namespace ? { namespace } : {});
+    const out = new Map<string, string[]>();
+    for (const a of items) {
+      if (a.metadata.deletionTimestamp) continue;
+      for (const c of a.spec.connectors) {
+        const key = refKey({ namespace: a.metadata.namespace, name: c });
+        const names = out.get(key) ?? [];
+        names.push(a.metadata.name);
+        out.set(key, names);
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,50 @@
+// A squad "pod" in the local runtime: a supervisor process that leads its own process group and
+// runs one worker per member, as a pod runs one container per member. Members are added and
+// removed over IPC without touching the others; when the runtime goes away, so does the pod.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { PodCommand, PodReport } from './pod-protocol.js';
+
+const WORKER_MAIN = fileURLToPath(new URL('../../../cmd/agentplane-worker/main.js', import.meta.url));
+const STOP_GRACE_MS = 5000;
+
+const members = new Map<string, ChildProcess>();
+const stopping = new Set<ChildProcess>();
+
+const report = (r: PodReport): void => {
+  if (process.connected) process.send!(r);
+};
+
+function start(member: string, env: Record<string, string>, cwd: string): void {
+  if (members.has(member)) return;
+  // Not detached: the worker joins this pod's process group, so stopping the pod stops it.
+  const child = spawn(process.execPath, [WORKER_MAIN], { cwd, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  members.set(member, child);
+  report({ op: 'started', member, pid: child.pid ?? -1 });
+  child.on('exit', (code, signal) => {
+    if (members.get(member) === child) members.delete(member);
+    report({ op: 'exited', member, code, signal, requested: stopping.delete(child) });
+  });
+}
+
+function stop(member: string): void {
+  const child = members.get(member);
+  if (!child) return;
+  members.delete(member);
+  stopping.add(child);
+  child.kill('SIGTERM');
+  setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS).unref();
+}
+
+process.on('message', (cmd: PodCommand) => {
+  if (cmd.op === 'start') start(cmd.member, cmd.env, cmd.cwd);
+  else if (cmd.op === 'stop') stop(cmd.member);
+});
+
+const shutdown = (): void => {
+  for (const m of [...members.keys()]) stop(m);
+  setTimeout(() => process.exit(0), 100).unref();
+};
+process.on('disconnect', shutdown);
+process.on('SIGTERM', shutdown);

@@ -1,0 +1,37 @@
+// REST mirror of secrets: /api/v1/secrets. Answers carry names and keys, never values.
+
+import type { FastifyInstance } from 'fastify';
+import type { SecretService } from '../../controller/secret-service.js';
+import { namespaceOf, type Query } from '../params.js';
+
+interface NameParams {
+  name: string;
+}
+
+export function secretRoutes(service: SecretService) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.post('/api/v1/secrets', async (req, reply) => {
+      return reply.status(201).send(await service.create(req.body));
+    });
+
+    app.get('/api/v1/secrets', async (req) => {
+      const q = req.query as Query;
+      return { secrets: await service.list(q.namespace === undefined ? undefined : namespaceOf(q)) };
+    });
+
+    app.get<{ Params: NameParams }>('/api/v1/secrets/:name', async (req) => {
+      return service.get(namespaceOf(req.query as Query), req.params.name);
+    });
+
+    app.put<{ Params: NameParams }>('/api/v1/secrets/:name', async (req, reply) => {
+      const q = req.query as Query;
+      const ns = q.namespace === undefined || q.namespace === '' ? undefined : namespaceOf(q);
+      const { secret, created } = await service.replace(ns, req.params.name, req.body);
+      return reply.status(created ? 201 : 200).send(secret);
+    });
+
+    app.delete<{ Params: NameParams }>('/api/v1/secrets/:name', async (req) => {
+      return service.delete(namespaceOf(req.query as Query), req.params.name);
+    });
+  };
+}

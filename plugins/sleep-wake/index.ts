@@ -1,0 +1,16 @@
+// The sleep-wake plugin: agents (solo and squad members) sleep and wake by their lifecycle.
+
+import type { Plugin } from '../../pkg/plugin/types.js';
+import { SleepWake } from './sleep-wake.js';
+
+const plugin: Plugin = {
+  name: 'sleep-wake',
+  setup(ctx) {
+    const sw = new SleepWake(ctx, ctx.logger.child({ plugin: 'sleep-wake' }));
+    ctx.hooks.lifecycleRequested.push((agent) => sw.lifecycleRequested(agent));
+    ctx.onStart(() => sw.start());
+    return () => sw.stop();
+  },
+};
+
+export default plugin;
