@@ -1,6 +1,5 @@
 // Latency figures: how long a client waits between sending a task and seeing it happen.
-// Each function returns named sample sets (ms); run.ts prints them as one table. A wake-latency
-// figure (task sent to a sleeping agent until task_started) fits here as one more function.
+// Each function returns named sample sets (ms); run.ts prints them as one table.
 
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -62,5 +61,36 @@ export async function idleTaskLatency(b: BenchServer, name: string, rounds: numb
     { label: 'POST → HTTP response', ms: response },
     { label: 'POST → task_started', ms: started },
     { label: 'POST → task_completed', ms: completed },
+  ];
+}
+
+/**
+ * POST a task to a sleeping agent (lifecycle Sleep, worker stopped), `rounds` times: the figure
+ * includes waking it, starting its worker process and the control-channel handshake. After each
+ * task the agent sleeps again by itself.
+ */
+export async function wakeLatency(b: BenchServer, name: string, rounds: number): Promise<LatencySamples[]> {
+  await warmUp(b, name);
+  await b.setLifecycle(name, 'Sleep');
+  const started: number[] = [];
+  const completed: number[] = [];
+  for (let i = 1; i <= rounds; i++) {
+    await b.waitAsleep(name);
+    const ws = await b.connect(name, await b.lastSeq(name));
+    try {
+      const waits = Promise.all([ws.until((e) => e.type === 'task_started', 30_000), ws.until((e) => isTerminal(e.type))]);
+      const t0 = performance.now();
+      await b.sendTask(name, `@say woke ${i}`);
+      const [start, end] = await waits;
+      if (end.value.type !== 'task_completed') throw new Error(`wake round ${i} ended with ${end.value.type}`);
+      started.push(start.at - t0);
+      completed.push(end.at - t0);
+    } finally {
+      ws.close();
+    }
+  }
+  return [
+    { label: 'POST (asleep) → task_started', ms: started },
+    { label: 'POST (asleep) → task_completed', ms: completed },
   ];
 }

@@ -2,13 +2,14 @@
 // Everything runs on loopback against the scripted model, with bounded loops and a watchdog.
 
 import { cpus, platform, arch } from 'node:os';
-import { IDLE_PAUSE_MS, idleTaskLatency, warmUp, type LatencySamples } from './latency.js';
+import { IDLE_PAUSE_MS, idleTaskLatency, wakeLatency, warmUp, type LatencySamples } from './latency.js';
 import { fmt, summarize, table } from './stats.js';
 import { startBenchServer, type BenchServer } from './support.js';
 import { agentplaneThroughput, bareThroughput, mbPerSecond, perSecond, type Throughput } from './throughput.js';
 
 const AGENT = 'bench';
 const ROUNDS = 20;
+const WAKE_ROUNDS = 10;
 const EVENTS = 20_000;
 const WATCHDOG_MS = 150_000;
 
@@ -17,6 +18,10 @@ const latencyBenches: { title: string; run: (b: BenchServer) => Promise<LatencyS
   {
     title: `Task to an idle agent (${ROUNDS} rounds, "@say n", one model turn, ${IDLE_PAUSE_MS} ms pause after idle)`,
     run: (b) => idleTaskLatency(b, AGENT, ROUNDS),
+  },
+  {
+    title: `Wake: task to a sleeping agent (${WAKE_ROUNDS} rounds; its worker process starts each time)`,
+    run: (b) => wakeLatency(b, 'sleeper', WAKE_ROUNDS),
   },
 ];
 

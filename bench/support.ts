@@ -33,6 +33,10 @@ export interface BenchServer {
   connect(name: string, since?: number): Promise<LiveSocket>;
   /** Polls until the agent has no task in progress. */
   waitIdle(name: string, timeoutMs?: number): Promise<void>;
+  /** PATCH the agent's lifecycle (Sleep, Wake, ...). */
+  setLifecycle(name: string, lifecycle: string): Promise<void>;
+  /** Polls until the agent is asleep and its worker has stopped. */
+  waitAsleep(name: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -93,6 +97,22 @@ export async function startBenchServer(): Promise<BenchServer> {
       const deadline = Date.now() + timeoutMs;
       while ((await b.getAgent(name)).taskStatus === 'InProgress') {
         if (Date.now() > deadline) throw new Error(`agent ${name} still busy after ${timeoutMs} ms`);
+        await sleep(10);
+      }
+    },
+    async setLifecycle(name, lifecycle) {
+      const res = await fetch(agentUrl(name), {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ lifecycle }),
+      });
+      if (res.status !== 200) throw new Error(`PATCH ${name}: ${res.status} ${await res.text()}`);
+    },
+    async waitAsleep(name, timeoutMs = DEFAULT_TIMEOUT_MS) {
+      const deadline = Date.now() + timeoutMs;
+      const ref = { namespace: DEFAULT_NAMESPACE, name };
+      while ((await b.getAgent(name)).status !== 'Sleeping' || server.runtime.isRunning(ref)) {
+        if (Date.now() > deadline) throw new Error(`agent ${name} still awake after ${timeoutMs} ms`);
         await sleep(10);
       }
     },
