@@ -162,7 +162,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     closers.push(() => controller.stop());
     const service = new AgentService(agents, events, controller, hub, undefined, hooks);
     agentService = service;
-    const squadService = new SquadService(squads, agents, service);
+    const squadService = new SquadService(squads, agents, service, (ns, spec) => hooks.validateAgentSpec(ns, spec));
     const squadController = new SquadController({
       squads,
       agents,

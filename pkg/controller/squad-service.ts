@@ -26,6 +26,9 @@ export interface AgentOps {
   cancel(namespace: string, name: string, reason: string): Promise<unknown>;
 }
 
+/** Extra spec checks (e.g. connectors exist), the same ones agent create runs. */
+export type SpecCheck = (namespace: string, spec: { connectors: string[] }) => Promise<{ field: string; message: string }[]>;
+
 export class SquadService {
   /** Serializes membership writes per namespace (shared with the squad controller). */
   readonly membership = new KeyedSerializer();
@@ -34,6 +37,7 @@ export class SquadService {
     private readonly squads: Registry<Squad>,
     private readonly agents: Registry<Agent>,
     private readonly ops: AgentOps,
+    private readonly checkSpec: SpecCheck = async () => [],
   ) {}
 
   async create(body: unknown): Promise<Squad> {
@@ -137,6 +141,7 @@ export class SquadService {
     if ('spec' in m) {
       if (agent) throw conflict(`agent "${name}" already exists; add it by ref instead`, { kind: AGENT_KIND, name });
       const causes = validateSchema(agentTaskRequestSchema, { name, ...m.spec });
+      if (!causes.length && m.spec.connectors?.length) causes.push(...(await this.checkSpec(namespace, { connectors: m.spec.connectors })));
       if (causes.length) throw invalid(AGENT_KIND, name, causes);
       return;
     }

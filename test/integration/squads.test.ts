@@ -289,6 +289,20 @@ describe('squads, sleep and wake (integration)', function () {
       expect((await h.api('DELETE', '/api/v1/squads/first/members/max')).status).to.equal(404);
     });
 
+    it('an embedded spec naming an unknown connector -> 400, nothing created', async () => {
+      const r = await h.api('POST', '/api/v1/squads', {
+        name: 'wired',
+        members: [
+          { name: 'pia', spec: { instructions: 'x', connectors: ['nowhere'] } },
+          { name: 'quin', spec: { instructions: 'x' } },
+        ],
+      });
+      expect(r.status).to.equal(400);
+      expect(r.body.details.causes[0].message).to.contain('connector "nowhere" not found');
+      expect(await getAgent(h, 'pia')).to.equal(undefined);
+      expect(await getSquad(h, 'wired')).to.equal(undefined);
+    });
+
     it('embedded specs create agents that join, and become refs', async () => {
       const r = await h.api('POST', '/api/v1/squads', {
         name: 'fresh',
