@@ -1,0 +1,343 @@
+#!/usr/bin/env bash
+# A throwaway Kubernetes control plane (etcd + kube-apiserver, no controller-manager,
+# scheduler or nodes) for agentplane's aggregated-API tests.
+#
+#   hack/control-plane.sh up     build/reuse binaries, start, wait for /readyz;
+#                                last stdout line is the admin kubeconfig path
+#   hack/control-plane.sh down   stop both processes and delete the state dir
+#   hack/control-plane.sh env    print export lines (KUBECONFIG, ...) for a running plane
+#
+# State (certs, etcd data, pid files, logs, kubeconfig) lives in
+# ${AGENTPLANE_CP_DIR:-/tmp/agentplane-cp}. Progress goes to stderr.
+set -euo pipefail
+
+HACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+STATE_DIR="${AGENTPLANE_CP_DIR:-/tmp/agentplane-cp}"
+START_TIMEOUT="${AGENTPLANE_CP_START_TIMEOUT:-120}"   # seconds to wait for /readyz
+# The aggregator has two ways to reach an APIService backend (see the flag below).
+AGGREGATOR_ROUTING="${AGENTPLANE_CP_AGGREGATOR_ROUTING:-false}"
+
+PKI="$STATE_DIR/pki"
+KUBECONFIG_PATH="$STATE_DIR/admin.kubeconfig"
+MARKER="$STATE_DIR/.agentplane-cp"   # proves a dir is ours before `down` deletes it
+
+log() { echo "control-plane: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# ---------------------------------------------------------------------------------------
+# processes
+
+# A pid file only counts if that pid is still alive *and* its command line mentions our
+# state dir: pids get reused, and we must never signal somebody else's process.
+live_pid() { # name -> pid on stdout, or failure
+  local f="$STATE_DIR/$1.pid" pid
+  [[ -s "$f" ]] || return 1
+  pid="$(cat "$f")"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  tr '\0' ' ' 2>/dev/null < "/proc/$pid/cmdline" | grep -qF -- "$STATE_DIR" || return 1
+  echo "$pid"
+}
+
+# setsid detaches the process from the caller's session/process group, so it survives
+# the shell (or test runner) that ran `up`. The child writes its own pid before exec'ing,
+# which is the pid of the real binary rather than of a wrapper.
+start_proc() { # name, binary, args...
+  local name="$1"; shift
+  # 9>&- : the daemons must not inherit the lock held on fd 9 (see the bottom), or every
+  # later invocation would wait for them to exit.
+  # shellcheck disable=SC2016 # $$ and $@ are for the inner bash
+  setsid bash -c 'echo $$ > "$0"; exec "$@"' "$STATE_DIR/$name.pid" "$@" \
+    > "$STATE_DIR/$name.log" 2>&1 < /dev/null 9>&- &
+  local _
+  for _ in $(seq 50); do [[ -s "$STATE_DIR/$name.pid" ]] && return 0; sleep 0.1; done
+  die "$name did not start; see $STATE_DIR/$name.log"
+}
+
+stop_proc() { # name
+  local pid _
+  pid="$(live_pid "$1")" || { rm -f "$STATE_DIR/$1.pid"; return 0; }
+  log "stopping $1 (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+  rm -f "$STATE_DIR/$1.pid"
+}
+
+# Starting the apiserver only once etcd accepts connections keeps its log free of a
+# burst of gRPC dial errors, and turns an etcd that cannot start into a clear error.
+wait_etcd() { # client port
+  local _
+  for _ in $(seq 100); do
+    (exec 3<> "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    live_pid etcd >/dev/null || break
+    sleep 0.1
+  done
+  tail -n 20 "$STATE_DIR/etcd.log" >&2 || true
+  die "etcd did not come up; full log: $STATE_DIR/etcd.log"
+}
+
+readyz() { # -> success when the apiserver reports ready
+  "$BIN/kubectl" --kubeconfig "$KUBECONFIG_PATH" --request-timeout=5s get --raw /readyz >/dev/null 2>&1
+}
+
+is_up() {
+  [[ -f "$STATE_DIR/bin-dir" && -f "$KUBECONFIG_PATH" ]] || return 1
+  live_pid etcd >/dev/null && live_pid kube-apiserver >/dev/null || return 1
+  BIN="$(cat "$STATE_DIR/bin-dir")"
+  readyz
+}
+
+# Three distinct free loopback ports. All sockets stay bound until all are chosen, so
+# the kernel cannot hand out the same port twice; the window between closing them and
+# the servers binding is small enough for a test fixture.
+free_ports() {
+  local py='import socket
+ss = [socket.socket() for _ in range(3)]
+for s in ss: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))'
+  local js='const net=require("net");const ps=[];let n=0;
+for(let i=0;i<3;i++){const s=net.createServer();s.listen(0,"127.0.0.1",()=>{ps.push(s);
+if(++n===3){console.log(ps.map(x=>x.address().port).join(" "));ps.forEach(x=>x.close());}});}'
+  if command -v python3 >/dev/null; then python3 -c "$py"
+  elif command -v node >/dev/null; then node -e "$js"
+  else die "python3 or node is needed to pick free ports"; fi
+}
+
+# ---------------------------------------------------------------------------------------
+# certificates
+
+# Four separate trust roots, as in a kubeadm cluster, because they mean different things:
+#   serving-ca      signs the apiserver's serving cert (clients verify the apiserver)
+#   client-ca       signs client certs the apiserver accepts (--client-ca-file)
+#   front-proxy-ca  signs the cert the aggregator presents to extension apiservers such
+#                   as agentplane; they trust X-Remote-User/Group headers only from it
+#   sa.key/sa.pub   service-account token signing (not a CA)
+# Keeping client-ca and front-proxy-ca apart matters: otherwise any admin client cert
+# could impersonate arbitrary users towards agentplane via the request headers.
+gen_pki() {
+  mkdir -p "$PKI"
+  cat > "$PKI/openssl.cnf" <<'EOF'
+[req]
+distinguished_name = dn
+[dn]
+[ca]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign, digitalSignature
+subjectKeyIdentifier = hash
+[server]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = serverAuth
+authorityKeyIdentifier = keyid
+# 10.0.0.1 is the "kubernetes" Service IP (first IP of --service-cluster-ip-range).
+subjectAltName = DNS:localhost, DNS:kubernetes, DNS:kubernetes.default, DNS:kubernetes.default.svc, DNS:kubernetes.default.svc.cluster.local, IP:127.0.0.1, IP:10.0.0.1
+[client]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = clientAuth
+authorityKeyIdentifier = keyid
+EOF
+  local ca
+  for ca in serving-ca client-ca front-proxy-ca; do
+    openssl ecparam -name prime256v1 -genkey -noout -out "$PKI/$ca.key" 2>/dev/null
+    openssl req -x509 -new -key "$PKI/$ca.key" -subj "/CN=agentplane-$ca" -days 365 \
+      -config "$PKI/openssl.cnf" -extensions ca -out "$PKI/$ca.crt"
+  done
+  issue serving-ca serving "/CN=kube-apiserver" server
+  # system:masters is hard-wired to cluster-admin and bypasses RBAC entirely.
+  issue client-ca admin "/O=system:masters/CN=admin" client
+  # The CN must match --requestheader-allowed-names.
+  issue front-proxy-ca front-proxy-client "/CN=front-proxy-client" client
+  # Token signing stays RSA: RS256 is what every JWT consumer can verify.
+  openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$PKI/sa.key" 2>/dev/null
+  openssl pkey -in "$PKI/sa.key" -pubout -out "$PKI/sa.pub"
+  chmod 600 "$PKI"/*.key
+}
+
+issue() { # ca, name, subject, extension section
+  local ca="$1" name="$2"
+  openssl ecparam -name prime256v1 -genkey -noout -out "$PKI/$name.key" 2>/dev/null
+  openssl req -new -key "$PKI/$name.key" -subj "$3" -config "$PKI/openssl.cnf" |
+    openssl x509 -req -CA "$PKI/$ca.crt" -CAkey "$PKI/$ca.key" -days 365 \
+      -set_serial "0x$(openssl rand -hex 16)" -extfile "$PKI/openssl.cnf" -extensions "$4" \
+      -out "$PKI/$name.crt" 2>/dev/null
+}
+
+write_kubeconfig() { # server url
+  # Credentials are embedded rather than referenced by path, so the file keeps working
+  # when copied (e.g. into a test's temp dir) and works for @kubernetes/client-node too.
+  local b64='base64 -w0'
+  cat > "$KUBECONFIG_PATH" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: agentplane-cp
+  cluster:
+    server: $1
+    certificate-authority-data: $($b64 < "$PKI/serving-ca.crt")
+users:
+- name: admin
+  user:
+    client-certificate-data: $($b64 < "$PKI/admin.crt")
+    client-key-data: $($b64 < "$PKI/admin.key")
+contexts:
+- name: agentplane-cp
+  context:
+    cluster: agentplane-cp
+    user: admin
+current-context: agentplane-cp
+EOF
+  chmod 600 "$KUBECONFIG_PATH"
+}
+
+# ---------------------------------------------------------------------------------------
+# commands
+
+cmd_up() {
+  if is_up; then
+    log "already up"
+    echo "$KUBECONFIG_PATH"
+    return 0
+  fi
+  if [[ -d "$STATE_DIR" && -n "$(ls -A "$STATE_DIR")" && ! -f "$MARKER" ]]; then
+    die "$STATE_DIR exists and was not created by this script; set AGENTPLANE_CP_DIR elsewhere"
+  fi
+  # A half-up plane (one process died, or a previous `up` was interrupted) is not worth
+  # repairing: start from scratch so every `up` yields the same known state.
+  if [[ -d "$STATE_DIR" ]]; then
+    log "cleaning up stale state in $STATE_DIR"
+    cmd_down
+  fi
+
+  BIN="$("$HACK_DIR/build-control-plane.sh" | tail -n1)"
+  [[ -x "$BIN/kube-apiserver" && -x "$BIN/etcd" && -x "$BIN/kubectl" ]] || die "no binaries in '$BIN'"
+
+  mkdir -p "$STATE_DIR"
+  touch "$MARKER"
+  echo "$BIN" > "$STATE_DIR/bin-dir"
+  gen_pki
+
+  local etcd_port peer_port api_port
+  read -r etcd_port peer_port api_port < <(free_ports)
+  cat > "$STATE_DIR/ports.env" <<EOF
+ETCD_CLIENT_PORT=$etcd_port
+ETCD_PEER_PORT=$peer_port
+APISERVER_PORT=$api_port
+EOF
+  local server="https://127.0.0.1:$api_port"
+
+  # Plain HTTP on loopback only, like envtest. --unsafe-no-fsync: the data is thrown
+  # away on `down`, and fsync dominates etcd latency on CI disks.
+  start_proc etcd "$BIN/etcd" \
+    --name=agentplane-cp \
+    --data-dir="$STATE_DIR/etcd" \
+    --listen-client-urls="http://127.0.0.1:$etcd_port" \
+    --advertise-client-urls="http://127.0.0.1:$etcd_port" \
+    --listen-peer-urls="http://127.0.0.1:$peer_port" \
+    --initial-advertise-peer-urls="http://127.0.0.1:$peer_port" \
+    --initial-cluster="agentplane-cp=http://127.0.0.1:$peer_port" \
+    --unsafe-no-fsync \
+    --log-level=warn
+  wait_etcd "$etcd_port"
+
+  # Aggregator routing. With --enable-aggregator-routing=true the aggregator dials an
+  # endpoint IP taken from the backend Service's EndpointSlices; it rejects ExternalName
+  # Services ("unsupported service type"), and EndpointSlice validation rejects loopback
+  # addresses, so a host-local agentplane on 127.0.0.1 is unreachable that way (and
+  # nothing would maintain the slices: there is no controller-manager). With false (the
+  # upstream default) it dials the Service's cluster IP -- unroutable here, no kube-proxy
+  # -- or, for an ExternalName Service, https://<externalName>:<port>, which is how a
+  # local agentplane is reached (externalName: localhost). Hence the default of false;
+  # AGENTPLANE_CP_AGGREGATOR_ROUTING=true is for backends with a routable non-loopback IP.
+  # Either way the aggregator verifies the backend's serving cert against the
+  # APIService caBundle for the name <service>.<namespace>.svc.
+  #
+  # --disable-admission-plugins=ServiceAccount: that plugin rejects pods until the
+  # namespace's "default" ServiceAccount exists, and only the (absent) controller-manager
+  # creates it.
+  # --endpoint-reconciler-type=none: the default reconciler publishes the advertise
+  # address as the endpoint of the "kubernetes" Service; 127.0.0.1 fails Endpoints
+  # validation (no loopback), which it would log every 10s. Nothing runs in-cluster
+  # here, so the Service needs no endpoints.
+  # --cert-dir: unused while --tls-cert-file is given, but pins any self-generated
+  # files inside the state dir instead of /var/run/kubernetes.
+  start_proc kube-apiserver "$BIN/kube-apiserver" \
+    --etcd-servers="http://127.0.0.1:$etcd_port" \
+    --secure-port="$api_port" \
+    --bind-address=127.0.0.1 \
+    --advertise-address=127.0.0.1 \
+    --cert-dir="$PKI" \
+    --tls-cert-file="$PKI/serving.crt" \
+    --tls-private-key-file="$PKI/serving.key" \
+    --client-ca-file="$PKI/client-ca.crt" \
+    --service-account-key-file="$PKI/sa.pub" \
+    --service-account-signing-key-file="$PKI/sa.key" \
+    --service-account-issuer=https://kubernetes.default.svc \
+    --authorization-mode=RBAC \
+    --service-cluster-ip-range=10.0.0.0/24 \
+    --disable-admission-plugins=ServiceAccount \
+    --endpoint-reconciler-type=none \
+    --requestheader-client-ca-file="$PKI/front-proxy-ca.crt" \
+    --requestheader-allowed-names=front-proxy-client \
+    --requestheader-extra-headers-prefix=X-Remote-Extra- \
+    --requestheader-group-headers=X-Remote-Group \
+    --requestheader-username-headers=X-Remote-User \
+    --proxy-client-cert-file="$PKI/front-proxy-client.crt" \
+    --proxy-client-key-file="$PKI/front-proxy-client.key" \
+    --enable-aggregator-routing="$AGGREGATOR_ROUTING"
+
+  write_kubeconfig "$server"
+
+  log "waiting for $server/readyz (up to ${START_TIMEOUT}s)"
+  local deadline=$((SECONDS + START_TIMEOUT)) name
+  until readyz; do
+    for name in etcd kube-apiserver; do
+      if ! live_pid "$name" >/dev/null; then
+        tail -n 20 "$STATE_DIR/$name.log" >&2 || true
+        die "$name exited; full log: $STATE_DIR/$name.log"
+      fi
+    done
+    if ((SECONDS >= deadline)); then
+      tail -n 20 "$STATE_DIR/kube-apiserver.log" >&2 || true
+      die "kube-apiserver not ready after ${START_TIMEOUT}s; logs in $STATE_DIR (run '$0 down' to clean up)"
+    fi
+    sleep 0.5
+  done
+  log "up: $server"
+  echo "$KUBECONFIG_PATH"
+}
+
+cmd_down() {
+  [[ -d "$STATE_DIR" ]] || { log "not running"; return 0; }
+  [[ -f "$MARKER" ]] || die "$STATE_DIR was not created by this script; not deleting it"
+  # The apiserver goes first so it does not spend its shutdown retrying a dead etcd.
+  stop_proc kube-apiserver
+  stop_proc etcd
+  rm -rf "$STATE_DIR"
+  log "down"
+}
+
+cmd_env() {
+  is_up || die "not up (run: $0 up)"
+  # shellcheck disable=SC1091
+  source "$STATE_DIR/ports.env"
+  cat <<EOF
+export KUBECONFIG=$KUBECONFIG_PATH
+export AGENTPLANE_CP_DIR=$STATE_DIR
+export AGENTPLANE_CP_SERVER=https://127.0.0.1:$APISERVER_PORT
+export AGENTPLANE_CP_BIN=$BIN
+EOF
+}
+
+# Serialise concurrent invocations (e.g. parallel test workers all calling `up`). The
+# lock file sits next to the state dir because `down` deletes the dir itself.
+mkdir -p "$(dirname "$STATE_DIR")"
+exec 9> "$STATE_DIR.lock"
+flock 9
+
+case "${1:-}" in
+  up) cmd_up ;;
+  down) cmd_down ;;
+  env) cmd_env ;;
+  *) echo "usage: $0 up|down|env" >&2; exit 2 ;;
+esac
