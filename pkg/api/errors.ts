@@ -5,6 +5,7 @@ export type Reason =
   | 'NotFound'
   | 'AlreadyExists'
   | 'Conflict'
+  | 'Expired'
   | 'Invalid'
   | 'BadRequest'
   | 'Unauthorized'
@@ -54,6 +55,10 @@ export const alreadyExists = (kind: string, name: string): ApiError =>
 
 export const conflict = (message: string, details: ErrorDetails = {}): ApiError =>
   new ApiError('Conflict', 409, message, details);
+
+/** A watch or list continuation asked for history the store no longer holds (410 Gone). */
+export const expired = (resourceVersion: string): ApiError =>
+  new ApiError('Expired', 410, `too old resource version: ${resourceVersion}; list again to get a current one`);
 
 export const badRequest = (message: string, details: ErrorDetails = {}): ApiError =>
   new ApiError('BadRequest', 400, message, details);

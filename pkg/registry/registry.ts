@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ApiError, invalid, notFound } from '../api/errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KeyedSerializer } from './serializer.js';
-import type { ListFilter, ListResult, Store, StoredObject, WatchEvent } from './store.js';
+import type { ListFilter, ListResult, Store, StoredObject, WatchEvent, WatchOptions } from './store.js';
 import type { Strategy } from './strategy.js';
 
 // Writers in this process take turns per object, so they never conflict with each other; the
@@ -37,8 +37,8 @@ export class Registry<T extends StoredObject> {
     return this.store.list(filter);
   }
 
-  watch(fn: (ev: WatchEvent<T>) => void): () => void {
-    return this.store.watch(fn);
+  watch(fn: (ev: WatchEvent<T>) => void, opts?: WatchOptions): () => void {
+    return this.store.watch(fn, opts);
   }
 
   async create(obj: T): Promise<T> {

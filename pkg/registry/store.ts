@@ -39,6 +39,15 @@ export interface Store<T extends StoredObject> {
   update(obj: T): Promise<T>;
   /** Removes the object; `precondition` guards with a resourceVersion. Returns the removed object. */
   delete(namespace: string, name: string, precondition?: { resourceVersion?: string }): Promise<T | undefined>;
-  /** Calls `fn` for every change after now; returns an unsubscribe function. */
-  watch(fn: (ev: WatchEvent<T>) => void): () => void;
+  /**
+   * Calls `fn` for every change after now, or, with `resourceVersion`, every change after that
+   * version (replayed first, then live). Throws ApiError Expired (410) when the store no longer
+   * holds the changes since that version: the client must list again. Returns an unsubscribe.
+   */
+  watch(fn: (ev: WatchEvent<T>) => void, opts?: WatchOptions): () => void;
+}
+
+export interface WatchOptions {
+  /** Replay changes with a greater resourceVersion before going live. */
+  resourceVersion?: string;
 }

@@ -4,8 +4,16 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import Database from 'better-sqlite3';
-import { alreadyExists, conflict, notFound } from '../../api/errors.js';
-import type { ListFilter, ListResult, Store, StoredObject, WatchEvent } from '../store.js';
+import { alreadyExists, conflict, expired, notFound } from '../../api/errors.js';
+import type { ListFilter, ListResult, Store, StoredObject, WatchEvent, WatchOptions } from '../store.js';
+
+/** Changes kept in memory per kind for watches that start from a resourceVersion. */
+const WATCH_WINDOW = 1000;
+
+interface Change {
+  rv: number;
+  ev: WatchEvent<StoredObject>;
+}
 
 interface Row {
   body: string;
@@ -14,6 +22,8 @@ interface Row {
 export class SqliteState {
   private readonly db: Database.Database;
   private readonly bus = new EventEmitter();
+  /** Recent changes per kind, oldest first; `floor` is the newest rv that fell out of a window. */
+  private readonly history = new Map<string, { changes: Change[]; floor: number }>();
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -32,7 +42,13 @@ export class SqliteState {
   }
 
   store<T extends StoredObject>(kind: string): Store<T> {
-    return new SqliteStore<T>(this.db, this.bus, kind);
+    let h = this.history.get(kind);
+    if (!h) {
+      // Nothing before start-up is in memory: a watch from an older version must re-list.
+      const rv = (this.db.prepare('SELECT rv FROM revision WHERE id = 1').get() as { rv: number }).rv;
+      this.history.set(kind, (h = { changes: [], floor: rv }));
+    }
+    return new SqliteStore<T>(this.db, this.bus, kind, h);
   }
 
   close(): void {
@@ -54,6 +70,7 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
     private readonly db: Database.Database,
     private readonly bus: EventEmitter,
     private readonly kind: string,
+    private readonly history: { changes: Change[]; floor: number },
   ) {
     this.sel = db.prepare('SELECT body FROM objects WHERE kind = ? AND namespace = ? AND name = ?');
     this.listAll = db.prepare('SELECT body FROM objects WHERE kind = ? ORDER BY namespace, name');
@@ -136,8 +153,14 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
     return removed;
   }
 
-  watch(fn: (ev: WatchEvent<T>) => void): () => void {
+  watch(fn: (ev: WatchEvent<T>) => void, opts: WatchOptions = {}): () => void {
     const topic = `change:${this.kind}`;
+    if (opts.resourceVersion !== undefined && opts.resourceVersion !== '' && opts.resourceVersion !== '0') {
+      const from = Number(opts.resourceVersion);
+      if (!Number.isSafeInteger(from) || from < this.history.floor) throw expired(opts.resourceVersion);
+      // Replay synchronously, then subscribe: no change can land in between (one thread).
+      for (const c of this.history.changes) if (c.rv > from) fn(structuredClone(c.ev) as WatchEvent<T>);
+    }
     const listener = (ev: WatchEvent<T>): void => fn(structuredClone(ev));
     this.bus.on(topic, listener);
     return () => this.bus.off(topic, listener);
@@ -149,6 +172,9 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
   }
 
   private emit(ev: WatchEvent<T>): void {
+    const h = this.history;
+    h.changes.push({ rv: Number(ev.object.metadata.resourceVersion), ev: structuredClone(ev) });
+    if (h.changes.length > WATCH_WINDOW) h.floor = h.changes.shift()!.rv;
     this.bus.emit(`change:${this.kind}`, ev);
   }
 }
