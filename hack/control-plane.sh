@@ -6,6 +6,10 @@
 #                                last stdout line is the admin kubeconfig path
 #   hack/control-plane.sh down   stop both processes and delete the state dir
 #   hack/control-plane.sh env    print export lines (KUBECONFIG, ...) for a running plane
+#   hack/control-plane.sh register
+#                                start agentplane (dist/, built by `make build`) in Kubernetes
+#                                mode against the plane and register its APIService; waits for
+#                                Available=True; last stdout line is agentplane's https URL
 #
 # State (certs, etcd data, pid files, logs, kubeconfig) lives in
 # ${AGENTPLANE_CP_DIR:-/tmp/agentplane-cp}. Progress goes to stderr.
@@ -307,9 +311,88 @@ EOF
   echo "$KUBECONFIG_PATH"
 }
 
+# agentplane runs on this machine, outside the cluster. The aggregator reaches it through an
+# ExternalName Service pointing at localhost (with --enable-aggregator-routing=false it dials
+# https://<externalName>:<APIService port>) and verifies its cert for <svc>.<ns>.svc.
+AP_NS=agentplane-system
+AP_SVC=agentplane
+
+cmd_register() {
+  is_up || die "not up (run: $0 up)"
+  local repo main port url
+  repo="$(cd "$HACK_DIR/.." && pwd)"
+  main="$repo/dist/cmd/agentplane/main.js"
+  [[ -f "$main" ]] || die "agentplane is not built (run: make build)"
+  # shellcheck disable=SC1091
+  source "$STATE_DIR/ports.env"
+  local kubectl=("$BIN/kubectl" --kubeconfig "$KUBECONFIG_PATH")
+
+  if live_pid agentplane > /dev/null; then
+    # shellcheck disable=SC1091
+    source "$STATE_DIR/agentplane.env"
+  else
+    if [[ ! -f "$PKI/agentplane.crt" ]]; then
+      cat >> "$PKI/openssl.cnf" <<CNF
+[agentplane]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = serverAuth
+authorityKeyIdentifier = keyid
+subjectAltName = DNS:$AP_SVC.$AP_NS.svc, DNS:$AP_SVC.$AP_NS.svc.cluster.local, DNS:localhost, IP:127.0.0.1
+CNF
+      issue serving-ca agentplane "/CN=$AP_SVC.$AP_NS.svc" agentplane
+    fi
+    read -r port _ _ < <(free_ports)
+    log "starting agentplane on 127.0.0.1:$port (Kubernetes mode, demo model)"
+    start_proc agentplane node "$main" serve --mode kubernetes \
+      --kubeconfig "$KUBECONFIG_PATH" --host 127.0.0.1 --port "$port" \
+      --tls-cert-file "$PKI/agentplane.crt" --tls-private-key-file "$PKI/agentplane.key" \
+      --data-dir "$STATE_DIR/agentplane" --demo
+    echo "AGENTPLANE_PORT=$port" > "$STATE_DIR/agentplane.env"
+    AGENTPLANE_PORT="$port"
+  fi
+  url="https://127.0.0.1:$AGENTPLANE_PORT"
+
+  "${kubectl[@]}" apply -f - > /dev/null <<YAML
+apiVersion: v1
+kind: Namespace
+metadata: {name: $AP_NS}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: $AP_SVC, namespace: $AP_NS}
+spec: {type: ExternalName, externalName: localhost}
+---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {name: v1alpha1.agentplane.io}
+spec:
+  group: agentplane.io
+  version: v1alpha1
+  groupPriorityMinimum: 1000
+  versionPriority: 15
+  service: {namespace: $AP_NS, name: $AP_SVC, port: $AGENTPLANE_PORT}
+  caBundle: $(base64 -w0 < "$PKI/serving-ca.crt")
+YAML
+  local deadline=$((SECONDS + START_TIMEOUT))
+  until "${kubectl[@]}" wait --for=condition=Available --timeout=5s apiservice/v1alpha1.agentplane.io > /dev/null 2>&1; do
+    if ! live_pid agentplane > /dev/null; then
+      tail -n 30 "$STATE_DIR/agentplane.log" >&2 || true
+      die "agentplane exited; see $STATE_DIR/agentplane.log"
+    fi
+    if ((SECONDS >= deadline)); then
+      "${kubectl[@]}" get apiservice v1alpha1.agentplane.io -o yaml >&2 || true
+      die "APIService not Available after ${START_TIMEOUT}s; agentplane log: $STATE_DIR/agentplane.log"
+    fi
+  done
+  log "registered: apiservice/v1alpha1.agentplane.io Available"
+  echo "$url"
+}
+
 cmd_down() {
   [[ -d "$STATE_DIR" ]] || { log "not running"; return 0; }
   [[ -f "$MARKER" ]] || die "$STATE_DIR was not created by this script; not deleting it"
+  stop_proc agentplane
   # The apiserver goes first so it does not spend its shutdown retrying a dead etcd.
   stop_proc kube-apiserver
   stop_proc etcd
@@ -339,5 +422,6 @@ case "${1:-}" in
   up) cmd_up ;;
   down) cmd_down ;;
   env) cmd_env ;;
-  *) echo "usage: $0 up|down|env" >&2; exit 2 ;;
+  register) cmd_register ;;
+  *) echo "usage: $0 up|down|env|register" >&2; exit 2 ;;
 esac

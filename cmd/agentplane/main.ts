@@ -4,14 +4,17 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_PLUGINS, PluginError } from '../../pkg/plugin/loader.js';
-import { startServer } from './serve.js';
+import { type ServeOptions, startServer } from './serve.js';
 
 const SERVE_HELP = `Usage: agentplane serve [flags]
 
-Runs the agentplane service: the REST API at /api/v1, agents as local worker processes,
-state in SQLite under the data directory.
+Runs the agentplane service. Embedded mode (default): the REST API at /api/v1 and the
+aggregated API at /apis/agentplane.io, agents as local worker processes, state in SQLite
+under the data directory. Kubernetes mode: the same APIs over TLS (HTTP/2 and HTTP/1.1),
+served behind kube-apiserver as an APIService, state in Kubernetes, delegated authn/authz.
 
 Flags (each can also be set by the environment variable shown):
+  --mode <mode>        embedded or kubernetes (AGENTPLANE_MODE, default embedded)
   --host <addr>        address to bind (AGENTPLANE_HOST, default 127.0.0.1: loopback only)
   --port <n>           port to listen on, 0 for any free port (AGENTPLANE_PORT, default 8080)
   --data-dir <dir>     where state, events and agent workspaces live
@@ -23,6 +26,12 @@ Flags (each can also be set by the environment variable shown):
   --demo               start the built-in scripted model server and point agents at it, so
                        agents really run tools without a model key (AGENTPLANE_DEMO=true)
   --log-level <lvl>    trace, debug, info, warn, error (AGENTPLANE_LOG_LEVEL, default info)
+
+Kubernetes mode:
+  --kubeconfig <file>  how to reach kube-apiserver (KUBECONFIG; default: in-cluster config)
+  --tls-cert-file <f>  serving certificate, PEM (AGENTPLANE_TLS_CERT_FILE; required)
+  --tls-private-key-file <f>
+                       its private key, PEM (AGENTPLANE_TLS_PRIVATE_KEY_FILE; required)
   -h, --help           show this help
 
 The model endpoint and credential come from the server's environment only, never from clients:
@@ -62,6 +71,14 @@ function readConfig(path: string | undefined): ConfigFile {
   }
 }
 
+function readPem(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    return fail(`cannot read ${path}: ${(err as Error).message}`);
+  }
+}
+
 async function serve(argv: string[]): Promise<void> {
   let values;
   try {
@@ -76,6 +93,10 @@ async function serve(argv: string[]): Promise<void> {
         config: { type: 'string' },
         demo: { type: 'boolean' },
         'log-level': { type: 'string' },
+        mode: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        'tls-cert-file': { type: 'string' },
+        'tls-private-key-file': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -95,6 +116,15 @@ async function serve(argv: string[]): Promise<void> {
   const plugins = pluginList !== undefined ? pluginList.split(',').map((s) => s.trim()).filter(Boolean) : (cfg.plugins ?? DEFAULT_PLUGINS);
   const level = values['log-level'] ?? env.AGENTPLANE_LOG_LEVEL;
   if (level) process.env.AGENTPLANE_LOG_LEVEL = level;
+  const mode = values.mode ?? env.AGENTPLANE_MODE ?? 'embedded';
+  if (mode !== 'embedded' && mode !== 'kubernetes') fail(`--mode must be "embedded" or "kubernetes", got "${mode}"`);
+  let kubernetes: ServeOptions['kubernetes'];
+  if (mode === 'kubernetes') {
+    const cert = values['tls-cert-file'] ?? env.AGENTPLANE_TLS_CERT_FILE;
+    const key = values['tls-private-key-file'] ?? env.AGENTPLANE_TLS_PRIVATE_KEY_FILE;
+    if (!cert || !key) fail('Kubernetes mode serves TLS: --tls-cert-file and --tls-private-key-file are required');
+    kubernetes = { kubeconfig: values.kubeconfig ?? env.KUBECONFIG, tls: { cert: readPem(cert), key: readPem(key) } };
+  }
 
   try {
     const server = await startServer({
@@ -104,6 +134,7 @@ async function serve(argv: string[]): Promise<void> {
       plugins,
       pluginOptions: cfg.pluginOptions,
       demo: values.demo ?? env.AGENTPLANE_DEMO === 'true',
+      ...(kubernetes ? { kubernetes } : {}),
     });
     let closing = false;
     const shutdown = (): void => {

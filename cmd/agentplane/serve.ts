@@ -49,6 +49,12 @@ export interface ServeOptions {
   logger?: Logger;
   /** Where worker processes' log lines go; default stdout. */
   workerLogSink?: (line: string) => void;
+  /** Kubernetes mode: state in Kubernetes, TLS, delegated auth. Embedded mode when absent. */
+  kubernetes?: {
+    /** kubeconfig path; in-cluster config when absent. */
+    kubeconfig?: string;
+    tls: { cert: Buffer; key: Buffer };
+  };
 }
 
 export interface RunningServer {

@@ -1,0 +1,228 @@
+// kubectl-native: agentplane registered as an aggregated API on a real kube-apiserver, driven by
+// the real kubectl. The control plane and agentplane are started by hack/control-plane.sh (up,
+// register), exactly as a developer would; only the model's words are scripted (--demo).
+
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { type ControlPlane, controlPlaneUp, REPO } from '../support/control-plane.js';
+import { eventually } from '../support/harness.js';
+
+const run = promisify(execFile);
+
+const agentYaml = (name: string, instructions: string, ns = 'default'): string => `apiVersion: agentplane.io/v1alpha1
+kind: Agent
+metadata:
+  name: ${name}
+  namespace: ${ns}
+  labels: {team: e2e}
+spec:
+  instructions: ${JSON.stringify(instructions)}
+  role: worker
+`;
+
+describe('kubectl against the aggregated API (e2e)', function () {
+  this.timeout(120_000);
+  let cp: ControlPlane;
+  let agentplaneUrl: string;
+
+  const kubectl = (...args: string[]) => cp.kubectl(args).then((r) => r.stdout);
+  const apply = (yaml: string) => cp.kubectl(['apply', '-f', '-'], { input: yaml }).then((r) => r.stdout);
+  const jsonpath = (ref: string, path: string, ns = 'default') => kubectl('get', ref, '-n', ns, '-o', `jsonpath={${path}}`);
+
+  before(async function () {
+    this.timeout(45 * 60_000); // a cold machine builds kube-apiserver first
+    cp = await controlPlaneUp();
+    const env = { ...process.env, AGENTPLANE_CP_DIR: cp.dir };
+    const reg = await run('bash', [join(REPO, 'hack/control-plane.sh'), 'register'], { env, timeout: 5 * 60_000 });
+    agentplaneUrl = reg.stdout.trim().split('\n').at(-1)!;
+    await kubectl('create', 'namespace', 'team-a');
+    await kubectl('create', 'namespace', 'team-b');
+  });
+
+  after(async () => {
+    await cp?.down();
+  });
+
+  it('registers an Available APIService and lists the resources in api-resources', async () => {
+    const cond = await jsonpath('apiservice/v1alpha1.agentplane.io', '.status.conditions[?(@.type=="Available")].status', '');
+    expect(cond).to.equal('True');
+    const out = await kubectl('api-resources', '--api-group=agentplane.io');
+    for (const r of ['agents', 'squads', 'connectors']) expect(out).to.match(new RegExp(`^${r}\\s`, 'm'));
+    expect(out).to.contain('agentplane.io/v1alpha1');
+  });
+
+  it('explains agent.spec from the served OpenAPI', async () => {
+    const out = await kubectl('explain', 'agent.spec');
+    expect(out).to.contain('KIND:');
+    expect(out).to.contain('Agent');
+    for (const f of ['instructions', 'systemPrompt', 'model', 'role', 'connectors']) expect(out).to.contain(f);
+  });
+
+  it('apply creates an agent whose task really runs; get shows the table; -o yaml the object', async () => {
+    const created = await apply(agentYaml('kube-bot', '@bash echo from-kubectl > k.txt && cat k.txt\n@say applied'));
+    expect(created).to.contain('agent.agentplane.io/kube-bot created');
+    await eventually(async () => (await jsonpath('agent/kube-bot', '.status.taskStatus')) === 'Complete', 60_000, 'task complete');
+
+    const table = await kubectl('get', 'agents');
+    const [header, ...rows] = table.trim().split('\n');
+    expect(header).to.match(/^NAME\s+STATUS\s+TASK\s+MODEL\s+AGE/);
+    expect(rows.find((r) => r.startsWith('kube-bot'))).to.match(/kube-bot\s+Running\s+Complete\s+claude-sonnet-4-5/);
+    expect(await kubectl('get', 'agents', '-o', 'wide')).to.contain('applied');
+
+    const yaml = await kubectl('get', 'agent', 'kube-bot', '-o', 'yaml');
+    for (const s of ['apiVersion: agentplane.io/v1alpha1', 'kind: Agent', 'uid:', 'resourceVersion:', 'creationTimestamp:', 'generation:', 'team: e2e', 'instructions:', 'taskStatus: Complete']) {
+      expect(yaml).to.contain(s);
+    }
+    expect(readFileSync(join(cp.dir, 'agentplane/workspaces/default/kube-bot/k.txt'), 'utf8')).to.equal('from-kubectl\n');
+  });
+
+  it('describe shows the agent', async () => {
+    const out = await kubectl('describe', 'agent', 'kube-bot');
+    expect(out).to.match(/Name:\s+kube-bot/);
+    expect(out).to.match(/Namespace:\s+default/);
+    expect(out).to.contain('Instructions:');
+    expect(out).to.contain('Task Status:');
+  });
+
+  it('apply with changed instructions runs a new task; events and log read through the aggregator', async () => {
+    const out = await apply(agentYaml('kube-bot', '@bash cat k.txt\n@say changed'));
+    expect(out).to.contain('configured');
+    await eventually(async () => (await jsonpath('agent/kube-bot', '.status.lastTaskMessage')) === 'changed', 60_000, 'second task');
+    const events = JSON.parse(await kubectl('get', '--raw', '/apis/agentplane.io/v1alpha1/namespaces/default/agents/kube-bot/events?limit=200'));
+    const types = (events.items ?? events.events).map((e: { type: string }) => e.type);
+    expect(types.filter((t: string) => t === 'task_completed')).to.have.length(2);
+    const log = await kubectl('get', '--raw', '/apis/agentplane.io/v1alpha1/namespaces/default/agents/kube-bot/log');
+    expect(log).to.contain('task_completed');
+  });
+
+  it('patch --type merge changes the spec', async () => {
+    const out = await kubectl('patch', 'agent', 'kube-bot', '--type', 'merge', '-p', '{"spec":{"lifecycle":"Wake","systemPrompt":"Be brief."}}');
+    expect(out).to.contain('patched');
+    expect(await jsonpath('agent/kube-bot', '.spec.systemPrompt')).to.equal('Be brief.');
+  });
+
+  it('get agents -w sees a status change', async () => {
+    const child = spawn(join(cp.bin, 'kubectl'), ['--kubeconfig', cp.kubeconfig, 'get', 'agents', '-w', '--output-watch-events']);
+    let seen = '';
+    child.stdout.on('data', (d) => (seen += String(d)));
+    try {
+      await eventually(async () => seen.includes('kube-bot'), 20_000, 'initial row');
+      await apply(agentYaml('kube-bot', '@bash echo watched\n@say watched'));
+      await eventually(async () => /MODIFIED\s+kube-bot\s+\S+\s+InProgress/.test(seen), 30_000, 'a MODIFIED row with InProgress');
+      await eventually(async () => /MODIFIED\s+kube-bot\s+\S+\s+Complete/.test(seen.slice(seen.search(/InProgress/))), 60_000, 'then Complete');
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('get agents -A lists every namespace', async () => {
+    await apply(agentYaml('other-bot', '@say hi', 'team-a'));
+    const out = await kubectl('get', 'agents', '-A');
+    expect(out).to.match(/^NAMESPACE\s+NAME\s+STATUS/m);
+    expect(out).to.match(/^team-a\s+other-bot/m);
+    expect(out).to.match(/^default\s+kube-bot/m);
+  });
+
+  it('errors come back as Kubernetes Status: NotFound, Invalid with causes, AlreadyExists', async () => {
+    const missing = await cp.kubectl(['get', 'agent', 'nope'], { allowFail: true });
+    expect(missing.code).to.not.equal(0);
+    expect(missing.stderr).to.contain('agents.agentplane.io "nope" not found');
+    const bad = await cp.kubectl(['apply', '-f', '-'], { input: agentYaml('bad', '', 'default').replace('role: worker', 'role: boss'), allowFail: true });
+    expect(bad.code).to.not.equal(0);
+    expect(bad.stderr).to.match(/is invalid/);
+    expect(bad.stderr).to.contain('role');
+    const dup = await cp.kubectl(['create', '-f', '-'], { input: agentYaml('kube-bot', 'x'), allowFail: true });
+    expect(dup.stderr).to.contain('already exists');
+  });
+
+  it('delete --wait returns once the agent and its workspace are gone', async () => {
+    const out = await kubectl('delete', 'agent', 'kube-bot', '--wait=true', '--timeout=60s');
+    expect(out).to.contain('agent.agentplane.io "kube-bot" deleted');
+    const after = await cp.kubectl(['get', 'agent', 'kube-bot'], { allowFail: true });
+    expect(after.stderr).to.contain('not found');
+    expect(() => readFileSync(join(cp.dir, 'agentplane/workspaces/default/kube-bot/k.txt'))).to.throw();
+  });
+
+  describe('RBAC through the aggregator and the /api/v1 mirror', () => {
+    let token: string;
+    let limited: string;
+
+    before(async () => {
+      await apply(agentYaml('visible', '@say hello', 'team-a'));
+      await apply(agentYaml('hidden', '@say hello', 'team-b'));
+      // A service account that may only get agents in team-a.
+      await apply(`apiVersion: v1
+kind: ServiceAccount
+metadata: {name: reader, namespace: team-a}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: agent-getter, namespace: team-a}
+rules:
+- apiGroups: [agentplane.io]
+  resources: [agents]
+  verbs: [get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: reader-gets-agents, namespace: team-a}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: agent-getter}
+subjects:
+- {kind: ServiceAccount, name: reader, namespace: team-a}
+`);
+      token = (await kubectl('create', 'token', 'reader', '-n', 'team-a')).trim();
+      const cfg = readFileSync(cp.kubeconfig, 'utf8').replace(/client-certificate-data: .*\n/, '').replace(/client-key-data: .*/, `token: ${token}`);
+      limited = join(cp.dir, 'reader.kubeconfig');
+      writeFileSync(limited, cfg, { mode: 0o600 });
+    });
+
+    const as = (...args: string[]) => cp.kubectl(args, { kubeconfig: limited, allowFail: true });
+
+    it('auth can-i agrees with the role', async () => {
+      expect((await as('auth', 'can-i', 'get', 'agents.agentplane.io', '-n', 'team-a')).stdout.trim()).to.equal('yes');
+      expect((await as('auth', 'can-i', 'create', 'agents.agentplane.io', '-n', 'team-a')).stdout.trim()).to.equal('no');
+      expect((await as('auth', 'can-i', 'get', 'agents.agentplane.io', '-n', 'team-b')).stdout.trim()).to.equal('no');
+    });
+
+    it('kubectl: get in team-a works; create in team-a and get in team-b are forbidden', async () => {
+      const ok = await as('get', 'agent', 'visible', '-n', 'team-a', '-o', 'name');
+      expect(ok.code).to.equal(0);
+      expect(ok.stdout.trim()).to.equal('agent.agentplane.io/visible');
+      const create = await cp.kubectl(['create', '-f', '-'], { kubeconfig: limited, input: agentYaml('sneaky', '@say x', 'team-a'), allowFail: true });
+      expect(create.code).to.not.equal(0);
+      expect(create.stderr).to.match(/forbidden: User "system:serviceaccount:team-a:reader" cannot create resource "agents" in API group "agentplane.io" in the namespace "team-a"/);
+      const other = await as('get', 'agent', 'hidden', '-n', 'team-b');
+      expect(other.stderr).to.contain('forbidden');
+    });
+
+    it('the /api/v1 mirror applies the same RBAC to the same kube token', async () => {
+      const call = async (method: string, path: string, body?: unknown) => {
+        const res = await curl(agentplaneUrl + path, method, token, join(cp.dir, 'pki/serving-ca.crt'), body);
+        return res;
+      };
+      const got = await call('GET', '/api/v1/agents/visible?namespace=team-a');
+      expect(got.status).to.equal(200);
+      expect(JSON.parse(got.body).name).to.equal('visible');
+      const create = await call('POST', '/api/v1/agents', { name: 'sneaky', namespace: 'team-a', instructions: 'x' });
+      expect(create.status).to.equal(403);
+      expect(JSON.parse(create.body).reason).to.equal('Forbidden');
+      const other = await call('GET', '/api/v1/agents/hidden?namespace=team-b');
+      expect(other.status).to.equal(403);
+      const anonymous = await curl(agentplaneUrl + '/api/v1/agents?namespace=team-a', 'GET', undefined, join(cp.dir, 'pki/serving-ca.crt'));
+      expect(anonymous.status).to.equal(401);
+    });
+  });
+});
+
+/** HTTPS with a CA file and a bearer token, via curl: the mirror as any client would call it. */
+async function curl(url: string, method: string, token: string | undefined, ca: string, body?: unknown): Promise<{ status: number; body: string }> {
+  const args = ['-s', '-X', method, '--cacert', ca, '-w', '\n%{http_code}', url];
+  if (token) args.push('-H', `Authorization: Bearer ${token}`);
+  if (body !== undefined) args.push('-H', 'content-type: application/json', '-d', JSON.stringify(body));
+  const { stdout } = await run('curl', args, { timeout: 30_000 });
+  const i = stdout.lastIndexOf('\n');
+  return { status: Number(stdout.slice(i + 1)), body: stdout.slice(0, i) };
+}
