@@ -385,7 +385,13 @@ YAML
       die "APIService not Available after ${START_TIMEOUT}s; agentplane log: $STATE_DIR/agentplane.log"
     fi
   done
-  log "registered: apiservice/v1alpha1.agentplane.io Available"
+  # Available means discovery answers; kube-apiserver downloads our OpenAPI a little later, and
+  # `kubectl explain` and apply validation need it.
+  until "${kubectl[@]}" get --raw /openapi/v3/apis/agentplane.io/v1alpha1 > /dev/null 2>&1; do
+    ((SECONDS < deadline)) || die "kube-apiserver does not serve agentplane's OpenAPI after ${START_TIMEOUT}s"
+    sleep 0.5
+  done
+  log "registered: apiservice/v1alpha1.agentplane.io Available, OpenAPI aggregated"
   echo "$url"
 }
 

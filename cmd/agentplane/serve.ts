@@ -23,10 +23,11 @@ import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
 import { FileSecretStore } from '../../pkg/registry/secrets/file-secret-store.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
-import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
 import { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
 import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { createApp } from '../../pkg/server/app.js';
+import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
+import { installAuthFilter } from '../../pkg/server/auth/filter.js';
 import { agentStreamRoutes } from '../../pkg/server/routes/agent-stream.js';
 import { agentRoutes } from '../../pkg/server/routes/agents.js';
 import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
@@ -35,6 +36,7 @@ import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { systemRoutes } from '../../pkg/server/routes/system.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
 import { WorkerHub } from '../../pkg/worker/hub.js';
+import { embeddedHome, type KubernetesHomeOptions, kubernetesHome } from './homes.js';
 
 export interface ServeOptions {
   host: string;
@@ -50,11 +52,7 @@ export interface ServeOptions {
   /** Where worker processes' log lines go; default stdout. */
   workerLogSink?: (line: string) => void;
   /** Kubernetes mode: state in Kubernetes, TLS, delegated auth. Embedded mode when absent. */
-  kubernetes?: {
-    /** kubeconfig path; in-cluster config when absent. */
-    kubeconfig?: string;
-    tls: { cert: Buffer; key: Buffer };
-  };
+  kubernetes?: KubernetesHomeOptions;
 }
 
 export interface RunningServer {
@@ -82,10 +80,12 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   try {
     const metrics = new Metrics({ defaultMetrics: true });
     const hooks = new Hooks();
-    const state = new SqliteState(join(dataDir, 'state.db'));
-    closers.push(() => state.close());
+    const home = o.kubernetes ? await kubernetesHome(o.kubernetes, logger) : embeddedHome(dataDir);
+    closers.push(() => home.close());
+    const { state } = home;
     const agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy);
     const squads = new Registry<Squad>(state.store<Squad>('Squad'), squadStrategy);
+    const connectorRegistry = new Registry<Connector>(state.store<Connector>('Connector'), connectorStrategy);
 
     // Plugins get the registries and hooks now, agent operations once the service exists.
     let eventStore: EventStore | undefined;
@@ -121,7 +121,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const secretStore = new FileSecretStore(join(dataDir, 'secrets'));
     const secrets = new SecretService(secretStore, logger.child({ component: 'secrets' }));
     const connectors = new ConnectorService({
-      connectors: new Registry<Connector>(state.store<Connector>('Connector'), connectorStrategy),
+      connectors: connectorRegistry,
       agents,
       secrets: secretStore,
       logger: logger.child({ component: 'connectors' }),
@@ -182,30 +182,47 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       return counts;
     });
 
-    const app = await createApp({ logger, metrics });
+    const app = await createApp({ logger, metrics, ...(home.tls ? { tls: home.tls } : {}) });
+    if (home.auth) {
+      // Before any route: hooks added later would not reach route plugins registered earlier.
+      installAuthFilter(app, { ...home.auth, agentExists: async (ns, name) => !!(await agents.get(ns, name)) });
+    }
     await app.register(systemRoutes(metrics));
     await app.register(agentRoutes(service));
     await app.register(agentStreamRoutes(service, events, metrics));
     await app.register(squadRoutes(squadService));
     await app.register(connectorRoutes(connectors));
     await app.register(secretRoutes(secrets));
-    await app.register(workerChannelRoutes(hub));
+    await app.register(aggregatedApiRoutes({ agents, squads, connectors: connectorRegistry, agentService: service, events, hooks, squadService }));
+
+    // The worker control channel: on the public server in the embedded home; on its own
+    // loopback listener when the public port is TLS.
+    const workers = home.separateWorkerListener ? await createApp({ logger: logger.child({ listener: 'workers' }), metrics }) : app;
+    await workers.register(workerChannelRoutes(hub));
+    if (workers !== app) {
+      await workers.listen({ host: '127.0.0.1', port: 0 });
+      closers.push(() => workers.close());
+    }
     await app.listen({ host: o.host, port: o.port });
     closers.push(() => app.close());
-    const addr = app.server.address();
-    const port = typeof addr === 'object' && addr ? addr.port : o.port;
-    serverUrl = `http://${loopbackFor(o.host)}:${port}`;
+    const port = portOf(app, o.port);
+    serverUrl = home.separateWorkerListener ? `http://127.0.0.1:${portOf(workers, 0)}` : `http://${loopbackFor(o.host)}:${port}`;
     await controller.start();
     await squadController.start();
     for (const fn of starters) await fn();
-    const url = `http://${displayHost(o.host)}:${port}`;
-    logger.info({ url, dataDir, plugins: plugins.names }, 'agentplane is serving');
+    const url = `${home.tls ? 'https' : 'http'}://${displayHost(o.host)}:${port}`;
+    logger.info({ url, home: home.name, dataDir, plugins: plugins.names }, 'agentplane is serving');
 
     return { url, port, dataDir, logger, agents, controller, events, runtime, model, close };
   } catch (err) {
     await close();
     throw err;
   }
+}
+
+function portOf(app: { server: { address(): unknown } }, fallback: number): number {
+  const addr = app.server.address() as { port?: number } | string | null;
+  return typeof addr === 'object' && addr?.port ? addr.port : fallback;
 }
 
 /** Where local workers dial: loopback for wildcard and loopback binds, else the bound address. */

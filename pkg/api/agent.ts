@@ -142,6 +142,25 @@ export const agentSpecSchema = {
   },
 } as const;
 
+/** The agent's status (read-only: written by the controller, ignored on writes of the object). */
+export const agentStatusSchema = {
+  $id: 'AgentStatus',
+  type: 'object',
+  required: ['status', 'taskStatus', 'lastTaskMessage', 'observedTask'],
+  properties: {
+    status: { type: 'string', enum: ['Pending', 'Running', 'Sleeping', 'Failed'], description: 'Pending until the worker is connected, then Running; Sleeping when asleep; Failed when the worker cannot start' },
+    taskStatus: {
+      type: 'string',
+      enum: ['', 'InProgress', 'Complete', 'Error', 'Cancelled'],
+      description: 'status of the current task; "" when the agent never ran one',
+    },
+    lastTaskMessage: { type: 'string', description: 'latest activity line of the current task' },
+    observedTask: { type: 'integer', minimum: 0, description: 'the last task number handed to the worker (or settled without one)' },
+    sessionId: { type: 'string', description: 'engine session of the last task, resumed by the next one' },
+    message: { type: 'string', description: 'why the agent is Failed' },
+  },
+} as const;
+
 export const agentResponseSchema = {
   $id: 'AgentResponse',
   type: 'object',

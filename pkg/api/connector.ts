@@ -140,7 +140,9 @@ export const connectorSpecSchema = {
   properties: connectorFields,
 } as const;
 
-const connectorStatusSchema = {
+/** What the last check of the server found (read-only; written by the service). */
+export const connectorStatusSchema = {
+  $id: 'ConnectorStatus',
   type: 'object',
   required: ['phase', 'message'],
   properties: {
@@ -167,7 +169,7 @@ export const connectorResponseSchema = {
     headerName: { type: 'string' },
     attachedAgents: { type: 'integer', minimum: 0, description: 'number of agents using it' },
     agentNames: { type: 'array', items: { type: 'string' } },
-    status: connectorStatusSchema,
+    status: withoutId(connectorStatusSchema),
     createdAt: { type: 'string', format: 'date-time' },
   },
 } as const;
@@ -220,6 +222,12 @@ export function connectorRuleCauses(spec: Partial<ConnectorSpec>, root = ''): Ca
     }
   }
   return causes;
+}
+
+/** A schema embedded in another: ajv allows one schema per $id. */
+function withoutId<S extends { $id?: string }>(schema: S): Omit<S, '$id'> {
+  const { $id: _id, ...rest } = schema;
+  return rest;
 }
 
 /** The REST shape; `agentNames` are the agents in the connector's namespace that list it. */

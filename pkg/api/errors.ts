@@ -11,6 +11,7 @@ export type Reason =
   | 'Unauthorized'
   | 'Forbidden'
   | 'MethodNotAllowed'
+  | 'NotAcceptable'
   | 'RequestEntityTooLarge'
   | 'UnsupportedMediaType'
   | 'TooManyRequests'
@@ -88,4 +89,87 @@ export function toRestBody(err: ApiError): RestErrorBody {
 
 export function isApiError(err: unknown): err is ApiError {
   return err instanceof ApiError;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Kubernetes rendering: metav1.Status, as the aggregated API (/apis/agentplane.io) answers.
+
+export interface StatusCause {
+  reason: string;
+  message: string;
+  field: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+/** metav1.Status (kind Status, apiVersion v1). */
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, never>;
+  status: 'Failure' | 'Success';
+  message: string;
+  reason: string;
+  code: number;
+  details?: StatusDetails;
+}
+
+/** HTTP codes of metav1.Status per reason; Invalid is 422 here (REST answers 400). */
+const STATUS_CODES: Partial<Record<Reason, number>> = {
+  BadRequest: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  NotAcceptable: 406,
+  AlreadyExists: 409,
+  Conflict: 409,
+  Expired: 410,
+  RequestEntityTooLarge: 413,
+  UnsupportedMediaType: 415,
+  Invalid: 422,
+  TooManyRequests: 429,
+  InternalError: 500,
+  ServiceUnavailable: 503,
+};
+
+/** Kubernetes' cause reasons, told from our messages (validation.ts writes them). */
+function causeReason(message: string): string {
+  if (message === 'is required') return 'FieldValueRequired';
+  if (message.startsWith('must be one of')) return 'FieldValueNotSupported';
+  return 'FieldValueInvalid';
+}
+
+/**
+ * The error as Kubernetes' metav1.Status, with Kubernetes' reason and code. `group` goes into
+ * details (for errors about one of the group's objects).
+ */
+export function toStatus(err: ApiError, group?: string): Status {
+  // BadGateway has no Kubernetes reason: it stays a server-side failure with its own code.
+  const reason = err.reason === 'BadGateway' ? 'InternalError' : err.reason;
+  const code = err.reason === 'BadGateway' ? 502 : (STATUS_CODES[err.reason] ?? err.code);
+  const d = err.details;
+  const details: StatusDetails = {
+    ...(typeof d.name === 'string' ? { name: d.name } : {}),
+    ...(group && typeof d.kind === 'string' ? { group } : {}),
+    ...(typeof d.kind === 'string' ? { kind: d.kind } : {}),
+    ...(d.causes?.length ? { causes: d.causes.map((c) => ({ reason: causeReason(c.message), message: c.message, field: c.field })) } : {}),
+    ...(typeof d.retryAfterSeconds === 'number' ? { retryAfterSeconds: d.retryAfterSeconds } : {}),
+  };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: err.message,
+    reason,
+    code,
+    ...(Object.keys(details).length ? { details } : {}),
+  };
 }

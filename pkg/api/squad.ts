@@ -75,9 +75,10 @@ const memberSchemaBody = {
       additionalProperties: false,
       required: ['name'],
       properties: { name: nameSchema },
+      description: 'an existing agent that is asleep and in no other squad',
     },
-    name: nameSchema,
-    spec: memberSpecSchema,
+    name: { ...nameSchema, description: 'the name of a new agent, with spec' },
+    spec: { ...memberSpecSchema, description: 'the fields of a new agent (as on agent create); the squad controller creates it and turns the entry into a ref' },
   },
   description: 'exactly one of {"ref": {"name"}} or {"name", "spec"}',
 } as const;
@@ -126,6 +127,22 @@ export const squadSpecSchema = {
     members: { type: 'array', maxItems: 64, items: memberSchemaBody },
     orphanTTL: durationSchema,
     breakUp: { type: 'boolean' },
+  },
+} as const;
+
+/** The squad's status (read-only: written by the squad controller). */
+export const squadStatusSchema = {
+  $id: 'SquadStatus',
+  type: 'object',
+  required: ['phase'],
+  properties: {
+    phase: {
+      type: 'string',
+      enum: ['Pending', 'Running', 'Sleeping', 'Orphaned'],
+      description: 'Pending (group starting), Running, Sleeping (every member asleep), Orphaned (no members)',
+    },
+    orphanedSince: { type: 'string', format: 'date-time', description: 'when the squad lost its last member' },
+    message: { type: 'string' },
   },
 } as const;
 

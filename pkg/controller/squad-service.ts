@@ -130,8 +130,11 @@ export class SquadService {
     };
   }
 
-  /** A ref must name an existing, sleeping agent in no squad; a spec must name a new agent. */
-  private async checkJoin(namespace: string, m: SquadMember): Promise<void> {
+  /**
+   * A ref must name an existing, sleeping agent in no squad; a spec must name a new agent.
+   * Call under `membership` for the namespace (the aggregated API does, for members it adds).
+   */
+  async checkJoin(namespace: string, m: SquadMember): Promise<void> {
     const name = memberName(m);
     const agent = await this.agents.get(namespace, name);
     const current = await squadOf(this.squads, namespace, name);

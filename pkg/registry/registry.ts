@@ -1,7 +1,8 @@
 // The generic registry: a Store plus a Strategy. Every writer goes through here.
 
+import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { ApiError, invalid, notFound } from '../api/errors.js';
+import { alreadyExists, ApiError, conflict, invalid, notFound } from '../api/errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KeyedSerializer } from './serializer.js';
 import type { ListFilter, ListResult, Store, StoredObject, WatchEvent, WatchOptions } from './store.js';
@@ -11,12 +12,23 @@ import type { Strategy } from './strategy.js';
 // retries (with jittered backoff) are for writers elsewhere: other replicas, kubectl.
 const MAX_RETRIES = 10;
 
+export interface WriteOptions {
+  /** Run every rule and return the result without storing it (Kubernetes' dryRun=All). */
+  dryRun?: boolean;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  /** Delete only if the object still has this uid / resourceVersion (409 otherwise). */
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
 export class Registry<T extends StoredObject> {
   private readonly writes = new KeyedSerializer();
 
   constructor(
     private readonly store: Store<T>,
-    private readonly strategy: Strategy<T>,
+    /** The resource's rules; read by the HTTP layers for table columns and selectable fields. */
+    readonly strategy: Strategy<T>,
   ) {}
 
   get kind(): string {
@@ -41,12 +53,18 @@ export class Registry<T extends StoredObject> {
     return this.store.watch(fn, opts);
   }
 
-  async create(obj: T): Promise<T> {
+  async create(obj: T, opts: WriteOptions = {}): Promise<T> {
     const draft = structuredClone(obj);
     this.strategy.prepareForCreate(draft);
     draft.metadata.generation = 1;
     const causes = this.strategy.validate(draft);
     if (causes.length) throw invalid(this.kind, draft.metadata.name, causes);
+    if (opts.dryRun) {
+      if (await this.store.get(draft.metadata.namespace, draft.metadata.name)) throw alreadyExists(this.kind, draft.metadata.name);
+      draft.metadata.uid ||= randomUUID();
+      draft.metadata.creationTimestamp ||= new Date().toISOString();
+      return draft;
+    }
     return this.store.create(draft);
   }
 
@@ -54,8 +72,8 @@ export class Registry<T extends StoredObject> {
    * Read-modify-write of the spec (and metadata), retried on resourceVersion conflicts.
    * `mutate` sees the latest object and may throw an ApiError to refuse.
    */
-  async update(namespace: string, name: string, mutate: (obj: T) => void): Promise<T> {
-    return this.retry(namespace, name, (cur) => {
+  async update(namespace: string, name: string, mutate: (obj: T) => void, opts: WriteOptions = {}): Promise<T> {
+    return this.retry(namespace, name, opts, (cur) => {
       const next = structuredClone(cur);
       mutate(next);
       this.strategy.prepareForUpdate(next, cur);
@@ -70,7 +88,7 @@ export class Registry<T extends StoredObject> {
 
   /** Status-only write: the spec and metadata of the stored object are kept as they are. */
   async updateStatus(namespace: string, name: string, mutate: (status: T['status'], obj: T) => void): Promise<T> {
-    return this.retry(namespace, name, (cur) => {
+    return this.retry(namespace, name, {}, (cur) => {
       const next = structuredClone(cur);
       mutate(next.status, next);
       next.spec = cur.spec;
@@ -80,13 +98,32 @@ export class Registry<T extends StoredObject> {
   }
 
   /** Deletes, or marks for deletion when the strategy is finalized. Returns the object as it was. */
-  async delete(namespace: string, name: string): Promise<T> {
+  async delete(namespace: string, name: string, opts: DeleteOptions = {}): Promise<T> {
+    const pre = opts.preconditions ?? {};
+    const check = (cur: T): void => {
+      if (pre.uid && pre.uid !== cur.metadata.uid) {
+        throw conflict(`precondition failed: uid in precondition: ${pre.uid}, uid in object meta: ${cur.metadata.uid}`, { kind: this.kind, name });
+      }
+      if (pre.resourceVersion && pre.resourceVersion !== cur.metadata.resourceVersion) {
+        throw conflict(
+          `precondition failed: resourceVersion in precondition: ${pre.resourceVersion}, resourceVersion in object meta: ${cur.metadata.resourceVersion}`,
+          { kind: this.kind, name },
+        );
+      }
+    };
     if (!this.strategy.finalized) {
-      const removed = await this.store.delete(namespace, name);
+      if (opts.dryRun || pre.uid || pre.resourceVersion) {
+        const cur = await this.store.get(namespace, name);
+        if (!cur) throw notFound(this.kind, name, namespace);
+        check(cur);
+        if (opts.dryRun) return cur;
+      }
+      const removed = await this.store.delete(namespace, name, pre.resourceVersion ? { resourceVersion: pre.resourceVersion } : undefined);
       if (!removed) throw notFound(this.kind, name, namespace);
       return removed;
     }
-    return this.retry(namespace, name, (cur) => {
+    return this.retry(namespace, name, opts, (cur) => {
+      check(cur);
       const next = structuredClone(cur);
       next.metadata.deletionTimestamp ??= new Date().toISOString();
       return next;
@@ -98,16 +135,17 @@ export class Registry<T extends StoredObject> {
     await this.store.delete(namespace, name);
   }
 
-  private retry(namespace: string, name: string, change: (cur: T) => T): Promise<T> {
-    return this.writes.run(`${namespace}/${name}`, () => this.readModifyWrite(namespace, name, change));
+  private retry(namespace: string, name: string, opts: WriteOptions, change: (cur: T) => T): Promise<T> {
+    return this.writes.run(`${namespace}/${name}`, () => this.readModifyWrite(namespace, name, opts, change));
   }
 
-  private async readModifyWrite(namespace: string, name: string, change: (cur: T) => T): Promise<T> {
+  private async readModifyWrite(namespace: string, name: string, opts: WriteOptions, change: (cur: T) => T): Promise<T> {
     for (let i = 0; ; i++) {
       const cur = await this.store.get(namespace, name);
       if (!cur) throw notFound(this.kind, name, namespace);
       const next = change(cur);
       if (isDeepStrictEqual(next, cur)) return cur;
+      if (opts.dryRun) return next;
       try {
         return await this.store.update(next);
       } catch (err) {

@@ -2,6 +2,7 @@
 // As in Kubernetes' generic registry, one store serves every resource; resource rules live in
 // strategies (strategy.ts), never here.
 
+import type { ApiError } from '../api/errors.js';
 import type { ObjectMeta } from '../api/meta.js';
 
 export interface StoredObject {
@@ -41,8 +42,10 @@ export interface Store<T extends StoredObject> {
   delete(namespace: string, name: string, precondition?: { resourceVersion?: string }): Promise<T | undefined>;
   /**
    * Calls `fn` for every change after now, or, with `resourceVersion`, every change after that
-   * version (replayed first, then live). Throws ApiError Expired (410) when the store no longer
-   * holds the changes since that version: the client must list again. Returns an unsubscribe.
+   * version (replayed first, then live). Returns an unsubscribe.
+   * When the store no longer holds the changes since that version (ApiError Expired, 410: the
+   * client must list again), the watch ends: the error goes to `opts.onError` when given, else
+   * it is thrown from `watch` if the store can tell at once (SQLite).
    */
   watch(fn: (ev: WatchEvent<T>) => void, opts?: WatchOptions): () => void;
 }
@@ -50,4 +53,11 @@ export interface Store<T extends StoredObject> {
 export interface WatchOptions {
   /** Replay changes with a greater resourceVersion before going live. */
   resourceVersion?: string;
+  /**
+   * Called at most once, asynchronously, with the error that ends a watch from `resourceVersion`
+   * (Expired); no event follows it. The Kubernetes store learns this only from the API server (at
+   * start, or on a reconnect), so pass it whenever you pass `resourceVersion`; without it that
+   * store warns and continues from now (a gap). Watches from now never end in either store.
+   */
+  onError?: (err: ApiError) => void;
 }

@@ -1,6 +1,7 @@
 // A strategy holds one resource's rules, as in Kubernetes' sample-apiserver: defaults, validation,
-// what create and update may change. The generic Registry applies it on every write path
-// (REST, aggregated API, controllers), so each rule lives in exactly one place.
+// what create and update may change, how the resource prints as a table and which fields a
+// field selector may name. The generic Registry applies it on every write path (REST, aggregated
+// API, controllers), so each rule lives in exactly one place.
 
 import type { ApiError, Cause } from '../api/errors.js';
 import type { StoredObject } from './store.js';
@@ -16,4 +17,29 @@ export interface Strategy<T extends StoredObject> {
   validateUpdate(obj: T, old: T): Cause[] | ApiError;
   /** When true, delete marks the object and a controller removes it after cleanup. */
   readonly finalized: boolean;
+  /** `kubectl get` columns (Kubernetes' TableConvertor). */
+  readonly table: TableConvertor<T>;
+  /**
+   * The fields a field selector may name, with their values for `obj` (Kubernetes' GetAttrs):
+   * `metadata.name` and `metadata.namespace` (objectMetaFields) plus the resource's own.
+   */
+  selectableFields(obj: T): Record<string, string>;
+}
+
+/** meta.k8s.io/v1 TableColumnDefinition. */
+export interface TableColumnDefinition {
+  name: string;
+  /** An OpenAPI type: string, integer, number, boolean, date. */
+  type: string;
+  /** An OpenAPI format; "name" marks the column that identifies the object. */
+  format: string;
+  description: string;
+  /** 0: always shown; 1 and more: only with `-o wide`. */
+  priority: number;
+}
+
+export interface TableConvertor<T> {
+  readonly columns: TableColumnDefinition[];
+  /** One cell per column; null prints as `<none>`. `now` is for ages. */
+  row(obj: T, now: number): unknown[];
 }

@@ -1,5 +1,8 @@
 // The HTTP server: fastify with agentplane's error contract. Every failure leaves as the REST
 // error body; client mistakes (bad JSON, wrong content type, too large) never become a 500.
+// Plain HTTP/1.1 for the embedded home; with `tls`, HTTPS serving HTTP/2 and HTTP/1.1 on one
+// port for the cluster home (kube-apiserver's proxy speaks HTTP/2 and sends WebSocket upgrades
+// as HTTP/1.1, which @fastify/websocket handles on the same server's 'upgrade' event).
 
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
@@ -9,20 +12,55 @@ import type { Metrics } from '../observability/metrics.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
+export interface TlsOptions {
+  /** PEM private key of the serving certificate. */
+  key: Buffer;
+  /** PEM serving certificate (may already include its chain). */
+  cert: Buffer;
+  /**
+   * PEM certificates sent after `cert` as its chain (intermediates). Not used to verify
+   * clients: client certificates are requested but checked by pkg/server/auth against the
+   * cluster's CAs. (Node's own `ca` option would also advertise these as the only acceptable
+   * client CAs, and Go clients, kube-apiserver's proxy among them, would then withhold a
+   * certificate from another CA.)
+   */
+  ca?: Buffer;
+}
+
 export interface AppOptions {
   logger: Logger;
   metrics: Metrics;
+  /** Serve HTTPS (HTTP/2 + HTTP/1.1) instead of plain HTTP. */
+  tls?: TlsOptions;
 }
 
 export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({
+  const common = {
     loggerInstance: opts.logger.child({ component: 'http' }),
     // Requests are counted in metrics; per-request log lines would drown the agents' own.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
     forceCloseConnections: true,
-  }) as unknown as FastifyInstance;
+  };
+  const app = (
+    opts.tls
+      ? Fastify({
+          ...common,
+          http2: true,
+          https: {
+            allowHTTP1: true,
+            key: opts.tls.key,
+            cert: opts.tls.ca ? Buffer.concat([opts.tls.cert, Buffer.from('\n'), opts.tls.ca]) : opts.tls.cert,
+            // Ask for a client certificate, but let every connection through: which CA applies
+            // (front proxy or client CA) is decided per request by the auth filter.
+            requestCert: true,
+            rejectUnauthorized: false,
+            minVersion: 'TLSv1.2',
+          },
+        })
+      : Fastify(common)
+  ) as unknown as FastifyInstance;
 
   await app.register(websocket, { options: { maxPayload: BODY_LIMIT } });
 
@@ -47,7 +85,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
 }
 
 /** Maps fastify's own errors (parsing, limits) to the API's reasons. */
-function toApiError(err: FastifyError | ApiError): ApiError {
+export function toApiError(err: FastifyError | ApiError): ApiError {
   if (isApiError(err)) return err;
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -1,5 +1,6 @@
 // Agent rules: defaults, field validation, and the one update rule of the spec: a new task may
-// not be assigned while one is in progress (409).
+// not be assigned while one is in progress (409). Changing the instructions of an agent through
+// an update of its object (kubectl apply/patch/edit) assigns a new task, so the busy rule applies.
 
 import {
   AGENT_KIND,
@@ -12,6 +13,7 @@ import { type Cause, conflict, type ApiError } from '../../api/errors.js';
 import { API_VERSION, NAME_MAX_LENGTH, NAME_PATTERN, NAMESPACE_PATTERN } from '../../api/meta.js';
 import { validateSchema } from '../../api/validation.js';
 import type { Strategy } from '../strategy.js';
+import { age, ageColumn, column, nameColumn, objectMetaFields, orNone } from '../table.js';
 
 const nameRe = new RegExp(NAME_PATTERN);
 const nsRe = new RegExp(NAMESPACE_PATTERN);
@@ -37,11 +39,7 @@ export const agentStrategy: Strategy<Agent> = {
   prepareForCreate(a) {
     a.apiVersion = API_VERSION;
     a.kind = AGENT_KIND;
-    a.spec.model ||= DEFAULT_MODEL;
-    a.spec.templateRef ||= DEFAULT_TEMPLATE;
-    a.spec.role ||= 'manager';
-    a.spec.connectors ??= [];
-    a.spec.lifecycle ??= '';
+    defaultSpec(a);
     a.spec.task ??= 0;
     a.status = {
       status: 'Pending',
@@ -53,6 +51,11 @@ export const agentStrategy: Strategy<Agent> = {
 
   prepareForUpdate(a, old) {
     a.status = structuredClone(old.status);
+    defaultSpec(a);
+    // The task counter is the server's: an update that leaves it out keeps it, and one that
+    // changes the instructions without counting up assigns them as a new task.
+    a.spec.task ??= old.spec.task;
+    if (a.spec.instructions !== old.spec.instructions && a.spec.task === old.spec.task) a.spec.task += 1;
     // Assigning a task and marking it in progress is one write, so no reader sees it idle between.
     if (a.spec.task > old.spec.task) {
       a.status.taskStatus = 'InProgress';
@@ -69,6 +72,9 @@ export const agentStrategy: Strategy<Agent> = {
   },
 
   validateUpdate(a, old): Cause[] | ApiError {
+    if (a.spec.task !== old.spec.task && old.metadata.deletionTimestamp) {
+      return conflict(`agent "${a.metadata.name}" is being deleted; try again once it is gone`, { kind: AGENT_KIND, name: a.metadata.name });
+    }
     if (a.spec.task !== old.spec.task && isBusy(old)) {
       return conflict(`agent "${a.metadata.name}" is busy with a task; cancel it or wait for it to finish`, {
         kind: AGENT_KIND,
@@ -78,7 +84,44 @@ export const agentStrategy: Strategy<Agent> = {
     if (a.spec.task < old.spec.task) return [{ field: 'spec.task', message: 'may only increase' }];
     return [];
   },
+
+  table: {
+    columns: [
+      nameColumn,
+      column('Status', 'Pending, Running, Sleeping or Failed.'),
+      column('Task', 'Status of the current task: InProgress, Complete, Error or Cancelled.'),
+      column('Model', 'The model the agent uses.'),
+      ageColumn,
+      column('Message', 'Latest activity line of the current task.', 1),
+    ],
+    row: (a, now) => [
+      a.metadata.name,
+      a.status.status,
+      orNone(a.status.taskStatus),
+      a.spec.model,
+      age(a.metadata, now),
+      orNone(a.status.lastTaskMessage),
+    ],
+  },
+
+  selectableFields: (a) => ({
+    ...objectMetaFields(a.metadata),
+    'spec.model': a.spec.model,
+    'spec.role': a.spec.role,
+    'spec.lifecycle': a.spec.lifecycle,
+    'status.status': a.status.status,
+    'status.taskStatus': a.status.taskStatus,
+  }),
 };
+
+/** Defaults of fields left out, on create and on every update (as Kubernetes defaults). */
+function defaultSpec(a: Agent): void {
+  a.spec.model ||= DEFAULT_MODEL;
+  a.spec.templateRef ||= DEFAULT_TEMPLATE;
+  a.spec.role ||= 'manager';
+  a.spec.connectors ??= [];
+  a.spec.lifecycle ??= '';
+}
 
 /** A task is assigned and not yet settled. */
 export const isBusy = (a: Agent): boolean => a.status.taskStatus === 'InProgress' || a.spec.task > a.status.observedTask;

@@ -157,7 +157,13 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
     const topic = `change:${this.kind}`;
     if (opts.resourceVersion !== undefined && opts.resourceVersion !== '' && opts.resourceVersion !== '0') {
       const from = Number(opts.resourceVersion);
-      if (!Number.isSafeInteger(from) || from < this.history.floor) throw expired(opts.resourceVersion);
+      if (!Number.isSafeInteger(from) || from < this.history.floor) {
+        const err = expired(opts.resourceVersion);
+        if (!opts.onError) throw err;
+        const onError = opts.onError;
+        queueMicrotask(() => onError(err));
+        return () => undefined;
+      }
       // Replay synchronously, then subscribe: no change can land in between (one thread).
       for (const c of this.history.changes) if (c.rv > from) fn(structuredClone(c.ev) as WatchEvent<T>);
     }

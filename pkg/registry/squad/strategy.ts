@@ -8,6 +8,7 @@ import { DEFAULT_ORPHAN_TTL, memberName, memberShapeCauses, parseDuration, type 
 import { validateSchema } from '../../api/validation.js';
 import { validateObjectName } from '../agent/strategy.js';
 import type { Strategy } from '../strategy.js';
+import { age, ageColumn, column, nameColumn, objectMetaFields } from '../table.js';
 
 export const squadStrategy: Strategy<Squad> = {
   kind: SQUAD_KIND,
@@ -16,13 +17,13 @@ export const squadStrategy: Strategy<Squad> = {
   prepareForCreate(s) {
     s.apiVersion = API_VERSION;
     s.kind = SQUAD_KIND;
-    s.spec.orphanTTL ||= DEFAULT_ORPHAN_TTL;
-    s.spec.breakUp ??= false;
+    defaultSpec(s);
     s.status = { phase: 'Pending' };
   },
 
   prepareForUpdate(s, old) {
     s.status = structuredClone(old.status);
+    defaultSpec(s);
   },
 
   validate(s) {
@@ -46,4 +47,31 @@ export const squadStrategy: Strategy<Squad> = {
   validateUpdate() {
     return [];
   },
+
+  table: {
+    columns: [
+      nameColumn,
+      column('Phase', 'Pending, Running, Sleeping or Orphaned.'),
+      column('Members', 'Number of member agents.', 0, 'integer'),
+      ageColumn,
+      column('Agents', 'Names of the member agents.', 1),
+      column('Break Up', 'Marked for dissolution.', 1, 'boolean'),
+    ],
+    row: (s, now) => {
+      const members = Array.isArray(s.spec.members) ? s.spec.members.map(memberName) : [];
+      return [s.metadata.name, s.status.phase, members.length, age(s.metadata, now), members.join(',') || null, s.spec.breakUp];
+    },
+  },
+
+  selectableFields: (s) => ({
+    ...objectMetaFields(s.metadata),
+    'spec.breakUp': String(s.spec.breakUp),
+    'status.phase': s.status.phase,
+  }),
 };
+
+/** Defaults of fields left out, on create and on every update. */
+function defaultSpec(s: Squad): void {
+  s.spec.orphanTTL ||= DEFAULT_ORPHAN_TTL;
+  s.spec.breakUp ??= false;
+}

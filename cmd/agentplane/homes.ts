@@ -1,0 +1,69 @@
+// The two homes of the one service. A home decides where state lives, how the public port is
+// served and who may call it; everything else (controllers, APIs, runtime) is the same.
+//
+//   embedded:   SQLite state, plain HTTP on loopback, no auth (the bind is the boundary)
+//   kubernetes: state as custom resources through kube-apiserver, TLS with HTTP/2 and
+//               HTTP/1.1, delegated authn/authz (front-proxy, TokenReview, SubjectAccessReview)
+
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from '../../pkg/observability/logger.js';
+import { ensureCrds } from '../../pkg/registry/kubernetes/crds.js';
+import { KubernetesState } from '../../pkg/registry/kubernetes/kubernetes-state.js';
+import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
+import type { Store, StoredObject } from '../../pkg/registry/store.js';
+import type { TlsOptions } from '../../pkg/server/app.js';
+import { type DelegatedAuth, startDelegatedAuth } from '../../pkg/server/auth/delegated.js';
+
+export interface State {
+  store<T extends StoredObject>(kind: string): Store<T>;
+  close(): void;
+}
+
+export interface Home {
+  name: 'embedded' | 'kubernetes';
+  state: State;
+  /** Serve the public port over TLS (HTTP/2 + HTTP/1.1). */
+  tls?: TlsOptions;
+  /** Delegated authn/authz for every public request. */
+  auth?: DelegatedAuth;
+  /**
+   * Local workers dial the control channel on a separate plain loopback listener, so the public
+   * port can be TLS-only without handing workers a CA.
+   */
+  separateWorkerListener: boolean;
+  close(): void;
+}
+
+export function embeddedHome(dataDir: string): Home {
+  const state = new SqliteState(join(dataDir, 'state.db'));
+  return { name: 'embedded', state, separateWorkerListener: false, close: () => state.close() };
+}
+
+export interface KubernetesHomeOptions {
+  /** kubeconfig path; in-cluster config when absent. */
+  kubeconfig?: string;
+  tls: TlsOptions;
+}
+
+export async function kubernetesHome(o: KubernetesHomeOptions, logger: Logger): Promise<Home> {
+  const kc = new KubeConfig();
+  if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
+  else kc.loadFromCluster();
+  // The storage CRDs come with the manifests; creating them here too makes a first start (and
+  // a test control plane) work without a separate step, when the service account may.
+  await ensureCrds(kc);
+  const state = new KubernetesState(kc, { logger: logger.child({ component: 'storage' }) });
+  const auth = await startDelegatedAuth({ kubeConfig: kc, logger: logger.child({ component: 'auth' }) });
+  return {
+    name: 'kubernetes',
+    state,
+    tls: o.tls,
+    auth,
+    separateWorkerListener: true,
+    close: () => {
+      auth.stop();
+      state.close();
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// How an agentplane object maps onto its storage custom resource (an "XRecord" of the internal
+// group). Identity that Kubernetes assigns (uid, resourceVersion, creationTimestamp) comes from
+// the record's metadata; everything agentplane owns lives in the record's spec, so one update
+// writes the whole object (the CRDs have no status subresource).
+
+import type { StoredObject } from '../store.js';
+
+export const DEFAULT_GROUP = 'internal.agentplane.io';
+export const RECORD_VERSION = 'v1alpha1';
+
+export interface RecordNames {
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+}
+
+/** Agent -> AgentRecord / agentrecords. */
+export function recordNames(kind: string): RecordNames {
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(kind)) throw new Error(`invalid kind for a storage record: "${kind}"`);
+  const singular = `${kind.toLowerCase()}record`;
+  return { kind: `${kind}Record`, listKind: `${kind}RecordList`, plural: `${singular}s`, singular };
+}
+
+/** The record's spec: agentplane's own metadata fields plus the object itself. */
+export interface RecordSpec {
+  /** agentplane's generation (bumped by strategies on spec changes), not the record's. */
+  generation: number;
+  /** agentplane's finalization marker; unrelated to the record's own deletionTimestamp. */
+  deletionTimestamp?: string;
+  object: { apiVersion: string; kind: string; spec: unknown; status: unknown };
+}
+
+export interface RecordMeta {
+  name: string;
+  namespace: string;
+  uid?: string;
+  resourceVersion?: string;
+  creationTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+export interface StorageRecord {
+  apiVersion: string;
+  kind: string;
+  metadata: RecordMeta;
+  spec: RecordSpec;
+}
+
+export function toRecord(obj: StoredObject, apiVersion: string, recordKind: string, withVersion: boolean): StorageRecord {
+  const m = obj.metadata;
+  const metadata: RecordMeta = { name: m.name, namespace: m.namespace };
+  // On update the uid and resourceVersion are preconditions checked by the API server.
+  if (withVersion) {
+    if (m.uid) metadata.uid = m.uid;
+    metadata.resourceVersion = m.resourceVersion;
+  }
+  if (m.labels) metadata.labels = { ...m.labels };
+  if (m.annotations) metadata.annotations = { ...m.annotations };
+  const spec: RecordSpec = {
+    generation: m.generation,
+    object: { apiVersion: obj.apiVersion, kind: obj.kind, spec: obj.spec, status: obj.status },
+  };
+  if (m.deletionTimestamp) spec.deletionTimestamp = m.deletionTimestamp;
+  return { apiVersion, kind: recordKind, metadata, spec };
+}
+
+export function fromRecord<T extends StoredObject>(rec: StorageRecord): T {
+  const m = rec.metadata;
+  const s = rec.spec;
+  const metadata: StoredObject['metadata'] = {
+    name: m.name,
+    namespace: m.namespace,
+    uid: m.uid ?? '',
+    resourceVersion: m.resourceVersion ?? '',
+    generation: s.generation,
+    creationTimestamp: m.creationTimestamp ?? '',
+  };
+  if (s.deletionTimestamp) metadata.deletionTimestamp = s.deletionTimestamp;
+  if (m.labels) metadata.labels = m.labels;
+  if (m.annotations) metadata.annotations = m.annotations;
+  const out = { apiVersion: s.object.apiVersion, kind: s.object.kind, metadata } as StoredObject;
+  if (s.object.spec !== undefined) out.spec = s.object.spec;
+  if (s.object.status !== undefined) out.status = s.object.status;
+  return out as T;
+}

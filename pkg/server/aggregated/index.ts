@@ -1,0 +1,240 @@
+// The Kubernetes aggregated API of agentplane.io/v1alpha1, as a fastify plugin: discovery,
+// OpenAPI v2/v3, the verbs on agents, squads and connectors (watch included), Table output, and
+// the agent subresources. Encapsulated, with its own error handler: every failure leaves as a
+// metav1.Status. Authentication and authorization are not done here (a filter runs before).
+// It serves the embedded home as well: nothing here needs Kubernetes.
+
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, isApiError } from '../../api/errors.js';
+import { GROUP, VERSION } from '../../api/meta.js';
+import { toApiError } from '../app.js';
+import { apiGroup, apiGroupList, apiResourceList } from './discovery.js';
+import { openApiV2, openApiV3, openApiV3Index, type SerializedDoc, serialize, V3_GROUP_VERSION_PATH } from './openapi.js';
+import { PATCH_CONTENT_TYPES } from './patch.js';
+import { boolParam, type Query } from './query.js';
+import { type AggregatedApiDeps, buildResources, type ResourceDef } from './resources.js';
+import { agentEvents, cancelAgent, prepareAgentLog } from './subresources.js';
+import {
+  createVerb,
+  deleteCollectionVerb,
+  deleteVerb,
+  getVerb,
+  listVerb,
+  patchVerb,
+  updateVerb,
+  type VerbRequest,
+  type VerbResponse,
+} from './verbs.js';
+import { statusOf } from './status.js';
+import { prepareWatch, type WatchSink } from './watch.js';
+
+export type { AggregatedApiDeps } from './resources.js';
+
+const BASE = `/apis/${GROUP}/${VERSION}`;
+
+interface Params {
+  namespace?: string;
+  resource: string;
+  name?: string;
+  subresource?: string;
+}
+
+export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
+  const resources = buildResources(deps);
+  const byPlural = new Map(resources.map((r) => [r.plural, r]));
+  let docs: { v2: SerializedDoc; v3: SerializedDoc } | undefined;
+  const openapi = () => (docs ??= { v2: serialize(openApiV2(resources)), v3: serialize(openApiV3(resources)) });
+  const watchOpts = deps.watch?.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: deps.watch.bookmarkIntervalMs } : {};
+
+  return async (app: FastifyInstance): Promise<void> => {
+    app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+      const apiErr =
+        !isApiError(err) && err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? unsupportedMediaType(req.headers['content-type'] ?? '') : toApiError(err);
+      if (apiErr.code >= 500) req.log.error({ err }, 'request failed');
+      const status = statusOf(apiErr, resources);
+      void reply.status(status.code).type('application/json').send(status);
+    });
+
+    // JSON bodies may be empty (a DELETE without DeleteOptions); patch types parse as JSON, an
+    // apply configuration stays text for the YAML parser.
+    const json = app.getDefaultJsonParser('error', 'ignore');
+    app.removeContentTypeParser(['application/json']);
+    const parseJson = (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void => {
+      if (String(body).trim() === '') return done(null, undefined);
+      json(req, String(body), done);
+    };
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+    const jsonPatchTypes = Object.entries(PATCH_CONTENT_TYPES)
+      .filter(([, t]) => t !== 'apply')
+      .map(([ct]) => ct);
+    app.addContentTypeParser(jsonPatchTypes, { parseAs: 'string' }, parseJson);
+    app.addContentTypeParser(['application/apply-patch+yaml', 'application/yaml'], { parseAs: 'string' }, (_req, body, done) => done(null, String(body)));
+    // Any other body is kept unparsed: refused (415) where a body is read, ignored where not
+    // (cancel), rather than failing before the route is known.
+    app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => done(null, new UnparsedBody(req.headers['content-type'] ?? '', String(body))));
+
+    // ---- discovery and OpenAPI ------------------------------------------------------------
+    for (const slash of ['', '/']) {
+      app.get(`/apis${slash}`, async () => apiGroupList());
+      app.get(`/apis/${GROUP}${slash}`, async () => apiGroup());
+      app.get(`${BASE}${slash}`, async () => apiResourceList(resources));
+    }
+    app.get('/openapi/v2', async (req, reply) => sendDoc(req, reply, openapi().v2, false));
+    app.get('/openapi/v3', async () => openApiV3Index(openapi().v3));
+    app.get(`/openapi/v3/${V3_GROUP_VERSION_PATH}`, async (req, reply) => sendDoc(req, reply, openapi().v3, true));
+
+    // ---- resources ------------------------------------------------------------------------
+    const resourceOf = (plural: string): ResourceDef => {
+      const def = byPlural.get(plural);
+      if (!def) throw unknownPath();
+      return def;
+    };
+    const verbRequest = (req: FastifyRequest, p: Params): VerbRequest => {
+      if (req.body instanceof UnparsedBody && (req.body.text.trim() !== '' || req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH')) {
+        throw unsupportedMediaType(req.body.contentType);
+      }
+      return {
+      def: resourceOf(p.resource),
+      ...(p.namespace !== undefined ? { namespace: p.namespace } : {}),
+      ...(p.name !== undefined ? { name: p.name } : {}),
+      query: req.query as Query,
+      ...(req.headers.accept ? { accept: req.headers.accept } : {}),
+      ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}),
+      body: req.body instanceof UnparsedBody ? undefined : req.body,
+      };
+    };
+    const isWatch = (req: FastifyRequest): boolean => boolParam(req.query as Query, 'watch') === true;
+
+    const watch = async (req: FastifyRequest, reply: FastifyReply, p: Params): Promise<void> => {
+      const r = verbRequest(req, p);
+      const run = prepareWatch({ def: r.def, namespace: r.namespace, name: r.name, query: r.query, accept: r.accept }, watchOpts);
+      await stream(reply, 'application/json', run);
+    };
+
+    // All namespaces: list and watch only.
+    app.all<{ Params: Params }>(`${BASE}/:resource`, async (req, reply) => {
+      const p = req.params;
+      resourceOf(p.resource);
+      if (req.method !== 'GET') throw methodNotAllowed(req);
+      if (isWatch(req)) return watch(req, reply, p);
+      return send(reply, await listVerb(verbRequest(req, p)));
+    });
+
+    app.all<{ Params: Params }>(`${BASE}/namespaces/:namespace/:resource`, async (req, reply) => {
+      const p = req.params;
+      const r = verbRequest(req, p);
+      switch (req.method) {
+        case 'GET':
+          if (isWatch(req)) return watch(req, reply, p);
+          return send(reply, await listVerb(r));
+        case 'POST':
+          return send(reply, await createVerb(r));
+        case 'DELETE':
+          return send(reply, await deleteCollectionVerb(r));
+        default:
+          throw methodNotAllowed(req);
+      }
+    });
+
+    app.all<{ Params: Params }>(`${BASE}/namespaces/:namespace/:resource/:name`, async (req, reply) => {
+      const r = verbRequest(req, req.params);
+      switch (req.method) {
+        case 'GET':
+          return send(reply, await getVerb(r));
+        case 'PUT':
+          return send(reply, await updateVerb(r));
+        case 'PATCH':
+          return send(reply, await patchVerb(r));
+        case 'DELETE':
+          return send(reply, await deleteVerb(r));
+        default:
+          throw methodNotAllowed(req);
+      }
+    });
+
+    app.all<{ Params: Required<Params> }>(`${BASE}/namespaces/:namespace/:resource/:name/:subresource`, async (req, reply) => {
+      const { namespace, resource, name, subresource } = req.params;
+      const def = resourceOf(resource);
+      const sub = def.subresources.find((s) => s.name === subresource);
+      if (!sub) throw unknownPath();
+      const q = req.query as Query;
+      if (subresource === 'events' && req.method === 'GET') return send(reply, { code: 200, body: await agentEvents(deps, namespace, name, q) });
+      if (subresource === 'cancel' && req.method === 'POST') return send(reply, await cancelAgent(deps, namespace, name));
+      if (subresource === 'log' && req.method === 'GET') {
+        const run = await prepareAgentLog(deps, namespace, name, q);
+        return stream(reply, 'text/plain; charset=utf-8', run);
+      }
+      throw methodNotAllowed(req);
+    });
+
+    // The deprecated /watch/ paths.
+    const watchOnly = async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply): Promise<void> => {
+      resourceOf(req.params.resource);
+      if (req.method !== 'GET') throw methodNotAllowed(req);
+      return watch(req, reply, req.params);
+    };
+    app.all(`${BASE}/watch/:resource`, watchOnly);
+    app.all(`${BASE}/watch/namespaces/:namespace/:resource`, watchOnly);
+    app.all(`${BASE}/watch/namespaces/:namespace/:resource/:name`, watchOnly);
+
+    app.all('/apis/*', async () => {
+      throw unknownPath();
+    });
+  };
+}
+
+function send(reply: FastifyReply, res: VerbResponse): FastifyReply {
+  for (const w of res.warnings ?? []) void reply.header('Warning', `299 - ${JSON.stringify(w)}`);
+  return reply.status(res.code).type('application/json').send(res.body);
+}
+
+/** Streams a long-running response (watch, log follow): headers now, lines as they come. */
+async function stream(reply: FastifyReply, contentType: string, run: (sink: WatchSink) => Promise<void>): Promise<void> {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private' });
+  res.flushHeaders?.();
+  const sink: WatchSink = {
+    write: (line) => void res.write(line),
+    end: () => void res.end(),
+    onClose: (fn) => void res.on('close', fn),
+  };
+  try {
+    await run(sink);
+  } catch (err) {
+    reply.log.error({ err }, 'stream failed');
+    res.end();
+  }
+}
+
+/** OpenAPI documents: JSON whatever the Accept (protobuf is not served), with ETags. */
+function sendDoc(req: FastifyRequest, reply: FastifyReply, doc: SerializedDoc, hashed: boolean): FastifyReply {
+  const etag = `"${doc.etag}"`;
+  void reply.header('ETag', etag).header('Vary', 'Accept');
+  const hash = (req.query as Query).hash;
+  if (hashed && hash === doc.etag) void reply.header('Cache-Control', 'public, immutable');
+  else void reply.header('Cache-Control', 'no-cache, private');
+  if (req.headers['if-none-match'] === etag) return reply.status(304).send();
+  return reply.status(200).type('application/json').send(doc.body);
+}
+
+/** A request body of a media type this API does not read. */
+class UnparsedBody {
+  constructor(
+    readonly contentType: string,
+    readonly text: string,
+  ) {}
+}
+
+const unsupportedMediaType = (contentType: string): ApiError =>
+  new ApiError(
+    'UnsupportedMediaType',
+    415,
+    `the body's Content-Type "${contentType}" is not supported: use application/json${contentType ? '' : ' (no Content-Type was given)'}, or for PATCH one of ${Object.keys(PATCH_CONTENT_TYPES).join(', ')}`,
+  );
+
+const unknownPath = (): ApiError => new ApiError('NotFound', 404, 'the server could not find the requested resource');
+
+function methodNotAllowed(req: FastifyRequest): ApiError {
+  return new ApiError('MethodNotAllowed', 405, `the server does not allow this method on the requested resource: ${req.method} ${req.url.split('?')[0]}`);
+}

@@ -1,0 +1,70 @@
+// The agent's subresources:
+//  - agents/<name>/events  GET: history (newest `limit`, default 50, max 200; `before=<seq>`), as
+//    an AgentEventList, the REST mirror's /api/v1/agents/:name/events;
+//  - agents/<name>/cancel  POST: cancels the task in progress; 200 with the agent once the worker
+//    confirmed, 202 if it did not in time, 409 when no task is in progress;
+//  - agents/<name>/log     GET: the current task's events, one JSON line each (`since=<seq>`
+//    replays from there instead); with follow=true it then streams live events until the client
+//    goes or the agent is deleted. Named "log" so kube-apiserver treats it as long-running.
+
+import type { Agent } from '../../api/agent.js';
+import { notFound } from '../../api/errors.js';
+import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../api/event.js';
+import { API_VERSION } from '../../api/meta.js';
+import { followEvents } from '../event-follow.js';
+import { boolParam, intParam, type Query } from './query.js';
+import type { AggregatedApiDeps } from './resources.js';
+import type { WatchSink } from './watch.js';
+
+export async function agentEvents(d: AggregatedApiDeps, namespace: string, name: string, q: Query) {
+  const limit = intParam(q, 'limit', { min: 1, max: EVENTS_MAX_LIMIT }) ?? EVENTS_DEFAULT_LIMIT;
+  const before = intParam(q, 'before', { min: 1 });
+  const items = await d.agentService.history(namespace, name, limit, before);
+  return { apiVersion: API_VERSION, kind: 'AgentEventList', metadata: {}, agent: name, namespace, items };
+}
+
+export async function cancelAgent(d: AggregatedApiDeps, namespace: string, name: string): Promise<{ code: number; body: Agent }> {
+  const { agent, settled } = await d.agentService.cancel(namespace, name);
+  return { code: settled ? 200 : 202, body: agent };
+}
+
+/** Checks the request and the agent; the returned function streams the log into a sink. */
+export async function prepareAgentLog(d: AggregatedApiDeps, namespace: string, name: string, q: Query): Promise<(sink: WatchSink) => Promise<void>> {
+  const follow = boolParam(q, 'follow') ?? false;
+  const since = intParam(q, 'since', { min: 0 });
+  const agent = await d.agents.get(namespace, name);
+  if (!agent || agent.metadata.deletionTimestamp) throw notFound(agent?.kind ?? 'Agent', name, namespace);
+
+  return async (sink) => {
+    let done = false;
+    const following = followEvents(d.events, agent, (ev) => !done && sink.write(`${JSON.stringify(ev)}\n`), {
+      follow,
+      ...(since !== undefined ? { since } : {}),
+    });
+    // The stream ends with its agent: a deleted (or re-created) agent's events are gone.
+    const unwatch = follow
+      ? d.agents.watch((ev) => {
+          const m = ev.object.metadata;
+          if (m.namespace === namespace && m.name === name && (ev.type === 'DELETED' || m.uid !== agent.metadata.uid || m.deletionTimestamp)) end();
+        })
+      : () => undefined;
+    const stop = (): void => {
+      done = true;
+      following.stop();
+      unwatch();
+    };
+    const end = (): void => {
+      if (done) return;
+      stop();
+      sink.end();
+    };
+    sink.onClose(stop);
+    try {
+      await following.replayed;
+    } catch {
+      end();
+      return;
+    }
+    if (!follow) end();
+  };
+}

@@ -1,0 +1,221 @@
+// The verbs on objects: get, list, create, update, patch (merge, JSON, strategic-as-merge,
+// server-side apply), delete and deletecollection. Every write goes through the generic
+// Registry, so the resource's strategy decides defaults, validation and update rules.
+
+import { ApiError, badRequest, invalid, notFound } from '../../api/errors.js';
+import { API_VERSION } from '../../api/meta.js';
+import type { DeleteOptions } from '../../registry/registry.js';
+import type { StoredObject } from '../../registry/store.js';
+import { negotiate, type Target } from './negotiation.js';
+import { applyIncoming, type DecodeContext, decodeObject } from './objects.js';
+import { jsonPatch, mergePatch, parseApplyConfiguration, patchTypeOf } from './patch.js';
+import { boolParam, dryRun, fieldValidation, includeObject, type Query, single } from './query.js';
+import { renderList, renderObject } from './render.js';
+import type { ResourceDef } from './resources.js';
+import { selection } from './selection.js';
+
+export interface VerbRequest {
+  def: ResourceDef;
+  /** Absent for requests across all namespaces. */
+  namespace?: string;
+  name?: string;
+  query: Query;
+  accept?: string;
+  contentType?: string;
+  body: unknown;
+}
+
+export interface VerbResponse {
+  code: number;
+  body: unknown;
+  /** Sent as `Warning: 299 - "<text>"` headers (kubectl prints them). */
+  warnings?: string[];
+}
+
+const ns = (r: VerbRequest): string => r.namespace!;
+const name = (r: VerbRequest): string => r.name!;
+
+const locked = <R>(def: ResourceDef, namespace: string, fn: () => Promise<R>): Promise<R> =>
+  def.serialize ? def.serialize(namespace, fn) : fn();
+
+async function mustGet(def: ResourceDef, namespace: string, n: string): Promise<StoredObject> {
+  const obj = await def.registry.get(namespace, n);
+  if (!obj) throw notFound(def.kind, n, namespace);
+  return obj;
+}
+
+export async function getVerb(r: VerbRequest): Promise<VerbResponse> {
+  const target = negotiate(r.accept, ['Table', 'PartialObjectMetadata']);
+  const inc = includeObject(r.query);
+  return { code: 200, body: renderObject(r.def, await mustGet(r.def, ns(r), name(r)), target, inc) };
+}
+
+export async function listVerb(r: VerbRequest): Promise<VerbResponse> {
+  const target = negotiate(r.accept, ['Table', 'PartialObjectMetadataList']);
+  const inc = includeObject(r.query);
+  if (single(r.query, 'sendInitialEvents') !== undefined) {
+    throw invalid('ListOptions', undefined, [{ field: 'sendInitialEvents', message: 'is forbidden for list' }]);
+  }
+  const sel = selection(r.def, r.query, r.namespace);
+  // limit/continue are not supported: every list is complete (no continue token), as allowed.
+  const { items, resourceVersion } = await r.def.registry.list(r.namespace !== undefined ? { namespace: r.namespace } : {});
+  return { code: 200, body: renderList(r.def, items.filter(sel.matches), resourceVersion, target, inc) };
+}
+
+export async function createVerb(r: VerbRequest): Promise<VerbResponse> {
+  const target = negotiate(r.accept, ['Table', 'PartialObjectMetadata']);
+  const dry = dryRun(r.query);
+  const { obj, warnings } = decodeObject(r.def, r.body, { namespace: ns(r), validation: fieldValidation(r.query) });
+  const created = await create(r.def, obj, dry);
+  return { code: 201, body: renderObject(r.def, created, target, includeObject(r.query)), warnings };
+}
+
+async function create(def: ResourceDef, obj: StoredObject, dry: boolean): Promise<StoredObject> {
+  def.createDefaults?.(obj);
+  return locked(def, obj.metadata.namespace, async () => {
+    await def.admit?.(obj, undefined);
+    return def.registry.create(obj, { dryRun: dry });
+  });
+}
+
+export async function updateVerb(r: VerbRequest): Promise<VerbResponse> {
+  const target = negotiate(r.accept, ['Table', 'PartialObjectMetadata']);
+  const dry = dryRun(r.query);
+  const { obj: incoming, warnings } = decodeObject(r.def, r.body, { namespace: ns(r), name: name(r), validation: fieldValidation(r.query) });
+  const after = await update(r.def, ns(r), name(r), () => incoming, dry);
+  return { code: 200, body: renderObject(r.def, after, target, includeObject(r.query)), warnings };
+}
+
+/**
+ * Read-modify-write through the registry: `next` computes the incoming object from the latest
+ * stored one (a patch is re-applied on each retry); spec, labels and annotations are taken from it.
+ */
+async function update(def: ResourceDef, namespace: string, n: string, next: (cur: StoredObject) => StoredObject, dry: boolean): Promise<StoredObject> {
+  return locked(def, namespace, async () => {
+    const cur = await mustGet(def, namespace, n);
+    const candidate = structuredClone(cur);
+    applyIncoming(def, candidate, next(cur));
+    await def.admit?.(candidate, cur);
+    const after = await def.registry.update(namespace, n, (obj) => applyIncoming(def, obj, next(obj)), { dryRun: dry });
+    if (!dry && def.afterUpdate) await def.afterUpdate(after, cur);
+    return after;
+  });
+}
+
+export async function patchVerb(r: VerbRequest): Promise<VerbResponse> {
+  const target = negotiate(r.accept, ['Table', 'PartialObjectMetadata']);
+  const type = patchTypeOf(r.contentType);
+  const dry = dryRun(r.query);
+  const validation = fieldValidation(r.query);
+  const ctx = { namespace: ns(r), name: name(r), validation };
+  const inc = includeObject(r.query);
+  if (type === 'apply') return apply(r, ctx, dry, target);
+  if (single(r.query, 'force') !== undefined) throw badRequest('force may only be set on apply (server-side apply) patches');
+
+  const patched = (cur: StoredObject): unknown => (type === 'json' ? jsonPatch(cur, r.body) : mergePatch(cur, r.body));
+  if (type !== 'json' && (!r.body || typeof r.body !== 'object' || Array.isArray(r.body))) throw badRequest('a merge patch must be a JSON object');
+  let warnings: string[] = [];
+  const after = await update(
+    r.def,
+    ns(r),
+    name(r),
+    (cur) => {
+      const d = decodeObject(r.def, patched(cur), ctx);
+      warnings = d.warnings;
+      return d.obj;
+    },
+    dry,
+  );
+  return { code: 200, body: renderObject(r.def, after, target, inc), warnings };
+}
+
+/**
+ * Server-side apply: creates the object when absent, else merges the applied configuration into
+ * it (lists replace, as for atomic lists). Field ownership (managedFields) is not tracked, so a
+ * field removed from the configuration keeps its value and `force` changes nothing.
+ */
+async function apply(r: VerbRequest, ctx: DecodeContext & { name: string }, dry: boolean, target: Target): Promise<VerbResponse> {
+  const inc = includeObject(r.query);
+  if (!single(r.query, 'fieldManager')) {
+    throw invalid('PatchOptions', undefined, [{ field: 'fieldManager', message: 'is required for apply patch' }]);
+  }
+  boolParam(r.query, 'force');
+  const config = parseApplyConfiguration(r.body);
+  if (config.apiVersion !== API_VERSION) {
+    throw badRequest(`the API version in the data (${String(config.apiVersion)}) does not match the expected API version (${API_VERSION})`);
+  }
+  if (!(await r.def.registry.get(ctx.namespace, ctx.name))) {
+    const { obj, warnings } = decodeObject(r.def, config, ctx);
+    try {
+      return { code: 201, body: renderObject(r.def, await create(r.def, obj, dry), target, inc), warnings };
+    } catch (err) {
+      if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
+      // Created meanwhile by someone else: apply to it.
+    }
+  }
+  let warnings: string[] = [];
+  const after = await update(
+    r.def,
+    ctx.namespace,
+    ctx.name,
+    (cur) => {
+      const d = decodeObject(r.def, mergePatch(cur, config), ctx);
+      warnings = d.warnings;
+      return d.obj;
+    },
+    dry,
+  );
+  return { code: 200, body: renderObject(r.def, after, target, inc), warnings };
+}
+
+export async function deleteVerb(r: VerbRequest): Promise<VerbResponse> {
+  const target = negotiate(r.accept, ['Table', 'PartialObjectMetadata']);
+  const opts = deleteOptions(r);
+  const obj = await remove(r.def, ns(r), name(r), opts);
+  if (!obj) throw notFound(r.def.kind, name(r), ns(r));
+  return { code: 200, body: renderObject(r.def, obj, target, includeObject(r.query)) };
+}
+
+/** Deletes (or, for finalized resources, marks) one object; undefined when it is gone. */
+function remove(def: ResourceDef, namespace: string, n: string, opts: DeleteOptions): Promise<StoredObject | undefined> {
+  return locked(def, namespace, async () => {
+    const cur = await def.registry.get(namespace, n);
+    if (!cur) return undefined;
+    await def.admitDelete?.(cur);
+    return def.registry.delete(namespace, n, opts);
+  });
+}
+
+export async function deleteCollectionVerb(r: VerbRequest): Promise<VerbResponse> {
+  const opts = deleteOptions(r);
+  if (opts.preconditions) throw badRequest('preconditions are not supported by deletecollection');
+  const sel = selection(r.def, r.query, r.namespace);
+  const { items, resourceVersion } = await r.def.registry.list({ namespace: ns(r) });
+  const deleted: StoredObject[] = [];
+  let failure: unknown;
+  for (const obj of items.filter(sel.matches)) {
+    try {
+      const gone = await remove(r.def, obj.metadata.namespace, obj.metadata.name, opts);
+      if (gone) deleted.push(gone);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.reason === 'NotFound')) failure ??= err;
+    }
+  }
+  if (failure) throw failure;
+  return { code: 200, body: { apiVersion: API_VERSION, kind: r.def.listKind, metadata: { resourceVersion }, items: deleted } };
+}
+
+/** DeleteOptions from the body (kubectl sends one) and the query. */
+function deleteOptions(r: VerbRequest): DeleteOptions {
+  const body = r.body && typeof r.body === 'object' ? (r.body as Record<string, unknown>) : {};
+  if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`the body of a DELETE must be a DeleteOptions, not a ${String(body.kind)}`);
+  const pre = body.preconditions && typeof body.preconditions === 'object' ? (body.preconditions as Record<string, unknown>) : undefined;
+  const preconditions = pre
+    ? {
+        ...(typeof pre.uid === 'string' && pre.uid ? { uid: pre.uid } : {}),
+        ...(typeof pre.resourceVersion === 'string' && pre.resourceVersion ? { resourceVersion: pre.resourceVersion } : {}),
+      }
+    : undefined;
+  const dry = dryRun(r.query, body);
+  return { dryRun: dry, ...(preconditions && Object.keys(preconditions).length ? { preconditions } : {}) };
+}

@@ -1,0 +1,177 @@
+// The authn/authz filter of the cluster home: fastify hooks that authenticate every request
+// (delegated: front proxy, client certificate, TokenReview) and authorize it
+// (SubjectAccessReview) before any handler runs. Refusals are metav1.Status for Kubernetes paths
+// and the REST error body for the /api/v1 mirror.
+//
+// Authentication and, where the URL says everything, authorization happen in onRequest, before
+// the body is read. Creates through the mirror name their namespace in the body, so those are
+// authorized in preValidation, after parsing and before any route's own preValidation (root
+// hooks run first) or handler.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, badRequest, internalError, isApiError, toRestBody, toStatus } from '../../api/errors.js';
+import { CONTROL_PATH } from '../../api/worker-protocol.js';
+import { planFor, type AuthorizationPlan, type RequestAttributes } from './attributes.js';
+import type { DelegatedAuthenticator } from './authenticator.js';
+import type { DelegatedAuthorizer } from './authorizer.js';
+import type { UserInfo } from './user.js';
+import { peerChainOf } from './x509.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated caller (cluster home only; undefined on unauthenticated paths). */
+    user?: UserInfo;
+  }
+}
+
+/**
+ * Served without authentication or authorization: kubelet probes carry no credentials. This is
+ * kube's delegated-authorization default (AlwaysAllowPaths /healthz, /readyz, /livez).
+ */
+export const ALWAYS_ALLOW_PATHS = ['/healthz', '/readyz', '/livez'];
+/** Not delegated at all: the worker control channel authenticates workers with its own token. */
+export const BYPASS_PATHS = [CONTROL_PATH];
+
+export interface AuthFilterOptions {
+  authenticator: Pick<DelegatedAuthenticator, 'authenticate' | 'isIdentityHeader'>;
+  authorizer: Pick<DelegatedAuthorizer, 'authorize'>;
+  alwaysAllowPaths?: string[];
+  bypassPaths?: string[];
+  /**
+   * Whether an agent exists, for POST /api/v1/agents: a new agent needs `create`, a task for an
+   * existing one needs `update`. Without it (or when it fails) both are required.
+   */
+  agentExists?: (namespace: string, name: string) => Promise<boolean>;
+}
+
+const AUTHORIZED = Symbol('agentplane.authorized');
+type Marked = FastifyRequest & { [AUTHORIZED]?: boolean };
+
+/** Adds the hooks to `app` itself (call before registering routes, on the root instance). */
+export function installAuthFilter(app: FastifyInstance, opts: AuthFilterOptions): void {
+  const alwaysAllow = new Set(opts.alwaysAllowPaths ?? ALWAYS_ALLOW_PATHS);
+  const bypass = new Set(opts.bypassPaths ?? BYPASS_PATHS);
+
+  app.addHook('onRequest', async (req, reply) => {
+    const path = pathOf(req.url);
+    if (bypass.has(path)) return;
+    const rawHeaders = req.raw.rawHeaders;
+    stripIdentityHeaders(req, opts.authenticator);
+    if (alwaysAllow.has(path)) {
+      (req as Marked)[AUTHORIZED] = true;
+      return;
+    }
+
+    const result = await opts.authenticator.authenticate({ peer: peerChainOf(req.raw.socket), rawHeaders });
+    if (!result.user) {
+      req.log.debug({ path, errors: result.errors }, 'unauthenticated request');
+      return refuse(req, reply, new ApiError('Unauthorized', 401, 'Unauthorized'));
+    }
+    req.user = result.user;
+    req.log = req.log.child({ user: result.user.username });
+    // The token has done its job; handlers and logs have no use for it.
+    if (result.method === 'token') delete req.headers.authorization;
+
+    return authorizeStep(req, reply, false);
+  });
+
+  app.addHook('preValidation', async (req, reply) => {
+    const path = pathOf(req.url);
+    if (bypass.has(path) || (req as Marked)[AUTHORIZED]) return;
+    return authorizeStep(req, reply, true);
+  });
+
+  async function authorizeStep(req: FastifyRequest, reply: FastifyReply, hasBody: boolean): Promise<FastifyReply | undefined> {
+    const user = req.user;
+    if (!user) return refuse(req, reply, new ApiError('Unauthorized', 401, 'Unauthorized'));
+    let plan: AuthorizationPlan;
+    try {
+      const p = planFor({ method: req.method, url: req.url, query: (req.query ?? {}) as Record<string, string>, hasBody, body: hasBody ? req.body : undefined });
+      if ('needsBody' in p) return undefined; // decided in preValidation
+      plan = p;
+    } catch (err) {
+      return refuse(req, reply, isApiError(err) ? err : badRequest('malformed request'));
+    }
+    const checks = [...plan.checks, ...(await upsertChecks(plan, opts, req))];
+    for (const attrs of checks) {
+      let allowed: boolean;
+      let reason: string;
+      try {
+        ({ allowed, reason } = await opts.authorizer.authorize(user, attrs));
+      } catch {
+        return refuse(req, reply, internalError('authorization failed: the SubjectAccessReview could not be completed'));
+      }
+      if (!allowed) {
+        req.log.info({ ...describe(attrs), reason: reason || undefined }, 'request forbidden');
+        return refuse(req, reply, forbidden(user, attrs, reason));
+      }
+    }
+    (req as Marked)[AUTHORIZED] = true;
+    return undefined;
+  }
+}
+
+/** The same hooks as a fastify plugin that is not encapsulated (it applies to the whole app). */
+export function authFilter(opts: AuthFilterOptions): (app: FastifyInstance) => Promise<void> {
+  const plugin = async (app: FastifyInstance): Promise<void> => installAuthFilter(app, opts);
+  (plugin as unknown as Record<symbol, boolean>)[Symbol.for('skip-override')] = true;
+  return plugin;
+}
+
+async function upsertChecks(plan: AuthorizationPlan, opts: AuthFilterOptions, req: FastifyRequest): Promise<RequestAttributes[]> {
+  const u = plan.upsertAgent;
+  if (!u) return [];
+  const agents = (verb: string, name: string): RequestAttributes => ({
+    resource: { verb, group: 'agentplane.io', version: 'v1alpha1', resource: 'agents', subresource: '', namespace: u.namespace, name },
+  });
+  let exists: boolean | undefined;
+  if (opts.agentExists) {
+    try {
+      exists = await opts.agentExists(u.namespace, u.name);
+    } catch (err) {
+      req.log.warn({ err: (err as Error).message }, 'agent lookup for authorization failed; requiring create and update');
+    }
+  }
+  if (exists === true) return [agents('update', u.name)];
+  if (exists === false) return [agents('create', '')];
+  return [agents('create', ''), agents('update', u.name)];
+}
+
+function stripIdentityHeaders(req: FastifyRequest, authn: Pick<DelegatedAuthenticator, 'isIdentityHeader'>): void {
+  for (const name of Object.keys(req.headers)) {
+    if (authn.isIdentityHeader(name)) delete req.headers[name];
+  }
+}
+
+const pathOf = (url: string): string => url.split('?')[0]!;
+
+/** True for the REST mirror, whose errors use the REST body rather than metav1.Status. */
+const isRestPath = (path: string): boolean => path === '/api/v1' || path.startsWith('/api/v1/');
+
+/** kube-apiserver's Forbidden wording (responsewriters.forbiddenMessage + errors.NewForbidden). */
+export function forbidden(user: UserInfo, attrs: RequestAttributes, reason = ''): ApiError {
+  const suffix = reason ? `: ${reason}` : '';
+  if ('nonResource' in attrs) {
+    const { verb, path } = attrs.nonResource;
+    return new ApiError('Forbidden', 403, `forbidden: User "${user.username}" cannot ${verb} path "${path}"${suffix}`, {});
+  }
+  const r = attrs.resource;
+  const resource = r.subresource ? `${r.resource}/${r.subresource}` : r.resource;
+  const scope = r.namespace ? `in the namespace "${r.namespace}"` : 'at the cluster scope';
+  const why = `User "${user.username}" cannot ${r.verb} resource "${resource}" in API group "${r.group}" ${scope}${suffix}`;
+  const qualified = r.group ? `${r.resource}.${r.group}` : r.resource;
+  const message = r.name ? `${qualified} "${r.name}" is forbidden: ${why}` : `${qualified} is forbidden: ${why}`;
+  return new ApiError('Forbidden', 403, message, { group: r.group, kind: r.resource, ...(r.name ? { name: r.name } : {}) });
+}
+
+function refuse(req: FastifyRequest, reply: FastifyReply, err: ApiError): FastifyReply {
+  const group = typeof err.details.group === 'string' ? err.details.group : undefined;
+  const body = isRestPath(pathOf(req.url)) ? toRestBody(err) : toStatus(err, group);
+  return reply.code(err.code).header('content-type', 'application/json; charset=utf-8').send(body);
+}
+
+function describe(attrs: RequestAttributes): Record<string, string> {
+  if ('nonResource' in attrs) return { verb: attrs.nonResource.verb, path: attrs.nonResource.path };
+  const r = attrs.resource;
+  return { verb: r.verb, group: r.group, resource: r.subresource ? `${r.resource}/${r.subresource}` : r.resource, namespace: r.namespace, name: r.name };
+}
