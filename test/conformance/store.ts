@@ -6,6 +6,7 @@ import { expect } from 'chai';
 
 import { ApiError } from '../../pkg/api/errors.js';
 import type { Store, StoredObject, WatchEvent } from '../../pkg/registry/store.js';
+import { rejection } from '../support/assert.js';
 
 export interface StoreFixture {
   store: Store<StoredObject>;
@@ -47,17 +48,6 @@ const rv = (o: StoredObject): number => {
 };
 
 const names = (items: StoredObject[]): string[] => items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
-
-async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  let err: unknown;
-  try {
-    await p;
-  } catch (e) {
-    err = e;
-  }
-  expect(err, 'expected the call to reject').to.be.instanceOf(ApiError);
-  return err as ApiError;
-}
 
 export function storeConformance(name: string, make: () => Promise<StoreFixture>): void {
   describe(`Store conformance: ${name}`, function () {
@@ -106,7 +96,7 @@ export function storeConformance(name: string, make: () => Promise<StoreFixture>
 
       it('fails with AlreadyExists (409) when the name is taken in the namespace', async () => {
         await store.create(thing('dup', 'ns-a', { size: 1 }));
-        const err = await rejection(store.create(thing('dup', 'ns-a', { size: 2 })));
+        const err = await rejection(store.create(thing('dup', 'ns-a', { size: 2 })), ApiError);
         expect(err.reason).to.equal('AlreadyExists');
         expect(err.code).to.equal(409);
         expect(err.message).to.contain('dup');
@@ -161,7 +151,7 @@ export function storeConformance(name: string, make: () => Promise<StoreFixture>
 
         const late = structuredClone(created); // still carries the old resourceVersion
         (late.spec as ThingSpec).size = 99;
-        const err = await rejection(store.update(late));
+        const err = await rejection(store.update(late), ApiError);
         expect(err.reason).to.equal('Conflict');
         expect(err.code).to.equal(409);
         expect(((await store.get('default', 'stale'))!.spec as ThingSpec).size).to.equal(10);
@@ -173,7 +163,7 @@ export function storeConformance(name: string, make: () => Promise<StoreFixture>
         const fresh = await store.create(thing('reborn'));
         const stale = structuredClone(old);
         stale.metadata.resourceVersion = fresh.metadata.resourceVersion;
-        const err = await rejection(store.update(stale));
+        const err = await rejection(store.update(stale), ApiError);
         expect(err.reason).to.equal('Conflict');
       });
 
@@ -181,7 +171,7 @@ export function storeConformance(name: string, make: () => Promise<StoreFixture>
         const ghost = thing('ghost');
         ghost.metadata.uid = 'u';
         ghost.metadata.resourceVersion = '1';
-        const err = await rejection(store.update(ghost));
+        const err = await rejection(store.update(ghost), ApiError);
         expect(err.reason).to.equal('NotFound');
         expect(err.code).to.equal(404);
       });
@@ -279,6 +269,7 @@ export function storeConformance(name: string, make: () => Promise<StoreFixture>
         await store.update(up);
         const err = await rejection(
           store.delete('default', 'guarded', { resourceVersion: created.metadata.resourceVersion }),
+          ApiError,
         );
         expect(err.reason).to.equal('Conflict');
         expect(err.code).to.equal(409);
@@ -322,9 +313,9 @@ export function storeConformance(name: string, make: () => Promise<StoreFixture>
         const events: WatchEvent<StoredObject>[] = [];
         const stop = store.watch((ev) => events.push(ev));
         try {
-          await rejection(store.create(thing('quiet')));
-          await rejection(store.update({ ...structuredClone(created), metadata: { ...created.metadata, resourceVersion: '0' } }));
-          await rejection(store.delete('default', 'quiet', { resourceVersion: '0' }));
+          await rejection(store.create(thing('quiet')), ApiError);
+          await rejection(store.update({ ...structuredClone(created), metadata: { ...created.metadata, resourceVersion: '0' } }), ApiError);
+          await rejection(store.delete('default', 'quiet', { resourceVersion: '0' }), ApiError);
           expect(await store.delete('default', 'missing')).to.equal(undefined);
           expect(events).to.deep.equal([]);
         } finally {

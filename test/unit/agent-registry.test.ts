@@ -11,6 +11,7 @@ import { agentStrategy, isBusy, validateObjectName } from '../../pkg/registry/ag
 import { Registry } from '../../pkg/registry/registry.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
 import type { WatchEvent } from '../../pkg/registry/store.js';
+import { rejection } from '../support/assert.js';
 
 /** A new agent the way a client submits it: only what it chose is set. */
 function draft(name: string, spec: Partial<AgentSpec> = {}, namespace = 'default'): Agent {
@@ -21,17 +22,6 @@ function draft(name: string, spec: Partial<AgentSpec> = {}, namespace = 'default
     spec: { instructions: 'do the thing', ...spec } as AgentSpec,
     status: undefined as unknown as Agent['status'],
   };
-}
-
-async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  let err: unknown;
-  try {
-    await p;
-  } catch (e) {
-    err = e;
-  }
-  expect(err, 'expected the call to reject with an ApiError').to.be.instanceOf(ApiError);
-  return err as ApiError;
 }
 
 /** Letters-only suffix for generated names (names may not contain digits). */
@@ -127,7 +117,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
       ['an empty name', ''],
     ] as const) {
       it(`rejects a name with ${label} as Invalid naming metadata.name`, async () => {
-        const err = await rejection(agents.create(draft(bad)));
+        const err = await rejection(agents.create(draft(bad)), ApiError);
         expect(err.reason).to.equal('Invalid');
         expect(err.code).to.equal(400);
         const causes = err.details.causes ?? [];
@@ -146,7 +136,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
 
     for (const bad of ['Team', 'team_a', '-team', 'x'.repeat(64), '']) {
       it(`rejects namespace ${JSON.stringify(bad.length > 10 ? `${bad.slice(0, 5)}…` : bad)} naming metadata.namespace`, async () => {
-        const err = await rejection(agents.create(draft('alpha', {}, bad)));
+        const err = await rejection(agents.create(draft('alpha', {}, bad)), ApiError);
         expect(err.reason).to.equal('Invalid');
         expect((err.details.causes ?? []).map((c) => c.field)).to.deep.equal(['metadata.namespace']);
       });
@@ -160,6 +150,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
     it('reports spec schema causes under spec.*', async () => {
       const err = await rejection(
         agents.create(draft('alpha', { instructions: '', role: 'boss' as never, connectors: ['ok', 'Bad1'] })),
+        ApiError,
       );
       expect(err.reason).to.equal('Invalid');
       const fields = (err.details.causes ?? []).map((c) => c.field);
@@ -168,7 +159,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
 
     it('fails with AlreadyExists on a duplicate name', async () => {
       await agents.create(draft('alpha'));
-      const err = await rejection(agents.create(draft('alpha')));
+      const err = await rejection(agents.create(draft('alpha')), ApiError);
       expect(err.reason).to.equal('AlreadyExists');
       expect(err.code).to.equal(409);
     });
@@ -182,6 +173,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
           a.spec.task += 1;
           a.spec.instructions = 'second';
         }),
+        ApiError,
       );
       expect(err.reason).to.equal('Conflict');
       expect(err.code).to.equal(409);
@@ -198,7 +190,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
         s.taskStatus = 'Complete';
         s.observedTask = 0;
       });
-      const err = await rejection(agents.update('default', 'lagging', (a) => void (a.spec.task += 1)));
+      const err = await rejection(agents.update('default', 'lagging', (a) => void (a.spec.task += 1)), ApiError);
       expect(err.reason).to.equal('Conflict');
     });
 
@@ -242,7 +234,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
     it('refuses lowering spec.task with an Invalid cause', async () => {
       await agents.create(draft('down', { task: 3 }));
       await settle('down');
-      const err = await rejection(agents.update('default', 'down', (x) => void (x.spec.task = 2)));
+      const err = await rejection(agents.update('default', 'down', (x) => void (x.spec.task = 2)), ApiError);
       expect(err.reason).to.equal('Invalid');
       expect(err.details.causes).to.deep.equal([{ field: 'spec.task', message: 'may only increase' }]);
     });
@@ -266,7 +258,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
 
     it('validates the updated spec', async () => {
       await agents.create(draft('val'));
-      const err = await rejection(agents.update('default', 'val', (x) => void (x.spec.lifecycle = 'Nap' as never)));
+      const err = await rejection(agents.update('default', 'val', (x) => void (x.spec.lifecycle = 'Nap' as never)), ApiError);
       expect(err.reason).to.equal('Invalid');
       expect(err.details.causes?.[0]?.field).to.equal('spec.lifecycle');
       expect((await agents.get('default', 'val'))!.spec.lifecycle).to.equal('');
@@ -304,7 +296,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
     });
 
     it('fails with NotFound for a missing agent', async () => {
-      const err = await rejection(agents.update('default', 'ghost', () => undefined));
+      const err = await rejection(agents.update('default', 'ghost', () => undefined), ApiError);
       expect(err.reason).to.equal('NotFound');
       expect(err.code).to.equal(404);
     });
@@ -381,7 +373,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
       const stored = await agents.get('default', 'doomed');
       expect(stored, 'still stored until finalized').to.not.equal(undefined);
       expect(stored!.metadata.deletionTimestamp).to.equal(marked.metadata.deletionTimestamp);
-      const nf = await rejection(agents.mustGet('default', 'doomed'));
+      const nf = await rejection(agents.mustGet('default', 'doomed'), ApiError);
       expect(nf.reason).to.equal('NotFound');
 
       // Deleting again keeps the first timestamp.
@@ -394,7 +386,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
     });
 
     it('fails with NotFound when deleting a missing agent', async () => {
-      const err = await rejection(agents.delete('default', 'ghost'));
+      const err = await rejection(agents.delete('default', 'ghost'), ApiError);
       expect(err.reason).to.equal('NotFound');
     });
 

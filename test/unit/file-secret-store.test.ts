@@ -8,17 +8,7 @@ import { ApiError } from '../../pkg/api/errors.js';
 import { secretCreateRequestSchema, secretDataCauses } from '../../pkg/api/secret.js';
 import { validateSchema } from '../../pkg/api/validation.js';
 import { FileSecretStore } from '../../pkg/registry/secrets/file-secret-store.js';
-
-async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  let err: unknown;
-  try {
-    await p;
-  } catch (e) {
-    err = e;
-  }
-  expect(err, 'expected an ApiError').to.be.instanceOf(ApiError);
-  return err as ApiError;
-}
+import { rejection } from '../support/assert.js';
 
 const mode = (p: string): number => fs.statSync(p).mode & 0o777;
 
@@ -71,7 +61,7 @@ describe('FileSecretStore', () => {
 
   it('refuses to create an existing secret (409 AlreadyExists) and keeps the first', async () => {
     await store.put('default', 'tok', { token: 'first' });
-    const err = await rejection(store.put('default', 'tok', { token: 'second' }));
+    const err = await rejection(store.put('default', 'tok', { token: 'second' }), ApiError);
     expect(err.reason).to.equal('AlreadyExists');
     expect(err.code).to.equal(409);
     expect((await store.get('default', 'tok'))!.data.token).to.equal('first');
@@ -116,7 +106,7 @@ describe('FileSecretStore', () => {
       ['default', 'Tok'],
       ['default', ''],
     ] as const) {
-      const err = await rejection(store.put(ns, name, { k: 'v' }));
+      const err = await rejection(store.put(ns, name, { k: 'v' }), ApiError);
       expect(err.code, `${ns}/${name}`).to.equal(400);
     }
     expect(fs.existsSync(path.join(dir, 'escape.json'))).to.equal(false);

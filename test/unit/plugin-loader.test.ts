@@ -9,6 +9,7 @@ import { testPluginContext } from '../support/plugin-context.js';
 import { DEFAULT_PLUGINS, loadPlugins, PluginError, type LoadedPlugins } from '../../pkg/plugin/loader.js';
 import type { PluginContext } from '../../pkg/plugin/types.js';
 import type { EventStore } from '../../pkg/registry/events.js';
+import { rejection } from '../support/assert.js';
 
 const fixture = (file: string): string => fileURLToPath(new URL(`../fixtures/plugins/${file}`, import.meta.url));
 /** The same fixture as a path relative to the working directory, starting with "./". */
@@ -16,17 +17,6 @@ const relFixture = (file: string): string => {
   const rel = path.relative(process.cwd(), fixture(file));
   return rel.startsWith('.') ? rel : `./${rel}`;
 };
-
-async function rejection(p: Promise<unknown>): Promise<PluginError> {
-  let err: unknown;
-  try {
-    await p;
-  } catch (e) {
-    err = e;
-  }
-  expect(err, 'expected a PluginError').to.be.instanceOf(PluginError);
-  return err as PluginError;
-}
 
 describe('plugin loader', function () {
   this.timeout(10_000);
@@ -92,7 +82,7 @@ describe('plugin loader', function () {
   });
 
   it('rejects an unknown name with a PluginError naming it and listing the built-ins', async () => {
-    const err = await rejection(loadPlugins(['no-such-plugin-xyz'], ctx));
+    const err = await rejection(loadPlugins(['no-such-plugin-xyz'], ctx), PluginError);
     expect(err.plugin).to.equal('no-such-plugin-xyz');
     expect(err.name).to.equal('PluginError');
     expect(err.message).to.match(/^plugin "no-such-plugin-xyz": cannot be loaded/);
@@ -101,7 +91,7 @@ describe('plugin loader', function () {
 
   it('rejects a module path that does not exist', async () => {
     const missing = path.join(dir, 'missing-plugin.js');
-    const err = await rejection(loadPlugins([missing], ctx));
+    const err = await rejection(loadPlugins([missing], ctx), PluginError);
     expect(err.plugin).to.equal(missing);
     expect(err.message).to.contain('cannot be loaded');
   });
@@ -134,7 +124,7 @@ describe('plugin loader', function () {
 
   it('rejects a module without { name, setup } with "must export", after tearing down earlier plugins', async () => {
     const bad = fixture('bad-shape.js');
-    const err = await rejection(loadPlugins([fixture('good-a.js'), bad], ctx));
+    const err = await rejection(loadPlugins([fixture('good-a.js'), bad], ctx), PluginError);
     expect(err.plugin).to.equal(bad);
     expect(err.message).to.contain('must export');
     expect(log).to.deep.equal(['setup:fixture-a', 'teardown:fixture-a']);
@@ -142,7 +132,7 @@ describe('plugin loader', function () {
 
   it('reports a failing setup as "setup failed" and runs earlier plugins’ teardowns in reverse', async () => {
     const throws = fixture('setup-throws.js');
-    const err = await rejection(loadPlugins([fixture('good-a.js'), relFixture('good-b.js'), throws, fixture('no-teardown.js')], ctx));
+    const err = await rejection(loadPlugins([fixture('good-a.js'), relFixture('good-b.js'), throws, fixture('no-teardown.js')], ctx), PluginError);
     expect(err.plugin).to.equal(throws);
     expect(err.message).to.contain('setup failed: database unreachable');
     expect(log).to.deep.equal([
@@ -155,7 +145,7 @@ describe('plugin loader', function () {
   });
 
   it('closes an earlier built-in store when a later plugin fails', async () => {
-    await rejection(loadPlugins(['event-store-sqlite', fixture('setup-throws.js')], ctx));
+    await rejection(loadPlugins(['event-store-sqlite', fixture('setup-throws.js')], ctx), PluginError);
     expect(provided).to.have.length(1);
     let err: unknown;
     try {
