@@ -15,6 +15,7 @@ import { streamOf } from '../pkg/controller/agent-controller.js';
 import { createLogger } from '../pkg/observability/logger.js';
 import { DEFAULT_PLUGINS } from '../pkg/plugin/loader.js';
 import { startScriptedModel, type ScriptedModel } from '../pkg/scriptedmodel/index.js';
+import { opened } from '../test/support/waiting.js';
 
 const API_KEY = 'sk-ant-bench-0000000000000000';
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -159,12 +160,7 @@ export class LiveSocket {
   }
 
   opened(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (this.ws.readyState === WebSocket.OPEN) return resolve();
-      this.ws.once('open', () => resolve());
-      this.ws.once('error', reject);
-      this.ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
-    });
+    return opened(this.ws);
   }
 
   /** Resolves with the first event (received from now on) that matches. */

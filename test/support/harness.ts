@@ -11,6 +11,7 @@ import { startServer, type RunningServer, type ServeOptions } from '../../cmd/ag
 import type { AgentEvent } from '../../pkg/api/event.js';
 import { createLogger } from '../../pkg/observability/logger.js';
 import { DEFAULT_PLUGINS } from '../../pkg/plugin/loader.js';
+import { Changes, opened } from './waiting.js';
 import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
 
 export const TEST_API_KEY = 'sk-ant-test-4f1c9e7d2b8a6053';
@@ -99,7 +100,7 @@ export class EventClient {
   readonly events: AgentEvent[] = [];
   readonly raw: string[] = [];
   private readonly ws: WebSocket;
-  private waiters: (() => void)[] = [];
+  private readonly changes = new Changes();
   closed?: { code: number; reason: string };
 
   constructor(url: string) {
@@ -107,37 +108,28 @@ export class EventClient {
     this.ws.on('message', (d) => {
       this.raw.push(String(d));
       this.events.push(JSON.parse(String(d)) as AgentEvent);
-      this.notify();
+      this.changes.notify();
     });
     this.ws.on('close', (code, reason) => {
       this.closed = { code, reason: String(reason) };
-      this.notify();
+      this.changes.notify();
     });
   }
 
   opened(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (this.ws.readyState === WebSocket.OPEN) return resolve();
-      this.ws.once('open', () => resolve());
-      this.ws.once('error', reject);
-      this.ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
-    });
+    return opened(this.ws);
   }
 
   async until(pred: (evs: AgentEvent[]) => boolean, timeoutMs = 45_000): Promise<AgentEvent[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (!pred(this.events)) {
-      if (this.closed) throw new Error(`socket closed (${this.closed.code} ${this.closed.reason}) before condition; got ${this.types()}`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out; events so far: ${this.types()}`);
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, left);
-        this.waiters.push(() => {
-          clearTimeout(t);
-          r();
-        });
-      });
-    }
+    await this.changes.until(
+      () => pred(this.events),
+      timeoutMs,
+      (why) =>
+        why === 'broken'
+          ? new Error(`socket closed (${this.closed!.code} ${this.closed!.reason}) before condition; got ${this.types()}`)
+          : new Error(`timed out; events so far: ${this.types()}`),
+      () => this.closed !== undefined,
+    );
     return this.events;
   }
 
@@ -156,9 +148,6 @@ export class EventClient {
     this.ws.close();
   }
 
-  private notify(): void {
-    this.waiters.splice(0).forEach((fn) => fn());
-  }
 }
 
 /** Polls until `fn` returns a truthy value. */

@@ -1,13 +1,15 @@
 // A client for streamed responses of newline-delimited JSON (watch, agents/<name>/log): collects
 // the lines as they arrive; `until` waits for a predicate, `ended` for the end of the stream.
 
+import { Changes } from './waiting.js';
+
 export class LineStream<T = any> {
   readonly items: T[] = [];
   status = 0;
   headers?: Headers;
   ended = false;
   private readonly abort = new AbortController();
-  private waiters: (() => void)[] = [];
+  private readonly changes = new Changes();
 
   private constructor() {}
 
@@ -33,48 +35,35 @@ export class LineStream<T = any> {
           buf = buf.slice(nl + 1);
           if (line) this.items.push(JSON.parse(line) as T);
         }
-        this.notify();
+        this.changes.notify();
       }
       if (buf.trim()) this.items.push(JSON.parse(buf) as T);
     } catch {
       // aborted by close()
     } finally {
       this.ended = true;
-      this.notify();
+      this.changes.notify();
     }
   }
 
   async until(pred: (items: T[]) => boolean, timeoutMs = 30_000, what = 'condition'): Promise<T[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (!pred(this.items)) {
-      if (this.ended) throw new Error(`stream ended before ${what}; got ${JSON.stringify(this.items).slice(0, 2000)}`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(this.items).slice(0, 2000)}`);
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, left);
-        this.waiters.push(() => {
-          clearTimeout(t);
-          r();
-        });
-      });
-    }
+    const got = (): string => JSON.stringify(this.items).slice(0, 2000);
+    await this.changes.until(
+      () => pred(this.items),
+      timeoutMs,
+      (why) => new Error(why === 'broken' ? `stream ended before ${what}; got ${got()}` : `timed out waiting for ${what}; got ${got()}`),
+      () => this.ended,
+    );
     return this.items;
   }
 
   /** Waits for the server to end the stream. */
   async end(timeoutMs = 30_000): Promise<T[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.ended) {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`stream did not end; got ${JSON.stringify(this.items).slice(0, 2000)}`);
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, left);
-        this.waiters.push(() => {
-          clearTimeout(t);
-          r();
-        });
-      });
-    }
+    await this.changes.until(
+      () => this.ended,
+      timeoutMs,
+      () => new Error(`stream did not end; got ${JSON.stringify(this.items).slice(0, 2000)}`),
+    );
     return this.items;
   }
 
@@ -82,7 +71,4 @@ export class LineStream<T = any> {
     this.abort.abort();
   }
 
-  private notify(): void {
-    this.waiters.splice(0).forEach((fn) => fn());
-  }
 }
