@@ -22,6 +22,7 @@ import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
 import { FileSecretStore } from '../../pkg/registry/secrets/file-secret-store.js';
 import { Registry } from '../../pkg/registry/registry.js';
+import { SquadIndex } from '../../pkg/registry/squad/index.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
 import { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
 import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
@@ -154,9 +155,12 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     closers.push(() => runtime.close());
 
     let serverUrl = '';
+    // One watch of the squads feeds both controllers' membership lookups.
+    const squadIndex = new SquadIndex(squads);
+    closers.push(() => squadIndex.stop());
     const controller = new Controller({
       agents,
-      squads,
+      squads: squadIndex,
       events,
       runtime,
       hub,
@@ -171,6 +175,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const squadService = new SquadService(squads, agents, service, (ns, spec) => hooks.validateAgentSpec(ns, spec));
     const squadController = new SquadController({
       squads,
+      index: squadIndex,
       agents,
       membership: squadService.membership,
       logger: logger.child({ component: 'squad-controller' }),
@@ -207,6 +212,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     closers.push(() => app.close());
     const port = portOf(app, o.port);
     serverUrl = home.separateWorkerListener ? `http://127.0.0.1:${portOf(workers, 0)}` : `http://${loopbackFor(o.host)}:${port}`;
+    await squadIndex.start();
     await controller.start();
     await squadController.start();
     for (const fn of starters) await fn();

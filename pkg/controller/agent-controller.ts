@@ -4,7 +4,6 @@
 // interrupted tasks and settles them, and starts the workers that should run.
 
 import type { Agent } from '../api/agent.js';
-import type { Squad } from '../api/squad.js';
 import type { AgentEvent, EventDraft } from '../api/event.js';
 import { isTerminal } from '../api/event.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
@@ -15,7 +14,8 @@ import type { Hooks, TaskOutcome } from '../plugin/hooks.js';
 import type { EventLog } from '../registry/event-log.js';
 import type { StreamRef } from '../registry/events.js';
 import type { Registry } from '../registry/registry.js';
-import { groupOf, memberNames, squadOf } from '../registry/squad/membership.js';
+import type { SquadIndex } from '../registry/squad/index.js';
+import { groupName } from '../registry/squad/membership.js';
 import type { AgentRuntime, WorkerExit } from '../runtime/runtime.js';
 import type { WorkerHub } from '../worker/hub.js';
 import { applyEvent } from './task-status.js';
@@ -28,7 +28,8 @@ const RESYNC_MS = 30_000;
 
 export interface AgentControllerDeps {
   agents: Registry<Agent>;
-  squads: Registry<Squad>;
+  /** Squad membership, kept from a watch (started by the caller). */
+  squads: SquadIndex;
   events: EventLog;
   runtime: AgentRuntime;
   hub: WorkerHub;
@@ -54,8 +55,6 @@ export class AgentController {
   private readonly queue: WorkQueue;
   private readonly ingestion = new KeyedSerializer();
   private readonly startFailures = new Map<string, number>();
-  /** Last seen members per squad, so a membership change wakes the reconcile of everyone it touched. */
-  private readonly squadMembers = new Map<string, string[]>();
   private readonly unsubscribe: (() => void)[] = [];
   private resync?: NodeJS.Timeout;
 
@@ -67,24 +66,15 @@ export class AgentController {
     const { agents, hub, runtime } = this.d;
     this.unsubscribe.push(
       agents.watch((ev) => {
+        const { namespace, name } = ev.object.metadata;
         this.queue.add(refKey(ev.object.metadata));
         // A member waking or sleeping decides whether its squad's group is up: reconcile them all.
-        for (const [squad, members] of this.squadMembers) {
-          if (squad.startsWith(`${ev.object.metadata.namespace}/`) && members.includes(ev.object.metadata.name)) {
-            this.enqueueMembers(ev.object.metadata.namespace, members);
-          }
-        }
-      }),
-      this.d.squads.watch((ev) => {
-        const key = refKey(ev.object.metadata);
-        const before = this.squadMembers.get(key) ?? [];
-        const now = ev.type === 'DELETED' ? [] : memberNames(ev.object);
-        if (now.length) this.squadMembers.set(key, now);
-        else this.squadMembers.delete(key);
-        this.enqueueMembers(ev.object.metadata.namespace, [...new Set([...before, ...now])]);
+        const squad = this.d.squads.squadOf(namespace, name);
+        if (squad) this.enqueueMembers(namespace, this.d.squads.membersOf(namespace, squad));
       }),
     );
-    for (const sq of (await this.d.squads.list()).items) this.squadMembers.set(refKey(sq.metadata), memberNames(sq));
+    // A membership change moves workers: reconcile everyone it touched.
+    this.d.squads.onChange((namespace, _squad, touched) => this.enqueueMembers(namespace, touched));
     hub.on('connected', (ref) => {
       this.startFailures.delete(refKey(ref));
       this.queue.add(refKey(ref));
@@ -178,12 +168,12 @@ export class AgentController {
    */
   private async placementFor(agent: Agent): Promise<{ wanted: boolean; group?: string; peers?: string[] }> {
     const { namespace, name } = agent.metadata;
-    const squad = await squadOf(this.d.squads, namespace, name);
+    const squad = this.d.squads.squadOf(namespace, name);
     if (!squad) return { wanted: agent.status.status !== 'Sleeping' };
-    const members = memberNames(squad);
-    const states = await Promise.all(members.map((m) => this.d.agents.get(namespace, m)));
+    const members = this.d.squads.membersOf(namespace, squad);
+    const states = await Promise.all(members.map((m) => (m === name ? agent : this.d.agents.get(namespace, m))));
     const awake = states.some((a) => a && !a.metadata.deletionTimestamp && a.status.status !== 'Sleeping');
-    return { wanted: awake, group: groupOf(squad), peers: members };
+    return { wanted: awake, group: groupName(namespace, squad), peers: members };
   }
 
   private async dispatch(agent: Agent, log: Logger): Promise<void> {

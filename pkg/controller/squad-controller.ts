@@ -15,6 +15,7 @@ import { memberName, parseDuration, type Squad, type SquadMember, type SquadPhas
 import type { Logger } from '../observability/logger.js';
 import type { Registry } from '../registry/registry.js';
 import type { KeyedSerializer } from '../registry/serializer.js';
+import type { SquadIndex } from '../registry/squad/index.js';
 import { memberNames } from '../registry/squad/membership.js';
 import { WorkQueue } from './workqueue.js';
 
@@ -23,6 +24,8 @@ const SETTLE_MS = 150;
 
 export interface SquadControllerDeps {
   squads: Registry<Squad>;
+  /** Squad membership kept from a watch, for the agent events that concern a squad. */
+  index: SquadIndex;
   agents: Registry<Agent>;
   membership: KeyedSerializer;
   logger: Logger;
@@ -42,7 +45,11 @@ export class SquadController {
       this.d.squads.watch((ev) => {
         if (ev.type !== 'DELETED') this.later(refKey(ev.object.metadata), SETTLE_MS);
       }),
-      this.d.agents.watch((ev) => void this.agentChanged(ev.object)),
+      this.d.agents.watch((ev) => {
+        const { namespace, name } = ev.object.metadata;
+        const squad = this.d.index.squadOf(namespace, name);
+        if (squad) this.later(refKey({ namespace, name: squad }), SETTLE_MS);
+      }),
     );
     for (const s of (await this.d.squads.list()).items) this.queue.add(refKey(s.metadata));
   }
@@ -55,11 +62,6 @@ export class SquadController {
 
   idle(): Promise<void> {
     return this.queue.idle();
-  }
-
-  private async agentChanged(a: Agent): Promise<void> {
-    const { items } = await this.d.squads.list({ namespace: a.metadata.namespace });
-    for (const s of items) if (memberNames(s).includes(a.metadata.name)) this.later(refKey(s.metadata), SETTLE_MS);
   }
 
   private later(key: string, ms: number): void {

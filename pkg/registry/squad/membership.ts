@@ -4,7 +4,10 @@
 import { memberName, type Squad } from '../../api/squad.js';
 import type { Registry } from '../registry.js';
 
-export const groupOf = (s: Squad): string => `squad:${s.metadata.namespace}/${s.metadata.name}`;
+/** The runtime group (pod) of a squad. */
+export const groupName = (namespace: string, squad: string): string => `squad:${namespace}/${squad}`;
+
+export const groupOf = (s: Squad): string => groupName(s.metadata.namespace, s.metadata.name);
 
 export const memberNames = (s: Squad): string[] => s.spec.members.map(memberName);
 
