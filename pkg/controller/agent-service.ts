@@ -2,7 +2,6 @@
 // assign), cancel, patch, delete, and read events. Rules live in the agent strategy; this layer
 // only composes registry writes and controller actions.
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AGENT_KIND,
   type Agent,
@@ -12,7 +11,7 @@ import {
   type AgentTaskRequest,
   agentTaskRequestSchema,
 } from '../api/agent.js';
-import { ApiError, conflict, invalid, notFound } from '../api/errors.js';
+import { ApiError, conflict, invalid } from '../api/errors.js';
 import type { AgentEvent } from '../api/event.js';
 import { DEFAULT_NAMESPACE } from '../api/meta.js';
 import { validateSchema } from '../api/validation.js';
@@ -120,15 +119,14 @@ export class AgentService {
       });
       await this.controller.emit(agent, { type: 'task_cancelled', payload: { reason } });
     }
-    return this.waitFor(namespace, name, (a) => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress');
+    return this.waitFor(namespace, name, (a) => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress', agent);
   }
 
   /** Marks the agent for deletion and waits for the controller to clean up. */
   async delete(namespace: string, name: string): Promise<{ agent: Agent; settled: boolean }> {
     const agent = await this.agents.mustGet(namespace, name);
     await this.agents.delete(namespace, name);
-    const res = await this.waitFor(namespace, name, (a) => !a);
-    return { agent: res.agent ?? agent, settled: res.settled };
+    return this.waitFor(namespace, name, (a) => !a, agent);
   }
 
   async history(namespace: string, name: string, limit: number, before?: number): Promise<AgentEvent[]> {
@@ -143,20 +141,39 @@ export class AgentService {
     if (causes.length) throw invalid(AGENT_KIND, name, causes);
   }
 
+  /**
+   * Waits until `done` holds for the agent (undefined once it is gone), or the timeout passes.
+   * It follows the registry's watch rather than polling storage, which in the Kubernetes home
+   * would be an API call each time. Returns the last state seen of the agent (`known` at first).
+   */
   private async waitFor(
     namespace: string,
     name: string,
     done: (a: Agent | undefined) => boolean,
+    known: Agent,
   ): Promise<{ agent: Agent; settled: boolean }> {
-    const deadline = Date.now() + this.wait.timeoutMs;
-    let last = await this.agents.get(namespace, name);
-    const first = last;
-    while (!done(last) && Date.now() < deadline) {
-      await sleep(25);
-      last = await this.agents.get(namespace, name);
+    let current: Agent | undefined = known;
+    let lastSeen = known;
+    let finish!: (settled: boolean) => void;
+    const finished = new Promise<boolean>((resolve) => (finish = resolve));
+    const see = (a: Agent | undefined): void => {
+      current = a;
+      if (a) lastSeen = a;
+      if (done(a)) finish(true);
+    };
+    // Subscribe before reading, so no change falls between the read and the watch.
+    const unsubscribe = this.agents.watch((ev) => {
+      const m = ev.object.metadata;
+      if (m.namespace === namespace && m.name === name) see(ev.type === 'DELETED' ? undefined : ev.object);
+    });
+    const timer = setTimeout(() => finish(done(current)), this.wait.timeoutMs);
+    try {
+      see(await this.agents.get(namespace, name));
+      const settled = await finished;
+      return { agent: current ?? lastSeen, settled };
+    } finally {
+      clearTimeout(timer);
+      unsubscribe();
     }
-    const agent = last ?? first;
-    if (!agent) throw notFound(AGENT_KIND, name, namespace);
-    return { agent, settled: done(last) };
   }
 }
