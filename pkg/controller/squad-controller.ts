@@ -34,7 +34,8 @@ export interface SquadControllerDeps {
 export class SquadController {
   private readonly queue: WorkQueue;
   private readonly unsubscribe: (() => void)[] = [];
-  private readonly timers = new Set<NodeJS.Timeout>();
+  /** One pending reconcile per squad: the reconcile reads the latest state, so one is enough. */
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
 
   constructor(private readonly d: SquadControllerDeps) {
     this.queue = new WorkQueue((k) => this.reconcile(k), d.logger);
@@ -56,7 +57,7 @@ export class SquadController {
 
   stop(): void {
     this.queue.close();
-    this.timers.forEach(clearTimeout);
+    this.timers.forEach((t) => clearTimeout(t.timer));
     this.unsubscribe.forEach((fn) => fn());
   }
 
@@ -65,12 +66,16 @@ export class SquadController {
   }
 
   private later(key: string, ms: number): void {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
+    const at = Date.now() + ms;
+    const pending = this.timers.get(key);
+    if (pending && pending.at <= at) return; // an earlier pass will see this change too
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
       this.queue.add(key);
     }, ms);
-    t.unref();
-    this.timers.add(t);
+    timer.unref();
+    this.timers.set(key, { timer, at });
   }
 
   private async reconcile(key: string): Promise<void> {
