@@ -66,15 +66,15 @@ export async function idleTaskLatency(b: BenchServer, name: string, rounds: numb
 
 /**
  * POST a task to a sleeping agent (lifecycle Sleep, worker stopped), `rounds` times: the figure
- * includes waking it, starting its worker process and the control-channel handshake. After each
- * task the agent sleeps again by itself.
+ * includes waking it, starting its worker process and the control-channel handshake. The task
+ * wakes the agent for good, so it is put back to sleep before each round.
  */
 export async function wakeLatency(b: BenchServer, name: string, rounds: number): Promise<LatencySamples[]> {
   await warmUp(b, name);
-  await b.setLifecycle(name, 'Sleep');
   const started: number[] = [];
   const completed: number[] = [];
   for (let i = 1; i <= rounds; i++) {
+    await b.setLifecycle(name, 'Sleep');
     await b.waitAsleep(name);
     const ws = await b.connect(name, await b.lastSeq(name));
     try {

@@ -1,7 +1,7 @@
 // The Agent resource: its stored shape, its REST request/response shapes and their JSON Schemas.
 // The schemas here are the single source for validation (ajv) and for the OpenAPI documents.
 
-import { NAME_MAX_LENGTH, NAME_PATTERN, NAMESPACE_PATTERN, type Resource } from './meta.js';
+import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
 
 export const AGENT_KIND = 'Agent';
 export const DEFAULT_MODEL = 'claude-sonnet-4-5';
@@ -80,7 +80,7 @@ export const nameSchema = {
   minLength: 1,
   maxLength: NAME_MAX_LENGTH,
   pattern: NAME_PATTERN,
-  description: 'lowercase letters and hyphens, starting and ending with a letter, at most 63 characters',
+  description: NAME_RULE,
 } as const;
 
 export const namespaceSchema = {
@@ -88,7 +88,7 @@ export const namespaceSchema = {
   minLength: 1,
   maxLength: 63,
   pattern: NAMESPACE_PATTERN,
-  description: 'a DNS label: lowercase letters, digits and hyphens, at most 63 characters',
+  description: NAMESPACE_RULE,
 } as const;
 
 const connectorListSchema = {

@@ -10,6 +10,9 @@ export const CONNECTOR_KIND = 'Connector';
 
 export type ConnectorAuthType = 'bearer' | 'header';
 export const CONNECTOR_AUTH_TYPES: readonly ConnectorAuthType[] = ['bearer', 'header'];
+/** What clients of this API also send for the bearer form; stored as "bearer". */
+export const BEARER_ALIAS = 'token';
+export const authTypeOf = (t: string | undefined): ConnectorAuthType | undefined => (t === BEARER_ALIAS ? 'bearer' : (t as ConnectorAuthType | undefined));
 
 export type ConnectorPhase = 'Unknown' | 'Ready' | 'Unreachable' | 'Unauthorized' | 'SecretMissing' | 'Error';
 export const CONNECTOR_PHASES: readonly ConnectorPhase[] = ['Unknown', 'Ready', 'Unreachable', 'Unauthorized', 'SecretMissing', 'Error'];
@@ -112,8 +115,8 @@ const connectorFields = {
   authSecretKey: { ...secretKeySchema, description: 'key inside that secret; with authSecretName' },
   authType: {
     type: 'string',
-    enum: CONNECTOR_AUTH_TYPES,
-    description: '"bearer" (Authorization: Bearer <token>, the default) or "header" (<headerName>: <token>)',
+    enum: [...CONNECTOR_AUTH_TYPES, BEARER_ALIAS],
+    description: '"bearer" (Authorization: Bearer <token>, the default; "token" is accepted for it) or "header" (<headerName>: <token>)',
   },
   headerName: {
     type: 'string',

@@ -6,11 +6,16 @@ export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 export const DEFAULT_NAMESPACE = 'default';
 
-/** Agent and connector names: lowercase letters and hyphens, starting and ending with a letter. */
-export const NAME_PATTERN = '^[a-z]([-a-z]*[a-z])?$';
+/**
+ * Object names (agents, squads, connectors, secrets) are Kubernetes DNS-1123 labels: they become
+ * pod, volume and Secret names in the cluster home. Every name the spec allows is one.
+ */
+export const NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 export const NAME_MAX_LENGTH = 63;
-/** Namespaces follow Kubernetes' DNS label rule. */
-export const NAMESPACE_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+export const NAME_RULE = 'lowercase letters, digits and hyphens, starting and ending with a letter or digit, at most 63 characters';
+/** Namespaces follow the same DNS label rule. */
+export const NAMESPACE_PATTERN = NAME_PATTERN;
+export const NAMESPACE_RULE = `a DNS label: ${NAME_RULE}`;
 
 export interface ObjectMeta {
   name: string;

@@ -10,7 +10,7 @@ export const DEFAULT_ORPHAN_TTL = '10m';
 export type SquadPhase = 'Pending' | 'Running' | 'Sleeping' | 'Orphaned';
 
 /** Exactly one of `ref` (an existing, sleeping agent) or `name` + `spec` (a new agent). */
-export type SquadMember = { ref: { name: string } } | { name: string; spec: AgentMemberSpec };
+export type SquadMember = { ref: { name: string; namespace?: string } } | { name: string; spec: AgentMemberSpec };
 
 /** An embedded agent definition: the agent create fields without name and namespace. */
 export type AgentMemberSpec = Omit<AgentTaskRequest, 'name' | 'namespace'>;
@@ -74,7 +74,7 @@ const memberSchemaBody = {
       type: 'object',
       additionalProperties: false,
       required: ['name'],
-      properties: { name: nameSchema },
+      properties: { name: nameSchema, namespace: { ...namespaceSchema, description: "the squad's own namespace, if given" } },
       description: 'an existing agent that is asleep and in no other squad',
     },
     name: { ...nameSchema, description: 'the name of a new agent, with spec' },
@@ -85,11 +85,18 @@ const memberSchemaBody = {
 
 export const squadMemberSchema = { $id: 'SquadMember', ...memberSchemaBody } as const;
 
-/** The one rule JSON Schema says poorly: a member is a ref or a name with a spec, never both. */
-export function memberShapeCauses(m: unknown, field: string): { field: string; message: string }[] {
+/**
+ * The rules JSON Schema says poorly: a member is a ref or a name with a spec, never both; a ref
+ * that names a namespace names the squad's own.
+ */
+export function memberShapeCauses(m: unknown, field: string, namespace: string): { field: string; message: string }[] {
   if (!m || typeof m !== 'object') return [];
   const o = m as Record<string, unknown>;
   const isRef = 'ref' in o;
+  const refNs = isRef && o.ref && typeof o.ref === 'object' ? (o.ref as { namespace?: unknown }).namespace : undefined;
+  if (refNs !== undefined && refNs !== namespace) {
+    return [{ field: `${field}.ref.namespace`, message: `must be "${namespace}": a squad's members live in the squad's namespace` }];
+  }
   const isSpec = 'name' in o || 'spec' in o;
   if (isRef && isSpec) return [{ field, message: 'must be either {"ref": {"name"}} or {"name", "spec"}, not both' }];
   if (!isRef && !('name' in o && 'spec' in o)) {

@@ -9,6 +9,7 @@
 
 import type { Agent } from '../api/agent.js';
 import {
+  authTypeOf,
   CONNECTOR_KIND,
   type Connector,
   type ConnectorCreateRequest,
@@ -72,7 +73,7 @@ export class ConnectorService {
         url: req.url,
         ...(req.authSecretName ? { authSecretName: req.authSecretName } : {}),
         ...(req.authSecretKey ? { authSecretKey: req.authSecretKey } : {}),
-        authType: req.authType ?? 'bearer',
+        authType: authTypeOf(req.authType) ?? 'bearer',
         ...(req.headerName !== undefined ? { headerName: req.headerName } : {}),
       },
       status: { phase: 'Unknown', message: '' },

@@ -14,6 +14,7 @@ import { refKey } from '../api/meta.js';
 import { memberName, parseDuration, type Squad, type SquadMember, type SquadPhase } from '../api/squad.js';
 import type { Logger } from '../observability/logger.js';
 import type { Registry } from '../registry/registry.js';
+import { isBusy } from '../registry/agent/strategy.js';
 import type { KeyedSerializer } from '../registry/serializer.js';
 import type { SquadIndex } from '../registry/squad/index.js';
 import { memberNames } from '../registry/squad/membership.js';
@@ -133,6 +134,15 @@ export class SquadController {
         await squads.delete(namespace, name);
         log.info('squad broken up: every member asleep, members are solo');
         return false;
+      }
+      // Breaking up winds the squad down: a member that is awake (or was woken by a task) goes
+      // back to sleep once idle, so the break-up completes.
+      for (const a of members) {
+        if (!a || a.spec.lifecycle === 'Sleep' || isBusy(a) || a.status.status === 'Sleeping') continue;
+        await agents.update(namespace, a.metadata.name, (cur) => {
+          if (!isBusy(cur)) cur.spec.lifecycle = 'Sleep';
+        });
+        log.info({ agent: a.metadata.name }, 'squad breaking up: idle member put back to sleep');
       }
     }
     return true;

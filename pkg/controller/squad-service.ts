@@ -43,9 +43,9 @@ export class SquadService {
   async create(body: unknown): Promise<Squad> {
     const req = body as SquadCreateRequest;
     const causes = validateSchema(squadCreateRequestSchema, body);
-    if (Array.isArray(req?.members)) req.members.forEach((m, i) => causes.push(...memberShapeCauses(m, `members[${i}]`)));
+    const namespace = (typeof req?.namespace === 'string' && req.namespace) || DEFAULT_NAMESPACE;
+    if (Array.isArray(req?.members)) req.members.forEach((m, i) => causes.push(...memberShapeCauses(m, `members[${i}]`, namespace)));
     if (causes.length) throw invalid(SQUAD_KIND, typeof req?.name === 'string' ? req.name : undefined, causes);
-    const namespace = req.namespace ?? DEFAULT_NAMESPACE;
     return this.membership.run(namespace, async () => {
       if (await this.squads.get(namespace, req.name)) {
         throw new ApiError('AlreadyExists', 409, `squad "${req.name}" already exists`, { kind: SQUAD_KIND, name: req.name });
@@ -70,7 +70,7 @@ export class SquadService {
   }
 
   async addMember(namespace: string, name: string, body: unknown): Promise<Squad> {
-    const causes = [...validateSchema(squadMemberSchema, body), ...memberShapeCauses(body, '(body)')];
+    const causes = [...validateSchema(squadMemberSchema, body), ...memberShapeCauses(body, '(body)', namespace)];
     if (causes.length) throw invalid('SquadMember', undefined, causes);
     const member = body as SquadMember;
     return this.membership.run(namespace, async () => {

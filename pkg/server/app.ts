@@ -9,6 +9,8 @@ import Fastify, { type FastifyError, type FastifyInstance, LogController } from 
 import { ApiError, internalError, isApiError, toRestBody } from '../api/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { installBodyParsers } from './body.js';
+import { RouteTable } from './route-table.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -34,7 +36,17 @@ export interface AppOptions {
   tls?: TlsOptions;
 }
 
+export interface App {
+  app: FastifyInstance;
+  /** What is served, for 405s and for checking the OpenAPI document. */
+  routes: RouteTable;
+}
+
 export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
+  return (await createServedApp(opts)).app;
+}
+
+export async function createServedApp(opts: AppOptions): Promise<App> {
   const common = {
     loggerInstance: opts.logger.child({ component: 'http' }),
     // Requests are counted in metrics; per-request log lines would drown the agents' own.
@@ -62,6 +74,9 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
       : Fastify(common)
   ) as unknown as FastifyInstance;
 
+  const routes = new RouteTable();
+  routes.track(app);
+  installBodyParsers(app);
   await app.register(websocket, { options: { maxPayload: BODY_LIMIT } });
 
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
@@ -71,7 +86,14 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   app.setNotFoundHandler((req, reply) => {
-    const e = new ApiError('NotFound', 404, `no route for ${req.method} ${req.url.split('?')[0]}`);
+    const path = req.url.split('?')[0]!;
+    const allowed = routes.methodsFor(path);
+    if (allowed.length) {
+      const e = new ApiError('MethodNotAllowed', 405, `${req.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`);
+      void reply.status(405).header('Allow', allowed.join(', ')).send(toRestBody(e));
+      return;
+    }
+    const e = new ApiError('NotFound', 404, `no route for ${req.method} ${path}`);
     void reply.status(404).send(toRestBody(e));
   });
 
@@ -81,7 +103,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     opts.metrics.httpDuration.observe({ route, method: req.method }, reply.elapsedTime / 1000);
   });
 
-  return app;
+  return { app, routes };
 }
 
 /** Maps fastify's own errors (parsing, limits) to the API's reasons. */
@@ -92,8 +114,6 @@ export function toApiError(err: FastifyError | ApiError): ApiError {
       return new ApiError('RequestEntityTooLarge', 413, `request body is larger than the limit of ${BODY_LIMIT} bytes`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('UnsupportedMediaType', 415, 'Content-Type must be application/json');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError('BadRequest', 400, 'request body is empty; a JSON object is required');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('BadRequest', 400, 'Content-Length does not match the body');
   }

@@ -1,8 +1,9 @@
 // Sleep and wake, as a reconciler over agents. The only writer of the Sleeping phase.
 //
-// lifecycle "Sleep" means: asleep whenever idle. An idle agent sleeps now; a busy solo agent
-// sleeps when its task ends; a task sent to a sleeping agent wakes it for that task, after
-// which it sleeps again. "Wake" and "" mean awake. "AutoDelete" deletes the agent after its
+// lifecycle "Sleep" is an action: an idle agent sleeps now; a busy solo agent sleeps when its
+// task ends. A task sent to a sleeping agent wakes it for good: assigning a task resets "Sleep"
+// to "" (the agent strategy), and only a squad breaking up puts an idle member back to sleep
+// (the squad controller). "Wake" and "" mean awake. "AutoDelete" deletes the agent after its
 // next task completes. Edge-triggered parts (cancel a member's task when it is put to sleep,
 // note which task AutoDelete waits for) run on the lifecycleRequested hook.
 

@@ -34,16 +34,22 @@ describe('squads, sleep and wake (integration)', function () {
       expect(existsSync(join(h.dataDir, 'workspaces/default/nappy/me.txt'))).to.equal(true);
     });
 
-    it('a task sent to a sleeping agent wakes it (200), runs, and it sleeps again', async () => {
+    it('a task sent to a sleeping agent clears Sleeping (200), the task runs, and the agent stays awake', async () => {
       const r = await h.api('POST', '/api/v1/agents', { name: 'nappy', instructions: '@bash cat me.txt\n@say awake' });
       expect(r.status).to.equal(200);
+      // Sleep is an action, not a standing rule: the reply already shows the agent woken.
+      expect(r.body).to.include({ taskStatus: 'InProgress', lifecycle: '' });
+      expect(r.body.status).to.not.equal('Sleeping');
       const ws = new EventClient(`${h.url}/api/v1/agents/nappy/ws`);
       const evs = await ws.untilTaskEnd(2);
       ws.close();
       expect(evs.map((e) => e.type)).to.include('task_started');
       expect((evs.find((e) => e.type === 'tool_result')!.payload as { output: string }).output).to.equal('nappy');
-      await waitAgent(h, 'nappy', (a) => a.status === 'Sleeping' && a.taskStatus === 'Complete', 'asleep again');
-      await eventually(async () => placement('nappy') === undefined, 15_000, 'worker stopped');
+      const a = await waitAgent(h, 'nappy', (x) => x.taskStatus === 'Complete', 'task done');
+      expect(a.status).to.equal('Running');
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await getAgent(h, 'nappy'))!.status).to.equal('Running');
+      expect(placement('nappy')).to.equal(null);
     });
 
     it('Sleep on a busy solo agent lets the task finish, then sleeps', async () => {
@@ -92,6 +98,7 @@ describe('squads, sleep and wake (integration)', function () {
       const bobEventsBefore = (await h.api('GET', '/api/v1/agents/bob/events?limit=200')).body.events.length;
       const r = await h.api('POST', '/api/v1/agents', { name: 'alice', instructions: `@bash cat $AGENTPLANE_SQUAD_DIR/bob/me.txt && ${busyFor(4)}\n@say read bob` });
       expect(r.status).to.equal(200);
+      expect(r.body.status).to.not.equal('Sleeping');
       await waitAgent(h, 'alice', (a) => a.status === 'Running' && a.taskStatus === 'InProgress', 'woken and working');
       await eventually(async () => placement('alice') === group('crew') && placement('bob') === group('crew'), 15_000, 'both in the group');
       expect(await workerEnv('bob')).to.contain('AGENTPLANE_WAKE_IDLE=true');
@@ -107,7 +114,10 @@ describe('squads, sleep and wake (integration)', function () {
     });
 
     it('squad, all members Sleeping: the squad pod is removed, workspaces are kept', async () => {
-      await waitAgent(h, 'alice', (a) => a.status === 'Sleeping', 'asleep after its task');
+      const done = await waitAgent(h, 'alice', (a) => a.taskStatus === 'Complete', 'task done');
+      expect(done.status).to.equal('Running'); // woken for good by its task
+      await h.api('PATCH', '/api/v1/agents/alice', { lifecycle: 'Sleep' });
+      await waitAgent(h, 'alice', (a) => a.status === 'Sleeping', 'asleep');
       await eventually(async () => !h.server.runtime.groups().includes(group('crew')), 15_000, 'group removed');
       expect(placement('alice')).to.equal(undefined);
       expect(placement('bob')).to.equal(undefined);
@@ -175,18 +185,15 @@ describe('squads, sleep and wake (integration)', function () {
       expect(existsSync(join(h.dataDir, 'workspaces/default/bob/me.txt'))).to.equal(true);
     });
 
-    it('squad + break-up: marked; a task to a sleeping member wakes it, runs, returns to sleep; then the record goes', async () => {
+    it('squad + break-up, every member asleep: the record goes, members are solo and asleep, workspaces kept', async () => {
       // crew is alice (asleep, idle in the pod) and carol (asleep): the group is down.
       await eventually(async () => !h.server.runtime.groups().includes(group('crew')), 15_000, 'group down');
       const r = await h.api('POST', '/api/v1/squads/crew/break-up');
       expect(r.status).to.equal(200);
       expect(r.body.breakUpRequested).to.equal(true);
-      // Every member is asleep, so break-up completes; a task raced in wakes, runs, sleeps again.
-      const sent = await h.api('POST', '/api/v1/agents', { name: 'carol', instructions: '@say one more' });
-      expect([200, 409]).to.include(sent.status);
       await waitSquad(h, 'crew', (s) => s === undefined, 'record deleted');
-      await waitAgent(h, 'carol', (a) => a.status === 'Sleeping' && a.taskStatus === 'Complete', 'carol back asleep');
       for (const n of ['alice', 'carol']) {
+        expect((await getAgent(h, n))!.status).to.equal('Sleeping');
         expect(placement(n)).to.equal(undefined);
         expect(existsSync(join(h.dataDir, `workspaces/default/${n}/me.txt`))).to.equal(true);
       }

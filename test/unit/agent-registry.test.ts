@@ -109,7 +109,6 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
 
     for (const [label, bad] of [
       ['uppercase', 'Alpha'],
-      ['a digit', 'agent1'],
       ['more than 63 characters', 'a'.repeat(64)],
       ['a leading hyphen', '-alpha'],
       ['a trailing hyphen', 'alpha-'],
@@ -122,16 +121,18 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
         expect(err.code).to.equal(400);
         const causes = err.details.causes ?? [];
         expect(causes.map((c) => c.field)).to.deep.equal(['metadata.name']);
-        expect(causes[0]!.message).to.contain('lowercase letters and hyphens');
+        expect(causes[0]!.message).to.equal('must be lowercase letters, digits and hyphens, starting and ending with a letter or digit, at most 63 characters');
         expect(err.message).to.contain('metadata.name');
         expect((await agents.list()).items).to.deep.equal([]);
       });
     }
 
-    it('accepts a 63-character name and a one-letter name', async () => {
+    it('accepts a 63-character name, a one-letter name and names with digits (DNS-1123 labels)', async () => {
       await agents.create(draft('a'.repeat(63)));
       await agents.create(draft('b'));
-      expect((await agents.list()).items).to.have.length(2);
+      await agents.create(draft('agent-1'));
+      await agents.create(draft('7up'));
+      expect((await agents.list()).items).to.have.length(4);
     });
 
     for (const bad of ['Team', 'team_a', '-team', 'x'.repeat(64), '']) {

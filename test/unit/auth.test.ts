@@ -64,6 +64,7 @@ describe('auth: request attributes', () => {
   it('maps the /api/v1 mirror onto the same resources and namespaces as the handlers', () => {
     expect(only(plan('GET', '/api/v1/agents'))).to.deep.equal(res('list', 'agents', ''), 'no namespace lists all of them');
     expect(only(plan('GET', '/api/v1/agents?namespace=a'))).to.deep.equal(res('list', 'agents', 'a'));
+    expect(only(plan('GET', '/api/v1/agents?namespace='))).to.deep.equal(res('list', 'agents', ''), 'an empty namespace is none');
     expect(only(plan('GET', '/api/v1/agents/x'))).to.deep.equal(res('get', 'agents', 'default', 'x'));
     expect(only(plan('GET', '/api/v1/agents/x?namespace=a'))).to.deep.equal(res('get', 'agents', 'a', 'x'));
     expect(only(plan('PATCH', '/api/v1/agents/x?namespace=a'))).to.deep.equal(res('patch', 'agents', 'a', 'x'));
@@ -77,10 +78,13 @@ describe('auth: request attributes', () => {
     expect(only(plan('GET', '/api/v1/unknown'))).to.deep.equal({ nonResource: { verb: 'get', path: '/api/v1/unknown' } });
   });
 
-  it('takes the namespace of a create from the body, after it is read', () => {
+  it('takes the namespace of a create from the body, else the query, as the handler does', () => {
     const first = planFor({ method: 'POST', url: '/api/v1/connectors?namespace=a', query: { namespace: 'a' }, hasBody: false });
     expect(first).to.deep.equal({ needsBody: true });
-    expect(only(plan('POST', '/api/v1/connectors?namespace=a', { name: 'c', namespace: 'b' }))).to.deep.equal(res('create', 'connectors', 'b'));
+    expect(only(plan('POST', '/api/v1/connectors?namespace=b', { name: 'c', namespace: 'b' }))).to.deep.equal(res('create', 'connectors', 'b'));
+    expect(only(plan('POST', '/api/v1/connectors?namespace=a', { name: 'c' }))).to.deep.equal(res('create', 'connectors', 'a'));
+    expect(plan('POST', '/api/v1/agents?namespace=a', { name: 'x', instructions: 'hi' })).to.deep.equal({ checks: [], upsertAgent: { namespace: 'a', name: 'x' } });
+    expect(() => plan('POST', '/api/v1/connectors?namespace=a', { name: 'c', namespace: 'b' })).to.throw('differs');
     expect(only(plan('POST', '/api/v1/connectors', { name: 'c' }))).to.deep.equal(res('create', 'connectors', 'default'));
     expect(() => plan('POST', '/api/v1/connectors', { name: 'c', namespace: 7 })).to.throw('namespace');
   });

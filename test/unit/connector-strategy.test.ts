@@ -80,7 +80,7 @@ describe('Connector validation', () => {
   });
 
   it('refuses bad names with the agent name rule', () => {
-    for (const name of ['GitHub', 'git1', '-git', 'git-', 'a'.repeat(64), 'git_hub']) {
+    for (const name of ['GitHub', '-git', 'git-', 'a'.repeat(64), 'git_hub']) {
       expect(fields(check(request({ name }))), name).to.deep.equal(['name']);
     }
   });

@@ -22,7 +22,13 @@ describe('JSON Schemas', () => {
 });
 
 describe('squad member shape', () => {
-  const causesOf = (m: unknown) => squad.memberShapeCauses(m, 'members[0]');
+  const causesOf = (m: unknown) => squad.memberShapeCauses(m, 'members[0]', 'team-a');
+  it('accepts a ref naming the squad\'s own namespace and refuses another', () => {
+    expect(causesOf({ ref: { name: 'a', namespace: 'team-a' } })).to.deep.equal([]);
+    expect(causesOf({ ref: { name: 'a', namespace: 'team-b' } })).to.deep.equal([
+      { field: 'members[0].ref.namespace', message: 'must be "team-a": a squad\'s members live in the squad\'s namespace' },
+    ]);
+  });
   it('accepts a ref and a name with a spec', () => {
     expect(causesOf({ ref: { name: 'a' } })).to.deep.equal([]);
     expect(causesOf({ name: 'a', spec: { instructions: 'x' } })).to.deep.equal([]);

@@ -10,7 +10,7 @@ import {
   DEFAULT_TEMPLATE,
 } from '../../api/agent.js';
 import { type Cause, conflict, type ApiError } from '../../api/errors.js';
-import { API_VERSION, NAME_MAX_LENGTH, NAME_PATTERN, NAMESPACE_PATTERN } from '../../api/meta.js';
+import { API_VERSION, NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE } from '../../api/meta.js';
 import { validateSchema } from '../../api/validation.js';
 import type { Strategy } from '../strategy.js';
 import { age, ageColumn, column, nameColumn, objectMetaFields, orNone } from '../table.js';
@@ -23,11 +23,11 @@ export function validateObjectName(name: string, namespace: string): Cause[] {
   if (!name || name.length > NAME_MAX_LENGTH || !nameRe.test(name)) {
     causes.push({
       field: 'metadata.name',
-      message: 'must be lowercase letters and hyphens, start and end with a letter, at most 63 characters',
+      message: `must be ${NAME_RULE}`,
     });
   }
   if (!namespace || namespace.length > 63 || !nsRe.test(namespace)) {
-    causes.push({ field: 'metadata.namespace', message: 'must be a DNS label (lowercase letters, digits, hyphens)' });
+    causes.push({ field: 'metadata.namespace', message: `must be ${NAMESPACE_RULE}` });
   }
   return causes;
 }
@@ -60,7 +60,10 @@ export const agentStrategy: Strategy<Agent> = {
     if (a.spec.task > old.spec.task) {
       a.status.taskStatus = 'InProgress';
       a.status.lastTaskMessage = '';
-      if (a.status.status === 'Failed') a.status.status = 'Pending';
+      if (a.status.status === 'Failed' || a.status.status === 'Sleeping') a.status.status = 'Pending';
+      // "Sleep" is an action, not a standing rule: a task sent to a sleeping agent wakes it for
+      // good (spec section 3). Only a write that sets the lifecycle itself keeps it.
+      if (a.spec.lifecycle === 'Sleep' && old.spec.lifecycle === 'Sleep') a.spec.lifecycle = '';
     }
   },
 

@@ -2,7 +2,7 @@
 // connectorRuleCauses), and status handling. A connector has nothing to clean up on delete, so
 // it is not finalized: delete removes it at once (the service refuses it while agents use it).
 
-import { CONNECTOR_KIND, type Connector, connectorRuleCauses, connectorSpecSchema } from '../../api/connector.js';
+import { authTypeOf, CONNECTOR_KIND, type Connector, connectorRuleCauses, connectorSpecSchema } from '../../api/connector.js';
 import { API_VERSION } from '../../api/meta.js';
 import { validateSchema } from '../../api/validation.js';
 import { validateObjectName } from '../agent/strategy.js';
@@ -81,7 +81,7 @@ export const connectorStrategy: Strategy<Connector> = {
 function defaultSpec(c: Connector): void {
   c.spec.service ??= '';
   c.spec.displayName ||= c.metadata.name;
-  c.spec.authType ??= 'bearer';
+  c.spec.authType = authTypeOf(c.spec.authType) ?? 'bearer';
   if (c.spec.authSecretName === '') delete c.spec.authSecretName;
   if (c.spec.authSecretKey === '') delete c.spec.authSecretKey;
 }

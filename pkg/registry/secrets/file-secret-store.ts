@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { alreadyExists, invalid } from '../../api/errors.js';
-import { NAME_MAX_LENGTH, NAME_PATTERN, NAMESPACE_PATTERN } from '../../api/meta.js';
+import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE } from '../../api/meta.js';
 import { SECRET_KIND } from '../../api/secret.js';
 import { type Secret, type SecretMeta, secretMeta, type SecretStore } from '../secrets.js';
 
@@ -103,7 +103,7 @@ export class FileSecretStore implements SecretStore {
   private file(namespace: string, name: string): string {
     if (!name || name.length > NAME_MAX_LENGTH || !nameRe.test(name)) {
       throw invalid(SECRET_KIND, undefined, [
-        { field: 'name', message: 'must be lowercase letters and hyphens, start and end with a letter, at most 63 characters' },
+        { field: 'name', message: `must be ${NAME_RULE}` },
       ]);
     }
     return join(this.dir(namespace), name + SUFFIX);
@@ -111,7 +111,7 @@ export class FileSecretStore implements SecretStore {
 
   private checkNamespace(namespace: string): string {
     if (!namespace || namespace.length > 63 || !nsRe.test(namespace)) {
-      throw invalid(SECRET_KIND, undefined, [{ field: 'namespace', message: 'must be a DNS label (lowercase letters, digits, hyphens)' }]);
+      throw invalid(SECRET_KIND, undefined, [{ field: 'namespace', message: `must be ${NAMESPACE_RULE}` }]);
     }
     return namespace;
   }

@@ -8,6 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, isApiError } from '../../api/errors.js';
 import { GROUP, VERSION } from '../../api/meta.js';
 import { toApiError } from '../app.js';
+import { lenientJson, UnparsedBody, unsupportedMediaType } from '../body.js';
 import { apiGroup, apiGroupList, apiResourceList } from './discovery.js';
 import { openApiV2, openApiV3, openApiV3Index, type SerializedDoc, serialize, V3_GROUP_VERSION_PATH } from './openapi.js';
 import { PATCH_CONTENT_TYPES } from './patch.js';
@@ -55,23 +56,14 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
       void reply.status(status.code).type('application/json').send(status);
     });
 
-    // JSON bodies may be empty (a DELETE without DeleteOptions); patch types parse as JSON, an
-    // apply configuration stays text for the YAML parser.
-    const json = app.getDefaultJsonParser('error', 'ignore');
-    app.removeContentTypeParser(['application/json']);
-    const parseJson = (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void => {
-      if (String(body).trim() === '') return done(null, undefined);
-      json(req, String(body), done);
-    };
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+    // JSON bodies may be empty (a DELETE without DeleteOptions; app-wide, see ../body.ts); patch
+    // types parse as JSON, an apply configuration stays text for the YAML parser.
+    const parseJson = lenientJson(app.getDefaultJsonParser('error', 'ignore'));
     const jsonPatchTypes = Object.entries(PATCH_CONTENT_TYPES)
       .filter(([, t]) => t !== 'apply')
       .map(([ct]) => ct);
     app.addContentTypeParser(jsonPatchTypes, { parseAs: 'string' }, parseJson);
     app.addContentTypeParser(['application/apply-patch+yaml', 'application/yaml'], { parseAs: 'string' }, (_req, body, done) => done(null, String(body)));
-    // Any other body is kept unparsed: refused (415) where a body is read, ignored where not
-    // (cancel), rather than failing before the route is known.
-    app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => done(null, new UnparsedBody(req.headers['content-type'] ?? '', String(body))));
 
     // ---- discovery and OpenAPI ------------------------------------------------------------
     for (const slash of ['', '/']) {
@@ -91,7 +83,7 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
     };
     const verbRequest = (req: FastifyRequest, p: Params): VerbRequest => {
       if (req.body instanceof UnparsedBody && (req.body.text.trim() !== '' || req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH')) {
-        throw unsupportedMediaType(req.body.contentType);
+        throw unsupportedMediaType(req.body.contentType, `application/json, or for PATCH one of ${Object.keys(PATCH_CONTENT_TYPES).join(', ')}`);
       }
       return {
       def: resourceOf(p.resource),
@@ -217,21 +209,6 @@ function sendDoc(req: FastifyRequest, reply: FastifyReply, doc: SerializedDoc, h
   if (req.headers['if-none-match'] === etag) return reply.status(304).send();
   return reply.status(200).type('application/json').send(doc.body);
 }
-
-/** A request body of a media type this API does not read. */
-class UnparsedBody {
-  constructor(
-    readonly contentType: string,
-    readonly text: string,
-  ) {}
-}
-
-const unsupportedMediaType = (contentType: string): ApiError =>
-  new ApiError(
-    'UnsupportedMediaType',
-    415,
-    `the body's Content-Type "${contentType}" is not supported: use application/json${contentType ? '' : ' (no Content-Type was given)'}, or for PATCH one of ${Object.keys(PATCH_CONTENT_TYPES).join(', ')}`,
-  );
 
 const unknownPath = (): ApiError => new ApiError('NotFound', 404, 'the server could not find the requested resource');
 

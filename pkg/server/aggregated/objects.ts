@@ -164,7 +164,7 @@ function labelCauses(labels: Record<string, string>): Cause[] {
   return causes;
 }
 
-/** generateName suffixes are letters only: agent and connector names allow no digits. */
+/** generateName suffixes: random lowercase letters, valid at either end of a DNS-1123 label. */
 function randomLetters(n: number): string {
   return [...randomBytes(n)].map((b) => String.fromCharCode(97 + (b % 26))).join('');
 }

@@ -135,7 +135,7 @@ function squadResource(d: AggregatedApiDeps): ResourceDef<Squad> {
             const members = s.spec?.members;
             if (!Array.isArray(members)) return; // the strategy refuses it
             const before = new Set(old && Array.isArray(old.spec.members) ? old.spec.members.map(memberName) : []);
-            const added = members.filter((m, i) => wellFormed(m, i) && !before.has(memberName(m)));
+            const added = members.filter((m, i) => wellFormed(m, i, s.metadata.namespace) && !before.has(memberName(m)));
             if (added.length && old?.spec.breakUp) {
               throw conflict(`squad "${s.metadata.name}" is breaking up and takes no new members`, { kind: SQUAD_KIND, name: s.metadata.name });
             }
@@ -147,10 +147,10 @@ function squadResource(d: AggregatedApiDeps): ResourceDef<Squad> {
 }
 
 /** A member the schema accepts (the strategy reports the others). */
-const wellFormed = (m: unknown, i: number): m is SquadMember =>
+const wellFormed = (m: unknown, i: number, namespace: string): m is SquadMember =>
   !!m &&
   typeof m === 'object' &&
-  memberShapeCauses(m, `spec.members[${i}]`).length === 0 &&
+  memberShapeCauses(m, `spec.members[${i}]`, namespace).length === 0 &&
   typeof memberName(m as SquadMember) === 'string' &&
   (!('spec' in m) || (!!(m as { spec: unknown }).spec && typeof (m as { spec: unknown }).spec === 'object'));
 

@@ -130,7 +130,7 @@ function mirrorPlan(req: RequestFacts, parts: string[]): PlanResult {
         return { checks: [attrs('list', listNamespace(req.query), res)] };
       case 'POST': {
         if (!req.hasBody) return { needsBody: true };
-        const namespace = bodyNamespace(req.body);
+        const namespace = createNamespace(req.query, req.body);
         if (res === 'agents') {
           const bodyName = (req.body as { name?: unknown } | undefined)?.name;
           if (typeof bodyName === 'string' && bodyName !== '') return { checks: [], upsertAgent: { namespace, name: bodyName } };
@@ -196,11 +196,23 @@ function memberChecks(namespace: string, members: unknown): RequestAttributes[] 
   return out;
 }
 
-/** A list without `namespace` spans all namespaces (the handler lists them all); "" is the default one. */
+/** A list without `namespace` (or with an empty one) spans all namespaces, as the handler lists them all. */
 function listNamespace(q: Query): string {
-  const ns = single(q, 'namespace');
-  if (ns === undefined) return '';
-  return ns === '' ? DEFAULT_NAMESPACE : ns;
+  return single(q, 'namespace') ?? '';
+}
+
+/** Where a create lands, decided as the handler decides it: the body's namespace, else the query's. */
+function createNamespace(q: Query, body: unknown): string {
+  const fromQuery = single(q, 'namespace') || undefined;
+  const inBody = !!body && typeof body === 'object' && (body as { namespace?: unknown }).namespace != null;
+  if (!inBody) return fromQuery ?? DEFAULT_NAMESPACE;
+  const ns = bodyNamespace(body);
+  if (fromQuery !== undefined && fromQuery !== ns) {
+    throw badRequest(`the body's namespace "${ns}" differs from the query's "${fromQuery}": give one of them, or the same in both`, {
+      causes: [{ field: 'namespace', message: `differs from ?namespace=${fromQuery}` }],
+    });
+  }
+  return ns;
 }
 
 function namedNamespace(q: Query): string {

@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { toAgentResponse } from '../../api/agent.js';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../api/event.js';
 import type { AgentService } from '../../controller/agent-service.js';
-import { intParam, namespaceOf, type Query } from '../params.js';
+import { jsonBody } from '../body.js';
+import { intParam, queryNamespaceOf, namespaceOf, type Query, withQueryNamespace } from '../params.js';
 
 interface NameParams {
   name: string;
@@ -13,13 +14,13 @@ interface NameParams {
 export function agentRoutes(service: AgentService) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post('/api/v1/agents', async (req, reply) => {
-      const { agent, created } = await service.submitTask(req.body);
+      const { agent, created } = await service.submitTask(withQueryNamespace(jsonBody(req), req.query as Query));
       return reply.status(created ? 201 : 200).send(toAgentResponse(agent));
     });
 
     app.get('/api/v1/agents', async (req) => {
       const q = req.query as Query;
-      const agents = await service.list(q.namespace === undefined ? undefined : namespaceOf(q));
+      const agents = await service.list(queryNamespaceOf(q));
       return { agents: agents.map(toAgentResponse) };
     });
 
@@ -28,7 +29,7 @@ export function agentRoutes(service: AgentService) {
     });
 
     app.patch<{ Params: NameParams }>('/api/v1/agents/:name', async (req) => {
-      return toAgentResponse(await service.patch(namespaceOf(req.query as Query), req.params.name, req.body));
+      return toAgentResponse(await service.patch(namespaceOf(req.query as Query), req.params.name, jsonBody(req)));
     });
 
     app.delete<{ Params: NameParams }>('/api/v1/agents/:name', async (req, reply) => {
@@ -44,7 +45,7 @@ export function agentRoutes(service: AgentService) {
     app.get<{ Params: NameParams }>('/api/v1/agents/:name/events', async (req) => {
       const q = req.query as Query;
       const namespace = namespaceOf(q);
-      const limit = intParam(q, 'limit', { min: 1, max: EVENTS_MAX_LIMIT, default: EVENTS_DEFAULT_LIMIT })!;
+      const limit = intParam(q, 'limit', { min: 1, max: EVENTS_MAX_LIMIT, default: EVENTS_DEFAULT_LIMIT, clamp: true })!;
       const before = intParam(q, 'before', { min: 1 });
       const events = await service.history(namespace, req.params.name, limit, before);
       return { agent: req.params.name, namespace, events };

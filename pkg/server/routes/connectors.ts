@@ -3,7 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../api/errors.js';
 import type { ConnectorService } from '../../controller/connector-service.js';
-import { namespaceOf, type Query } from '../params.js';
+import { jsonBody } from '../body.js';
+import { queryNamespaceOf, namespaceOf, type Query, withQueryNamespace } from '../params.js';
 
 interface NameParams {
   name: string;
@@ -12,12 +13,12 @@ interface NameParams {
 export function connectorRoutes(service: ConnectorService) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post('/api/v1/connectors', async (req, reply) => {
-      return reply.status(201).send(await service.create(req.body));
+      return reply.status(201).send(await service.create(withQueryNamespace(jsonBody(req), req.query as Query)));
     });
 
     app.get('/api/v1/connectors', async (req) => {
       const q = req.query as Query;
-      return { connectors: await service.list(q.namespace === undefined ? undefined : namespaceOf(q)) };
+      return { connectors: await service.list(queryNamespaceOf(q)) };
     });
 
     app.get<{ Params: NameParams }>('/api/v1/connectors/:name', async (req) => {

@@ -2,7 +2,8 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { SecretService } from '../../controller/secret-service.js';
-import { namespaceOf, type Query } from '../params.js';
+import { jsonBody } from '../body.js';
+import { queryNamespaceOf, namespaceOf, type Query, withQueryNamespace } from '../params.js';
 
 interface NameParams {
   name: string;
@@ -11,12 +12,12 @@ interface NameParams {
 export function secretRoutes(service: SecretService) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post('/api/v1/secrets', async (req, reply) => {
-      return reply.status(201).send(await service.create(req.body));
+      return reply.status(201).send(await service.create(withQueryNamespace(jsonBody(req), req.query as Query)));
     });
 
     app.get('/api/v1/secrets', async (req) => {
       const q = req.query as Query;
-      return { secrets: await service.list(q.namespace === undefined ? undefined : namespaceOf(q)) };
+      return { secrets: await service.list(queryNamespaceOf(q)) };
     });
 
     app.get<{ Params: NameParams }>('/api/v1/secrets/:name', async (req) => {
@@ -24,9 +25,7 @@ export function secretRoutes(service: SecretService) {
     });
 
     app.put<{ Params: NameParams }>('/api/v1/secrets/:name', async (req, reply) => {
-      const q = req.query as Query;
-      const ns = q.namespace === undefined || q.namespace === '' ? undefined : namespaceOf(q);
-      const { secret, created } = await service.replace(ns, req.params.name, req.body);
+      const { secret, created } = await service.replace(queryNamespaceOf(req.query as Query), req.params.name, jsonBody(req));
       return reply.status(created ? 201 : 200).send(secret);
     });
 

@@ -2,7 +2,8 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { SquadService } from '../../controller/squad-service.js';
-import { namespaceOf, type Query } from '../params.js';
+import { jsonBody } from '../body.js';
+import { queryNamespaceOf, namespaceOf, type Query, withQueryNamespace } from '../params.js';
 
 interface NameParams {
   name: string;
@@ -11,12 +12,12 @@ interface NameParams {
 export function squadRoutes(squads: SquadService) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post('/api/v1/squads', async (req, reply) => {
-      return reply.status(201).send(await squads.toResponse(await squads.create(req.body)));
+      return reply.status(201).send(await squads.toResponse(await squads.create(withQueryNamespace(jsonBody(req), req.query as Query))));
     });
 
     app.get('/api/v1/squads', async (req) => {
       const q = req.query as Query;
-      const items = await squads.list(q.namespace === undefined ? undefined : namespaceOf(q));
+      const items = await squads.list(queryNamespaceOf(q));
       return { squads: await Promise.all(items.map((s) => squads.toResponse(s))) };
     });
 
@@ -29,7 +30,7 @@ export function squadRoutes(squads: SquadService) {
     });
 
     app.post<{ Params: NameParams }>('/api/v1/squads/:name/members', async (req) => {
-      return squads.toResponse(await squads.addMember(namespaceOf(req.query as Query), req.params.name, req.body));
+      return squads.toResponse(await squads.addMember(namespaceOf(req.query as Query), req.params.name, jsonBody(req)));
     });
 
     app.delete<{ Params: NameParams & { agent: string } }>('/api/v1/squads/:name/members/:agent', async (req) => {
