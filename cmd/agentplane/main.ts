@@ -21,10 +21,17 @@ Flags (each can also be set by the environment variable shown):
                        (AGENTPLANE_DATA_DIR, default ./.agentplane)
   --plugins <a,b>      plugins to load at boot, in order: built-in names or module paths
                        (AGENTPLANE_PLUGINS, default ${DEFAULT_PLUGINS.join(',')})
-  --config <file>      JSON config file: {"plugins": [...], "pluginOptions": {...}}
+  --config <file>      JSON config file: {"plugins": [...], "pluginOptions": {...},
+                       "allowPrivateConnectorUrls": true|false}
                        (AGENTPLANE_CONFIG); flags and variables override it
   --demo               start the built-in scripted model server and point agents at it, so
                        agents really run tools without a model key (AGENTPLANE_DEMO=true)
+  --allow-private-connector-urls
+                       let connectors point at loopback (127.0.0.0/8, ::1, localhost) and
+                       private addresses (10/8, 172.16/12, 192.168/16, fc00::/7); link-local
+                       and cloud metadata addresses are always refused
+                       (AGENTPLANE_ALLOW_PRIVATE_CONNECTOR_URLS=true; config
+                       "allowPrivateConnectorUrls"; default false)
   --log-level <lvl>    trace, debug, info, warn, error (AGENTPLANE_LOG_LEVEL, default info)
 
 Kubernetes mode:
@@ -51,6 +58,7 @@ Flags:
 interface ConfigFile {
   plugins?: string[];
   pluginOptions?: Record<string, unknown>;
+  allowPrivateConnectorUrls?: boolean;
 }
 
 function fail(msg: string): never {
@@ -65,10 +73,22 @@ function readConfig(path: string | undefined): ConfigFile {
     if (cfg.plugins !== undefined && !(Array.isArray(cfg.plugins) && cfg.plugins.every((p) => typeof p === 'string'))) {
       fail(`config ${path}: "plugins" must be an array of strings`);
     }
+    if (cfg.allowPrivateConnectorUrls !== undefined && typeof cfg.allowPrivateConnectorUrls !== 'boolean') {
+      fail(`config ${path}: "allowPrivateConnectorUrls" must be true or false`);
+    }
     return cfg;
   } catch (err) {
     return fail(`cannot read config ${path}: ${(err as Error).message}`);
   }
+}
+
+/** A true/false environment variable; undefined when unset; anything else stops start-up. */
+function boolEnv(name: string): boolean | undefined {
+  const v = process.env[name];
+  if (v === undefined || v === '') return undefined;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  return fail(`${name} must be "true" or "false", got "${v}"`);
 }
 
 function readPem(path: string): Buffer {
@@ -92,6 +112,7 @@ async function serve(argv: string[]): Promise<void> {
         plugins: { type: 'string' },
         config: { type: 'string' },
         demo: { type: 'boolean' },
+        'allow-private-connector-urls': { type: 'boolean' },
         'log-level': { type: 'string' },
         mode: { type: 'string' },
         kubeconfig: { type: 'string' },
@@ -134,6 +155,7 @@ async function serve(argv: string[]): Promise<void> {
       plugins,
       pluginOptions: cfg.pluginOptions,
       demo: values.demo ?? env.AGENTPLANE_DEMO === 'true',
+      allowPrivateConnectorUrls: values['allow-private-connector-urls'] ?? boolEnv('AGENTPLANE_ALLOW_PRIVATE_CONNECTOR_URLS') ?? cfg.allowPrivateConnectorUrls ?? false,
       ...(kubernetes ? { kubernetes } : {}),
     });
     let closing = false;

@@ -52,6 +52,11 @@ export interface ServeOptions {
   logger?: Logger;
   /** Where worker processes' log lines go; default stdout. */
   workerLogSink?: (line: string) => void;
+  /**
+   * Allow connector URLs at loopback and private addresses (127/8, ::1, localhost, 10/8,
+   * 172.16/12, 192.168/16, fc00::/7); link-local and metadata addresses stay refused. Default false.
+   */
+  allowPrivateConnectorUrls?: boolean;
   /** Kubernetes mode: state in Kubernetes, TLS, delegated auth. Embedded mode when absent. */
   kubernetes?: KubernetesHomeOptions;
 }
@@ -126,6 +131,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       agents,
       secrets: secretStore,
       logger: logger.child({ component: 'connectors' }),
+      allowPrivateUrls: o.allowPrivateConnectorUrls === true,
     });
     closers.push(() => connectors.stop());
     secrets.onChange((ns, name) => connectors.secretChanged(ns, name));
@@ -198,7 +204,18 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     await app.register(squadRoutes(squadService));
     await app.register(connectorRoutes(connectors));
     await app.register(secretRoutes(secrets));
-    await app.register(aggregatedApiRoutes({ agents, squads, connectors: connectorRegistry, agentService: service, events, hooks, squadService }));
+    await app.register(
+      aggregatedApiRoutes({
+        agents,
+        squads,
+        connectors: connectorRegistry,
+        agentService: service,
+        events,
+        hooks,
+        squadService,
+        admitConnector: (c, old, opts) => connectors.admit(c, old, opts),
+      }),
+    );
 
     // The worker control channel: on the public server in the embedded home; on its own
     // loopback listener when the public port is TLS.

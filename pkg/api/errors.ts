@@ -7,6 +7,7 @@ export type Reason =
   | 'Conflict'
   | 'Expired'
   | 'Invalid'
+  | 'SecretBindingMismatch'
   | 'BadRequest'
   | 'Unauthorized'
   | 'Forbidden'
@@ -73,6 +74,13 @@ export const invalid = (kind: string, name: string | undefined, causes: Cause[])
     { kind, ...(name ? { name } : {}), causes },
   );
 
+/**
+ * A connector names a secret that may not be sent to its URL (the secret's allowedUrls do not
+ * cover it): 422 in both APIs, with its own reason here (the aggregated API says Invalid).
+ */
+export const secretBindingMismatch = (message: string, details: ErrorDetails): ApiError =>
+  new ApiError('SecretBindingMismatch', 422, message, details);
+
 export const internalError = (message = 'internal error'): ApiError =>
   new ApiError('InternalError', 500, message);
 
@@ -134,6 +142,7 @@ const STATUS_CODES: Partial<Record<Reason, number>> = {
   RequestEntityTooLarge: 413,
   UnsupportedMediaType: 415,
   Invalid: 422,
+  SecretBindingMismatch: 422,
   TooManyRequests: 429,
   InternalError: 500,
   ServiceUnavailable: 503,
@@ -151,8 +160,9 @@ function causeReason(message: string): string {
  * details (for errors about one of the group's objects).
  */
 export function toStatus(err: ApiError, group?: string): Status {
-  // BadGateway has no Kubernetes reason: it stays a server-side failure with its own code.
-  const reason = err.reason === 'BadGateway' ? 'InternalError' : err.reason;
+  // BadGateway has no Kubernetes reason: it stays a server-side failure with its own code. A
+  // secret binding mismatch is, to Kubernetes clients, an invalid field (spec.url).
+  const reason = err.reason === 'BadGateway' ? 'InternalError' : err.reason === 'SecretBindingMismatch' ? 'Invalid' : err.reason;
   const code = err.reason === 'BadGateway' ? 502 : (STATUS_CODES[err.reason] ?? err.code);
   const d = err.details;
   const details: StatusDetails = {

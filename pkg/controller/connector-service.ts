@@ -6,6 +6,11 @@
 // A connector's status is what the last check found: after create, after a task that uses it
 // was dispatched, after its secret changed, and on GET .../tools. Checks run in the background
 // (never blocking a request or a task), one at a time per connector.
+//
+// Credentials go only where they are bound: `admit` (both APIs' connector writes) refuses a URL
+// the secret's allowedUrls do not cover, or one inside the server's network; `auth` (every
+// sender: status check, tools listing, task dispatch, the proxy) checks both again at the moment
+// of sending, so a later change of either side cannot leak a token.
 
 import type { Agent } from '../api/agent.js';
 import {
@@ -21,13 +26,15 @@ import {
   type ConnectorTool,
   toConnectorResponse,
 } from '../api/connector.js';
-import { ApiError, type Cause, conflict, invalid } from '../api/errors.js';
+import { alreadyExists, ApiError, type Cause, conflict, invalid, secretBindingMismatch } from '../api/errors.js';
 import { DEFAULT_NAMESPACE, refKey } from '../api/meta.js';
+import { bindingPrefixOf, urlAllowedBy } from '../api/url-prefix.js';
 import { validateSchema } from '../api/validation.js';
 import type { McpServerSpec } from '../api/worker-protocol.js';
 import type { Logger } from '../observability/logger.js';
 import type { Registry } from '../registry/registry.js';
 import type { SecretStore } from '../registry/secrets.js';
+import { type EgressPolicy, guardedFetch, urlEgressRefusal } from './egress.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, listMcpTools, type ToolListing } from './mcp-tools.js';
 
 export interface ConnectorServiceOptions {
@@ -39,21 +46,41 @@ export interface ConnectorServiceOptions {
   probeTimeoutMs?: number;
   /** Check connectors in the background after create, dispatch and secret changes; default true. */
   backgroundChecks?: boolean;
+  /** Allow connector URLs at loopback and private addresses (--allow-private-connector-urls); default false. */
+  allowPrivateUrls?: boolean;
 }
 
-type Auth =
+/**
+ * What may be sent to a connector now. `refused` tells why not: the secret is missing or unusable
+ * (`secret`), its binding does not cover the URL (`binding`), or the server may not connect
+ * there (`egress`).
+ */
+export type ConnectorAuth =
   | { ok: true; headers: Record<string, string>; token?: string }
-  | { ok: false; phase: Extract<ConnectorPhase, 'SecretMissing' | 'Error'>; message: string };
+  | { ok: false; phase: Extract<ConnectorPhase, 'SecretMissing' | 'Error'>; message: string; refused: 'secret' | 'binding' | 'egress' };
+type Auth = ConnectorAuth;
+
+export interface AdmitOptions {
+  /** Check only: a secret is not bound by a dry run. */
+  dryRun?: boolean;
+  /** Prefix of field names in causes: "" for the REST body, "spec" for the aggregated API. */
+  root?: string;
+}
 
 export class ConnectorService {
   private readonly log: Logger;
   private readonly timeoutMs: number;
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly stopping = new AbortController();
+  private readonly egress: EgressPolicy;
+  /** The fetch of every connection the server makes to a connector: refuses what the policy refuses, after DNS. */
+  readonly fetch: ReturnType<typeof guardedFetch>;
 
   constructor(private readonly o: ConnectorServiceOptions) {
     this.log = o.logger;
     this.timeoutMs = o.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+    this.egress = { allowPrivate: o.allowPrivateUrls === true };
+    this.fetch = guardedFetch(this.egress);
   }
 
   async create(body: unknown): Promise<ConnectorResponse> {
@@ -63,7 +90,7 @@ export class ConnectorService {
     if (!causes.length) causes.push(...connectorRuleCauses(req));
     if (causes.length) throw invalid(CONNECTOR_KIND, name, causes);
     const namespace = req.namespace ?? DEFAULT_NAMESPACE;
-    const created = await this.o.connectors.create({
+    const obj: Connector = {
       apiVersion: '',
       kind: CONNECTOR_KIND,
       metadata: { name: req.name, namespace, uid: '', resourceVersion: '', generation: 0, creationTimestamp: '' },
@@ -77,7 +104,11 @@ export class ConnectorService {
         ...(req.headerName !== undefined ? { headerName: req.headerName } : {}),
       },
       status: { phase: 'Unknown', message: '' },
-    });
+    };
+    // Before admission, so a duplicate does not bind the secret to its URL.
+    if (await this.o.connectors.get(namespace, req.name)) throw alreadyExists(CONNECTOR_KIND, req.name);
+    await this.admit(obj, undefined);
+    const created = await this.o.connectors.create(obj);
     this.checkInBackground(created);
     return toConnectorResponse(created, await this.agentNames(namespace, req.name));
   }
@@ -129,7 +160,10 @@ export class ConnectorService {
     const auth = await this.auth(c);
     if (!auth.ok) {
       await this.setStatus(c, { phase: auth.phase, message: auth.message });
-      throw conflict(`connector "${name}" cannot authenticate: ${auth.message}`, { kind: CONNECTOR_KIND, name, phase: auth.phase });
+      const details = { kind: CONNECTOR_KIND, name, phase: auth.phase };
+      if (auth.refused === 'binding') throw secretBindingMismatch(`connector "${name}": ${auth.message}`, { ...details, secret: c.spec.authSecretName });
+      if (auth.refused === 'egress') throw conflict(`connector "${name}" cannot be used: ${auth.message}`, details);
+      throw conflict(`connector "${name}" cannot authenticate: ${auth.message}`, details);
     }
     const listing = await this.listAndRecord(c, auth);
     if (!listing.ok) {
@@ -170,6 +204,57 @@ export class ConnectorService {
     }
     for (const c of attached) this.checkInBackground(c);
     return out;
+  }
+
+  /**
+   * The rules of a connector write that span objects, for both APIs (REST create, aggregated
+   * create/update/patch/apply), called before the write with the candidate and the stored object
+   * (undefined on create). The URL must not point inside the server's network (unless allowed),
+   * and its secret (same namespace) must be bound to it: an unbound secret is bound here to this
+   * URL (first use); a bound one that does not cover it refuses the write with 422. Fields the
+   * schema refuses are left to the strategy.
+   */
+  async admit(c: Connector, old: Connector | undefined, opts: AdmitOptions = {}): Promise<void> {
+    const spec = c.spec as Partial<Connector['spec']> | undefined;
+    const url = spec?.url;
+    if (typeof url !== 'string') return;
+    const { namespace, name } = c.metadata;
+    const f = (field: string): string => (opts.root ? `${opts.root}.${field}` : field);
+    const urlChanged = !old || old.spec.url !== url;
+    if (urlChanged) {
+      const why = urlEgressRefusal(url, this.egress);
+      if (why) throw invalid(CONNECTOR_KIND, name, [{ field: f('url'), message: `the server does not connect there: ${why}` }]);
+    }
+    const secretName = spec?.authSecretName;
+    if (typeof secretName !== 'string' || !secretName) return;
+    if (!urlChanged && old?.spec.authSecretName === secretName) return;
+    const secret = await this.o.secrets.get(namespace, secretName);
+    // A missing secret binds nothing: the connector stays SecretMissing, and a secret created
+    // later must be bound by its writer or by a connector written after it.
+    if (!secret) return;
+    let allowed = secret.allowedUrls;
+    if (!allowed.length) {
+      const prefix = bindingPrefixOf(url);
+      if (!prefix) return; // not an http(s) URL: the strategy refuses it
+      if (opts.dryRun) return;
+      const bound = await this.o.secrets.bindIfUnbound(namespace, secretName, prefix);
+      if (!bound) return;
+      allowed = bound.allowedUrls;
+      if (allowed.length === 1 && allowed[0] === prefix) {
+        this.log.info({ namespace, secret: secretName, connector: name, allowedUrls: allowed }, 'secret bound on first use');
+      }
+    }
+    if (!urlAllowedBy(url, allowed)) {
+      const message = `secret "${secretName}" may not be sent to ${url}: it is bound to ${allowed.join(', ')}; only a write of the secret (allowedUrls) can allow another URL`;
+      throw secretBindingMismatch(`Connector "${name}" is refused: ${message}`, {
+        kind: CONNECTOR_KIND,
+        name,
+        secret: secretName,
+        url,
+        allowedUrls: allowed,
+        causes: [{ field: f('url'), message }],
+      });
+    }
   }
 
   /** Hook (Hooks.validateAgent): every listed connector exists in the agent's namespace. */
@@ -228,6 +313,7 @@ export class ConnectorService {
   /** tools/list against the server, recording the outcome in the connector's status. */
   private async listAndRecord(c: Connector, auth: Extract<Auth, { ok: true }>): Promise<ToolListing> {
     const listing = await listMcpTools(c.spec.url, auth.headers, {
+      fetch: this.fetch,
       timeoutMs: this.timeoutMs,
       signal: this.stopping.signal,
       ...(auth.token ? { secrets: [auth.token] } : {}),
@@ -242,20 +328,45 @@ export class ConnectorService {
     return listing;
   }
 
-  /** The connector's auth header, with the token read from its secret now. */
-  private async auth(c: Connector): Promise<Auth> {
-    const { authSecretName: secretName, authSecretKey: key, authType, headerName } = c.spec;
+  /**
+   * Whether anything may be sent to the connector now, and its auth header with the token read
+   * from its secret now. Every sender calls this at the moment of sending (status check, tools
+   * listing, task dispatch, the proxy): the URL must be one the server may reach, and the secret,
+   * read from the connector's own namespace, must be bound to a prefix covering the URL. An
+   * unbound secret is sent nowhere: only a connector write binds it (see `admit`).
+   */
+  async auth(c: Connector): Promise<Auth> {
+    const { authSecretName: secretName, authSecretKey: key, authType, headerName, url } = c.spec;
+    const why = urlEgressRefusal(url, this.egress);
+    if (why) return { ok: false, phase: 'Error', refused: 'egress', message: `the server does not connect to ${url}: ${why}` };
     if (!secretName || !key) return { ok: true, headers: {} };
     const ns = c.metadata.namespace;
     const secret = await this.o.secrets.get(ns, secretName);
-    if (!secret) return { ok: false, phase: 'SecretMissing', message: `secret "${secretName}" not found in namespace "${ns}"` };
+    const missing = (message: string): Auth => ({ ok: false, phase: 'SecretMissing', refused: 'secret', message });
+    if (!secret) return missing(`secret "${secretName}" not found in namespace "${ns}"`);
+    if (!secret.allowedUrls.length) {
+      return {
+        ok: false,
+        phase: 'Error',
+        refused: 'binding',
+        message: `secret "${secretName}" is not bound to any URL (it was created after this connector); set its allowedUrls or re-create the connector`,
+      };
+    }
+    if (!urlAllowedBy(url, secret.allowedUrls)) {
+      return {
+        ok: false,
+        phase: 'Error',
+        refused: 'binding',
+        message: `secret "${secretName}" may not be sent to ${url}: it is bound to ${secret.allowedUrls.join(', ')}`,
+      };
+    }
     const token = secret.data[key];
-    if (token === undefined) return { ok: false, phase: 'SecretMissing', message: `secret "${secretName}" has no key "${key}"` };
-    if (token === '') return { ok: false, phase: 'SecretMissing', message: `key "${key}" of secret "${secretName}" is empty` };
+    if (token === undefined) return missing(`secret "${secretName}" has no key "${key}"`);
+    if (token === '') return missing(`key "${key}" of secret "${secretName}" is empty`);
     // A header value may not hold control characters; refuse rather than send a broken request.
     // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(token) || token.trim() !== token) {
-      return { ok: false, phase: 'Error', message: `key "${key}" of secret "${secretName}" is not a valid HTTP header value` };
+      return { ok: false, phase: 'Error', refused: 'secret', message: `key "${key}" of secret "${secretName}" is not a valid HTTP header value` };
     }
     const headers = authType === 'header' && headerName ? { [headerName]: token } : { Authorization: `Bearer ${token}` };
     return { ok: true, headers, token };

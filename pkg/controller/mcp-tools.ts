@@ -6,7 +6,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ConnectorPhase, ConnectorTool } from '../api/connector.js';
+import { EgressRefusedError } from './egress.js';
 
 export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 const MAX_PAGES = 20;
@@ -16,6 +18,8 @@ export type ToolListing =
   | { ok: false; phase: Exclude<ConnectorPhase, 'Ready' | 'Unknown' | 'SecretMissing'>; message: string };
 
 export interface ListToolsOptions {
+  /** The fetch to connect with (the service's guarded one); default the global fetch. */
+  fetch?: FetchLike;
   timeoutMs?: number;
   /** Aborts the listing (service shutdown). */
   signal?: AbortSignal;
@@ -32,6 +36,7 @@ export async function listMcpTools(url: string, headers: Record<string, string>,
   const client = new Client({ name: 'agentplane', version: '0.1.0' });
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers },
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
     reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
   });
   const req = () => ({ signal: deadline.signal, timeout: Math.max(1, timeoutMs) });
@@ -58,6 +63,8 @@ export async function listMcpTools(url: string, headers: Record<string, string>,
 
 function classify(err: unknown, url: string, timeoutMs: number, timedOut: boolean): Extract<ToolListing, { ok: false }> {
   const where = `the MCP server at ${url}`;
+  const refused = causeOf(err, EgressRefusedError);
+  if (refused) return { ok: false, phase: 'Error', message: `the server does not connect to ${url}: ${refused.message}` };
   if (err instanceof UnauthorizedError) return { ok: false, phase: 'Unauthorized', message: `${where} refused the credential` };
   if (err instanceof StreamableHTTPError) {
     const status = err.code ?? 0;
@@ -77,6 +84,12 @@ function classify(err: unknown, url: string, timeoutMs: number, timedOut: boolea
   if (net) return { ok: false, phase: 'Unreachable', message: `cannot reach ${where} (${net})` };
   if (err instanceof McpError) return { ok: false, phase: 'Error', message: `${where} failed the request: MCP error ${err.code}` };
   return { ok: false, phase: 'Error', message: `${where} could not be queried: ${oneLine(err)}` };
+}
+
+/** The first error of that class in the cause chain. */
+function causeOf<E extends Error>(err: unknown, cls: new (...args: never[]) => E): E | undefined {
+  for (let e: unknown = err, i = 0; e && i < 5; e = (e as { cause?: unknown }).cause, i++) if (e instanceof cls) return e;
+  return undefined;
 }
 
 /** The errno-style code under fetch's "fetch failed" TypeError (ECONNREFUSED, ENOTFOUND, ...). */

@@ -1,9 +1,12 @@
-// Secret operations behind the REST mirror. Requests carry values; answers carry names and keys
-// only, and nothing here logs a value.
+// Secret operations behind the REST mirror. Requests carry values; answers carry names, keys and
+// bindings (allowedUrls) only, and nothing here logs a value. Only a write here widens a
+// secret's binding; a connector can only bind a secret that has none yet.
 
 import { badRequest, invalid, notFound } from '../api/errors.js';
 import { DEFAULT_NAMESPACE } from '../api/meta.js';
 import {
+  allowedUrlsCauses,
+  normalizeAllowedUrls,
   SECRET_KIND,
   secretCreateRequestSchema,
   secretDataCauses,
@@ -33,10 +36,10 @@ export class SecretService {
   async create(body: unknown): Promise<SecretResponse> {
     const req = body as SecretRequest;
     const causes = validateSchema(secretCreateRequestSchema, body);
-    if (!causes.length) causes.push(...secretDataCauses(req.data));
+    if (!causes.length) causes.push(...secretDataCauses(req.data), ...allowedUrlsCauses(req.allowedUrls));
     if (causes.length) throw invalid(SECRET_KIND, typeof req?.name === 'string' ? req.name : undefined, causes);
     const namespace = req.namespace ?? DEFAULT_NAMESPACE;
-    const meta = await this.store.put(namespace, req.name!, req.data);
+    const meta = await this.store.put(namespace, req.name!, req.data, normalizeAllowedUrls(req.allowedUrls ?? []));
     this.changed(meta, 'created');
     return toSecretResponse(meta);
   }
@@ -45,7 +48,7 @@ export class SecretService {
   async replace(queryNamespace: string | undefined, name: string, body: unknown): Promise<{ secret: SecretResponse; created: boolean }> {
     const req = body as SecretRequest;
     const causes = validateSchema(secretReplaceRequestSchema, body);
-    if (!causes.length) causes.push(...secretDataCauses(req.data));
+    if (!causes.length) causes.push(...secretDataCauses(req.data), ...allowedUrlsCauses(req.allowedUrls));
     if (causes.length) throw invalid(SECRET_KIND, name, causes);
     if (req.name !== undefined && req.name !== name) {
       throw badRequest(`the body names secret "${req.name}" but the path names "${name}"`);
@@ -56,7 +59,8 @@ export class SecretService {
     const namespace = queryNamespace ?? req.namespace ?? DEFAULT_NAMESPACE;
     const nameCauses = validateSchema(secretCreateRequestSchema.properties.name, name, 'name');
     if (nameCauses.length) throw invalid(SECRET_KIND, undefined, nameCauses);
-    const { secret, created } = await this.store.replace(namespace, name, req.data);
+    const allowed = req.allowedUrls !== undefined ? normalizeAllowedUrls(req.allowedUrls) : undefined;
+    const { secret, created } = await this.store.replace(namespace, name, req.data, allowed);
     this.changed(secret, created ? 'created' : 'replaced');
     return { secret: toSecretResponse(secret), created };
   }
@@ -79,7 +83,7 @@ export class SecretService {
   }
 
   private changed(meta: SecretMeta, what: string): void {
-    this.log.info({ namespace: meta.namespace, secret: meta.name, keys: meta.keys }, `secret ${what}`);
+    this.log.info({ namespace: meta.namespace, secret: meta.name, keys: meta.keys, allowedUrls: meta.allowedUrls }, `secret ${what}`);
     for (const fn of this.listeners) {
       Promise.resolve()
         .then(() => fn(meta.namespace, meta.name))
@@ -88,10 +92,11 @@ export class SecretService {
   }
 }
 
-/** Names and keys only: never the values. */
+/** Names, keys and bindings only: never the values. */
 export const toSecretResponse = (s: SecretMeta): SecretResponse => ({
   name: s.name,
   namespace: s.namespace,
   keys: [...s.keys],
+  allowedUrls: [...s.allowedUrls],
   createdAt: s.createdAt,
 });

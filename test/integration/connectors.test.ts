@@ -62,7 +62,7 @@ describe('connectors (integration)', function () {
     it('creates a secret (201) with names and keys only; 409 when it exists', async () => {
       const r = await api('POST', '/api/v1/secrets', { name: 'echo-token', data: { token: GOOD_TOKEN } });
       expect(r.status).to.equal(201);
-      expect(r.body).to.deep.equal({ name: 'echo-token', namespace: 'default', keys: ['token'], createdAt: r.body.createdAt });
+      expect(r.body).to.deep.equal({ name: 'echo-token', namespace: 'default', keys: ['token'], allowedUrls: [], createdAt: r.body.createdAt });
       expect(Date.parse(r.body.createdAt)).to.be.closeTo(Date.now(), 60_000);
       const again = await api('POST', '/api/v1/secrets', { name: 'echo-token', data: { token: 'other' } });
       expect(again.status).to.equal(409);
@@ -83,7 +83,7 @@ describe('connectors (integration)', function () {
       expect(list.status).to.equal(200);
       const names = list.body.secrets.map((s: { name: string }) => s.name);
       expect(names).to.include.members(['echo-token', 'wrong-token', 'api-key']);
-      for (const s of list.body.secrets) expect(Object.keys(s).sort()).to.deep.equal(['createdAt', 'keys', 'name', 'namespace']);
+      for (const s of list.body.secrets) expect(Object.keys(s).sort()).to.deep.equal(['allowedUrls', 'createdAt', 'keys', 'name', 'namespace']);
       const one = await api('GET', '/api/v1/secrets/echo-token');
       expect(one.body).to.deep.include({ name: 'echo-token', namespace: 'default', keys: ['token'] });
       expect((await api('GET', '/api/v1/secrets?namespace=elsewhere')).body.secrets).to.deep.equal([]);

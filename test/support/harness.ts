@@ -51,6 +51,8 @@ export async function startHarness(opts: Partial<ServeOptions> = {}): Promise<Ha
       model: { apiKey: TEST_API_KEY, baseUrl: model.url },
       logger,
       workerLogSink: (line) => logs.push(line),
+      // The test MCP servers listen on loopback; a test passes false to see the default.
+      allowPrivateConnectorUrls: true,
       ...opts,
     });
   let server = await serve(0);

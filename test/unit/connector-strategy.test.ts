@@ -233,11 +233,12 @@ describe('OpenAPI: connectors and secrets', () => {
     };
     expect(doc.components!.schemas!.ConnectorCreateRequest).to.deep.equal(strip(connectorCreateRequestSchema));
     expect(doc.components!.schemas!.SecretCreateRequest).to.deep.equal(strip(secretCreateRequestSchema));
-    // The secret response schema has no place for values.
+    // The secret response schema has no place for values (bindings are not secret).
     expect(Object.keys((doc.components!.schemas!.SecretResponse as { properties: object }).properties)).to.deep.equal([
       'name',
       'namespace',
       'keys',
+      'allowedUrls',
       'createdAt',
     ]);
   });

@@ -42,7 +42,7 @@ describe('FileSecretStore', () => {
 
   it('returns names and keys (sorted) from put, list and delete, never values', async () => {
     const meta = await store.put('default', 'multi', { b: 'value-b', a: 'value-a' });
-    expect(meta).to.deep.equal({ name: 'multi', namespace: 'default', keys: ['a', 'b'], createdAt: meta.createdAt });
+    expect(meta).to.deep.equal({ name: 'multi', namespace: 'default', keys: ['a', 'b'], allowedUrls: [], createdAt: meta.createdAt });
     expect(Date.parse(meta.createdAt)).to.be.closeTo(Date.now(), 10_000);
     const listed = await store.list();
     expect(JSON.stringify(listed)).to.not.contain('value-');
@@ -83,6 +83,41 @@ describe('FileSecretStore', () => {
     expect(second.secret.keys).to.deep.equal(['extra', 'token']);
     expect((await store.get('default', 'tok'))!.data).to.deep.equal({ token: 'two', extra: 'x' });
     expect(mode(path.join(root, 'default', 'tok.json'))).to.equal(0o600);
+  });
+
+  it('stores the binding; replace without one keeps it, with one replaces it', async () => {
+    const made = await store.put('default', 'bound', { token: 'one' }, ['https://a.example:443/api']);
+    expect(made.allowedUrls).to.deep.equal(['https://a.example:443/api']);
+    const kept = await store.replace('default', 'bound', { token: 'two' });
+    expect(kept.secret.allowedUrls).to.deep.equal(['https://a.example:443/api']);
+    const changed = await store.replace('default', 'bound', { token: 'three' }, ['https://b.example:443']);
+    expect(changed.secret.allowedUrls).to.deep.equal(['https://b.example:443']);
+    expect((await store.get('default', 'bound'))!.allowedUrls).to.deep.equal(['https://b.example:443']);
+    expect((await store.replace('default', 'fresh', { token: 'x' })).secret.allowedUrls).to.deep.equal([]);
+  });
+
+  it('binds an unbound secret once: the first binder wins, a bound secret is left as it is', async () => {
+    await store.put('default', 'tofu', { token: 'v' });
+    const results = await Promise.all(
+      ['http://a.example:80/x', 'http://b.example:80/y', 'http://c.example:80/z'].map((p) => store.bindIfUnbound('default', 'tofu', p)),
+    );
+    const winner = results[0]!.allowedUrls;
+    expect(winner).to.have.length(1);
+    for (const r of results) expect(r!.allowedUrls).to.deep.equal(winner);
+    expect((await store.get('default', 'tofu'))!.allowedUrls).to.deep.equal(winner);
+    expect((await store.get('default', 'tofu'))!.data).to.deep.equal({ token: 'v' });
+    expect(await store.bindIfUnbound('default', 'ghost', 'http://a.example:80')).to.equal(undefined);
+    // A binding survives a concurrent replace that does not name one.
+    await store.put('default', 'race', { token: 'v1' });
+    await Promise.all([store.bindIfUnbound('default', 'race', 'http://a.example:80/mcp'), store.replace('default', 'race', { token: 'v2' })]);
+    expect((await store.get('default', 'race'))!.allowedUrls).to.deep.equal(['http://a.example:80/mcp']);
+  });
+
+  it('reads a file written before bindings existed as unbound', async () => {
+    fs.mkdirSync(path.join(root, 'default'), { recursive: true, mode: 0o700 });
+    const body = { name: 'legacy', namespace: 'default', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), data: { k: 'v' } };
+    fs.writeFileSync(path.join(root, 'default', 'legacy.json'), JSON.stringify(body), { mode: 0o600 });
+    expect((await store.get('default', 'legacy'))!.allowedUrls).to.deep.equal([]);
   });
 
   it('lists per namespace and across namespaces, in order', async () => {

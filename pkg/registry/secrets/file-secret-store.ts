@@ -1,7 +1,8 @@
 // Secrets of the embedded home as files: <root>/<namespace>/<name>.json, directories 0700, files
 // 0600. Every write goes to a temporary file first (fsynced), then link (create: fails if the
 // name is taken, so two creators cannot both win) or rename (replace) puts it in place
-// atomically: a reader sees the old secret or the new one, never half of one.
+// atomically: a reader sees the old secret or the new one, never half of one. Writes of one
+// secret that read it first (replace, bind) run one at a time, so a binding is never lost.
 
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -22,17 +23,22 @@ interface SecretFile {
   namespace: string;
   createdAt: string;
   updatedAt: string;
+  /** Absent in files written before bindings existed: unbound. */
+  allowedUrls?: string[];
   data: Record<string, string>;
 }
 
 export class FileSecretStore implements SecretStore {
+  /** Per-file tail of the writes that read the file first. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+
   /** `root` is the secrets directory, e.g. <dataDir>/secrets. */
   constructor(private readonly root: string) {}
 
-  async put(namespace: string, name: string, data: Record<string, string>): Promise<SecretMeta> {
+  async put(namespace: string, name: string, data: Record<string, string>, allowedUrls: string[] = []): Promise<SecretMeta> {
     const file = this.file(namespace, name);
     const now = new Date().toISOString();
-    const body: SecretFile = { name, namespace, createdAt: now, updatedAt: now, data: { ...data } };
+    const body: SecretFile = { name, namespace, createdAt: now, updatedAt: now, allowedUrls: [...allowedUrls], data: { ...data } };
     const tmp = await this.writeTemp(namespace, name, body);
     try {
       await fs.link(tmp, file);
@@ -46,11 +52,44 @@ export class FileSecretStore implements SecretStore {
     return secretMeta(toSecret(body));
   }
 
-  async replace(namespace: string, name: string, data: Record<string, string>): Promise<{ secret: SecretMeta; created: boolean }> {
+  async replace(
+    namespace: string,
+    name: string,
+    data: Record<string, string>,
+    allowedUrls?: string[],
+  ): Promise<{ secret: SecretMeta; created: boolean }> {
     const file = this.file(namespace, name);
-    const old = await readSecretFile(file).catch(() => CORRUPT);
-    const now = new Date().toISOString();
-    const body: SecretFile = { name, namespace, createdAt: old && old !== CORRUPT ? old.createdAt : now, updatedAt: now, data: { ...data } };
+    return this.serialized(file, async () => {
+      const old = await readSecretFile(file).catch(() => CORRUPT);
+      const prev = old && old !== CORRUPT ? old : undefined;
+      const now = new Date().toISOString();
+      const body: SecretFile = {
+        name,
+        namespace,
+        createdAt: prev?.createdAt ?? now,
+        updatedAt: now,
+        allowedUrls: [...(allowedUrls ?? prev?.allowedUrls ?? [])],
+        data: { ...data },
+      };
+      await this.writeInPlace(namespace, name, file, body);
+      return { secret: secretMeta(toSecret(body)), created: !old };
+    });
+  }
+
+  async bindIfUnbound(namespace: string, name: string, prefix: string): Promise<SecretMeta | undefined> {
+    const file = this.file(namespace, name);
+    return this.serialized(file, async () => {
+      const cur = await readSecretFile(file);
+      if (!cur) return undefined;
+      if (cur.allowedUrls?.length) return secretMeta(toSecret(cur));
+      const body: SecretFile = { ...cur, allowedUrls: [prefix], updatedAt: new Date().toISOString() };
+      await this.writeInPlace(namespace, name, file, body);
+      return secretMeta(toSecret(body));
+    });
+  }
+
+  /** Temporary file, then rename over the old one. */
+  private async writeInPlace(namespace: string, name: string, file: string, body: SecretFile): Promise<void> {
     const tmp = await this.writeTemp(namespace, name, body);
     try {
       await fs.rename(tmp, file);
@@ -59,7 +98,17 @@ export class FileSecretStore implements SecretStore {
       throw err;
     }
     await syncDir(this.dir(namespace));
-    return { secret: secretMeta(toSecret(body)), created: !old };
+  }
+
+  private serialized<R>(file: string, fn: () => Promise<R>): Promise<R> {
+    const prev = this.locks.get(file) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.locks.set(file, tail);
+    void tail.then(() => {
+      if (this.locks.get(file) === tail) this.locks.delete(file);
+    });
+    return run;
   }
 
   async get(namespace: string, name: string): Promise<Secret | undefined> {
@@ -83,6 +132,10 @@ export class FileSecretStore implements SecretStore {
 
   async delete(namespace: string, name: string): Promise<SecretMeta | undefined> {
     const file = this.file(namespace, name);
+    return this.serialized(file, () => this.deleteFile(namespace, name, file));
+  }
+
+  private async deleteFile(namespace: string, name: string, file: string): Promise<SecretMeta | undefined> {
     const body = await readSecretFile(file).catch(() => CORRUPT);
     if (!body) return undefined;
     try {
@@ -92,7 +145,7 @@ export class FileSecretStore implements SecretStore {
       throw err;
     }
     await syncDir(this.dir(namespace));
-    return body === CORRUPT ? { name, namespace, keys: [], createdAt: new Date(0).toISOString() } : secretMeta(toSecret(body));
+    return body === CORRUPT ? { name, namespace, keys: [], allowedUrls: [], createdAt: new Date(0).toISOString() } : secretMeta(toSecret(body));
   }
 
   private dir(namespace: string): string {
@@ -190,6 +243,7 @@ const toSecret = (b: SecretFile): Secret => ({
   name: b.name,
   namespace: b.namespace,
   keys: Object.keys(b.data).sort(),
+  allowedUrls: Array.isArray(b.allowedUrls) ? b.allowedUrls.filter((u) => typeof u === 'string') : [],
   createdAt: b.createdAt,
   data: b.data,
 });

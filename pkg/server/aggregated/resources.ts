@@ -31,6 +31,11 @@ export interface AggregatedApiDeps {
    * members a write adds, checked and written under the service's per-namespace lock.
    */
   squadService?: Pick<SquadService, 'membership' | 'checkJoin'>;
+  /**
+   * Optional: the connector rules across objects (ConnectorService.admit, the one the REST
+   * mirror applies): the URL is one the server may reach and the secret is bound to it.
+   */
+  admitConnector?: (c: Connector, old: Connector | undefined, opts: { dryRun?: boolean; root?: string }) => Promise<void>;
   /** Watch tuning; defaults suit production. */
   watch?: { bookmarkIntervalMs?: number };
 }
@@ -58,7 +63,7 @@ export interface ResourceDef<T extends StoredObject = StoredObject> {
   /** Defaults this API applies to a new object before the strategy's (an agent's first task). */
   createDefaults?(obj: T): void;
   /** Rules across objects, before a create (`old` undefined) or an update; throws to refuse. */
-  admit?(obj: T, old: T | undefined): Promise<void>;
+  admit?(obj: T, old: T | undefined, opts: { dryRun: boolean }): Promise<void>;
   /** Rules across objects before a delete; throws to refuse. */
   admitDelete?(obj: T): Promise<void>;
   /** Runs a write under the resource's lock, if it has one. */
@@ -170,6 +175,7 @@ function connectorResource(d: AggregatedApiDeps): ResourceDef<Connector> {
     statusSchema: connectorStatusSchema,
     registry: d.connectors,
     subresources: [],
+    ...(d.admitConnector ? { admit: (c: Connector, old: Connector | undefined, o: { dryRun: boolean }) => d.admitConnector!(c, old, { dryRun: o.dryRun, root: 'spec' }) } : {}),
     // As DELETE /api/v1/connectors/:name without force: refused while agents use it.
     admitDelete: async (c) => {
       const { items } = await d.agents.list({ namespace: c.metadata.namespace });

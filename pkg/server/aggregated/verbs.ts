@@ -73,7 +73,7 @@ export async function createVerb(r: VerbRequest): Promise<VerbResponse> {
 async function create(def: ResourceDef, obj: StoredObject, dry: boolean): Promise<StoredObject> {
   def.createDefaults?.(obj);
   return locked(def, obj.metadata.namespace, async () => {
-    await def.admit?.(obj, undefined);
+    await def.admit?.(obj, undefined, { dryRun: dry });
     return def.registry.create(obj, { dryRun: dry });
   });
 }
@@ -95,7 +95,7 @@ async function update(def: ResourceDef, namespace: string, n: string, next: (cur
     const cur = await mustGet(def, namespace, n);
     const candidate = structuredClone(cur);
     applyIncoming(def, candidate, next(cur));
-    await def.admit?.(candidate, cur);
+    await def.admit?.(candidate, cur, { dryRun: dry });
     const after = await def.registry.update(namespace, n, (obj) => applyIncoming(def, obj, next(obj)), { dryRun: dry });
     if (!dry && def.afterUpdate) await def.afterUpdate(after, cur);
     return after;
