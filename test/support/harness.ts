@@ -24,8 +24,8 @@ export interface Harness {
   /** Every log line the server (and its workers' stderr) wrote. */
   logs: string[];
   api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
-  /** Restarts the server on the same data dir (and port). */
-  restart(): Promise<void>;
+  /** Restarts the server on the same data dir (and port), with `opts` changed if given. */
+  restart(opts?: Partial<ServeOptions>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,7 +42,7 @@ export async function startHarness(opts: Partial<ServeOptions> = {}): Promise<Ha
   const sink = new PassThrough();
   sink.on('data', (chunk: Buffer) => logs.push(...String(chunk).split('\n').filter(Boolean)));
   const logger = createLogger({ level: 'info', destination: sink });
-  const serve = (port: number): Promise<RunningServer> =>
+  const serve = (port: number, more: Partial<ServeOptions> = {}): Promise<RunningServer> =>
     startServer({
       host: '127.0.0.1',
       port,
@@ -54,6 +54,7 @@ export async function startHarness(opts: Partial<ServeOptions> = {}): Promise<Ha
       // The test MCP servers listen on loopback; a test passes false to see the default.
       allowPrivateConnectorUrls: true,
       ...opts,
+      ...more,
     });
   let server = await serve(0);
 
@@ -83,10 +84,19 @@ export async function startHarness(opts: Partial<ServeOptions> = {}): Promise<Ha
       }
       return { status: res.status, body: parsed as any, text };
     },
-    async restart() {
+    async restart(more) {
       const port = server.port;
       await server.close();
-      server = await serve(port);
+      server = await serve(port, more);
+      // This process's fetch may still hold keep-alive sockets the old server closed; a request
+      // on one fails ("other side closed") and is not retried. Use them up here.
+      for (let i = 0; i < 5; i++) {
+        try {
+          if ((await fetch(`${server.url}/healthz`)).ok) break;
+        } catch {
+          // a stale socket; the next attempt takes another
+        }
+      }
     },
     async close() {
       await server.close();
