@@ -246,7 +246,8 @@ describe('agents (integration)', function () {
         [{ lifecycle: 'Nap' }, 'lifecycle'],
         [{ connectors: [1] }, 'connectors[0]'],
         [{}, '(body)'],
-        [{ model: 'x' }, 'model'],
+        [{ model: '' }, 'model'],
+        [{ instructions: 'x', task: 2 }, 'task'],
       ] as const) {
         const r = await h.api('PATCH', '/api/v1/agents/builder', body);
         expect(r.status, JSON.stringify(body)).to.equal(400);
