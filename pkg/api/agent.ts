@@ -54,10 +54,16 @@ export interface AgentTaskRequest {
   namespace?: string;
 }
 
-/** PATCH /api/v1/agents/:name body (spec 4.1). */
+/**
+ * PATCH /api/v1/agents/:name body (spec 4.1). `model` and `systemPrompt` apply from the next
+ * task; `instructions` steers the running task, or starts one on an idle agent as POST does.
+ */
 export interface AgentPatchRequest {
   connectors?: string[];
   lifecycle?: Lifecycle;
+  model?: string;
+  systemPrompt?: string;
+  instructions?: string;
 }
 
 /** AgentResponse (spec 2.2). */
@@ -127,7 +133,16 @@ export const agentPatchRequestSchema = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  properties: { connectors: connectorListSchema, lifecycle: lifecycleSchema },
+  properties: {
+    connectors: connectorListSchema,
+    lifecycle: lifecycleSchema,
+    model: agentFields.model,
+    systemPrompt: agentFields.systemPrompt,
+    instructions: {
+      ...agentFields.instructions,
+      description: 'a follow-up for the running task, or a new task when the agent is idle',
+    },
+  },
 } as const;
 
 export const agentSpecSchema = {

@@ -6,6 +6,7 @@ export type EventType =
   | 'thinking'
   | 'tool_call'
   | 'tool_result'
+  | 'user_message'
   | 'task_completed'
   | 'task_cancelled'
   | 'error';
@@ -16,6 +17,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'thinking',
   'tool_call',
   'tool_result',
+  'user_message',
   'task_completed',
   'task_cancelled',
   'error',
@@ -39,6 +41,8 @@ export interface EventPayloads {
   thinking: { content: string };
   tool_call: { id: string; tool: string; input: unknown };
   tool_result: { id: string; tool: string; output: string; isError: boolean };
+  /** A follow-up sent into the running task (PATCH instructions on a busy agent). */
+  user_message: { content: string };
   task_completed: TaskCompletedPayload;
   task_cancelled: { reason: string };
   error: { message: string; reason: string };

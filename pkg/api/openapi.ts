@@ -101,8 +101,9 @@ export function buildOpenApi(): OpenAPIV3.Document {
         patch: {
           operationId: 'patchAgent',
           parameters: [nameParam, nsParam],
+          description: 'Changes settings; `instructions` steers the running task or, on an idle agent, starts one as POST does.',
           requestBody: { required: true, content: json(ref('AgentPatchRequest')) },
-          responses: { '200': agentOut, ...errors(400, 404, 409, 413, 415) },
+          responses: { '200': agentOut, ...errors(400, 404, 409, 413, 415, 503) },
         },
         delete: {
           operationId: 'deleteAgent',

@@ -1,7 +1,7 @@
 // Messages of the worker control channel. The worker dials the server (outbound WebSocket),
 // authenticates with its per-agent token, and then:
-//   server -> worker: task, cancel
-//   worker -> server: hello (on every connect), event (for the task it runs)
+//   server -> worker: task, cancel, steer
+//   worker -> server: hello (on every connect), event (for the task it runs), steered
 
 import type { EventDraft } from './event.js';
 import type { Role } from './agent.js';
@@ -33,7 +33,16 @@ export interface CancelMessage {
   reason: string;
 }
 
-export type ServerMessage = TaskMessage | CancelMessage;
+/** A follow-up message for the running task; the worker answers with `steered`. */
+export interface SteerMessage {
+  type: 'steer';
+  /** Pairs the answer with the request. */
+  id: string;
+  taskId: number;
+  content: string;
+}
+
+export type ServerMessage = TaskMessage | CancelMessage | SteerMessage;
 
 export interface HelloMessage {
   type: 'hello';
@@ -47,4 +56,11 @@ export interface EventMessage {
   event: EventDraft;
 }
 
-export type WorkerMessage = HelloMessage | EventMessage;
+/** Whether a steer reached its task: false once the task has ended (or is not this worker's). */
+export interface SteeredMessage {
+  type: 'steered';
+  id: string;
+  accepted: boolean;
+}
+
+export type WorkerMessage = HelloMessage | EventMessage | SteeredMessage;

@@ -84,21 +84,78 @@ export class AgentService {
     return items.filter((a) => !a.metadata.deletionTimestamp);
   }
 
+  /** PATCH /agents/:name: settings (model and systemPrompt apply from the next task), then `instructions`. */
   async patch(namespace: string, name: string, body: unknown): Promise<Agent> {
     const causes = validateSchema(agentPatchRequestSchema, body);
     if (causes.length) throw invalid(AGENT_KIND, name, causes);
     const req = body as AgentPatchRequest;
     const before = await this.agents.mustGet(namespace, name);
     await this.checkHooks(namespace, name, req.connectors);
-    const after = await this.agents.update(namespace, name, (a) => {
-      if (req.connectors !== undefined) a.spec.connectors = req.connectors;
-      if (req.lifecycle !== undefined) a.spec.lifecycle = req.lifecycle;
-    });
+    const { instructions, ...settings } = req;
+    let after = before;
+    if (Object.keys(settings).length) {
+      after = await this.agents.update(namespace, name, (a) => {
+        if (req.connectors !== undefined) a.spec.connectors = req.connectors;
+        if (req.lifecycle !== undefined) a.spec.lifecycle = req.lifecycle;
+        if (req.model !== undefined) a.spec.model = req.model;
+        if (req.systemPrompt !== undefined) a.spec.systemPrompt = req.systemPrompt;
+      });
+    }
     // Every PATCH that sets a lifecycle is a request to act on it now, even if the value is the
     // same: "Sleep" on a member woken for a task means "cancel and sleep", not "no change".
-    if (req.lifecycle === undefined) return after;
-    await this.hooks?.notifyLifecycleRequested(after, before);
-    return (await this.agents.get(namespace, name)) ?? after;
+    if (req.lifecycle !== undefined) {
+      await this.hooks?.notifyLifecycleRequested(after, before);
+      after = (await this.agents.get(namespace, name)) ?? after;
+    }
+    return instructions === undefined ? after : this.instruct(namespace, name, instructions);
+  }
+
+  /**
+   * PATCH instructions: a follow-up into the running task (steering), or, on an idle agent, a new
+   * task exactly as POST starts one. When the task ends between the two (a race), the follow-up
+   * becomes a new task; when another client starts a task in between, it is steered instead.
+   */
+  private async instruct(namespace: string, name: string, content: string): Promise<Agent> {
+    let lastError: unknown;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const agent = await this.agents.mustGet(namespace, name);
+      if (!isBusy(agent)) {
+        try {
+          return (await this.submitTask({ name, namespace, instructions: content })).agent;
+        } catch (err) {
+          if (!(err instanceof ApiError && err.reason === 'Conflict')) throw err;
+          lastError = err; // busy again (or being deleted): look again
+          continue;
+        }
+      }
+      const steered = await this.steer(agent, content);
+      if (steered) return steered;
+    }
+    throw lastError ?? conflict(`agent "${name}" kept starting and ending tasks; send the instructions again`, { kind: AGENT_KIND, name });
+  }
+
+  /** Hands a follow-up to the agent's running task; undefined when that task has ended meanwhile. */
+  private async steer(agent: Agent, content: string): Promise<Agent | undefined> {
+    const { namespace, name } = agent.metadata;
+    const task = agent.spec.task;
+    const settled = (a: Agent | undefined): boolean => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress';
+    const handedOver = (): boolean => this.hub.runningTask(agent.metadata) === task;
+    // Assigned but not handed to the worker yet (it may be starting): wait for the hand-over.
+    if (!handedOver()) await this.waitFor(namespace, name, (a) => settled(a) || handedOver(), agent);
+    if (handedOver()) {
+      const accepted = await this.hub.steer(agent.metadata, task, content, this.wait.timeoutMs);
+      if (accepted) return this.agents.mustGet(namespace, name);
+      if (accepted === false) {
+        // The task ended just before: once that is recorded, the caller starts a new one.
+        await this.waitFor(namespace, name, settled, agent);
+        return undefined;
+      }
+    }
+    if (settled(await this.agents.get(namespace, name))) return undefined;
+    throw new ApiError('ServiceUnavailable', 503, `agent "${name}" is busy but its worker did not take the follow-up; try again`, {
+      kind: AGENT_KIND,
+      name,
+    });
   }
 
   /**

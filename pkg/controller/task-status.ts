@@ -18,6 +18,11 @@ export function applyEvent(status: AgentStatus, ev: AgentEvent): void {
       status.lastTaskMessage = line(p.content);
       break;
     }
+    case 'user_message': {
+      const p = ev.payload as AgentEvent<'user_message'>['payload'];
+      status.lastTaskMessage = line(`Follow-up: ${p.content}`);
+      break;
+    }
     case 'tool_call': {
       const p = ev.payload as AgentEvent<'tool_call'>['payload'];
       status.lastTaskMessage = line(describeToolCall(p.tool, p.input));

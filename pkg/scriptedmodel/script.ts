@@ -1,6 +1,7 @@
 // The script language of the scripted model, and the pure decision of the next assistant turn.
 // A task's prompt carries `@` directive lines; the engine re-sends the whole conversation on
 // every request, so the turn to play is derived from the request alone (no server state).
+// A follow-up sent into a running task that carries directives takes over the script.
 
 export const MAX_DELAY_MS = 120_000;
 
@@ -9,6 +10,7 @@ export type Directive =
   | { kind: 'write'; path: string; content: string }
   | { kind: 'tool'; name: string; input: Record<string, unknown> }
   | { kind: 'say'; text: string }
+  | { kind: 'echo' }
   | { kind: 'fail'; status: number; type: string; message: string }
   | { kind: 'delay'; ms: number };
 
@@ -38,7 +40,7 @@ export interface Task {
   lastToolResult?: string;
 }
 
-const DIRECTIVE = /^\s*@(bash|write|tool|say|fail|delay)(?:\s+([\s\S]*))?$/i;
+const DIRECTIVE = /^\s*@(bash|write|tool|say|echo|fail|delay)(?:\s+([\s\S]*))?$/i;
 
 export function parseScript(prompt: string): Script {
   const directives: Directive[] = [];
@@ -73,6 +75,8 @@ function parseDirective(kind: string, rest: string, note: (msg: string) => undef
     }
     case 'say':
       return { kind, text };
+    case 'echo':
+      return { kind };
     case 'fail': {
       const [statusText = '', afterStatus = ''] = splitFirst(text);
       const [type = '', message = ''] = splitFirst(afterStatus);
@@ -130,7 +134,7 @@ export function turnFor(script: Script, task: Task): Turn {
       continue;
     }
     if (d.kind === 'say') lastSay = d.text;
-    if (turns++ === task.step) return directiveTurn(d, delayMs);
+    if (turns++ === task.step) return directiveTurn(d, delayMs, task);
     delayMs = 0;
   }
   // Script exhausted; trailing @delay lines still apply to this final reply.
@@ -138,7 +142,7 @@ export function turnFor(script: Script, task: Task): Turn {
   return say(lastSay ?? done, delayMs);
 }
 
-function directiveTurn(d: Exclude<Directive, { kind: 'delay' }>, delayMs: number): Turn {
+function directiveTurn(d: Exclude<Directive, { kind: 'delay' }>, delayMs: number, task: Task): Turn {
   switch (d.kind) {
     case 'bash':
       return bashTurn(d.command, delayMs);
@@ -148,6 +152,9 @@ function directiveTurn(d: Exclude<Directive, { kind: 'delay' }>, delayMs: number
       return toolTurn(d.name, d.input, delayMs);
     case 'say':
       return say(d.text, delayMs);
+    case 'echo':
+      // What the model was told, as it arrived (a follow-up comes wrapped in the engine's words).
+      return say(proseOf(task.prompt) || '(nothing to echo)', delayMs);
     case 'fail':
       return { kind: 'error', status: d.status, type: d.type, message: d.message, delayMs };
   }
@@ -186,12 +193,14 @@ const REMINDER = '<system-reminder>';
 /**
  * The current task is the last user message with real (non-system-reminder) text; tool_result
  * carriers and reminder-only messages are not tasks. Earlier tasks of a resumed session precede it.
+ * A follow-up sent mid-task and folded in by the engine (see `followUp`) takes over when it
+ * carries directives: its script plays from the turn after it.
  */
 export function currentTask(messages: readonly unknown[]): Task | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
-    if (!isRecord(m) || m.role !== 'user') continue;
-    const prompt = promptText(m.content);
+    if (!isRecord(m) || m.role === 'assistant') continue;
+    const prompt = followUp(m) ?? (m.role === 'user' && !hasToolResult(m.content) ? promptText(m.content) : undefined);
     if (prompt === undefined) continue;
     const after = messages.slice(i + 1).filter(isRecord);
     const step = after.filter((x) => x.role === 'assistant').length;
@@ -204,6 +213,28 @@ export function currentTask(messages: readonly unknown[]): Task | undefined {
   }
   return undefined;
 }
+
+/**
+ * The newest text the engine added to a message that carries directives: how a follow-up sent
+ * while the engine works reaches the model. The engine folds it in as a message of another role,
+ * a system reminder (also inside a tool result), or text beside tool results, depending on its
+ * version and model; a tool's own output is never read as a follow-up.
+ */
+function followUp(m: Record<string, unknown>): string | undefined {
+  const blocks: unknown[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : Array.isArray(m.content) ? m.content : [];
+  const whole = m.role !== 'user' || hasToolResult(blocks);
+  const texts: string[] = [];
+  for (const b of blocks) {
+    if (!isRecord(b)) continue;
+    if (b.type === 'text' && typeof b.text === 'string') texts.push(...(whole ? [b.text] : reminders(b.text)));
+    else if (b.type === 'tool_result') texts.push(...reminders(textOf(b.content)));
+  }
+  return texts.reverse().find((t) => parseScript(t).directives.length > 0);
+}
+
+const reminders = (s: string): string[] => [...s.matchAll(/<system-reminder>([\s\S]*?)<\/system-reminder>/g)].map((r) => r[1]!.trim());
+
+const hasToolResult = (content: unknown): boolean => Array.isArray(content) && content.some((b) => isRecord(b) && b.type === 'tool_result');
 
 /** Non-reminder text of a user message's content, or undefined if it has none. */
 export function promptText(content: unknown): string | undefined {
@@ -245,6 +276,14 @@ export function textOf(content: unknown): string {
 export function truncate(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
 }
+
+/** A prompt without its directive lines, trimmed. */
+const proseOf = (prompt: string): string =>
+  prompt
+    .split('\n')
+    .filter((l) => !DIRECTIVE.test(l.replace(/\r$/, '')))
+    .join('\n')
+    .trim();
 
 const firstLine = (s: string): string => s.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
 

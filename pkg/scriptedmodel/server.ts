@@ -20,7 +20,7 @@ export interface RecordedRequest {
   /** The x-api-key header, or else the Authorization Bearer token. */
   apiKey?: string;
   hasTools: boolean;
-  /** Prompt text of the current task (system reminders left out); '' if none. */
+  /** Prompt text of the current task (system reminders left out), or of a follow-up with directives that took over; "" if none. */
   lastUserText: string;
   /** The system prompt's text blocks, joined by newlines. */
   system: string;

@@ -21,7 +21,9 @@ type Done = (err: Error | null, body?: unknown) => void;
 /** Installs the JSON parser (empty is "no body") and the catch-all that defers the 415. */
 export function installBodyParsers(app: FastifyInstance): void {
   const json = app.getDefaultJsonParser('error', 'ignore');
-  app.removeContentTypeParser(['application/json']);
+  // fastify's own text/plain parser would hand a string to a route that wants JSON (a 400 where
+  // the client's mistake is the media type): text goes to the catch-all like any other type.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, lenientJson(json));
   app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
     done(null, req.is404 ? undefined : new UnparsedBody(req.headers['content-type'] ?? '', String(body)));

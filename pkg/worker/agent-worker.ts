@@ -1,12 +1,20 @@
 // The worker side of the control channel: dial the server, say hello, run tasks one at a time,
-// stream their events back, and interrupt on cancel. Reconnects with backoff; events produced
+// stream their events back, pass follow-ups (steer) into the running task, and interrupt on
+// cancel. Reconnects with backoff; events produced
 // while disconnected are queued and flushed on reconnect, so none are lost.
 
 import WebSocket from 'ws';
 import type { EventDraft } from '../api/event.js';
-import { CONTROL_PATH, type ServerMessage, type TaskMessage, type WorkerMessage } from '../api/worker-protocol.js';
+import {
+  CONTROL_PATH,
+  type ServerMessage,
+  type SteerMessage,
+  type TaskMessage,
+  type WorkerMessage,
+} from '../api/worker-protocol.js';
 import type { Logger } from '../observability/logger.js';
 import { type EngineEnv, runTask } from './engine.js';
+import { TaskInput } from './task-input.js';
 
 export interface WorkerOptions {
   serverUrl: string;
@@ -21,9 +29,9 @@ export interface WorkerOptions {
 
 export class AgentWorker {
   private ws?: WebSocket;
-  private running?: { taskId: number; abort: AbortController; done: Promise<void> };
+  private running?: { taskId: number; abort: AbortController; done: Promise<void>; input: TaskInput };
   /** A task that arrived while the previous one was still shutting its engine down. */
-  private next?: TaskMessage;
+  private next?: { task: TaskMessage; input: TaskInput };
   private readonly outbox: WorkerMessage[] = [];
   private stopped = false;
   private lastConnected = Date.now();
@@ -52,7 +60,7 @@ export class AgentWorker {
     ws.on('open', () => {
       this.lastConnected = Date.now();
       this.opts.logger.info('control channel connected');
-      const runningTaskId = this.next?.taskId ?? this.running?.taskId;
+      const runningTaskId = this.next?.task.taskId ?? this.running?.taskId;
       ws.send(JSON.stringify({ type: 'hello', runningTaskId } satisfies WorkerMessage));
       this.flush();
     });
@@ -87,21 +95,29 @@ export class AgentWorker {
     }
     if (msg.type === 'task') this.onTask(msg);
     else if (msg.type === 'cancel') this.onCancel(msg.taskId, msg.reason);
+    else if (msg.type === 'steer') this.onSteer(msg);
+  }
+
+  /** A follow-up for a task: taken while the task runs (or waits to); refused once it has ended. */
+  private onSteer(msg: SteerMessage): void {
+    const target = this.running?.taskId === msg.taskId ? this.running : this.next?.task.taskId === msg.taskId ? this.next : undefined;
+    const accepted = target?.input.push(msg.content) ?? false;
+    this.send({ type: 'steered', id: msg.id, accepted });
   }
 
   private onCancel(taskId: number, reason: string): void {
     if (this.running?.taskId === taskId) this.running.abort.abort(reason);
-    else if (this.next?.taskId === taskId) {
+    else if (this.next?.task.taskId === taskId) {
       this.next = undefined;
       this.send({ type: 'event', taskId, event: { type: 'task_cancelled', payload: { reason }, timestamp: new Date().toISOString() } });
     }
   }
 
-  private onTask(task: TaskMessage): void {
-    if (this.running?.taskId === task.taskId || this.next?.taskId === task.taskId) return; // resent after a reconnect
+  private onTask(task: TaskMessage, input = new TaskInput(task.instructions)): void {
+    if (this.running?.taskId === task.taskId || this.next?.task.taskId === task.taskId) return; // resent after a reconnect
     if (this.running) {
       // The engine reports a task's end before it has fully closed; run this one right after.
-      this.next = task;
+      this.next = { task, input };
       return;
     }
     const abort = new AbortController();
@@ -109,16 +125,16 @@ export class AgentWorker {
       this.send({ type: 'event', taskId: task.taskId, event: { ...event, timestamp: new Date().toISOString() } });
     const log = this.opts.logger.child({ taskId: task.taskId });
     log.info('task started');
-    const done = runTask(task, this.opts.engine, emit, abort.signal)
+    const done = runTask(task, this.opts.engine, emit, abort.signal, input)
       .then((o) => log.info({ outcome: o.kind }, 'task ended'))
       .catch((err: unknown) => log.error({ err: String(err) }, 'task crashed'))
       .finally(() => {
         if (this.running?.taskId === task.taskId) this.running = undefined;
         const next = this.next;
         this.next = undefined;
-        if (next && !this.stopped) this.onTask(next);
+        if (next && !this.stopped) this.onTask(next.task, next.input);
       });
-    this.running = { taskId: task.taskId, abort, done };
+    this.running = { taskId: task.taskId, abort, done, input };
   }
 
   private send(msg: WorkerMessage): void {

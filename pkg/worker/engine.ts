@@ -6,6 +6,7 @@ import { query, type Options, type SDKMessage } from '@anthropic-ai/claude-agent
 import type { EventDraft } from '../api/event.js';
 import type { TaskMessage } from '../api/worker-protocol.js';
 import { systemPromptFor } from './role-prompts.js';
+import { TaskInput } from './task-input.js';
 
 export interface EngineEnv {
   workspace: string;
@@ -46,8 +47,20 @@ export function engineEnvironment(env: EngineEnv): Record<string, string> {
   return out;
 }
 
-export async function runTask(task: TaskMessage, env: EngineEnv, emit: Emit, signal: AbortSignal): Promise<TaskOutcome> {
+/**
+ * Runs the task in streaming-input mode, so follow-ups pushed to `input` reach it while it runs.
+ * The task ends at the first result with no follow-up still waiting; the input is closed then,
+ * so the engine process exits as it would after a plain prompt.
+ */
+export async function runTask(
+  task: TaskMessage,
+  env: EngineEnv,
+  emit: Emit,
+  signal: AbortSignal,
+  input = new TaskInput(task.instructions),
+): Promise<TaskOutcome> {
   emit({ type: 'task_started', payload: { instructions: task.instructions } });
+  input.onFollowUp((content) => emit({ type: 'user_message', payload: { content } }));
   const abort = new AbortController();
   const onAbort = (): void => abort.abort();
   signal.addEventListener('abort', onAbort, { once: true });
@@ -58,7 +71,9 @@ export async function runTask(task: TaskMessage, env: EngineEnv, emit: Emit, sig
     abortController: abort,
     cwd: env.workspace,
     model: task.model,
-    systemPrompt: systemPromptFor(task.role, task.systemPrompt, env.squadDir),
+    // Not recorded with the session (the engine's default): a systemPrompt changed by POST or
+    // PATCH must reach the next task, which resumes the session.
+    systemPrompt: { type: 'custom', prompt: systemPromptFor(task.role, task.systemPrompt, env.squadDir), snapshot: false },
     permissionMode: 'bypassPermissions',
     allowDangerouslySkipPermissions: true,
     settingSources: [],
@@ -67,12 +82,22 @@ export async function runTask(task: TaskMessage, env: EngineEnv, emit: Emit, sig
     mcpServers: Object.fromEntries(
       task.mcpServers.map((s) => [s.name, { type: 'http' as const, url: s.url, headers: s.headers, alwaysLoad: true }]),
     ),
+    // The engine echoes each user message it takes in; TaskInput counts follow-ups by it.
+    extraArgs: { 'replay-user-messages': null },
   };
 
   try {
-    for await (const msg of query({ prompt: task.instructions, options })) {
+    for await (const msg of query({ prompt: input, options })) {
       if (signal.aborted) break;
       if ('session_id' in msg && typeof msg.session_id === 'string') sessionId = msg.session_id;
+      if (msg.type === 'user' && 'isReplay' in msg && msg.isReplay) {
+        input.seen(msg.uuid);
+        continue;
+      }
+      // A follow-up that came too late for this turn gets a turn of its own: this result is
+      // not the task's end (its text was already reported as it came).
+      if (msg.type === 'result' && input.pending) continue;
+      if (msg.type === 'result') input.close(); // no follow-up after this is taken
       const outcome = translate(msg, emit, toolNames);
       if (outcome) return { ...outcome, sessionId };
     }
@@ -84,6 +109,7 @@ export async function runTask(task: TaskMessage, env: EngineEnv, emit: Emit, sig
     emit({ type: 'error', payload: { message: errorMessage(err), reason: 'EngineError' } });
     return { kind: 'error', sessionId };
   } finally {
+    input.close();
     signal.removeEventListener('abort', onAbort);
   }
 }

@@ -1,8 +1,8 @@
 // The server side of the worker control channel. It issues per-agent tokens, accepts a worker's
-// authenticated connection, forwards task/cancel messages and hands the worker's events on.
+// authenticated connection, forwards task/cancel/steer messages and hands the worker's events on.
 // It knows nothing about HTTP routing: the server upgrades the request and calls `attach`.
 
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type WebSocket from 'ws';
 import type { EventDraft } from '../api/event.js';
@@ -20,6 +20,8 @@ interface Conn {
   ws: WebSocket;
   grant: Grant;
   runningTaskId?: number;
+  /** Steers awaiting the worker's answer, by id. */
+  steers: Map<string, (accepted: boolean | undefined) => void>;
 }
 
 export interface HubEvents {
@@ -66,7 +68,7 @@ export class WorkerHub extends EventEmitter<HubEvents> {
     const key = refKey(grant.ref);
     const log = this.logger.child({ namespace: grant.ref.namespace, name: grant.ref.name });
     this.conns.get(key)?.ws.close(4409, 'replaced by a newer connection');
-    const conn: Conn = { ws, grant };
+    const conn: Conn = { ws, grant, steers: new Map() };
     this.conns.set(key, conn);
     ws.on('message', (data) => {
       let msg: WorkerMessage;
@@ -82,9 +84,12 @@ export class WorkerHub extends EventEmitter<HubEvents> {
       } else if (msg.type === 'event') {
         if (['task_completed', 'task_cancelled', 'error'].includes(msg.event.type)) conn.runningTaskId = undefined;
         this.emit('event', grant.ref, grant.uid, msg.taskId, msg.event);
+      } else if (msg.type === 'steered') {
+        conn.steers.get(msg.id)?.(msg.accepted);
       }
     });
     ws.on('close', () => {
+      for (const answer of [...conn.steers.values()]) answer(undefined);
       if (this.conns.get(key) !== conn) return;
       this.conns.delete(key);
       log.info('worker disconnected');
@@ -108,6 +113,26 @@ export class WorkerHub extends EventEmitter<HubEvents> {
     if (msg.type === 'task') conn.runningTaskId = msg.taskId;
     conn.ws.send(JSON.stringify(msg));
     return true;
+  }
+
+  /**
+   * Sends a follow-up into the worker's task `taskId`. Resolves true when the task took it, false
+   * when the task had already ended, undefined when the worker is not connected or did not
+   * answer within `timeoutMs`.
+   */
+  steer(ref: ObjectRef, taskId: number, content: string, timeoutMs: number): Promise<boolean | undefined> {
+    const conn = this.conns.get(refKey(ref));
+    const id = randomUUID();
+    if (!conn || !this.send(ref, { type: 'steer', id, taskId, content })) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => answer(undefined), timeoutMs);
+      const answer = (accepted: boolean | undefined): void => {
+        clearTimeout(timer);
+        conn.steers.delete(id);
+        resolve(accepted);
+      };
+      conn.steers.set(id, answer);
+    });
   }
 
   get connectedCount(): number {

@@ -234,11 +234,12 @@ describe('agents (integration)', function () {
       }
     });
 
-    it('bad events limit -> 400', async () => {
-      for (const q of ['limit=0', 'limit=201', 'limit=abc', 'limit=1.5', 'before=-1']) {
+    it('bad events limit -> 400; a limit above 200 is clamped', async () => {
+      for (const q of ['limit=0', 'limit=abc', 'limit=1.5', 'before=-1']) {
         const r = await h.api('GET', `/api/v1/agents/builder/events?${q}`);
         expect(r.status, q).to.equal(400);
       }
+      expect((await h.api('GET', '/api/v1/agents/builder/events?limit=201')).status).to.equal(200);
     });
 
     it('bad PATCH bodies -> 400 naming the field', async () => {
@@ -246,7 +247,8 @@ describe('agents (integration)', function () {
         [{ lifecycle: 'Nap' }, 'lifecycle'],
         [{ connectors: [1] }, 'connectors[0]'],
         [{}, '(body)'],
-        [{ model: 'x' }, 'model'],
+        [{ model: '' }, 'model'],
+        [{ instructions: 'x', task: 2 }, 'task'],
       ] as const) {
         const r = await h.api('PATCH', '/api/v1/agents/builder', body);
         expect(r.status, JSON.stringify(body)).to.equal(400);

@@ -250,6 +250,32 @@ describe('WorkerHub', function () {
       expect(hub.runningTask(refA)).to.equal(5);
     });
 
+    it('steer() sends the follow-up and resolves with the worker\'s answer', async () => {
+      const c = await attachWorker(refA, 'uid-a', 5);
+      const taken = hub.steer(refA, 5, 'also this', 2000);
+      const msg = await c.next();
+      expect(msg).to.deep.include({ type: 'steer', taskId: 5, content: 'also this' });
+      const id = (msg as { id: string }).id;
+      c.send({ type: 'steered', id: 'someone-else', accepted: false }); // not ours: ignored
+      c.send({ type: 'steered', id, accepted: true });
+      expect(await taken).to.equal(true);
+
+      const refused = hub.steer(refA, 5, 'too late', 2000);
+      c.send({ type: 'steered', id: (await c.next() as { id: string }).id, accepted: false });
+      expect(await refused).to.equal(false);
+    });
+
+    it('steer() resolves undefined without a connection, on disconnect, and on timeout', async () => {
+      expect(await hub.steer(refB, 1, 'x', 2000)).to.equal(undefined);
+      const c = await attachWorker(refA, 'uid-a', 5);
+      expect(await hub.steer(refA, 5, 'unanswered', 50)).to.equal(undefined);
+      const pending = hub.steer(refA, 5, 'cut off', 5000);
+      await c.next();
+      await c.next();
+      c.ws.close();
+      expect(await pending).to.equal(undefined);
+    });
+
     it('send() returns false for an agent without a connection', async () => {
       await attachWorker(refA, 'uid-a');
       expect(hub.send(refB, task(1))).to.equal(false);

@@ -196,6 +196,54 @@ describe('scriptedmodel', () => {
     });
   });
 
+  describe('follow-ups sent mid-task', () => {
+    // How the engine folds a message sent while it works: a message of its own after the tool result.
+    const folded = (text: string) => ({
+      role: 'system',
+      content: [{ type: 'text', text: `The user sent a new message while you were working:\n${text}\n\nAddress the message above.` }],
+    });
+    const env = { role: 'system', content: '# Environment\nYou have been invoked in the following environment' };
+    const started = [userTask('@bash echo one\n@say first plan'), env, toolUse('a'), toolResult('a', 'one')];
+
+    it('parses @echo', () => {
+      expect(parseScript('say back\n@echo').directives).to.deep.equal([{ kind: 'echo' }]);
+    });
+
+    it('lets a folded follow-up with directives take over the script', () => {
+      const msgs = [...started, folded('Also run two\n@bash echo two\n@say second plan')];
+      const t0 = nextTurn(request(msgs));
+      expect(t0.kind === 'message' && t0.content[0]).to.deep.include({ type: 'tool_use', name: 'Bash', input: { command: 'echo two', description: 'Run echo two' } });
+      expect(textOfTurn(nextTurn(request([...msgs, toolUse('b'), toolResult('b', 'two')])))).to.equal('second plan');
+    });
+
+    it('finds a follow-up folded into a tool result as a system reminder, but never reads tool output as one', () => {
+      const inResult = toolResult('a', `one\n\n<system-reminder>\nThe user sent a new message:\nMention pineapples\n@echo\n</system-reminder>`);
+      const t = nextTurn(request([started[0], env, toolUse('a'), inResult]));
+      expect(textOfTurn(t)).to.equal('The user sent a new message:\nMention pineapples');
+      const output = toolResult('a', 'cat says:\n@say not a follow-up');
+      expect(textOfTurn(nextTurn(request([started[0], env, toolUse('a'), output])))).to.equal('first plan');
+    });
+
+    it('ignores engine messages without directives (the environment, a plain follow-up)', () => {
+      expect(textOfTurn(nextTurn(request(started)))).to.equal('first plan');
+      expect(textOfTurn(nextTurn(request([...started, folded('just so you know')])))).to.equal('first plan');
+      const inline = { role: 'user', content: [...toolResult('a', 'one').content, { type: 'text', text: 'just so you know' }] };
+      expect(textOfTurn(nextTurn(request([started[0], env, toolUse('a'), inline])))).to.equal('first plan');
+    });
+
+    it('@echo answers with the text of the message it came in, directive lines left out', () => {
+      const t = nextTurn(request([...started, folded('Mention pineapples\n@echo')]));
+      expect(textOfTurn(t)).to.match(/^The user sent a new message while you were working:\nMention pineapples\n\nAddress/);
+      expect(textOfTurn(nextTurn(request([userTask('repeat me\n@echo')])))).to.equal('repeat me');
+      expect(textOfTurn(nextTurn(request([userTask('@echo')])))).to.equal('(nothing to echo)');
+    });
+
+    it('treats a follow-up that came as its own turn like a new prompt', () => {
+      const t = nextTurn(request([...started, assistantText('first plan'), { role: 'user', content: 'pineapples too\n@echo' }]));
+      expect(textOfTurn(t)).to.equal('pineapples too');
+    });
+  });
+
   describe('server', () => {
     const KEY = 'sk-test-key';
     let model: ScriptedModel;

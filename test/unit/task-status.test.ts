@@ -57,6 +57,12 @@ describe('task-status', () => {
       expect(s.taskStatus).to.equal('InProgress');
     });
 
+    it('user_message shows the follow-up and keeps the task status', () => {
+      const s = fresh({ taskStatus: 'InProgress' });
+      applyEvent(s, ev('user_message', { content: 'also update the docs\nplease' }));
+      expect(s).to.deep.equal(fresh({ taskStatus: 'InProgress', lastTaskMessage: 'Follow-up: also update the docs' }));
+    });
+
     it('task_completed sets Complete, the result and the session id', () => {
       const s = fresh({ taskStatus: 'InProgress' });
       applyEvent(s, completed('All done.\nDetails follow', 'sess-42'));

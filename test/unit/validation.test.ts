@@ -144,10 +144,10 @@ describe('validateSchema with the agent schemas', () => {
       expect(validateSchema(agentPatchRequestSchema, { connectors: [] })).to.deep.equal([]);
     });
 
-    it('does not accept fields of the task request', () => {
-      expect(validateSchema(agentPatchRequestSchema, { instructions: 'x' })).to.deep.equal([
-        { field: 'instructions', message: 'is not a known field' },
-      ]);
+    it('accepts instructions, model and systemPrompt, but not the other fields of the task request', () => {
+      expect(validateSchema(agentPatchRequestSchema, { instructions: 'x', model: 'm', systemPrompt: '' })).to.deep.equal([]);
+      expect(validateSchema(agentPatchRequestSchema, { role: 'worker' })).to.deep.equal([{ field: 'role', message: 'is not a known field' }]);
+      expect(validateSchema(agentPatchRequestSchema, { instructions: '' }).map((c) => c.field)).to.deep.equal(['instructions']);
     });
   });
 

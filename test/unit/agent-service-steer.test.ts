@@ -1,0 +1,125 @@
+// The service's side of steering, with a real registry and a scripted hub: which path a PATCH
+// instructions takes, and what happens when the task ends or starts in between (the races).
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { expect } from 'chai';
+
+import { type Agent, agentFromRequest } from '../../pkg/api/agent.js';
+import { ApiError } from '../../pkg/api/errors.js';
+import type { AgentController } from '../../pkg/controller/agent-controller.js';
+import { AgentService } from '../../pkg/controller/agent-service.js';
+import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
+import type { EventLog } from '../../pkg/registry/event-log.js';
+import { Registry } from '../../pkg/registry/registry.js';
+import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
+import type { WorkerHub } from '../../pkg/worker/hub.js';
+import { rejection } from '../support/assert.js';
+
+/** The two hub calls steering makes; `answer` decides the worker's reply to each steer. */
+class FakeHub {
+  running: number | undefined;
+  steers: { taskId: number; content: string }[] = [];
+  answer: (taskId: number) => Promise<boolean | undefined> = async () => true;
+
+  runningTask(): number | undefined {
+    return this.running;
+  }
+
+  steer(_ref: unknown, taskId: number, content: string): Promise<boolean | undefined> {
+    this.steers.push({ taskId, content });
+    return this.answer(taskId);
+  }
+}
+
+describe('AgentService steering (PATCH instructions)', function () {
+  this.timeout(10_000);
+
+  let dir: string;
+  let state: SqliteState;
+  let agents: Registry<Agent>;
+  let hub: FakeHub;
+  let service: AgentService;
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-steer-'));
+    state = new SqliteState(path.join(dir, 'state.db'));
+    agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy);
+    hub = new FakeHub();
+    // Steering touches neither the event log nor the controller directly.
+    service = new AgentService(agents, {} as EventLog, {} as AgentController, hub as unknown as WorkerHub, { timeoutMs: 300 });
+    await agents.create(agentFromRequest({ name: 'alpha', instructions: 'first' }, 'default'));
+  });
+
+  afterEach(() => {
+    state.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Task `task` handed to the worker, as the controller records it. */
+  const handOver = async (task = 1): Promise<void> => {
+    hub.running = task;
+    await agents.updateStatus('default', 'alpha', (s) => {
+      s.observedTask = task;
+    });
+  };
+  const settle = (): Promise<Agent> =>
+    agents.updateStatus('default', 'alpha', (s) => {
+      s.taskStatus = 'Complete';
+    });
+
+  it('steers the running task and leaves the task counter alone', async () => {
+    await handOver();
+    const a = await service.patch('default', 'alpha', { instructions: 'also this' });
+    expect(hub.steers).to.deep.equal([{ taskId: 1, content: 'also this' }]);
+    expect(a.spec.task).to.equal(1);
+    expect(a.spec.instructions).to.equal('first');
+    expect(a.status.taskStatus).to.equal('InProgress');
+  });
+
+  it('starts a new task on an idle agent, as POST does', async () => {
+    await handOver();
+    await settle();
+    const a = await service.patch('default', 'alpha', { instructions: 'next job', model: 'm2' });
+    expect(hub.steers).to.deep.equal([]);
+    expect(a.spec).to.include({ task: 2, instructions: 'next job', model: 'm2' });
+    expect(a.status.taskStatus).to.equal('InProgress');
+  });
+
+  it('starts a new task when the running one ended before the worker got the follow-up', async () => {
+    await handOver();
+    hub.answer = async () => {
+      hub.running = undefined;
+      await settle(); // the task_completed the worker sent before refusing
+      return false;
+    };
+    const a = await service.patch('default', 'alpha', { instructions: 'too late for task one' });
+    expect(hub.steers).to.have.length(1);
+    expect(a.spec).to.include({ task: 2, instructions: 'too late for task one' });
+  });
+
+  it('waits for a task that is assigned but not yet handed to the worker, then steers it', async () => {
+    setTimeout(() => void handOver(), 50);
+    const a = await service.patch('default', 'alpha', { instructions: 'while starting' });
+    expect(hub.steers).to.deep.equal([{ taskId: 1, content: 'while starting' }]);
+    expect(a.spec.task).to.equal(1);
+  });
+
+  it('answers 503 when the worker does not take the follow-up and the task is still running', async () => {
+    await handOver();
+    hub.answer = async () => undefined;
+    const err = await rejection(service.patch('default', 'alpha', { instructions: 'lost?' }), ApiError);
+    expect(err).to.include({ reason: 'ServiceUnavailable', code: 503 });
+    expect(err.message).to.contain('try again');
+    expect((await agents.mustGet('default', 'alpha')).spec.task).to.equal(1);
+  });
+
+  it('applies model and systemPrompt without touching the running task', async () => {
+    await handOver();
+    const a = await service.patch('default', 'alpha', { model: 'm2', systemPrompt: 'be brief' });
+    expect(a.spec).to.include({ task: 1, model: 'm2', systemPrompt: 'be brief' });
+    expect(hub.steers).to.deep.equal([]);
+  });
+});
