@@ -7,8 +7,8 @@
 // address connected to, so a name that re-resolves (DNS rebinding) cannot slip through.
 
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 
@@ -139,11 +139,15 @@ export function guardedLookup(policy: EgressPolicy, resolve: Resolve = systemRes
 
 /**
  * A fetch (as the MCP SDK's transport takes it) that connects only where the policy allows:
- * IP literals are checked here, names in the connection's lookup. Redirects are returned, not
- * followed (the SDK follows same-origin ones itself, through this fetch again).
+ * IP literals are checked here, names in the connection's lookup, on every connection.
+ * Redirects are returned, not followed (the SDK follows same-origin ones itself, through this
+ * fetch again).
  */
 export function guardedFetch(policy: EgressPolicy, resolve?: Resolve): (input: string | URL, init?: RequestInit) => Promise<Response> {
   const lookup = guardedLookup(policy, resolve);
+  // Own agents without keep-alive: every request opens (and so checks) its connection, and no
+  // socket is shared with code under another policy through the global agent's pool.
+  const agents = { http: new HttpAgent({ keepAlive: false }), https: new HttpsAgent({ keepAlive: false }) };
   return async (input, init = {}) => {
     const url = new URL(String(input instanceof Request ? input.url : input));
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`unsupported protocol ${url.protocol}`);
@@ -160,6 +164,7 @@ export function guardedFetch(policy: EgressPolicy, resolve?: Resolve): (input: s
       method: init.method ?? 'GET',
       headers,
       lookup,
+      agent: url.protocol === 'https:' ? agents.https : agents.http,
       ...(init.signal ? { signal: init.signal } : {}),
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
