@@ -349,7 +349,7 @@ export class ConnectorService {
         ok: false,
         phase: 'Error',
         refused: 'binding',
-        message: `secret "${secretName}" is not bound to any URL (it was created after this connector); set its allowedUrls or re-create the connector`,
+        message: `secret "${secretName}" is not bound to any URL yet (no connector was written after it); set its allowedUrls (PUT /api/v1/secrets/${secretName}) or re-create the connector`,
       };
     }
     if (!urlAllowedBy(url, secret.allowedUrls)) {

@@ -3,8 +3,13 @@
 // real server, a real MCP server (official SDK) holding the rightful token, and a plain node:http
 // listener playing the attacker, which records every request's headers. Nothing is mocked.
 
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
 import { eventually, type Harness, type Reply, startHarness } from '../support/harness.js';
@@ -338,5 +343,84 @@ describe('connector URLs without --allow-private-connector-urls (integration)', 
     expect(tools.body.error).to.contain('--allow-private-connector-urls');
     expect((await h.api('GET', '/api/v1/connectors/local')).body.status.phase).to.equal('Error');
     expect(mcp.tokensSeen.length, 'the MCP server was not contacted').to.equal(seen);
+  });
+});
+
+describe('agentplane serve: allowing private connector URLs (integration)', function () {
+  const main = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
+  const dirs: string[] = [];
+  after(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  /** Starts `agentplane serve` with `args`; returns its URL and a stop function. */
+  async function serve(args: string[], env: Record<string, string> = {}): Promise<{ url: string; stop(): Promise<void> }> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-egress-'));
+    dirs.push(dataDir);
+    const child = spawn(process.execPath, [main, 'serve', '--port', '0', '--data-dir', dataDir, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
+    const lines: string[] = [];
+    const collect = (chunk: Buffer): void => void lines.push(...String(chunk).split('\n').filter(Boolean));
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    const exited = new Promise<void>((r) => child.on('exit', () => r()));
+    const url = await eventually(async () => {
+      for (const l of lines) {
+        const m = /"msg":"agentplane is serving".*?"url":"([^"]+)"|"url":"([^"]+)".*?"msg":"agentplane is serving"/.exec(l);
+        if (m) return m[1] ?? m[2];
+      }
+      return undefined;
+    }, 30_000, 'server up');
+    return {
+      url: url!,
+      stop: async () => {
+        child.kill('SIGTERM');
+        await exited;
+      },
+    };
+  }
+  const createLoopbackConnector = async (url: string): Promise<number> =>
+    (
+      await fetch(`${url}/api/v1/connectors`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'local', url: 'http://127.0.0.1:9/mcp' }),
+      })
+    ).status;
+
+  it('reads the config key and the flag; without either a loopback URL is refused', async () => {
+    const config = join(mkdtempSync(join(tmpdir(), 'agentplane-cfg-')), 'config.json');
+    dirs.push(dirname(config));
+    writeFileSync(config, JSON.stringify({ allowPrivateConnectorUrls: true }));
+    const viaConfig = await serve(['--config', config]);
+    try {
+      expect(await createLoopbackConnector(viaConfig.url)).to.equal(201);
+    } finally {
+      await viaConfig.stop();
+    }
+    const viaFlag = await serve(['--allow-private-connector-urls']);
+    try {
+      expect(await createLoopbackConnector(viaFlag.url)).to.equal(201);
+    } finally {
+      await viaFlag.stop();
+    }
+    // The environment variable overrides the config file.
+    const off = await serve(['--config', config], { AGENTPLANE_ALLOW_PRIVATE_CONNECTOR_URLS: 'false' });
+    try {
+      expect(await createLoopbackConnector(off.url)).to.equal(400);
+    } finally {
+      await off.stop();
+    }
+  });
+
+  it('refuses a config value that is not a boolean', () => {
+    const config = join(mkdtempSync(join(tmpdir(), 'agentplane-cfg-')), 'config.json');
+    dirs.push(dirname(config));
+    writeFileSync(config, JSON.stringify({ allowPrivateConnectorUrls: 'yes' }));
+    const r = spawnSync(process.execPath, [main, 'serve', '--config', config], { encoding: 'utf8' });
+    expect(r.status).to.equal(2);
+    expect(r.stderr).to.contain('"allowPrivateConnectorUrls" must be true or false');
   });
 });
