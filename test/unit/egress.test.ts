@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { allowedUrlsCauses, normalizeAllowedUrls } from '../../pkg/api/secret.js';
 import { bindingPrefixOf, normalizeUrlPrefix, parseUrlPrefix, urlAllowedBy, urlMatchesPrefix } from '../../pkg/api/url-prefix.js';
+import { listMcpTools } from '../../pkg/controller/mcp-tools.js';
 import { classifyAddress, classifyHost, EgressRefusedError, guardedFetch, type Resolve, urlEgressRefusal } from '../../pkg/controller/egress.js';
 
 describe('URL prefixes (secret bindings)', () => {
@@ -191,6 +192,17 @@ describe('guarded fetch (connect-time check)', () => {
     expect(res.headers.get('x-multi')).to.equal('a, b');
     expect(await res.json()).to.deep.equal({ got: 'hello' });
     expect(hits.at(-1)).to.equal('POST /echo Bearer tok');
+  });
+
+  it('makes a tools listing fail as Error, saying why, when the name resolves to a refused address', async () => {
+    const before = hits.length;
+    const listing = await listMcpTools(`http://tools.rebind.test:${port}/mcp`, { Authorization: 'Bearer tok' }, {
+      fetch: guardedFetch({ allowPrivate: false }, resolver({ 'tools.rebind.test': '10.0.0.7' })),
+      timeoutMs: 2_000,
+    });
+    expect(listing).to.deep.include({ ok: false, phase: 'Error' });
+    expect((listing as { message: string }).message).to.contain('does not connect').and.to.contain('resolves to 10.0.0.7');
+    expect(hits.length).to.equal(before);
   });
 
   it('returns redirects instead of following them', async () => {
