@@ -6,7 +6,7 @@ import { connectorCreateRequestSchema, connectorResponseSchema, connectorToolsRe
 import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './event.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAMESPACE_PATTERN } from './meta.js';
 import { squadCreateRequestSchema, squadMemberSchema, squadResponseSchema } from './squad.js';
-import { secretCreateRequestSchema, secretReplaceRequestSchema, secretResponseSchema } from './secret.js';
+import { secretCreateRequestSchema, secretPatchRequestSchema, secretReplaceRequestSchema, secretResponseSchema } from './secret.js';
 
 type Schema = OpenAPIV3.SchemaObject;
 
@@ -164,6 +164,7 @@ export function buildOpenApi(): OpenAPIV3.Document {
         ConnectorToolsResponse: toOpenApi(connectorToolsResponseSchema),
         SecretCreateRequest: toOpenApi(secretCreateRequestSchema),
         SecretReplaceRequest: toOpenApi(secretReplaceRequestSchema),
+        SecretPatchRequest: toOpenApi(secretPatchRequestSchema),
         SecretResponse: toOpenApi(secretResponseSchema),
         SquadCreateRequest: toOpenApi(squadCreateRequestSchema),
         SquadMember: toOpenApi(squadMemberSchema),
@@ -257,6 +258,13 @@ function secretPaths(): OpenAPIV3.PathsObject {
         parameters: [nameParam, nsParam],
         requestBody: { required: true, content: json(ref('SecretReplaceRequest')) },
         responses: { '200': one, '201': { description: 'secret created', content: json(ref('SecretResponse')) }, ...errors(400, 413, 415) },
+      },
+      patch: {
+        operationId: 'patchSecret',
+        description: 'Merge: the given keys are set, a null value removes its key, other keys stay.',
+        parameters: [nameParam, nsParam],
+        requestBody: { required: true, content: json(ref('SecretPatchRequest')) },
+        responses: { '200': one, ...errors(400, 404, 413, 415) },
       },
       delete: { operationId: 'deleteSecret', parameters: [nameParam, nsParam], responses: { '200': one, ...errors(400, 404) } },
     },
