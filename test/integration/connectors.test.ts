@@ -177,20 +177,6 @@ describe('connectors (integration)', function () {
       expect((await api('GET', '/api/v1/connectors/nothing/tools')).status).to.equal(404);
     });
 
-    it('merges keys with PATCH: sets given keys, null removes, others kept; 404 when absent', async () => {
-      await api('PUT', '/api/v1/secrets/merge-me', { data: { a: 'value-a', b: 'value-b' } });
-      const patched = await api('PATCH', '/api/v1/secrets/merge-me', { data: { b: 'value-b2', c: 'value-c', a: null } });
-      expect(patched.status).to.equal(200);
-      expect(patched.body.keys).to.deep.equal(['b', 'c']);
-      expect(JSON.stringify(patched.body)).to.not.match(/value-/);
-      expect((await api('GET', '/api/v1/secrets/merge-me')).body.keys).to.deep.equal(['b', 'c']);
-      expect((await api('PATCH', '/api/v1/secrets/ghost', { data: { k: 'v' } })).status).to.equal(404);
-      const bad = await api('PATCH', '/api/v1/secrets/merge-me', { data: { k: 1 } });
-      expect(bad.status).to.equal(400);
-      expect((await api('PATCH', '/api/v1/secrets/merge-me', { data: { b: null, c: null } })).status).to.equal(400);
-      await api('DELETE', '/api/v1/secrets/merge-me');
-    });
-
     it('refuses bad input with 400 naming the field', async () => {
       const cases: [Record<string, unknown>, string][] = [
         [{ name: 'bad-url', url: 'ftp://127.0.0.1/mcp' }, 'url'],
