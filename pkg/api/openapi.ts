@@ -271,7 +271,8 @@ function secretPaths(): OpenAPIV3.PathsObject {
   };
 }
 
-// Not documented: /internal/... (worker channel, not a client API) and /apis/... (the aggregated API has its own OpenAPI v2/v3).
+// Not documented: /internal/... (worker channel, not a client API) and /apis/... with /openapi/v2 and
+// /openapi/v3 (the aggregated API, which serves its own OpenAPI v2/v3).
 function squadPaths(): OpenAPIV3.PathsObject {
   const one = { description: 'the squad', content: json(ref('SquadResponse')) };
   const p = [nameParam, nsParam];

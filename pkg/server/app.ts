@@ -4,6 +4,7 @@
 // port for the cluster home (kube-apiserver's proxy speaks HTTP/2 and sends WebSocket upgrades
 // as HTTP/1.1, which @fastify/websocket handles on the same server's 'upgrade' event).
 
+import { recordRoutes } from './route-recorder.js';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import { ApiError, internalError, isApiError, toRestBody } from '../api/errors.js';
@@ -62,6 +63,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
       : Fastify(common)
   ) as unknown as FastifyInstance;
 
+  recordRoutes(app);
   await app.register(websocket, { options: { maxPayload: BODY_LIMIT } });
 
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
