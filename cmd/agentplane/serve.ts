@@ -1,5 +1,6 @@
 // Wiring of the embedded home, in one place: plugins, state, runtime, controller, HTTP.
 
+import { routesOf } from '../../pkg/server/route-table.js';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Agent } from '../../pkg/api/agent.js';
@@ -62,6 +63,8 @@ export interface ServeOptions {
 }
 
 export interface RunningServer {
+  /** Every (method, url) the public app serves, as registered. */
+  routes: () => { method: string; url: string }[];
   url: string;
   port: number;
   dataDir: string;
@@ -236,7 +239,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const url = `${home.tls ? 'https' : 'http'}://${displayHost(o.host)}:${port}`;
     logger.info({ url, home: home.name, dataDir, plugins: plugins.names }, 'agentplane is serving');
 
-    return { url, port, dataDir, logger, agents, controller, events, runtime, model, close };
+    return { routes: () => routesOf(app), url, port, dataDir, logger, agents, controller, events, runtime, model, close };
   } catch (err) {
     await close();
     throw err;

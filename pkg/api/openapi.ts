@@ -4,7 +4,9 @@ import type { OpenAPIV3 } from 'openapi-types';
 import { agentPatchRequestSchema, agentResponseSchema, agentTaskRequestSchema } from './agent.js';
 import { connectorCreateRequestSchema, connectorResponseSchema, connectorToolsResponseSchema } from './connector.js';
 import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './event.js';
-import { secretCreateRequestSchema, secretReplaceRequestSchema, secretResponseSchema } from './secret.js';
+import { NAME_MAX_LENGTH, NAME_PATTERN, NAMESPACE_PATTERN } from './meta.js';
+import { squadCreateRequestSchema, squadMemberSchema, squadResponseSchema } from './squad.js';
+import { secretCreateRequestSchema, secretPatchRequestSchema, secretReplaceRequestSchema, secretResponseSchema } from './secret.js';
 
 type Schema = OpenAPIV3.SchemaObject;
 
@@ -58,14 +60,14 @@ const nsParam: OpenAPIV3.ParameterObject = {
   name: 'namespace',
   in: 'query',
   required: false,
-  schema: { type: 'string', pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', maxLength: 63 },
+  schema: { type: 'string', pattern: NAMESPACE_PATTERN, maxLength: NAME_MAX_LENGTH },
   description: 'namespace; default "default"',
 };
 const nameParam: OpenAPIV3.ParameterObject = {
   name: 'name',
   in: 'path',
   required: true,
-  schema: { type: 'string', pattern: '^[a-z]([-a-z]*[a-z])?$', maxLength: 63 },
+  schema: { type: 'string', pattern: NAME_PATTERN, maxLength: NAME_MAX_LENGTH },
 };
 
 export function buildOpenApi(): OpenAPIV3.Document {
@@ -140,8 +142,18 @@ export function buildOpenApi(): OpenAPIV3.Document {
           },
         },
       },
+      '/api/v1/agents/{name}/ws': {
+        get: {
+          operationId: 'streamEvents',
+          description: 'WebSocket upgrade: each text message is one Event (JSON). Errors before the upgrade are plain HTTP.',
+          parameters: [nameParam, nsParam, { name: 'since', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'replay events with seq above this first' }],
+          responses: { '101': { description: 'Switching Protocols; messages: Event', content: json(ref('Event')) }, ...errors(400, 404) },
+        },
+      },
+      ...squadPaths(),
       ...connectorPaths(),
       ...secretPaths(),
+      ...systemPaths(),
     },
     components: {
       schemas: {
@@ -153,7 +165,11 @@ export function buildOpenApi(): OpenAPIV3.Document {
         ConnectorToolsResponse: toOpenApi(connectorToolsResponseSchema),
         SecretCreateRequest: toOpenApi(secretCreateRequestSchema),
         SecretReplaceRequest: toOpenApi(secretReplaceRequestSchema),
+        SecretPatchRequest: toOpenApi(secretPatchRequestSchema),
         SecretResponse: toOpenApi(secretResponseSchema),
+        SquadCreateRequest: toOpenApi(squadCreateRequestSchema),
+        SquadMember: toOpenApi(squadMemberSchema),
+        SquadResponse: toOpenApi(squadResponseSchema),
         Event: eventSchema,
         Error: errorSchema,
       },
@@ -244,7 +260,70 @@ function secretPaths(): OpenAPIV3.PathsObject {
         requestBody: { required: true, content: json(ref('SecretReplaceRequest')) },
         responses: { '200': one, '201': { description: 'secret created', content: json(ref('SecretResponse')) }, ...errors(400, 413, 415) },
       },
+      patch: {
+        operationId: 'patchSecret',
+        description: 'Merge: the given keys are set, a null value removes its key, other keys stay.',
+        parameters: [nameParam, nsParam],
+        requestBody: { required: true, content: json(ref('SecretPatchRequest')) },
+        responses: { '200': one, ...errors(400, 404, 413, 415) },
+      },
       delete: { operationId: 'deleteSecret', parameters: [nameParam, nsParam], responses: { '200': one, ...errors(400, 404) } },
     },
+  };
+}
+
+// Not documented: /internal/... (worker channel, not a client API) and /apis/... with /openapi/v2 and
+// /openapi/v3 (the aggregated API, which serves its own OpenAPI v2/v3).
+function squadPaths(): OpenAPIV3.PathsObject {
+  const one = { description: 'the squad', content: json(ref('SquadResponse')) };
+  const p = [nameParam, nsParam];
+  return {
+    '/api/v1/squads': {
+      get: {
+        operationId: 'listSquads',
+        parameters: [nsParam],
+        responses: {
+          '200': { description: 'squads', content: json({ type: 'object', required: ['squads'], properties: { squads: { type: 'array', items: ref('SquadResponse') } } }) },
+          ...errors(400),
+        },
+      },
+      post: {
+        operationId: 'createSquad',
+        requestBody: { required: true, content: json(ref('SquadCreateRequest')) },
+        responses: { '201': { description: 'squad created', content: json(ref('SquadResponse')) }, ...errors(400, 409, 413, 415) },
+      },
+    },
+    '/api/v1/squads/{name}': {
+      get: { operationId: 'getSquad', parameters: p, responses: { '200': one, ...errors(400, 404) } },
+      delete: { operationId: 'deleteSquad', parameters: p, responses: { '200': one, ...errors(400, 404) } },
+    },
+    '/api/v1/squads/{name}/members': {
+      post: {
+        operationId: 'addSquadMember',
+        parameters: p,
+        requestBody: { required: true, content: json(ref('SquadMember')) },
+        responses: { '200': one, ...errors(400, 404, 409, 413, 415) },
+      },
+    },
+    '/api/v1/squads/{name}/members/{agent}': {
+      delete: {
+        operationId: 'removeSquadMember',
+        parameters: [...p, { name: 'agent', in: 'path', required: true, schema: { type: 'string', pattern: NAME_PATTERN, maxLength: NAME_MAX_LENGTH } }],
+        responses: { '200': one, ...errors(400, 404, 409) },
+      },
+    },
+    '/api/v1/squads/{name}/break-up': {
+      post: { operationId: 'breakUpSquad', parameters: p, responses: { '200': one, ...errors(400, 404, 409) } },
+    },
+  };
+}
+
+function systemPaths(): OpenAPIV3.PathsObject {
+  const ok = { description: 'ok', content: json({ type: 'object', properties: { status: { type: 'string' } } }) };
+  return {
+    '/healthz': { get: { operationId: 'healthz', responses: { '200': ok } } },
+    '/readyz': { get: { operationId: 'readyz', responses: { '200': ok } } },
+    '/openapi.json': { get: { operationId: 'openapi', responses: { '200': { description: 'this document', content: json({ type: 'object' }) } } } },
+    '/metrics': { get: { operationId: 'metrics', responses: { '200': { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
   };
 }

@@ -114,6 +114,25 @@ export const secretReplaceRequestSchema = {
   properties: { name: nameSchema, namespace: namespaceSchema, data: dataSchema, allowedUrls: allowedUrlsSchema },
 } as const;
 
+/** PATCH body: a merge. Given keys are set; a `null` value removes the key; other keys stay. */
+export const secretPatchRequestSchema = {
+  $id: 'SecretPatchRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['data'],
+  properties: {
+    name: nameSchema,
+    namespace: namespaceSchema,
+    data: {
+      type: 'object',
+      minProperties: 1,
+      maxProperties: SECRET_MAX_KEYS,
+      additionalProperties: { type: 'string', maxLength: SECRET_VALUE_MAX_LENGTH, nullable: true },
+      description: 'key -> new value, or null to remove the key; keys not named are kept',
+    },
+  },
+} as const;
+
 export const secretResponseSchema = {
   $id: 'SecretResponse',
   type: 'object',

@@ -10,6 +10,7 @@ import {
   SECRET_KIND,
   secretCreateRequestSchema,
   secretDataCauses,
+  secretPatchRequestSchema,
   secretReplaceRequestSchema,
   type SecretRequest,
   type SecretResponse,
@@ -63,6 +64,33 @@ export class SecretService {
     const { secret, created } = await this.store.replace(namespace, name, req.data, allowed);
     this.changed(secret, created ? 'created' : 'replaced');
     return { secret: toSecretResponse(secret), created };
+  }
+
+  /** PATCH: merges keys into an existing secret; a null value removes its key. */
+  async patch(namespace: string, name: string, body: unknown): Promise<SecretResponse> {
+    const req = body as { name?: string; namespace?: string; data: Record<string, string | null> };
+    const causes = validateSchema(secretPatchRequestSchema, body);
+    if (!causes.length) causes.push(...secretDataCauses(req.data));
+    if (causes.length) throw invalid(SECRET_KIND, name, causes);
+    if (req.name !== undefined && req.name !== name) {
+      throw badRequest(`the body names secret "${req.name}" but the path names "${name}"`);
+    }
+    if (req.namespace !== undefined && req.namespace !== namespace) {
+      throw badRequest(`the body's namespace "${req.namespace}" differs from the query's "${namespace}"`);
+    }
+    const current = await this.store.get(namespace, name);
+    if (!current) throw notFound(SECRET_KIND, name, namespace);
+    const data = { ...current.data };
+    for (const [k, v] of Object.entries(req.data)) {
+      if (v === null) delete data[k];
+      else data[k] = v;
+    }
+    // A secret always holds at least one key (as POST and PUT require).
+    if (!Object.keys(data).length) throw invalid(SECRET_KIND, name, [{ field: 'data', message: 'the patch would remove every key; delete the secret instead' }]);
+    // Read-modify-write: not atomic against a concurrent writer of the same secret (last write wins).
+    const { secret } = await this.store.replace(namespace, name, data);
+    this.changed(secret, 'patched');
+    return toSecretResponse(secret);
   }
 
   async get(namespace: string, name: string): Promise<SecretResponse> {

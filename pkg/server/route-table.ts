@@ -10,11 +10,18 @@ export interface RouteEntry {
   methods: Set<string>;
 }
 
+const tables = new WeakMap<FastifyInstance, RouteTable>();
+
+/** Every (method, url) served by `app` (empty when no table tracks it). */
+export const routesOf = (app: FastifyInstance): { method: string; url: string }[] =>
+  (tables.get(app)?.routes() ?? []).flatMap((r) => [...r.methods].map((method) => ({ method, url: r.url })));
+
 export class RouteTable {
   private readonly entries = new Map<string, RouteEntry & { re: RegExp }>();
 
   /** Records the routes registered on `app` from now on (call before registering any). */
   track(app: FastifyInstance): void {
+    tables.set(app, this);
     app.addHook('onRoute', (route) => {
       const methods = [route.method].flat().map((m) => m.toUpperCase());
       let entry = this.entries.get(route.url);

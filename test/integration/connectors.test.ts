@@ -105,6 +105,20 @@ describe('connectors (integration)', function () {
       expect(JSON.stringify([created.body, replaced.body, del.body])).to.not.match(/first-value|second-value/);
     });
 
+    it('merges keys with PATCH: sets given keys, null removes, others kept; 404 when absent', async () => {
+      await api('PUT', '/api/v1/secrets/merge-me', { data: { a: 'value-a', b: 'value-b' } });
+      const patched = await api('PATCH', '/api/v1/secrets/merge-me', { data: { b: 'value-b2', c: 'value-c', a: null } });
+      expect(patched.status).to.equal(200);
+      expect(patched.body.keys).to.deep.equal(['b', 'c']);
+      expect(JSON.stringify(patched.body)).to.not.match(/value-/);
+      expect((await api('GET', '/api/v1/secrets/merge-me')).body.keys).to.deep.equal(['b', 'c']);
+      expect((await api('PATCH', '/api/v1/secrets/ghost', { data: { k: 'v' } })).status).to.equal(404);
+      const bad = await api('PATCH', '/api/v1/secrets/merge-me', { data: { k: 1 } });
+      expect(bad.status).to.equal(400);
+      expect((await api('PATCH', '/api/v1/secrets/merge-me', { data: { b: null, c: null } })).status).to.equal(400);
+      await api('DELETE', '/api/v1/secrets/merge-me');
+    });
+
     it('refuses bad input with 400 naming the field', async () => {
       const cases: [unknown, string][] = [
         [{ name: 'Bad1', data: { k: 'v' } }, 'name'],

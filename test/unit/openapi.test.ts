@@ -75,7 +75,8 @@ describe('OpenAPI document', () => {
         if (!op) continue;
         expect(op.operationId).to.be.a('string');
         ids.push(op.operationId!);
-        expect(Object.keys(op.responses).some((c) => /^2\d\d$/.test(c)), op.operationId).to.equal(true);
+        // 101: the WebSocket upgrade succeeds by switching protocols.
+        expect(Object.keys(op.responses).some((c) => /^(2\d\d|101)$/.test(c)), op.operationId).to.equal(true);
       }
     }
     expect(new Set(ids).size).to.equal(ids.length);
@@ -164,5 +165,35 @@ describe('OpenAPI document', () => {
     const b = buildOpenApi();
     expect((b.components!.schemas!.AgentTaskRequest as OpenAPIV3.SchemaObject).required).to.deep.equal(['name', 'instructions']);
     expect([...agentTaskRequestSchema.required]).to.deep.equal(['name', 'instructions']);
+  });
+
+  it('is structurally OpenAPI 3.0: described responses, complete parameters, no draft-7-only keywords', () => {
+    expect(doc.openapi).to.match(/^3\.0\.\d+$/);
+    for (const [p, item] of Object.entries(doc.paths)) {
+      expect(p.startsWith('/'), p).to.equal(true);
+      for (const m of METHODS) {
+        const op = (item as Record<string, OpenAPIV3.OperationObject | undefined>)[m];
+        if (!op) continue;
+        for (const [c, r] of Object.entries(op.responses)) {
+          expect(c, `${m} ${p}`).to.match(/^([1-5]\d\d|default)$/);
+          expect((r as OpenAPIV3.ResponseObject).description, `${m} ${p} ${c}`).to.be.a('string');
+        }
+        for (const prm of (op.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
+          expect(prm.name, `${m} ${p}`).to.be.a('string');
+          expect(['query', 'path', 'header', 'cookie']).to.include(prm.in);
+          expect(prm.schema, `${m} ${p} ${prm.name}`).to.be.an('object');
+        }
+      }
+    }
+    const banned = ['$id', '$schema', 'propertyNames', 'const', 'examples', 'if', 'then', 'else', 'contains'];
+    const walk = (v: unknown, at: string): void => {
+      if (!v || typeof v !== 'object') return;
+      for (const [k, child] of Object.entries(v)) {
+        // 'properties' maps property names, which may be anything.
+        if (!at.endsWith('.properties')) expect(banned, `${at}.${k}`).to.not.include(k);
+        walk(child, `${at}.${k}`);
+      }
+    };
+    walk(doc.components, 'components');
   });
 });

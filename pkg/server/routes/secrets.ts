@@ -29,6 +29,10 @@ export function secretRoutes(service: SecretService) {
       return reply.status(created ? 201 : 200).send(secret);
     });
 
+    app.patch<{ Params: NameParams }>('/api/v1/secrets/:name', async (req) => {
+      return service.patch(namespaceOf(req.query as Query), req.params.name, jsonBody(req));
+    });
+
     app.delete<{ Params: NameParams }>('/api/v1/secrets/:name', async (req) => {
       return service.delete(namespaceOf(req.query as Query), req.params.name);
     });
