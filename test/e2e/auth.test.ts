@@ -292,10 +292,17 @@ describe('e2e: delegated auth on a real control plane', function () {
       expect(alice.status, alice.text).to.equal(201);
     });
 
-    it('authorizes a mirror create in the namespace of the body, not of the query', async () => {
-      const res = await request('POST', '/api/v1/agents?namespace=a', bob({ body: { name: 'y', namespace: 'b', instructions: 'hi' } }));
-      expect(res.status).to.equal(403);
-      expect(res.json.error).to.contain('in the namespace "b"');
+    it('authorizes a mirror create in the namespace it would land in: the body\'s, else the query\'s', async () => {
+      const inBody = await request('POST', '/api/v1/agents', bob({ body: { name: 'y', namespace: 'b', instructions: 'hi' } }));
+      expect(inBody.status).to.equal(403);
+      expect(inBody.json.error).to.contain('in the namespace "b"');
+      const inQuery = await request('POST', '/api/v1/agents?namespace=b', bob({ body: { name: 'y', instructions: 'hi' } }));
+      expect(inQuery.status).to.equal(403);
+      expect(inQuery.json.error).to.contain('in the namespace "b"');
+      // Both given and different: refused before any namespace is guessed.
+      const clash = await request('POST', '/api/v1/agents?namespace=a', bob({ body: { name: 'y', namespace: 'b', instructions: 'hi' } }));
+      expect(clash.status).to.equal(400);
+      expect(clash.json.error).to.contain('differs');
     });
   });
 
