@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_PLUGINS, PluginError } from '../../pkg/plugin/loader.js';
+import { SANDBOX_MODES, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { type ServeOptions, startServer } from './serve.js';
 
 const SERVE_HELP = `Usage: agentplane serve [flags]
@@ -21,11 +22,16 @@ Flags (each can also be set by the environment variable shown):
                        (AGENTPLANE_DATA_DIR, default ./.agentplane)
   --plugins <a,b>      plugins to load at boot, in order: built-in names or module paths
                        (AGENTPLANE_PLUGINS, default ${DEFAULT_PLUGINS.join(',')})
-  --config <file>      JSON config file: {"plugins": [...], "pluginOptions": {...}}
+  --config <file>      JSON config file: {"plugins": [...], "pluginOptions": {...}, "sandbox": "..."}
                        (AGENTPLANE_CONFIG); flags and variables override it
   --demo               start the built-in scripted model server and point agents at it, so
                        agents really run tools without a model key (AGENTPLANE_DEMO=true)
   --log-level <lvl>    trace, debug, info, warn, error (AGENTPLANE_LOG_LEVEL, default info)
+  --sandbox <mode>     how agent workers and their tools are confined (AGENTPLANE_SANDBOX):
+                       auto (default): bubblewrap when it works here, else run unconfined
+                         with a warning; bwrap: bubblewrap or refuse to start; none: unconfined.
+                       Confined tools see only their workspace: no data directory (state,
+                       events, stored secrets), no other workspace, no other process.
 
 Kubernetes mode:
   --kubeconfig <file>  how to reach kube-apiserver (KUBECONFIG; default: in-cluster config)
@@ -51,6 +57,7 @@ Flags:
 interface ConfigFile {
   plugins?: string[];
   pluginOptions?: Record<string, unknown>;
+  sandbox?: string;
 }
 
 function fail(msg: string): never {
@@ -93,6 +100,7 @@ async function serve(argv: string[]): Promise<void> {
         config: { type: 'string' },
         demo: { type: 'boolean' },
         'log-level': { type: 'string' },
+        sandbox: { type: 'string' },
         mode: { type: 'string' },
         kubeconfig: { type: 'string' },
         'tls-cert-file': { type: 'string' },
@@ -118,6 +126,8 @@ async function serve(argv: string[]): Promise<void> {
   if (level) process.env.AGENTPLANE_LOG_LEVEL = level;
   const mode = values.mode ?? env.AGENTPLANE_MODE ?? 'embedded';
   if (mode !== 'embedded' && mode !== 'kubernetes') fail(`--mode must be "embedded" or "kubernetes", got "${mode}"`);
+  const sandbox = values.sandbox ?? env.AGENTPLANE_SANDBOX ?? cfg.sandbox ?? 'auto';
+  if (!SANDBOX_MODES.includes(sandbox as SandboxMode)) fail(`--sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${sandbox}"`);
   let kubernetes: ServeOptions['kubernetes'];
   if (mode === 'kubernetes') {
     const cert = values['tls-cert-file'] ?? env.AGENTPLANE_TLS_CERT_FILE;
@@ -134,6 +144,7 @@ async function serve(argv: string[]): Promise<void> {
       plugins,
       pluginOptions: cfg.pluginOptions,
       demo: values.demo ?? env.AGENTPLANE_DEMO === 'true',
+      sandbox: sandbox as SandboxMode,
       ...(kubernetes ? { kubernetes } : {}),
     });
     let closing = false;

@@ -25,6 +25,7 @@ import { Registry } from '../../pkg/registry/registry.js';
 import { SquadIndex } from '../../pkg/registry/squad/index.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
 import { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
+import { resolveSandbox, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { createApp } from '../../pkg/server/app.js';
 import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
@@ -52,6 +53,8 @@ export interface ServeOptions {
   logger?: Logger;
   /** Where worker processes' log lines go; default stdout. */
   workerLogSink?: (line: string) => void;
+  /** How workers and their tools are confined (docs/security.md "Tool sandbox"); default auto. */
+  sandbox?: SandboxMode;
   /** Kubernetes mode: state in Kubernetes, TLS, delegated auth. Embedded mode when absent. */
   kubernetes?: KubernetesHomeOptions;
 }
@@ -144,12 +147,14 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       logger.warn('ANTHROPIC_API_KEY is not set: tasks will fail to reach the model (use --demo to try without a key)');
     }
 
+    const sandbox = resolveSandbox(o.sandbox ?? 'auto', dataDir, logger.child({ component: 'runtime' }));
     const hub = new WorkerHub(logger.child({ component: 'hub' }));
     closers.push(() => hub.closeAll());
     const runtime = new LocalRuntime({
       dataDir,
       logger: logger.child({ component: 'runtime' }),
       modelEnv,
+      sandbox,
       ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}),
     });
     closers.push(() => runtime.close());
