@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
-import { runTask } from '../support/agents.js';
+import { runTask, sleepingAgent } from '../support/agents.js';
 import { EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
 
 const SIBLING_MARKER = 'sibling-marker-8d3f0a61';
@@ -126,6 +126,42 @@ describe('tool sandbox (integration)', function () {
     it('cannot write outside its workspace: the data directory is a throwaway tmpfs', () => {
       expect(out[7]).to.contain('exit=0'); // the tmpfs is writable...
       expect(readdirSync(h.dataDir)).not.to.include('planted'); // ...and private
+    });
+  });
+
+  describe('squad members', () => {
+    let out: string[];
+    before(async () => {
+      for (const n of ['ann', 'ben']) await sleepingAgent(h, n);
+      await runTask(h, 'loner', `@bash echo ${SIBLING_MARKER} > private.txt\n@say done`);
+      const r = await h.api('POST', '/api/v1/squads', { name: 'pair', members: [{ ref: { name: 'ann' } }, { ref: { name: 'ben' } }] });
+      expect(r.status).to.equal(201);
+      const evs = await runTask(
+        h,
+        'ann',
+        [
+          '@bash cat $AGENTPLANE_SQUAD_DIR/ben/me.txt',
+          '@bash echo x > $AGENTPLANE_SQUAD_DIR/ben/planted.txt 2>&1; echo "exit=$?"',
+          `@bash cat ${join(h.dataDir, 'workspaces', 'default', 'loner', 'private.txt')} 2>&1; echo "exit=$?"`,
+          '@say done',
+        ].join('\n'),
+      );
+      out = outputs(evs);
+      expect(out, JSON.stringify(out)).to.have.length(3);
+    });
+
+    it('read their peers’ workspaces through $AGENTPLANE_SQUAD_DIR', () => {
+      expect(out[0]).to.equal('ben');
+    });
+
+    it('cannot write a peer’s workspace', () => {
+      expect(out[1]).to.match(/Read-only file system/);
+      expect(readdirSync(h.server.runtime.workspace({ namespace: 'default', name: 'ben' }))).not.to.include('planted.txt');
+    });
+
+    it('cannot read the workspace of an agent outside the squad', () => {
+      expect(out[2]).to.contain('No such file');
+      expect(out[2]).not.to.contain(SIBLING_MARKER);
     });
   });
 

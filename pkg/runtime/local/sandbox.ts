@@ -58,6 +58,7 @@ export function resolveSandbox(
     );
     return NO_SANDBOX;
   }
+  logger.info({ bwrap: problem.path }, 'agent tools are confined: each worker runs in a bubblewrap sandbox');
   return bwrapSandbox(problem.path, dataDir);
 }
 
