@@ -82,6 +82,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   };
 
   try {
+    // First, so that --sandbox bwrap without a usable bubblewrap stops before anything starts.
+    const sandbox = resolveSandbox(o.sandbox ?? 'auto', dataDir, logger.child({ component: 'runtime' }));
     const metrics = new Metrics({ defaultMetrics: true });
     const hooks = new Hooks();
     const home = o.kubernetes ? await kubernetesHome(o.kubernetes, logger) : embeddedHome(dataDir);
@@ -147,7 +149,6 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       logger.warn('ANTHROPIC_API_KEY is not set: tasks will fail to reach the model (use --demo to try without a key)');
     }
 
-    const sandbox = resolveSandbox(o.sandbox ?? 'auto', dataDir, logger.child({ component: 'runtime' }));
     const hub = new WorkerHub(logger.child({ component: 'hub' }));
     closers.push(() => hub.closeAll());
     const runtime = new LocalRuntime({
