@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_PLUGINS, PluginError } from '../../pkg/plugin/loader.js';
+import { SANDBOX_MODES, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { type ServeOptions, startServer } from './serve.js';
 
 const SERVE_HELP = `Usage: agentplane serve [flags]
@@ -22,7 +23,7 @@ Flags (each can also be set by the environment variable shown):
   --plugins <a,b>      plugins to load at boot, in order: built-in names or module paths
                        (AGENTPLANE_PLUGINS, default ${DEFAULT_PLUGINS.join(',')})
   --config <file>      JSON config file: {"plugins": [...], "pluginOptions": {...},
-                       "allowPrivateConnectorUrls": true|false}
+                       "allowPrivateConnectorUrls": true|false, "sandbox": "..."}
                        (AGENTPLANE_CONFIG); flags and variables override it
   --demo               start the built-in scripted model server and point agents at it, so
                        agents really run tools without a model key (AGENTPLANE_DEMO=true)
@@ -33,6 +34,11 @@ Flags (each can also be set by the environment variable shown):
                        (AGENTPLANE_ALLOW_PRIVATE_CONNECTOR_URLS=true; config
                        "allowPrivateConnectorUrls"; default false)
   --log-level <lvl>    trace, debug, info, warn, error (AGENTPLANE_LOG_LEVEL, default info)
+  --sandbox <mode>     how agent workers and their tools are confined (AGENTPLANE_SANDBOX):
+                       auto (default): bubblewrap when it works here, else run unconfined
+                         with a warning; bwrap: bubblewrap or refuse to start; none: unconfined.
+                       Confined tools see only their workspace: no data directory (state,
+                       events, stored secrets), no other workspace, no other process.
 
 Kubernetes mode:
   --kubeconfig <file>  how to reach kube-apiserver (KUBECONFIG; default: in-cluster config)
@@ -59,6 +65,7 @@ interface ConfigFile {
   plugins?: string[];
   pluginOptions?: Record<string, unknown>;
   allowPrivateConnectorUrls?: boolean;
+  sandbox?: string;
 }
 
 function fail(msg: string): never {
@@ -114,6 +121,7 @@ async function serve(argv: string[]): Promise<void> {
         demo: { type: 'boolean' },
         'allow-private-connector-urls': { type: 'boolean' },
         'log-level': { type: 'string' },
+        sandbox: { type: 'string' },
         mode: { type: 'string' },
         kubeconfig: { type: 'string' },
         'tls-cert-file': { type: 'string' },
@@ -139,6 +147,8 @@ async function serve(argv: string[]): Promise<void> {
   if (level) process.env.AGENTPLANE_LOG_LEVEL = level;
   const mode = values.mode ?? env.AGENTPLANE_MODE ?? 'embedded';
   if (mode !== 'embedded' && mode !== 'kubernetes') fail(`--mode must be "embedded" or "kubernetes", got "${mode}"`);
+  const sandbox = values.sandbox ?? env.AGENTPLANE_SANDBOX ?? cfg.sandbox ?? 'auto';
+  if (!SANDBOX_MODES.includes(sandbox as SandboxMode)) fail(`--sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${sandbox}"`);
   let kubernetes: ServeOptions['kubernetes'];
   if (mode === 'kubernetes') {
     const cert = values['tls-cert-file'] ?? env.AGENTPLANE_TLS_CERT_FILE;
@@ -156,6 +166,7 @@ async function serve(argv: string[]): Promise<void> {
       pluginOptions: cfg.pluginOptions,
       demo: values.demo ?? env.AGENTPLANE_DEMO === 'true',
       allowPrivateConnectorUrls: values['allow-private-connector-urls'] ?? boolEnv('AGENTPLANE_ALLOW_PRIVATE_CONNECTOR_URLS') ?? cfg.allowPrivateConnectorUrls ?? false,
+      sandbox: sandbox as SandboxMode,
       ...(kubernetes ? { kubernetes } : {}),
     });
     let closing = false;

@@ -26,6 +26,7 @@ import { Registry } from '../../pkg/registry/registry.js';
 import { SquadIndex } from '../../pkg/registry/squad/index.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
 import { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
+import { resolveSandbox, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { createApp } from '../../pkg/server/app.js';
 import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
@@ -58,6 +59,8 @@ export interface ServeOptions {
    * 172.16/12, 192.168/16, fc00::/7); link-local and metadata addresses stay refused. Default false.
    */
   allowPrivateConnectorUrls?: boolean;
+  /** How workers and their tools are confined (docs/security.md "Tool sandbox"); default auto. */
+  sandbox?: SandboxMode;
   /** Kubernetes mode: state in Kubernetes, TLS, delegated auth. Embedded mode when absent. */
   kubernetes?: KubernetesHomeOptions;
 }
@@ -87,6 +90,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   };
 
   try {
+    // First, so that --sandbox bwrap without a usable bubblewrap stops before anything starts.
+    const sandbox = resolveSandbox(o.sandbox ?? 'auto', dataDir, logger.child({ component: 'runtime' }));
     const metrics = new Metrics({ defaultMetrics: true });
     const hooks = new Hooks();
     const home = o.kubernetes ? await kubernetesHome(o.kubernetes, logger) : embeddedHome(dataDir);
@@ -159,6 +164,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       dataDir,
       logger: logger.child({ component: 'runtime' }),
       modelEnv,
+      sandbox,
       ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}),
     });
     closers.push(() => runtime.close());

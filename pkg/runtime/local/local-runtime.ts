@@ -1,7 +1,8 @@
 // The local runtime. A solo agent's worker is a child process leading its own process group, so
 // stopping it also stops the engine and any tool processes it started. A squad's workers run
 // inside one pod supervisor process (pod-main.ts), which leads the squad's process group.
-// Workspaces are directories under <dataDir>/workspaces/<namespace>/<name>.
+// Workspaces are directories under <dataDir>/workspaces/<namespace>/<name>. Every worker runs in
+// the tool sandbox (sandbox.ts) when one is configured.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { type ObjectRef, refKey } from '../../api/meta.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AgentRuntime, WorkerExit, WorkerSpec } from '../runtime.js';
 import type { PodCommand, PodReport } from './pod-protocol.js';
+import { NO_SANDBOX, type Sandbox } from './sandbox.js';
 
 export interface LocalRuntimeOptions {
   dataDir: string;
@@ -23,6 +25,8 @@ export interface LocalRuntimeOptions {
   stopGraceMs?: number;
   /** Where workers' JSON log lines go; default the service's stdout. */
   logSink?: (line: string) => void;
+  /** Confines each worker and its tools; default none. */
+  sandbox?: Sandbox;
 }
 
 const WORKER_MAIN = fileURLToPath(new URL('../../../cmd/agentplane-worker/main.js', import.meta.url));
@@ -56,6 +60,11 @@ export class LocalRuntime implements AgentRuntime {
 
   constructor(private readonly opts: LocalRuntimeOptions) {}
 
+  /** True when workers run inside the tool sandbox. */
+  get sandboxed(): boolean {
+    return this.opts.sandbox?.kind === 'bwrap';
+  }
+
   workspace(ref: ObjectRef): string {
     return join(this.opts.dataDir, 'workspaces', ref.namespace, ref.name);
   }
@@ -85,17 +94,23 @@ export class LocalRuntime implements AgentRuntime {
     mkdirSync(workspace, { recursive: true, mode: 0o700 });
     const env = this.workerEnv(spec, workspace);
     const log = { namespace: spec.ref.namespace, name: spec.ref.name };
+    const sandbox = this.opts.sandbox ?? NO_SANDBOX;
     if (spec.group) {
-      env.AGENTPLANE_SQUAD_DIR = this.linkPeers(spec.group, spec.ref.namespace, spec.peers ?? []);
+      const groupDir = this.linkPeers(spec.group, spec.ref.namespace, spec.peers ?? []);
+      env.AGENTPLANE_SQUAD_DIR = groupDir;
+      // Peers are those known now: a member added later is visible to the others once they restart.
+      const peers = (spec.peers ?? []).map((name) => this.workspace({ namespace: spec.ref.namespace, name }));
+      const argv = sandbox.wrap([process.execPath, WORKER_MAIN], { workspace, peers, groupDir });
       const pod = this.pods.get(spec.group) ?? this.startPod(spec.group, spec.ref.namespace);
       const member: Member = { kind: 'member', ref: spec.ref, group: spec.group };
       pod.members.set(key, member);
       this.workers.set(key, member);
-      send(pod, { op: 'start', member: key, env, cwd: workspace });
+      send(pod, { op: 'start', member: key, argv, env, cwd: workspace });
       this.opts.logger.info({ ...log, group: spec.group }, 'worker started in group');
       return;
     }
-    const child = spawn(process.execPath, [WORKER_MAIN], {
+    const [cmd, ...args] = sandbox.wrap([process.execPath, WORKER_MAIN], { workspace });
+    const child = spawn(cmd!, args, {
       cwd: workspace,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -106,6 +121,8 @@ export class LocalRuntime implements AgentRuntime {
     this.forwardLogs(child, log);
     child.on('exit', (code, signal) => {
       if (this.workers.get(key) !== solo) return; // stopped on purpose
+      // A worker that dies takes its tools with it (in the sandbox its PID namespace already has).
+      signalGroup(child.pid!, 'SIGKILL');
       this.workers.delete(key);
       this.exited({ ref: spec.ref, code, signal });
     });

@@ -3,10 +3,8 @@
 // removed over IPC without touching the others; when the runtime goes away, so does the pod.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { PodCommand, PodReport } from './pod-protocol.js';
 
-const WORKER_MAIN = fileURLToPath(new URL('../../../cmd/agentplane-worker/main.js', import.meta.url));
 const STOP_GRACE_MS = 5000;
 
 const members = new Map<string, ChildProcess>();
@@ -16,10 +14,12 @@ const report = (r: PodReport): void => {
   if (process.connected) process.send!(r);
 };
 
-function start(member: string, env: Record<string, string>, cwd: string): void {
+function start(member: string, argv: string[], env: Record<string, string>, cwd: string): void {
   if (members.has(member)) return;
-  // Not detached: the worker joins this pod's process group, so stopping the pod stops it.
-  const child = spawn(process.execPath, [WORKER_MAIN], { cwd, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  // Not detached: the worker joins this pod's process group, so stopping the pod stops it. The
+  // IPC channel is how one member is asked to stop: a sandboxed worker's bwrap ignores SIGTERM.
+  const [cmd, ...args] = argv;
+  const child = spawn(cmd!, args, { cwd, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   members.set(member, child);
   report({ op: 'started', member, pid: child.pid ?? -1 });
   child.on('exit', (code, signal) => {
@@ -33,12 +33,13 @@ function stop(member: string): void {
   if (!child) return;
   members.delete(member);
   stopping.add(child);
+  if (child.connected) child.disconnect();
   child.kill('SIGTERM');
   setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS).unref();
 }
 
 process.on('message', (cmd: PodCommand) => {
-  if (cmd.op === 'start') start(cmd.member, cmd.env, cmd.cwd);
+  if (cmd.op === 'start') start(cmd.member, cmd.argv, cmd.env, cmd.cwd);
   else if (cmd.op === 'stop') stop(cmd.member);
 });
 

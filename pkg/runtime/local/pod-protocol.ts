@@ -4,6 +4,8 @@
 export interface StartMember {
   op: 'start';
   member: string;
+  /** The worker command, already wrapped in the sandbox when there is one. */
+  argv: string[];
   env: Record<string, string>;
   cwd: string;
 }
