@@ -43,3 +43,9 @@ export interface ObjectRef {
 }
 
 export const refKey = (ref: ObjectRef): string => `${ref.namespace}/${ref.name}`;
+
+/** The inverse of refKey. Namespaces and names never contain '/', so the first one splits. */
+export const parseRefKey = (key: string): ObjectRef => {
+  const i = key.indexOf('/');
+  return { namespace: key.slice(0, i), name: key.slice(i + 1) };
+};

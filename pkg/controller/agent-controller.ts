@@ -20,7 +20,7 @@ import type { AgentRuntime, WorkerExit } from '../runtime/runtime.js';
 import type { WorkerHub } from '../worker/hub.js';
 import { applyEvent } from './task-status.js';
 import { KeyedSerializer } from '../registry/serializer.js';
-import { WorkQueue } from './workqueue.js';
+import { WorkQueue } from './framework/workqueue.js';
 
 /** Consecutive worker exits without a connection before the agent is marked Failed. */
 const MAX_START_FAILURES = 3;

@@ -18,7 +18,7 @@ import { isBusy } from '../registry/agent/strategy.js';
 import type { KeyedSerializer } from '../registry/serializer.js';
 import type { SquadIndex } from '../registry/squad/index.js';
 import { memberNames } from '../registry/squad/membership.js';
-import { WorkQueue } from './workqueue.js';
+import { WorkQueue } from './framework/workqueue.js';
 
 /** Changes that arrive together (members deleted at once) are judged together. */
 const SETTLE_MS = 150;

@@ -9,7 +9,7 @@
 
 import type { Agent } from '../../pkg/api/agent.js';
 import { refKey } from '../../pkg/api/meta.js';
-import { WorkQueue } from '../../pkg/controller/workqueue.js';
+import { WorkQueue } from '../../pkg/controller/framework/workqueue.js';
 import type { Logger } from '../../pkg/observability/logger.js';
 import type { PluginContext } from '../../pkg/plugin/types.js';
 import { isBusy } from '../../pkg/registry/agent/strategy.js';

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { expect } from 'chai';
 
-import { WorkQueue } from '../../pkg/controller/workqueue.js';
+import { WorkQueue } from '../../pkg/controller/framework/workqueue.js';
 import { KeyedSerializer } from '../../pkg/registry/serializer.js';
 import { createLogger } from '../../pkg/observability/logger.js';
 
