@@ -174,6 +174,92 @@ describe('WorkQueue', function () {
     await sleep(300); // past the first retry's 200 ms
     expect(runs).to.equal(1);
   });
+  it('runs at most maxConcurrent keys at once, the others in the order they were added', async () => {
+    const g = gate();
+    const started: string[] = [];
+    let running = 0;
+    let maxRunning = 0;
+    queue = new WorkQueue(
+      async (key) => {
+        started.push(key);
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        await g.promise;
+        await sleep(2);
+        running--;
+      },
+      logger,
+      { maxConcurrent: 2 },
+    );
+    for (const k of ['a', 'b', 'c', 'd', 'e']) queue.add(k);
+    await until(() => started.length === 2);
+    await sleep(20);
+    expect(started, 'only two start while they are held').to.deep.equal(['a', 'b']);
+    g.open();
+    await until(() => started.length === 5);
+    await queue.idle();
+    expect(started).to.deep.equal(['a', 'b', 'c', 'd', 'e']);
+    expect(maxRunning).to.equal(2);
+  });
+
+  it('defaults to four keys at once', async () => {
+    const g = gate();
+    let running = 0;
+    queue = new WorkQueue(async () => {
+      running++;
+      await g.promise;
+    }, logger);
+    for (let i = 0; i < 6; i++) queue.add(`k${i}`);
+    await sleep(20);
+    expect(running).to.equal(4);
+    g.open();
+    await until(() => running === 6);
+    await queue.idle();
+  });
+
+  it('a key re-added while running waits behind keys already waiting for a slot', async () => {
+    const g = gate();
+    const started: string[] = [];
+    queue = new WorkQueue(
+      async (key) => {
+        started.push(key);
+        if (started.length === 1) await g.promise;
+      },
+      logger,
+      { maxConcurrent: 1 },
+    );
+    queue.add('a');
+    queue.add('b');
+    queue.add('a'); // during a's run
+    g.open();
+    await until(() => started.length === 3);
+    await queue.idle();
+    expect(started).to.deep.equal(['a', 'b', 'a']);
+  });
+
+  it('addAfter runs the key after the delay, keeping only the earliest of several pending delays', async () => {
+    const at: number[] = [];
+    queue = new WorkQueue(async () => void at.push(Date.now()), logger);
+    const t0 = Date.now();
+    queue.addAfter('k', 300);
+    queue.addAfter('k', 50); // earlier: replaces the 300 ms one
+    queue.addAfter('k', 200); // later than the pending 50 ms: ignored
+    await sleep(20);
+    expect(at, 'nothing before the delay').to.have.length(0);
+    await until(() => at.length === 1);
+    expect(at[0]! - t0).to.be.within(45, 190);
+    await sleep(350);
+    expect(at, 'the dropped delays do not run').to.have.length(1);
+  });
+
+  it('close() cancels delayed adds', async () => {
+    let runs = 0;
+    queue = new WorkQueue(async () => void runs++, logger);
+    queue.addAfter('k', 30);
+    queue.close();
+    await sleep(80);
+    expect(runs).to.equal(0);
+  });
 });
 
 describe('KeyedSerializer', () => {
