@@ -50,7 +50,7 @@ export class Informer<T extends StoredObject> implements Lister<T> {
     private readonly logger: Logger,
   ) {}
 
-  /** Lists and watches; resolves once the cache holds the first list. Calling it again is a no-op. */
+  /** Lists and watches; resolves once the cache holds the first list (or on stop). Calling it again is a no-op. */
   start(): Promise<void> {
     this.started ??= this.listAndWatch();
     return this.started;
