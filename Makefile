@@ -4,7 +4,7 @@ NODE ?= node
 NPM ?= npm
 MOCHA = $(NODE) node_modules/mocha/bin/mocha.js
 
-.PHONY: all deps build control-plane run test test-unit test-integration test-e2e bench clean
+.PHONY: all deps build lint control-plane run test test-unit test-integration test-e2e bench clean
 
 all: build
 
@@ -19,6 +19,11 @@ build: deps
 	$(NODE) node_modules/typescript/bin/tsc -p tsconfig.json
 	@chmod +x dist/cmd/agentplane/main.js dist/cmd/agentplane-worker/main.js
 
+# Import rules (.dependency-cruiser.cjs, docs/architecture.md#import-rules): fails naming the rule
+# and each offending import. Checks the TypeScript sources, so it needs no build.
+lint: deps
+	$(NODE) node_modules/dependency-cruiser/bin/dependency-cruise.mjs --config .dependency-cruiser.cjs --output-type err cmd pkg plugins test bench
+
 # Runs the service with embedded defaults. Without ANTHROPIC_API_KEY it starts in --demo mode,
 # with the built-in scripted model, so agents still really run their tools.
 run: build
@@ -29,9 +34,9 @@ run: build
 control-plane:
 	bash hack/build-control-plane.sh > /dev/null
 
-# Everything: unit, integration (real server, workers, engine) and e2e (real kube-apiserver
-# and kubectl).
-test: build control-plane
+# Everything: the import rules (lint), then unit, integration (real server, workers, engine) and
+# e2e (real kube-apiserver and kubectl).
+test: lint build control-plane
 	$(MOCHA) 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/e2e/**/*.test.js'
 
 test-unit: build
