@@ -23,6 +23,12 @@ import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
 import { FileSecretStore } from '../../pkg/registry/secrets/file-secret-store.js';
 import { Registry } from '../../pkg/registry/registry.js';
+import { AdmissionChain, storageReader } from '../../pkg/registry/admission/admission.js';
+import { connectorInUse } from '../../pkg/registry/admission/connector-in-use.js';
+import { connectorSecretBinding } from '../../pkg/registry/admission/connector-secret-binding.js';
+import { connectorsExist } from '../../pkg/registry/admission/connectors-exist.js';
+import { squadMembership } from '../../pkg/registry/admission/squad-membership.js';
+import { urlEgressRefusal } from '../../pkg/controller/egress.js';
 import { SquadIndex } from '../../pkg/registry/squad/index.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
 import { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
@@ -97,9 +103,11 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const home = o.kubernetes ? await kubernetesHome(o.kubernetes, logger) : embeddedHome(dataDir);
     closers.push(() => home.close());
     const { state } = home;
-    const agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy);
-    const squads = new Registry<Squad>(state.store<Squad>('Squad'), squadStrategy);
-    const connectorRegistry = new Registry<Connector>(state.store<Connector>('Connector'), connectorStrategy);
+    // One admission chain for every registry: the rules across objects, for every writer.
+    const admission = new AdmissionChain();
+    const agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy, admission);
+    const squads = new Registry<Squad>(state.store<Squad>('Squad'), squadStrategy, admission);
+    const connectorRegistry = new Registry<Connector>(state.store<Connector>('Connector'), connectorStrategy, admission);
 
     // Plugins get the registries and hooks now, agent operations once the service exists.
     let eventStore: EventStore | undefined;
@@ -144,7 +152,13 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     closers.push(() => connectors.stop());
     secrets.onChange((ns, name) => connectors.secretChanged(ns, name));
     hooks.mcpServers.push((agent) => connectors.mcpServersFor(agent));
-    hooks.validateAgent.push((ns, spec) => connectors.validateAgentConnectors(ns, spec));
+    const egress = { allowPrivate: o.allowPrivateConnectorUrls === true };
+    admission.register(
+      connectorsExist(storageReader(connectorRegistry)),
+      connectorInUse(storageReader(agents)),
+      squadMembership(agents, storageReader(connectorRegistry)),
+      connectorSecretBinding({ secrets: secretStore, egressRefusal: (url) => urlEgressRefusal(url, egress), logger: logger.child({ component: 'admission' }) }),
+    );
     events.onAppend((ev) => metrics.eventsAppended.inc({ type: ev.type }));
 
     let model: ScriptedModel | undefined;
@@ -185,9 +199,9 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       serverUrl: () => serverUrl,
     });
     closers.push(() => controller.stop());
-    const service = new AgentService(agents, events, controller, hub, undefined, hooks);
+    const service = new AgentService(agents, events, controller, hub);
     agentService = service;
-    const squadService = new SquadService(squads, agents, service, (ns, spec) => hooks.validateAgentSpec(ns, spec));
+    const squadService = new SquadService(squads, agents, service);
     const squadController = new SquadController({
       squads,
       index: squadIndex,
@@ -220,9 +234,6 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
         connectors: connectorRegistry,
         agentService: service,
         events,
-        hooks,
-        squadService,
-        admitConnector: (c, old, opts) => connectors.admit(c, old, opts),
       }),
     );
 

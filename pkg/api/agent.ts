@@ -1,6 +1,7 @@
 // The Agent resource: its stored shape, its REST request/response shapes and their JSON Schemas.
 // The schemas here are the single source for validation (ajv) and for the OpenAPI documents.
 
+import { type Condition, conditionSchema, findCondition, isTrue } from './condition.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
 
 export const AGENT_KIND = 'Agent';
@@ -30,6 +31,7 @@ export interface AgentSpec {
 }
 
 export interface AgentStatus {
+  /** Derived from the conditions and the task (agentPhase); never written on its own. */
   status: AgentPhase;
   taskStatus: TaskStatus;
   lastTaskMessage: string;
@@ -37,10 +39,40 @@ export interface AgentStatus {
   observedTask: number;
   /** Engine session of the last task, resumed by the next one. */
   sessionId?: string;
+  /** Why the agent is Failed (derived, as `status`). */
   message?: string;
+  /** WorkerReady (owned by the agent controller) and Asleep (owned by sleep-wake). */
+  conditions?: Condition[];
 }
 
 export type Agent = Resource<AgentSpec, AgentStatus>;
+
+/** The agent's worker is connected and takes tasks. False reasons: Starting, Stopped, StartFailed. */
+export const WORKER_READY = 'WorkerReady';
+/** The agent was put to sleep (lifecycle Sleep, idle). */
+export const ASLEEP = 'Asleep';
+
+/**
+ * The one rule for an agent's `status`: Sleeping while asleep with no task assigned, Failed when
+ * its worker could not start and no new task asks to retry, Running while its worker is ready,
+ * else Pending. A task sent to a sleeping agent shows it awake at once.
+ */
+export function agentPhase(a: Agent): AgentPhase {
+  const ready = findCondition(a.status.conditions, WORKER_READY);
+  const retry = a.spec.task > a.status.observedTask;
+  if (isTrue(a.status.conditions, ASLEEP) && !isBusy(a)) return 'Sleeping';
+  if (ready?.status === 'False' && ready.reason === 'StartFailed' && !retry) return 'Failed';
+  if (ready?.status === 'True') return 'Running';
+  return 'Pending';
+}
+
+/** Sets the derived fields (`status`, `message`) from the rest of the object. */
+export function deriveAgentStatus(a: Agent): void {
+  a.status.status = agentPhase(a);
+  const ready = findCondition(a.status.conditions, WORKER_READY);
+  if (a.status.status === 'Failed' && ready) a.status.message = ready.message;
+  else delete a.status.message;
+}
 
 /** POST /api/v1/agents body (spec 2.1). */
 export interface AgentTaskRequest {
@@ -173,6 +205,11 @@ export const agentStatusSchema = {
     observedTask: { type: 'integer', minimum: 0, description: 'the last task number handed to the worker (or settled without one)' },
     sessionId: { type: 'string', description: 'engine session of the last task, resumed by the next one' },
     message: { type: 'string', description: 'why the agent is Failed' },
+    conditions: {
+      type: 'array',
+      description: 'WorkerReady (the worker is connected) and Asleep; `status` is derived from them',
+      items: conditionSchema,
+    },
   },
 } as const;
 
@@ -229,4 +266,26 @@ export function agentFromRequest(req: Omit<AgentTaskRequest, 'namespace'>, names
     },
     status: { status: 'Pending', taskStatus: '', lastTaskMessage: '', observedTask: 0 },
   };
+}
+
+/** A task is assigned and not yet settled. */
+export const isBusy = (a: Agent): boolean => a.status.taskStatus === 'InProgress' || a.spec.task > a.status.observedTask;
+
+/**
+ * A request to cancel the agent's task, kept on the agent as `kubectl rollout restart` keeps its
+ * request: an annotation naming the task, which the agent controller acts on. Any API and any
+ * replica can make it; asking twice is the same as asking once.
+ */
+export const CANCEL_TASK_ANNOTATION = 'agentplane.io/cancel-task';
+export const CANCEL_REASON_ANNOTATION = 'agentplane.io/cancel-reason';
+
+export function requestCancel(a: Agent, reason: string): void {
+  a.metadata.annotations = { ...a.metadata.annotations, [CANCEL_TASK_ANNOTATION]: String(a.spec.task), [CANCEL_REASON_ANNOTATION]: reason };
+}
+
+/** The cancel request for the agent's current task, if one stands. */
+export function cancelRequested(a: Agent): { reason: string } | undefined {
+  const ann = a.metadata.annotations ?? {};
+  if (ann[CANCEL_TASK_ANNOTATION] !== String(a.spec.task)) return undefined;
+  return { reason: ann[CANCEL_REASON_ANNOTATION] || 'cancelled by request' };
 }

@@ -67,12 +67,17 @@ export const badRequest = (message: string, details: ErrorDetails = {}): ApiErro
 
 /** Validation failure; REST renders it as 400, the aggregated API as 422 (Kubernetes' Invalid). */
 export const invalid = (kind: string, name: string | undefined, causes: Cause[]): ApiError =>
-  new ApiError(
-    'Invalid',
-    400,
-    `${kind}${name ? ` "${name}"` : ''} is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join('; ')}`,
-    { kind, ...(name ? { name } : {}), causes },
-  );
+  new ApiError('Invalid', 400, invalidMessage(kind, name, causes), { kind, ...(name ? { name } : {}), causes });
+
+const invalidMessage = (kind: string, name: string | undefined, causes: Cause[]): string =>
+  `${kind}${name ? ` "${name}"` : ''} is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join('; ')}`;
+
+/**
+ * A field of a stored object as the REST mirror's flat bodies name it: spec fields sit at the top
+ * level (`spec.connectors[0]` is `connectors[0]`), as do the name and namespace.
+ */
+export const restField = (field: string): string =>
+  field.startsWith('spec.') ? field.slice(5) : field === 'metadata.name' ? 'name' : field === 'metadata.namespace' ? 'namespace' : field;
 
 /**
  * A connector names a secret that may not be sent to its URL (the secret's allowedUrls do not
@@ -92,7 +97,10 @@ export interface RestErrorBody {
 }
 
 export function toRestBody(err: ApiError): RestErrorBody {
-  return { error: err.message, reason: err.reason, code: err.code, details: err.details };
+  const causes = err.details.causes?.map((c) => ({ ...c, field: restField(c.field) }));
+  if (!causes) return { error: err.message, reason: err.reason, code: err.code, details: err.details };
+  const error = err.reason === 'Invalid' && err.details.kind ? invalidMessage(err.details.kind, err.details.name, causes) : err.message;
+  return { error, reason: err.reason, code: err.code, details: { ...err.details, causes } };
 }
 
 export function isApiError(err: unknown): err is ApiError {

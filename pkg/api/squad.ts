@@ -184,3 +184,14 @@ export function parseDuration(s: string): number {
   for (const m of s.matchAll(/([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/g)) total += Number(m[1]) * unit[m[2]!]!;
   return total;
 }
+
+/**
+ * The label a squad puts on each member agent: its claim on the agent. Claiming is a
+ * conditional write of the agent (optimistic concurrency), so two squads racing for one agent
+ * cannot both have it, on one replica or several. The squads' member lists stay the truth of
+ * membership; the squad controller releases a claim its squad no longer backs.
+ */
+export const SQUAD_LABEL = 'agentplane.io/squad';
+
+/** The squad that claims the agent, if any. */
+export const claimOf = (a: { metadata: { labels?: Record<string, string> } }): string | undefined => a.metadata.labels?.[SQUAD_LABEL];

@@ -10,15 +10,14 @@ import {
   agentPatchRequestSchema,
   type AgentTaskRequest,
   agentTaskRequestSchema,
+  isBusy,
 } from '../api/agent.js';
 import { ApiError, conflict, invalid } from '../api/errors.js';
 import type { AgentEvent } from '../api/event.js';
 import { DEFAULT_NAMESPACE } from '../api/meta.js';
 import { validateSchema } from '../api/validation.js';
-import type { Hooks } from '../plugin/hooks.js';
 import type { EventLog } from '../registry/event-log.js';
 import type { Registry } from '../registry/registry.js';
-import { isBusy } from '../registry/agent/strategy.js';
 import type { WorkerHub } from '../worker/hub.js';
 import { type AgentController, streamOf } from './agent-controller.js';
 
@@ -39,8 +38,6 @@ export class AgentService {
     private readonly controller: AgentController,
     private readonly hub: WorkerHub,
     private readonly wait: WaitOptions = { timeoutMs: 15_000 },
-    /** Extra spec checks registered by plugins and features (e.g. connectors exist). */
-    private readonly hooks?: Pick<Hooks, 'validateAgentSpec' | 'notifyLifecycleRequested'>,
   ) {}
 
   /** POST /agents: creates the agent with its first task, or assigns a task to an idle one. */
@@ -49,7 +46,6 @@ export class AgentService {
     const req = body as AgentTaskRequest;
     if (causes.length) throw invalid(AGENT_KIND, typeof req?.name === 'string' ? req.name : undefined, causes);
     const namespace = req.namespace ?? DEFAULT_NAMESPACE;
-    await this.checkHooks(namespace, req.name, req.connectors);
     const existing = await this.agents.get(namespace, req.name);
     if (existing?.metadata.deletionTimestamp) {
       throw conflict(`agent "${req.name}" is being deleted; try again once it is gone`, { kind: AGENT_KIND, name: req.name });
@@ -89,10 +85,8 @@ export class AgentService {
     const causes = validateSchema(agentPatchRequestSchema, body);
     if (causes.length) throw invalid(AGENT_KIND, name, causes);
     const req = body as AgentPatchRequest;
-    const before = await this.agents.mustGet(namespace, name);
-    await this.checkHooks(namespace, name, req.connectors);
+    let after = await this.agents.mustGet(namespace, name);
     const { instructions, ...settings } = req;
-    let after = before;
     if (Object.keys(settings).length) {
       after = await this.agents.update(namespace, name, (a) => {
         if (req.connectors !== undefined) a.spec.connectors = req.connectors;
@@ -100,12 +94,6 @@ export class AgentService {
         if (req.model !== undefined) a.spec.model = req.model;
         if (req.systemPrompt !== undefined) a.spec.systemPrompt = req.systemPrompt;
       });
-    }
-    // Every PATCH that sets a lifecycle is a request to act on it now, even if the value is the
-    // same: "Sleep" on a member woken for a task means "cancel and sleep", not "no change".
-    if (req.lifecycle !== undefined) {
-      await this.hooks?.notifyLifecycleRequested(after, before);
-      after = (await this.agents.get(namespace, name)) ?? after;
     }
     return instructions === undefined ? after : this.instruct(namespace, name, instructions);
   }
@@ -189,13 +177,6 @@ export class AgentService {
   async history(namespace: string, name: string, limit: number, before?: number): Promise<AgentEvent[]> {
     const agent = await this.agents.mustGet(namespace, name);
     return this.events.list(streamOf(agent), { limit, ...(before !== undefined ? { before } : {}) });
-  }
-
-  /** Runs the validateAgent hooks on the connectors a request sets (none given: nothing to check). */
-  private async checkHooks(namespace: string, name: string, connectors: string[] | undefined): Promise<void> {
-    if (!this.hooks || connectors === undefined) return;
-    const causes = await this.hooks.validateAgentSpec(namespace, { connectors });
-    if (causes.length) throw invalid(AGENT_KIND, name, causes);
   }
 
   /**

@@ -1,14 +1,15 @@
-// Connector operations behind the REST mirror, and the two hooks that tie connectors to agents:
+// Connector operations behind the REST mirror, and the hook that ties connectors to agents:
 // `mcpServersFor` (at task dispatch: the connectors an agent lists, with their token read from
-// the secret at that moment) and `validateAgentConnectors` (an agent may only list connectors
-// that exist). Rules of the resource live in the connector strategy; this layer composes.
+// the secret at that moment). Rules of the resource live in the connector strategy, rules across
+// objects in the admission plugins (pkg/registry/admission); this layer composes.
 //
 // A connector's status is what the last check found: after create, after a task that uses it
 // was dispatched, after its secret changed, and on GET .../tools. Checks run in the background
 // (never blocking a request or a task), one at a time per connector.
 //
-// Credentials go only where they are bound: `admit` (both APIs' connector writes) refuses a URL
-// the secret's allowedUrls do not cover, or one inside the server's network; `auth` (every
+// Credentials go only where they are bound: the ConnectorSecretBinding admission plugin (every
+// connector write) refuses a URL the secret's allowedUrls do not cover, or one inside the
+// server's network; `auth` (every
 // sender: status check, tools listing, task dispatch, the proxy) checks both again at the moment
 // of sending, so a later change of either side cannot leak a token.
 
@@ -26,9 +27,9 @@ import {
   type ConnectorTool,
   toConnectorResponse,
 } from '../api/connector.js';
-import { alreadyExists, ApiError, type Cause, conflict, invalid, secretBindingMismatch } from '../api/errors.js';
+import { ApiError, conflict, invalid, secretBindingMismatch } from '../api/errors.js';
 import { DEFAULT_NAMESPACE, refKey } from '../api/meta.js';
-import { bindingPrefixOf, urlAllowedBy } from '../api/url-prefix.js';
+import { urlAllowedBy } from '../api/url-prefix.js';
 import { validateSchema } from '../api/validation.js';
 import type { McpServerSpec } from '../api/worker-protocol.js';
 import type { Logger } from '../observability/logger.js';
@@ -105,9 +106,6 @@ export class ConnectorService {
       },
       status: { phase: 'Unknown', message: '' },
     };
-    // Before admission, so a duplicate does not bind the secret to its URL.
-    if (await this.o.connectors.get(namespace, req.name)) throw alreadyExists(CONNECTOR_KIND, req.name);
-    await this.admit(obj, undefined);
     const created = await this.o.connectors.create(obj);
     this.checkInBackground(created);
     return toConnectorResponse(created, await this.agentNames(namespace, req.name));
@@ -133,14 +131,8 @@ export class ConnectorService {
   async delete(namespace: string, name: string, force: boolean): Promise<ConnectorResponse> {
     const c = await this.o.connectors.mustGet(namespace, name);
     const users = await this.agentNames(namespace, name);
-    if (users.length && !force) {
-      const list = users.map((u) => `"${u}"`).join(', ');
-      throw conflict(
-        `connector "${name}" is attached to agent${users.length > 1 ? 's' : ''} ${list}; detach it (PATCH the agents) or delete with ?force=true`,
-        { kind: CONNECTOR_KIND, name, agents: users },
-      );
-    }
-    for (const agent of users) {
+    // Without force the ConnectorInUse admission plugin refuses while agents list it.
+    for (const agent of force ? users : []) {
       try {
         await this.o.agents.update(namespace, agent, (a) => {
           a.spec.connectors = a.spec.connectors.filter((n) => n !== name);
@@ -204,68 +196,6 @@ export class ConnectorService {
     }
     for (const c of attached) this.checkInBackground(c);
     return out;
-  }
-
-  /**
-   * The rules of a connector write that span objects, for both APIs (REST create, aggregated
-   * create/update/patch/apply), called before the write with the candidate and the stored object
-   * (undefined on create). The URL must not point inside the server's network (unless allowed),
-   * and its secret (same namespace) must be bound to it: an unbound secret is bound here to this
-   * URL (first use); a bound one that does not cover it refuses the write with 422. Fields the
-   * schema refuses are left to the strategy.
-   */
-  async admit(c: Connector, old: Connector | undefined, opts: AdmitOptions = {}): Promise<void> {
-    const spec = c.spec as Partial<Connector['spec']> | undefined;
-    const url = spec?.url;
-    if (typeof url !== 'string') return;
-    const { namespace, name } = c.metadata;
-    const f = (field: string): string => (opts.root ? `${opts.root}.${field}` : field);
-    const urlChanged = !old || old.spec.url !== url;
-    if (urlChanged) {
-      const why = urlEgressRefusal(url, this.egress);
-      if (why) throw invalid(CONNECTOR_KIND, name, [{ field: f('url'), message: `the server does not connect there: ${why}` }]);
-    }
-    const secretName = spec?.authSecretName;
-    if (typeof secretName !== 'string' || !secretName) return;
-    if (!urlChanged && old?.spec.authSecretName === secretName) return;
-    const secret = await this.o.secrets.get(namespace, secretName);
-    // A missing secret binds nothing: the connector stays SecretMissing, and a secret created
-    // later must be bound by its writer or by a connector written after it.
-    if (!secret) return;
-    let allowed = secret.allowedUrls;
-    if (!allowed.length) {
-      const prefix = bindingPrefixOf(url);
-      if (!prefix) return; // not an http(s) URL: the strategy refuses it
-      if (opts.dryRun) return;
-      const bound = await this.o.secrets.bindIfUnbound(namespace, secretName, prefix);
-      if (!bound) return;
-      allowed = bound.allowedUrls;
-      if (allowed.length === 1 && allowed[0] === prefix) {
-        this.log.info({ namespace, secret: secretName, connector: name, allowedUrls: allowed }, 'secret bound on first use');
-      }
-    }
-    if (!urlAllowedBy(url, allowed)) {
-      const message = `secret "${secretName}" may not be sent to ${url}: it is bound to ${allowed.join(', ')}; only a write of the secret (allowedUrls) can allow another URL`;
-      throw secretBindingMismatch(`Connector "${name}" is refused: ${message}`, {
-        kind: CONNECTOR_KIND,
-        name,
-        secret: secretName,
-        url,
-        allowedUrls: allowed,
-        causes: [{ field: f('url'), message }],
-      });
-    }
-  }
-
-  /** Hook (Hooks.validateAgent): every listed connector exists in the agent's namespace. */
-  async validateAgentConnectors(namespace: string, spec: { connectors: string[] }): Promise<Cause[]> {
-    const causes: Cause[] = [];
-    for (const [i, name] of spec.connectors.entries()) {
-      if (!(await this.o.connectors.get(namespace, name))) {
-        causes.push({ field: `connectors[${i}]`, message: `connector "${name}" not found in namespace "${namespace}"` });
-      }
-    }
-    return causes;
   }
 
   /** A secret was created, replaced or deleted: re-check the connectors that use it. */

@@ -1,161 +1,175 @@
-// The squad reconciler. Level-triggered over squads and their member agents:
-//  - embedded member specs become agents, and the entries become refs;
-//  - members whose agent is gone leave the list;
+// The squad reconciler. Level-triggered over squads and their member agents, reading the shared
+// informers' caches:
+//  - embedded member specs become agents (claimed by the squad), and the entries become refs;
+//  - members whose agent is gone, or that another squad claims, leave the list;
+//  - an agent the squad claims but no longer lists was removed: its task is cancelled and the
+//    claim released (a deleted squad releases every claim);
 //  - one member left: the squad dissolves (record removed; the agent controller moves the last
 //    agent to a solo worker); none left: Orphaned, and the record goes after orphanTTL;
 //  - marked for break-up and every member asleep: the record goes, members are solo;
 //  - phase: Sleeping when every member sleeps (group removed), Running when the group's awake
 //    members are connected, Pending otherwise.
-// Membership writes share the squad service's per-namespace lock.
+// Claims make membership safe across replicas without a lock: see SQUAD_LABEL in pkg/api/squad.ts.
 
-import { type Agent, agentFromRequest } from '../api/agent.js';
+import { type Agent, agentFromRequest, isBusy } from '../api/agent.js';
 import { ApiError } from '../api/errors.js';
-import { refKey } from '../api/meta.js';
-import { memberName, parseDuration, type Squad, type SquadMember, type SquadPhase } from '../api/squad.js';
+import type { ObjectRef } from '../api/meta.js';
+import { claimOf, memberName, parseDuration, type Squad, SQUAD_LABEL, type SquadMember, type SquadPhase } from '../api/squad.js';
 import type { Logger } from '../observability/logger.js';
+import { release } from '../registry/admission/squad-membership.js';
+import type { Informer } from '../registry/cache/informer.js';
 import type { Registry } from '../registry/registry.js';
-import { isBusy } from '../registry/agent/strategy.js';
-import type { KeyedSerializer } from '../registry/serializer.js';
-import type { SquadIndex } from '../registry/squad/index.js';
-import { memberNames } from '../registry/squad/membership.js';
-import { WorkQueue } from './framework/workqueue.js';
-
-/** Changes that arrive together (members deleted at once) are judged together. */
-const SETTLE_MS = 150;
+import { claimedBy, memberNames, squadListing } from '../registry/squad/membership.js';
+import { Controller, type Result } from './framework/controller.js';
 
 export interface SquadControllerDeps {
   squads: Registry<Squad>;
-  /** Squad membership kept from a watch, for the agent events that concern a squad. */
-  index: SquadIndex;
   agents: Registry<Agent>;
-  membership: KeyedSerializer;
+  informers: { agents: Informer<Agent>; squads: Informer<Squad> };
+  /** Asks for an agent's running task to be cancelled. */
+  cancel: (namespace: string, name: string, reason: string) => Promise<void>;
   logger: Logger;
 }
 
 export class SquadController {
-  private readonly queue: WorkQueue;
-  private readonly unsubscribe: (() => void)[] = [];
-  /** One pending reconcile per squad: the reconcile reads the latest state, so one is enough. */
-  private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
+  readonly controller: Controller;
 
   constructor(private readonly d: SquadControllerDeps) {
-    this.queue = new WorkQueue((k) => this.reconcile(k), d.logger);
+    this.controller = new Controller({ name: 'squad', logger: d.logger, reconcile: (ref) => this.reconcile(ref) });
+    this.controller.watch(d.informers.squads);
+    // An agent's change concerns the squad that lists it and the one that claims it.
+    this.controller.watch(d.informers.agents, (a) => {
+      const { namespace } = a.metadata;
+      const refs: ObjectRef[] = [];
+      const listing = squadListing(d.informers.squads, a.metadata);
+      if (listing) refs.push(listing.metadata);
+      const claim = claimOf(a);
+      if (claim && claim !== listing?.metadata.name) refs.push({ namespace, name: claim });
+      return refs;
+    });
   }
 
-  async start(): Promise<void> {
-    this.unsubscribe.push(
-      this.d.squads.watch((ev) => {
-        if (ev.type !== 'DELETED') this.later(refKey(ev.object.metadata), SETTLE_MS);
-      }),
-      this.d.agents.watch((ev) => {
-        const { namespace, name } = ev.object.metadata;
-        const squad = this.d.index.squadOf(namespace, name);
-        if (squad) this.later(refKey({ namespace, name: squad }), SETTLE_MS);
-      }),
-    );
-    for (const s of (await this.d.squads.list()).items) this.queue.add(refKey(s.metadata));
-  }
-
-  stop(): void {
-    this.queue.close();
-    this.timers.forEach((t) => clearTimeout(t.timer));
-    this.unsubscribe.forEach((fn) => fn());
-  }
-
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
-
-  private later(key: string, ms: number): void {
-    const at = Date.now() + ms;
-    const pending = this.timers.get(key);
-    if (pending && pending.at <= at) return; // an earlier pass will see this change too
-    if (pending) clearTimeout(pending.timer);
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      this.queue.add(key);
-    }, ms);
-    timer.unref();
-    this.timers.set(key, { timer, at });
-  }
-
-  private async reconcile(key: string): Promise<void> {
-    const i = key.indexOf('/');
-    const namespace = key.slice(0, i);
-    const name = key.slice(i + 1);
-    const log = this.d.logger.child({ namespace, squad: name });
-    const done = await this.d.membership.run(namespace, () => this.reconcileMembership(namespace, name, log));
-    if (done) await this.updatePhase(namespace, name);
-  }
-
-  /** Returns false when the squad record is gone (dissolved, broken up, expired). */
-  private async reconcileMembership(namespace: string, name: string, log: Logger): Promise<boolean> {
-    const { squads, agents } = this.d;
-    let squad = await squads.get(namespace, name);
-    if (!squad) return false;
-
-    // Embedded specs become agents, then refs.
-    for (const m of squad.spec.members) {
-      if (!('spec' in m) || (await agents.get(namespace, m.name))) continue;
-      await agents.create(agentFromRequest({ name: m.name, ...m.spec }, namespace)).catch((err: unknown) => {
-        if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
-      });
-      log.info({ agent: m.name }, 'created member agent');
+  private async reconcile(ref: ObjectRef): Promise<Result | void> {
+    const log = this.d.logger.child({ namespace: ref.namespace, squad: ref.name });
+    const squad = this.d.informers.squads.get(ref.namespace, ref.name);
+    if (!squad) {
+      for (const a of claimedBy(this.d.informers.agents, ref)) await release(this.d.agents, ref.namespace, a.metadata.name, ref.name);
+      return;
     }
-    const present = await Promise.all(
-      memberNames(squad).map(async (n) => {
-        const a = await agents.get(namespace, n);
-        return a && !a.metadata.deletionTimestamp ? n : undefined;
-      }),
-    );
-    const keep = new Set(present.filter((n): n is string => n !== undefined));
-    const refs: SquadMember[] = squad.spec.members.filter((m) => keep.has(memberName(m))).map((m) => ({ ref: { name: memberName(m) } }));
-    if (JSON.stringify(refs) !== JSON.stringify(squad.spec.members)) {
-      squad = await squads.update(namespace, name, (s) => {
-        s.spec.members = refs;
-      });
-    }
-
-    const count = squad.spec.members.length;
+    const current = await this.reconcileMembers(squad, log);
+    if (!current) return;
+    const count = current.spec.members.length;
     if (count === 1) {
-      await squads.delete(namespace, name);
-      log.info({ agent: memberName(squad.spec.members[0]!) }, 'squad dissolved: one member left, now solo');
-      return false;
+      await this.d.squads.delete(ref.namespace, ref.name);
+      log.info({ agent: memberName(current.spec.members[0]!) }, 'squad dissolved: one member left, now solo');
+      return;
     }
-    if (count === 0) return this.orphaned(squad, log);
-    if (squad.status.orphanedSince) {
-      await squads.updateStatus(namespace, name, (s) => {
+    if (count === 0) return this.orphaned(current, log);
+    if (current.status.orphanedSince) {
+      await this.d.squads.updateStatus(ref.namespace, ref.name, (s) => {
         delete s.orphanedSince;
       });
     }
-    if (squad.spec.breakUp) {
-      const members = await Promise.all(memberNames(squad).map((n) => agents.get(namespace, n)));
-      if (members.every((a) => a?.status.status === 'Sleeping')) {
-        await squads.delete(namespace, name);
-        log.info('squad broken up: every member asleep, members are solo');
-        return false;
-      }
-      // Breaking up winds the squad down: a member that is awake (or was woken by a task) goes
-      // back to sleep once idle, so the break-up completes.
-      for (const a of members) {
-        if (!a || a.spec.lifecycle === 'Sleep' || isBusy(a) || a.status.status === 'Sleeping') continue;
-        await agents.update(namespace, a.metadata.name, (cur) => {
-          if (!isBusy(cur)) cur.spec.lifecycle = 'Sleep';
-        });
-        log.info({ agent: a.metadata.name }, 'squad breaking up: idle member put back to sleep');
-      }
-    }
-    return true;
+    if (current.spec.breakUp && (await this.breakUp(current, log))) return;
+    await this.updatePhase(current);
   }
 
-  private async orphaned(squad: Squad, log: Logger): Promise<boolean> {
+  /**
+   * Makes the member list and the claims agree. Returns the squad as stored after, or undefined
+   * when it is gone.
+   */
+  private async reconcileMembers(squad: Squad, log: Logger): Promise<Squad | undefined> {
+    const { namespace, name } = squad.metadata;
+    const { agents } = this.d;
+    const cached = (n: string): Agent | undefined => this.d.informers.agents.get(namespace, n);
+
+    // Embedded specs become agents, born claimed.
+    for (const m of squad.spec.members) {
+      if (!('spec' in m) || cached(m.name)) continue;
+      const agent = agentFromRequest({ name: m.name, ...m.spec }, namespace);
+      agent.metadata.labels = { [SQUAD_LABEL]: name };
+      await agents.create(agent).then(
+        () => log.info({ agent: m.name }, 'created member agent'),
+        (err: unknown) => {
+          if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
+        },
+      );
+    }
+    // Members stay while their agent exists and the squad claims it. An embedded member whose
+    // agent someone else created meanwhile is not adopted: it never passed the rules of joining.
+    // An unclaimed ref member (an older record, or a claim lost to a race) is claimed now.
+    const keep: string[] = [];
+    for (const m of squad.spec.members) {
+      const n = memberName(m);
+      const a = cached(n);
+      if (!a || a.metadata.deletionTimestamp) continue;
+      if (claimOf(a) === name || (!('spec' in m) && (await this.claim(namespace, n, name)))) keep.push(n);
+      else log.info({ agent: n, claimedBy: claimOf(a) ?? null }, 'member not claimed by the squad: dropped');
+    }
+    const refs: SquadMember[] = keep.map((n) => ({ ref: { name: n } }));
+    let current = squad;
+    if (JSON.stringify(refs) !== JSON.stringify(squad.spec.members)) {
+      current = await this.d.squads.update(namespace, name, (s) => {
+        s.spec.members = refs;
+      });
+    }
+    // Claimed but no longer listed: removed from the squad. The cache may not show a member
+    // just added yet, so storage decides before a claim is released.
+    const listed = new Set(memberNames(current));
+    const removed = claimedBy(this.d.informers.agents, current.metadata).filter((a) => !listed.has(a.metadata.name));
+    if (removed.length) {
+      const stored = await this.d.squads.get(namespace, name);
+      const storedMembers = new Set(stored ? memberNames(stored) : []);
+      for (const a of removed.filter((r) => !storedMembers.has(r.metadata.name))) {
+        if (isBusy(a)) await this.d.cancel(namespace, a.metadata.name, `removed from squad "${name}"`);
+        await release(agents, namespace, a.metadata.name, name);
+        log.info({ agent: a.metadata.name }, 'member removed: claim released');
+      }
+    }
+    return current;
+  }
+
+  /** Claims an agent for the squad unless another squad has it; false when it does. */
+  private async claim(namespace: string, agent: string, squad: string): Promise<boolean> {
+    try {
+      const a = await this.d.agents.update(namespace, agent, (cur) => {
+        if (!claimOf(cur)) cur.metadata.labels = { ...cur.metadata.labels, [SQUAD_LABEL]: squad };
+      });
+      return claimOf(a) === squad;
+    } catch (err) {
+      if (err instanceof ApiError && err.reason === 'NotFound') return false;
+      throw err;
+    }
+  }
+
+  /** Breaking up winds the squad down; true when the record is gone. */
+  private async breakUp(squad: Squad, log: Logger): Promise<boolean> {
+    const { namespace, name } = squad.metadata;
+    const members = memberNames(squad).map((n) => this.d.informers.agents.get(namespace, n));
+    if (members.every((a) => a?.status.status === 'Sleeping')) {
+      await this.d.squads.delete(namespace, name);
+      log.info('squad broken up: every member asleep, members are solo');
+      return true;
+    }
+    // A member that is awake (or was woken by a task) goes back to sleep once idle.
+    for (const a of members) {
+      if (!a || a.spec.lifecycle === 'Sleep' || isBusy(a) || a.status.status === 'Sleeping') continue;
+      await this.d.agents.update(namespace, a.metadata.name, (cur) => {
+        if (!isBusy(cur)) cur.spec.lifecycle = 'Sleep';
+      });
+      log.info({ agent: a.metadata.name }, 'squad breaking up: idle member put back to sleep');
+    }
+    return false;
+  }
+
+  private async orphaned(squad: Squad, log: Logger): Promise<Result | void> {
     const { namespace, name } = squad.metadata;
     const since = squad.status.orphanedSince ?? new Date().toISOString();
     const expires = Date.parse(since) + parseDuration(squad.spec.orphanTTL);
     if (Date.now() >= expires) {
       await this.d.squads.delete(namespace, name);
       log.info({ orphanTTL: squad.spec.orphanTTL }, 'orphaned squad deleted after its orphanTTL');
-      return false;
+      return;
     }
     if (squad.status.phase !== 'Orphaned' || !squad.status.orphanedSince) {
       await this.d.squads.updateStatus(namespace, name, (s) => {
@@ -164,14 +178,12 @@ export class SquadController {
       });
       log.info({ orphanTTL: squad.spec.orphanTTL }, 'squad orphaned: no members left');
     }
-    this.later(refKey(squad.metadata), expires - Date.now() + 10);
-    return false;
+    return { requeueAfter: expires - Date.now() + 10 };
   }
 
-  private async updatePhase(namespace: string, name: string): Promise<void> {
-    const squad = await this.d.squads.get(namespace, name);
-    if (!squad) return;
-    const members = await Promise.all(memberNames(squad).map((n) => this.d.agents.get(namespace, n)));
+  private async updatePhase(squad: Squad): Promise<void> {
+    const { namespace, name } = squad.metadata;
+    const members = memberNames(squad).map((n) => this.d.informers.agents.get(namespace, n));
     const awake = members.filter((a): a is Agent => !!a && a.status.status !== 'Sleeping');
     let phase: SquadPhase = 'Pending';
     if (awake.length === 0) phase = 'Sleeping';

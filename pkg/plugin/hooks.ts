@@ -2,7 +2,6 @@
 // them without knowing which plugin (if any) is behind them.
 
 import type { Agent } from '../api/agent.js';
-import type { Cause } from '../api/errors.js';
 import type { McpServerSpec } from '../api/worker-protocol.js';
 
 export type TaskOutcome = 'completed' | 'error' | 'cancelled';
@@ -14,27 +13,14 @@ export class Hooks {
   readonly taskEnded: ((agent: Agent, outcome: TaskOutcome) => Promise<void>)[] = [];
   /** After an agent was removed for good (its secrets, its config). */
   readonly agentDeleted: ((agent: Agent) => Promise<void>)[] = [];
-  /** After a PATCH set an agent's lifecycle, changed or not (edge actions, e.g. cancel on Sleep). */
-  readonly lifecycleRequested: ((agent: Agent, previous: Agent) => Promise<void>)[] = [];
-  /** Extra checks of an agent's spec on send-task and patch (e.g. its connectors exist). Causes are concatenated. */
-  readonly validateAgent: ((namespace: string, spec: { connectors: string[] }) => Promise<Cause[]>)[] = [];
 
   async resolveMcpServers(agent: Agent): Promise<McpServerSpec[]> {
     const lists = await Promise.all(this.mcpServers.map((fn) => fn(agent)));
     return lists.flat();
   }
 
-  async validateAgentSpec(namespace: string, spec: { connectors: string[] }): Promise<Cause[]> {
-    const lists = await Promise.all(this.validateAgent.map((fn) => fn(namespace, spec)));
-    return lists.flat();
-  }
-
   async notifyTaskEnded(agent: Agent, outcome: TaskOutcome): Promise<void> {
     for (const fn of this.taskEnded) await fn(agent, outcome);
-  }
-
-  async notifyLifecycleRequested(agent: Agent, previous: Agent): Promise<void> {
-    for (const fn of this.lifecycleRequested) await fn(agent, previous);
   }
 
   async notifyAgentDeleted(agent: Agent): Promise<void> {

@@ -1,15 +1,13 @@
-// Loads plugins at boot, in the configured order. Built-in plugins are named; a third-party
-// plugin loads by module path or package name. Any failure stops start-up with a clear error.
+// Loads plugins at boot, in the configured order. Built-in plugins are named in a table the
+// caller passes (plugins/builtin.ts); a third-party plugin loads by module path or package name.
+// Any failure stops start-up with a clear error.
 
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin, PluginContext, Teardown } from './types.js';
 
-/** Built-in plugins, by name, relative to this module in the compiled tree. */
-const BUILTIN: Record<string, string> = {
-  'event-store-sqlite': '../../plugins/event-store-sqlite/index.js',
-  'sleep-wake': '../../plugins/sleep-wake/index.js',
-};
+/** Built-in plugins by name, each a lazy import of its module. */
+export type BuiltinPlugins = Record<string, () => Promise<Record<string, unknown>>>;
 
 export const DEFAULT_PLUGINS = ['event-store-sqlite', 'sleep-wake'];
 
@@ -24,18 +22,17 @@ export class PluginError extends Error {
 }
 
 function specifierFor(name: string): string {
-  const builtin = BUILTIN[name];
-  if (builtin) return new URL(builtin, import.meta.url).href;
   if (name.startsWith('.') || isAbsolute(name)) return pathToFileURL(resolve(name)).href;
   return name; // a package name
 }
 
-async function importPlugin(name: string): Promise<Plugin> {
+async function importPlugin(name: string, builtins: BuiltinPlugins): Promise<Plugin> {
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(specifierFor(name))) as Record<string, unknown>;
+    const builtin = builtins[name];
+    mod = builtin ? await builtin() : ((await import(specifierFor(name))) as Record<string, unknown>);
   } catch (err) {
-    const known = Object.keys(BUILTIN).join(', ');
+    const known = Object.keys(builtins).join(', ');
     throw new PluginError(name, `cannot be loaded (${(err as Error).message}); built-in plugins are: ${known}`);
   }
   const plugin = (mod.default ?? mod.plugin) as Partial<Plugin> | undefined;
@@ -50,7 +47,7 @@ export interface LoadedPlugins {
   teardown(): Promise<void>;
 }
 
-export async function loadPlugins(names: string[], ctx: PluginContext): Promise<LoadedPlugins> {
+export async function loadPlugins(names: string[], ctx: PluginContext, builtins: BuiltinPlugins = {}): Promise<LoadedPlugins> {
   const teardowns: Teardown[] = [];
   const loaded: string[] = [];
   // Runs each teardown once, in reverse order of setup; a failing one does not stop the rest.
@@ -67,7 +64,7 @@ export async function loadPlugins(names: string[], ctx: PluginContext): Promise<
   };
   try {
     for (const name of names) {
-      const plugin = await importPlugin(name);
+      const plugin = await importPlugin(name, builtins);
       try {
         const td = await plugin.setup(ctx);
         if (td) teardowns.push(td);

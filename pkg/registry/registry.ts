@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { KeyedSerializer } from './serializer.js';
 import type { ListFilter, ListResult, Store, StoredObject, WatchEvent, WatchOptions } from './store.js';
 import type { Strategy } from './strategy.js';
+import { AdmissionChain, type Attributes, type Undo } from './admission/admission.js';
 
 // Writers in this process take turns per object, so they never conflict with each other; the
 // retries (with jittered backoff) are for writers elsewhere: other replicas, kubectl.
@@ -29,6 +30,8 @@ export class Registry<T extends StoredObject> {
     private readonly store: Store<T>,
     /** The resource's rules; read by the HTTP layers for table columns and selectable fields. */
     readonly strategy: Strategy<T>,
+    /** The rules across objects, shared by every registry of the service. */
+    private readonly admission: AdmissionChain = new AdmissionChain(),
   ) {}
 
   get kind(): string {
@@ -57,15 +60,19 @@ export class Registry<T extends StoredObject> {
     const draft = structuredClone(obj);
     this.strategy.prepareForCreate(draft);
     draft.metadata.generation = 1;
+    const attrs = this.attributes('CREATE', draft, undefined, opts);
+    await this.admission.admit(attrs);
     const causes = this.strategy.validate(draft);
     if (causes.length) throw invalid(this.kind, draft.metadata.name, causes);
+    // Before the validating plugins, so a duplicate changes nothing elsewhere (binds no secret).
+    if (await this.store.get(draft.metadata.namespace, draft.metadata.name)) throw alreadyExists(this.kind, draft.metadata.name);
+    const undo = await this.admission.validate(attrs);
     if (opts.dryRun) {
-      if (await this.store.get(draft.metadata.namespace, draft.metadata.name)) throw alreadyExists(this.kind, draft.metadata.name);
       draft.metadata.uid ||= randomUUID();
       draft.metadata.creationTimestamp ||= new Date().toISOString();
       return draft;
     }
-    return this.store.create(draft);
+    return this.stored(() => this.store.create(draft), undo);
   }
 
   /**
@@ -73,10 +80,12 @@ export class Registry<T extends StoredObject> {
    * `mutate` sees the latest object and may throw an ApiError to refuse.
    */
   async update(namespace: string, name: string, mutate: (obj: T) => void, opts: WriteOptions = {}): Promise<T> {
-    return this.retry(namespace, name, opts, (cur) => {
+    return this.retry(namespace, name, opts, async (cur) => {
       const next = structuredClone(cur);
       mutate(next);
       this.strategy.prepareForUpdate(next, cur);
+      if (isDeepStrictEqual(next, cur)) return cur;
+      await this.admission.admit(this.attributes('UPDATE', next, cur, opts));
       if (!isDeepStrictEqual(next.spec, cur.spec)) next.metadata.generation = cur.metadata.generation + 1;
       const res = this.strategy.validateUpdate(next, cur);
       if (res instanceof ApiError) throw res;
@@ -88,13 +97,22 @@ export class Registry<T extends StoredObject> {
 
   /** Status-only write: the spec and metadata of the stored object are kept as they are. */
   async updateStatus(namespace: string, name: string, mutate: (status: T['status'], obj: T) => void): Promise<T> {
-    return this.retry(namespace, name, {}, (cur) => {
-      const next = structuredClone(cur);
-      mutate(next.status, next);
-      next.spec = cur.spec;
-      next.metadata = cur.metadata;
-      return next;
-    });
+    return this.retry(
+      namespace,
+      name,
+      {},
+      (cur) => {
+        const next = structuredClone(cur);
+        mutate(next.status, next);
+        next.spec = cur.spec;
+        next.metadata = cur.metadata;
+        this.strategy.prepareForStatusUpdate?.(next, cur);
+        const causes = this.strategy.validateStatusUpdate?.(next, cur) ?? [];
+        if (causes.length) throw invalid(this.kind, name, causes);
+        return next;
+      },
+      false,
+    );
   }
 
   /** Deletes, or marks for deletion when the strategy is finalized. Returns the object as it was. */
@@ -112,22 +130,23 @@ export class Registry<T extends StoredObject> {
       }
     };
     if (!this.strategy.finalized) {
-      if (opts.dryRun || pre.uid || pre.resourceVersion) {
-        const cur = await this.store.get(namespace, name);
-        if (!cur) throw notFound(this.kind, name, namespace);
-        check(cur);
-        if (opts.dryRun) return cur;
-      }
-      const removed = await this.store.delete(namespace, name, pre.resourceVersion ? { resourceVersion: pre.resourceVersion } : undefined);
+      const cur = await this.store.get(namespace, name);
+      if (!cur) throw notFound(this.kind, name, namespace);
+      check(cur);
+      const undo = await this.admission.validate(this.attributes('DELETE', undefined, cur, opts));
+      if (opts.dryRun) return cur;
+      const removed = await this.stored(() => this.store.delete(namespace, name, pre.resourceVersion ? { resourceVersion: pre.resourceVersion } : undefined), undo);
       if (!removed) throw notFound(this.kind, name, namespace);
       return removed;
     }
-    return this.retry(namespace, name, opts, (cur) => {
+    return this.retry(namespace, name, opts, async (cur) => {
       check(cur);
+      if (cur.metadata.deletionTimestamp) return cur;
+      await this.admission.validate(this.attributes('DELETE', undefined, cur, opts));
       const next = structuredClone(cur);
-      next.metadata.deletionTimestamp ??= new Date().toISOString();
+      next.metadata.deletionTimestamp = new Date().toISOString();
       return next;
-    });
+    }, false);
   }
 
   /** Removes a marked object for good (called by the controller after cleanup). */
@@ -135,19 +154,53 @@ export class Registry<T extends StoredObject> {
     await this.store.delete(namespace, name);
   }
 
-  private retry(namespace: string, name: string, opts: WriteOptions, change: (cur: T) => T): Promise<T> {
-    return this.writes.run(`${namespace}/${name}`, () => this.readModifyWrite(namespace, name, opts, change));
+  private attributes(operation: Attributes['operation'], object: T | undefined, oldObject: T | undefined, opts: WriteOptions): Attributes {
+    const meta = (object ?? oldObject)!.metadata;
+    return {
+      operation,
+      kind: this.kind,
+      namespace: meta.namespace,
+      name: meta.name,
+      ...(object ? { object } : {}),
+      ...(oldObject ? { oldObject } : {}),
+      dryRun: opts.dryRun === true,
+    };
   }
 
-  private async readModifyWrite(namespace: string, name: string, opts: WriteOptions, change: (cur: T) => T): Promise<T> {
+  /** Stores, undoing what admission changed elsewhere when storage refuses. */
+  private async stored<R>(write: () => Promise<R>, undo: Undo): Promise<R> {
+    try {
+      return await write();
+    } catch (err) {
+      await undo();
+      throw err;
+    }
+  }
+
+  /**
+   * Serialized read-modify-write. `change` computes the next object from the stored one; with
+   * `admit`, the validating admission plugins judge an UPDATE before it is stored.
+   */
+  private retry(namespace: string, name: string, opts: WriteOptions, change: (cur: T) => T | Promise<T>, admit = true): Promise<T> {
+    return this.writes.run(`${namespace}/${name}`, () => this.readModifyWrite(namespace, name, opts, change, admit));
+  }
+
+  private async readModifyWrite(
+    namespace: string,
+    name: string,
+    opts: WriteOptions,
+    change: (cur: T) => T | Promise<T>,
+    admit: boolean,
+  ): Promise<T> {
     for (let i = 0; ; i++) {
       const cur = await this.store.get(namespace, name);
       if (!cur) throw notFound(this.kind, name, namespace);
-      const next = change(cur);
+      const next = await change(cur);
       if (isDeepStrictEqual(next, cur)) return cur;
+      const undo = admit ? await this.admission.validate(this.attributes('UPDATE', next, cur, opts)) : async () => undefined;
       if (opts.dryRun) return next;
       try {
-        return await this.store.update(next);
+        return await this.stored(() => this.store.update(next), undo);
       } catch (err) {
         if (!(err instanceof ApiError && err.reason === 'Conflict') || i >= MAX_RETRIES) throw err;
         await sleep(Math.random() * Math.min(10 * 2 ** i, 500));

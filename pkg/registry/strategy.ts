@@ -15,6 +15,10 @@ export interface Strategy<T extends StoredObject> {
   validate(obj: T): Cause[];
   /** Update-only rules; may return an ApiError (e.g. Conflict) rather than causes. */
   validateUpdate(obj: T, old: T): Cause[] | ApiError;
+  /** A status write (spec and metadata kept): sets what the status derives. */
+  prepareForStatusUpdate?(obj: T, old: T): void;
+  /** Rules of a status write: its writers are controllers, so a cause here is a bug caught early. */
+  validateStatusUpdate?(obj: T, old: T): Cause[];
   /** When true, delete marks the object and a controller removes it after cleanup. */
   readonly finalized: boolean;
   /** `kubectl get` columns (Kubernetes' TableConvertor). */

@@ -4,7 +4,7 @@
 import Database from 'better-sqlite3';
 
 import type { AgentEvent, EventDraft, EventType } from '../../pkg/api/event.js';
-import type { EventStore, ListOptions, StreamRef } from '../../pkg/registry/events.js';
+import type { EventStore, ListOptions, StreamRef } from '../../pkg/plugin/types.js';
 
 interface EventRow {
   seq: number;

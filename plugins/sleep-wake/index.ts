@@ -7,9 +7,7 @@ const plugin: Plugin = {
   name: 'sleep-wake',
   setup(ctx) {
     const sw = new SleepWake(ctx, ctx.logger.child({ plugin: 'sleep-wake' }));
-    ctx.hooks.lifecycleRequested.push((agent) => sw.lifecycleRequested(agent));
-    ctx.onStart(() => sw.start());
-    return () => sw.stop();
+    ctx.admission.register(sw.autoDeleteAdmission);
   },
 };
 

@@ -1,84 +1,70 @@
-// Sleep and wake, as a reconciler over agents. The only writer of the Sleeping phase.
+// Sleep and wake, as a reconciler over agents: the only writer of the Asleep condition.
 //
 // lifecycle "Sleep" is an action: an idle agent sleeps now; a busy solo agent sleeps when its
-// task ends. A task sent to a sleeping agent wakes it for good: assigning a task resets "Sleep"
-// to "" (the agent strategy), and only a squad breaking up puts an idle member back to sleep
-// (the squad controller). "Wake" and "" mean awake. "AutoDelete" deletes the agent after its
-// next task completes. Edge-triggered parts (cancel a member's task when it is put to sleep,
-// note which task AutoDelete waits for) run on the lifecycleRequested hook.
+// task ends; a busy squad member has its task cancelled (spec section 3), then sleeps. A task
+// sent to a sleeping agent wakes it for good: assigning a task resets "Sleep" to "" (the agent
+// strategy), and only a squad breaking up puts an idle member back to sleep (the squad
+// controller). "Wake" and "" mean awake. "AutoDelete" deletes the agent after the task it names.
+// Everything here is level-triggered: the same state gives the same action, whichever API (or
+// how many times) wrote it.
 
-import type { Agent } from '../../pkg/api/agent.js';
-import { refKey } from '../../pkg/api/meta.js';
-import { WorkQueue } from '../../pkg/controller/framework/workqueue.js';
-import type { Logger } from '../../pkg/observability/logger.js';
-import type { PluginContext } from '../../pkg/plugin/types.js';
-import { isBusy } from '../../pkg/registry/agent/strategy.js';
-import { squadOf } from '../../pkg/registry/squad/membership.js';
+import { type Agent, isBusy } from '../../pkg/api/agent.js';
+import type { ObjectRef } from '../../pkg/api/meta.js';
+import { claimOf } from '../../pkg/api/squad.js';
+import type { AdmissionPlugin, Controller, Logger, PluginContext } from '../../pkg/plugin/types.js';
 
 /** The task number AutoDelete waits for; plugin-owned state, kept as an annotation. */
 export const AUTO_DELETE_AFTER = 'agentplane.io/auto-delete-after-task';
 
 export class SleepWake {
-  private readonly queue: WorkQueue;
-  private unsubscribe?: () => void;
+  private readonly controller: Controller;
 
   constructor(
     private readonly ctx: PluginContext,
     private readonly log: Logger,
   ) {
-    this.queue = new WorkQueue((k) => this.reconcile(k), log);
+    this.controller = ctx.controller({ name: 'sleep-wake', reconcile: (ref) => this.reconcile(ref) });
+    this.controller.watch(ctx.informers.agents);
   }
 
-  start(): void {
-    const { agents } = this.ctx.registry;
-    this.unsubscribe = agents.watch((ev) => {
-      if (ev.type !== 'DELETED') this.queue.add(refKey(ev.object.metadata));
-    });
-    void agents.list().then(({ items }) => items.forEach((a) => this.queue.add(refKey(a.metadata))));
-  }
-
-  stop(): void {
-    this.queue.close();
-    this.unsubscribe?.();
-  }
-
-  /** PATCH set the lifecycle: the edge-triggered half. */
-  async lifecycleRequested(agent: Agent): Promise<void> {
-    const { namespace, name } = agent.metadata;
-    if (agent.spec.lifecycle === 'Sleep' && isBusy(agent)) {
-      // A squad member goes to sleep at once: its task is cancelled (spec section 3).
-      if (await squadOf(this.ctx.registry.squads, namespace, name)) {
-        await this.ctx.operations
-          .cancel(namespace, name, 'put to sleep')
-          .catch((err: unknown) => this.log.warn({ namespace, name, err: String(err) }, 'could not cancel the task of a member put to sleep'));
-      }
-    }
-    if (agent.spec.lifecycle === 'AutoDelete') {
+  /**
+   * Notes which task AutoDelete waits for when the lifecycle becomes AutoDelete: the running one
+   * on a busy agent, else the next one.
+   */
+  readonly autoDeleteAdmission: AdmissionPlugin = {
+    name: 'AutoDeleteTask',
+    kinds: ['Agent'],
+    operations: ['CREATE', 'UPDATE'],
+    admit: (a) => {
+      const agent = a.object as Agent;
+      const old = a.oldObject as Agent | undefined;
+      if (agent.spec.lifecycle !== 'AutoDelete' || old?.spec.lifecycle === 'AutoDelete') return;
       const after = String(isBusy(agent) ? agent.spec.task : agent.spec.task + 1);
-      await this.ctx.registry.agents.update(namespace, name, (a) => {
-        a.metadata.annotations = { ...a.metadata.annotations, [AUTO_DELETE_AFTER]: after };
-      });
-    }
-  }
+      agent.metadata.annotations = { ...agent.metadata.annotations, [AUTO_DELETE_AFTER]: after };
+    },
+  };
 
-  private async reconcile(key: string): Promise<void> {
-    const i = key.indexOf('/');
-    const namespace = key.slice(0, i);
-    const name = key.slice(i + 1);
-    const { agents } = this.ctx.registry;
-    const a = await agents.get(namespace, name);
+  private async reconcile(ref: ObjectRef): Promise<void> {
+    const { namespace, name } = ref;
+    const a = this.ctx.informers.agents.get(namespace, name);
     if (!a || a.metadata.deletionTimestamp) return;
 
-    if (this.autoDeleteDue(a)) {
+    if (autoDeleteDue(a)) {
       this.log.info({ namespace, name }, 'task completed: auto-deleting the agent');
       await this.ctx.operations.delete(namespace, name);
       return;
     }
     const busy = isBusy(a);
+    if (a.spec.lifecycle === 'Sleep' && busy && claimOf(a)) {
+      // A squad member goes to sleep at once: its task is cancelled; the cancel settles the task
+      // and the next pass puts it to sleep.
+      await this.ctx.operations.cancel(namespace, name, 'put to sleep');
+      return;
+    }
     const asleep = a.status.status === 'Sleeping';
     const wantAsleep = a.spec.lifecycle === 'Sleep' && !busy;
     if (wantAsleep === asleep) return;
-    await agents.updateStatus(namespace, name, (s, cur) => {
+    await this.ctx.registry.agents.updateStatus(namespace, name, (s, cur) => {
       if (cur.spec.lifecycle === 'Sleep' && !isBusy(cur)) {
         s.status = 'Sleeping';
         delete s.message;
@@ -88,15 +74,15 @@ export class SleepWake {
     });
     this.log.info({ namespace, name, asleep: wantAsleep }, wantAsleep ? 'agent asleep' : 'agent woken');
   }
+}
 
-  private autoDeleteDue(a: Agent): boolean {
-    const after = Number(a.metadata.annotations?.[AUTO_DELETE_AFTER]);
-    return (
-      a.spec.lifecycle === 'AutoDelete' &&
-      Number.isInteger(after) &&
-      a.status.taskStatus === 'Complete' &&
-      a.status.observedTask >= after &&
-      a.spec.task >= after
-    );
-  }
+function autoDeleteDue(a: Agent): boolean {
+  const after = Number(a.metadata.annotations?.[AUTO_DELETE_AFTER]);
+  return (
+    a.spec.lifecycle === 'AutoDelete' &&
+    Number.isInteger(after) &&
+    a.status.taskStatus === 'Complete' &&
+    a.status.observedTask >= after &&
+    a.spec.task >= after
+  );
 }

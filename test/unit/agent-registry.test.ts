@@ -4,10 +4,10 @@ import path from 'node:path';
 
 import { expect } from 'chai';
 
-import { AGENT_KIND, type Agent, type AgentSpec } from '../../pkg/api/agent.js';
+import { AGENT_KIND, type Agent, type AgentSpec, isBusy } from '../../pkg/api/agent.js';
 import { ApiError } from '../../pkg/api/errors.js';
 import { API_VERSION } from '../../pkg/api/meta.js';
-import { agentStrategy, isBusy, validateObjectName } from '../../pkg/registry/agent/strategy.js';
+import { agentStrategy, validateObjectName } from '../../pkg/registry/agent/strategy.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
 import type { WatchEvent } from '../../pkg/registry/store.js';

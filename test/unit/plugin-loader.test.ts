@@ -6,10 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { testPluginContext } from '../support/plugin-context.js';
 
-import { DEFAULT_PLUGINS, loadPlugins, PluginError, type LoadedPlugins } from '../../pkg/plugin/loader.js';
+import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
+import { DEFAULT_PLUGINS, loadPlugins as load, PluginError, type LoadedPlugins } from '../../pkg/plugin/loader.js';
 import type { PluginContext } from '../../pkg/plugin/types.js';
 import type { EventStore } from '../../pkg/registry/events.js';
 import { rejection } from '../support/assert.js';
+
+/** The loader as cmd/ calls it: with the built-in table. */
+const loadPlugins = (names: string[], ctx: PluginContext): Promise<LoadedPlugins> => load(names, ctx, BUILTIN_PLUGINS);
 
 const fixture = (file: string): string => fileURLToPath(new URL(`../fixtures/plugins/${file}`, import.meta.url));
 /** The same fixture as a path relative to the working directory, starting with "./". */
@@ -44,13 +48,23 @@ describe('plugin loader', function () {
     expect(DEFAULT_PLUGINS).to.deep.equal(['event-store-sqlite', 'sleep-wake']);
   });
 
-  it('loads every default plugin by name; sleep-wake registers its lifecycle hook and a start step', async () => {
-    const starts: unknown[] = [];
-    const loaded = await loadPlugins(DEFAULT_PLUGINS, { ...ctx, onStart: (fn) => void starts.push(fn) });
+  it('loads every default plugin by name; sleep-wake registers its admission plugin and a controller', async () => {
+    const admitted: string[] = [];
+    const controllers: string[] = [];
+    const loaded = await loadPlugins(DEFAULT_PLUGINS, {
+      ...ctx,
+      admission: { register: (p) => void admitted.push(p.name) },
+      controller: (spec) => (controllers.push(spec.name), ctx.controller(spec)),
+    });
     expect(loaded.names).to.deep.equal(DEFAULT_PLUGINS);
-    expect(ctx.hooks.lifecycleRequested).to.have.length(1);
-    expect(starts).to.have.length(1);
+    expect(admitted).to.deep.equal(['AutoDeleteTask']);
+    expect(controllers).to.deep.equal(['sleep-wake']);
     await loaded.teardown();
+  });
+
+  it('knows no built-in plugin without the table cmd/ passes: pkg/ names none', async () => {
+    const err = await rejection(load(['sleep-wake'], ctx), PluginError);
+    expect(err.message).to.match(/^plugin "sleep-wake": cannot be loaded/);
   });
 
   it('loads the built-in event-store-sqlite by name: it provides a working event store', async () => {

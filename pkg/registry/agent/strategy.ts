@@ -7,7 +7,10 @@ import {
   type Agent,
   agentSpecSchema,
   DEFAULT_MODEL,
+  agentStatusSchema,
   DEFAULT_TEMPLATE,
+  deriveAgentStatus,
+  isBusy,
 } from '../../api/agent.js';
 import { type Cause, conflict, type ApiError } from '../../api/errors.js';
 import { API_VERSION, NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE } from '../../api/meta.js';
@@ -40,13 +43,16 @@ export const agentStrategy: Strategy<Agent> = {
     a.apiVersion = API_VERSION;
     a.kind = AGENT_KIND;
     defaultSpec(a);
-    a.spec.task ??= 0;
+    // An agent starts working when created, whoever creates it (POST, kubectl, a squad).
+    a.spec.task ??= 1;
     a.status = {
       status: 'Pending',
       taskStatus: a.spec.task > 0 ? 'InProgress' : '',
       lastTaskMessage: '',
       observedTask: 0,
+      conditions: [],
     };
+    deriveAgentStatus(a);
   },
 
   prepareForUpdate(a, old) {
@@ -60,11 +66,24 @@ export const agentStrategy: Strategy<Agent> = {
     if (a.spec.task > old.spec.task) {
       a.status.taskStatus = 'InProgress';
       a.status.lastTaskMessage = '';
-      if (a.status.status === 'Failed' || a.status.status === 'Sleeping') a.status.status = 'Pending';
       // "Sleep" is an action, not a standing rule: a task sent to a sleeping agent wakes it for
       // good (spec section 3). Only a write that sets the lifecycle itself keeps it.
       if (a.spec.lifecycle === 'Sleep' && old.spec.lifecycle === 'Sleep') a.spec.lifecycle = '';
     }
+    deriveAgentStatus(a);
+  },
+
+  prepareForStatusUpdate(a) {
+    deriveAgentStatus(a);
+  },
+
+  validateStatusUpdate(a, old) {
+    const causes = validateSchema(agentStatusSchema, a.status, 'status');
+    if (a.status.observedTask < old.status.observedTask) causes.push({ field: 'status.observedTask', message: 'may only increase' });
+    if (a.status.observedTask > a.spec.task) causes.push({ field: 'status.observedTask', message: `may not pass spec.task (${a.spec.task})` });
+    const types = (a.status.conditions ?? []).map((c) => c.type);
+    if (new Set(types).size !== types.length) causes.push({ field: 'status.conditions', message: 'a condition type appears twice' });
+    return causes;
   },
 
   validate(a) {
@@ -126,5 +145,3 @@ function defaultSpec(a: Agent): void {
   a.spec.lifecycle ??= '';
 }
 
-/** A task is assigned and not yet settled. */
-export const isBusy = (a: Agent): boolean => a.status.taskStatus === 'InProgress' || a.spec.task > a.status.observedTask;

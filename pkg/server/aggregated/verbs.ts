@@ -35,9 +35,6 @@ export interface VerbResponse {
 const ns = (r: VerbRequest): string => r.namespace!;
 const name = (r: VerbRequest): string => r.name!;
 
-const locked = <R>(def: ResourceDef, namespace: string, fn: () => Promise<R>): Promise<R> =>
-  def.serialize ? def.serialize(namespace, fn) : fn();
-
 async function mustGet(def: ResourceDef, namespace: string, n: string): Promise<StoredObject> {
   const obj = await def.registry.get(namespace, n);
   if (!obj) throw notFound(def.kind, n, namespace);
@@ -70,12 +67,8 @@ export async function createVerb(r: VerbRequest): Promise<VerbResponse> {
   return { code: 201, body: renderObject(r.def, created, target, includeObject(r.query)), warnings };
 }
 
-async function create(def: ResourceDef, obj: StoredObject, dry: boolean): Promise<StoredObject> {
-  def.createDefaults?.(obj);
-  return locked(def, obj.metadata.namespace, async () => {
-    await def.admit?.(obj, undefined, { dryRun: dry });
-    return def.registry.create(obj, { dryRun: dry });
-  });
+function create(def: ResourceDef, obj: StoredObject, dry: boolean): Promise<StoredObject> {
+  return def.registry.create(obj, { dryRun: dry });
 }
 
 export async function updateVerb(r: VerbRequest): Promise<VerbResponse> {
@@ -90,16 +83,8 @@ export async function updateVerb(r: VerbRequest): Promise<VerbResponse> {
  * Read-modify-write through the registry: `next` computes the incoming object from the latest
  * stored one (a patch is re-applied on each retry); spec, labels and annotations are taken from it.
  */
-async function update(def: ResourceDef, namespace: string, n: string, next: (cur: StoredObject) => StoredObject, dry: boolean): Promise<StoredObject> {
-  return locked(def, namespace, async () => {
-    const cur = await mustGet(def, namespace, n);
-    const candidate = structuredClone(cur);
-    applyIncoming(def, candidate, next(cur));
-    await def.admit?.(candidate, cur, { dryRun: dry });
-    const after = await def.registry.update(namespace, n, (obj) => applyIncoming(def, obj, next(obj)), { dryRun: dry });
-    if (!dry && def.afterUpdate) await def.afterUpdate(after, cur);
-    return after;
-  });
+function update(def: ResourceDef, namespace: string, n: string, next: (cur: StoredObject) => StoredObject, dry: boolean): Promise<StoredObject> {
+  return def.registry.update(namespace, n, (obj) => applyIncoming(def, obj, next(obj)), { dryRun: dry });
 }
 
 export async function patchVerb(r: VerbRequest): Promise<VerbResponse> {
@@ -177,13 +162,13 @@ export async function deleteVerb(r: VerbRequest): Promise<VerbResponse> {
 }
 
 /** Deletes (or, for finalized resources, marks) one object; undefined when it is gone. */
-function remove(def: ResourceDef, namespace: string, n: string, opts: DeleteOptions): Promise<StoredObject | undefined> {
-  return locked(def, namespace, async () => {
-    const cur = await def.registry.get(namespace, n);
-    if (!cur) return undefined;
-    await def.admitDelete?.(cur);
-    return def.registry.delete(namespace, n, opts);
-  });
+async function remove(def: ResourceDef, namespace: string, n: string, opts: DeleteOptions): Promise<StoredObject | undefined> {
+  try {
+    return await def.registry.delete(namespace, n, opts);
+  } catch (err) {
+    if (err instanceof ApiError && err.reason === 'NotFound') return undefined;
+    throw err;
+  }
 }
 
 export async function deleteCollectionVerb(r: VerbRequest): Promise<VerbResponse> {
