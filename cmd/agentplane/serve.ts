@@ -3,6 +3,7 @@
 import { routesOf } from '../../pkg/server/route-table.js';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Agent } from '../../pkg/api/agent.js';
 import type { Squad } from '../../pkg/api/squad.js';
 import type { Connector } from '../../pkg/api/connector.js';
@@ -44,8 +45,10 @@ import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { systemRoutes } from '../../pkg/server/routes/system.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
-import { WorkerHub } from '../../pkg/worker/hub.js';
 import { embeddedHome, type KubernetesHomeOptions, kubernetesHome } from './homes.js';
+
+/** The worker's entry script, which the local runtime runs for each agent. */
+const WORKER_MAIN = fileURLToPath(new URL('../agentplane-worker/main.js', import.meta.url));
 
 export interface ServeOptions {
   host: string;
@@ -172,18 +175,18 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       logger.warn('ANTHROPIC_API_KEY is not set: tasks will fail to reach the model (use --demo to try without a key)');
     }
 
-    const hub = new WorkerHub(logger.child({ component: 'hub' }));
-    closers.push(() => hub.closeAll());
+    let serverUrl = '';
     const runtime = new LocalRuntime({
       dataDir,
       logger: logger.child({ component: 'runtime' }),
       modelEnv,
       sandbox,
+      workerMain: WORKER_MAIN,
+      channelUrl: () => serverUrl,
       ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}),
     });
     closers.push(() => runtime.close());
 
-    let serverUrl = '';
     // One watch of the squads feeds both controllers' membership lookups.
     const squadIndex = new SquadIndex(squads);
     closers.push(() => squadIndex.stop());
@@ -192,14 +195,12 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       squads: squadIndex,
       events,
       runtime,
-      hub,
       hooks,
       metrics,
       logger: logger.child({ component: 'agent-controller' }),
-      serverUrl: () => serverUrl,
     });
     closers.push(() => controller.stop());
-    const service = new AgentService(agents, events, controller, hub);
+    const service = new AgentService(agents, events, controller, runtime);
     agentService = service;
     const squadService = new SquadService(squads, agents, service);
     const squadController = new SquadController({
@@ -240,7 +241,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     // The worker control channel: on the public server in the embedded home; on its own
     // loopback listener when the public port is TLS.
     const workers = home.separateWorkerListener ? await createApp({ logger: logger.child({ listener: 'workers' }), metrics }) : app;
-    await workers.register(workerChannelRoutes(hub));
+    await workers.register(workerChannelRoutes(runtime.channel));
     if (workers !== app) {
       await workers.listen({ host: '127.0.0.1', port: 0 });
       closers.push(() => workers.close());

@@ -7,7 +7,6 @@ import type { Agent } from '../api/agent.js';
 import type { AgentEvent, EventDraft } from '../api/event.js';
 import { isTerminal } from '../api/event.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
-import type { TaskMessage } from '../api/worker-protocol.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Hooks, TaskOutcome } from '../plugin/hooks.js';
@@ -16,8 +15,7 @@ import type { StreamRef } from '../registry/events.js';
 import type { Registry } from '../registry/registry.js';
 import type { SquadIndex } from '../registry/squad/index.js';
 import { groupName } from '../registry/squad/membership.js';
-import type { AgentRuntime, WorkerExit } from '../runtime/runtime.js';
-import type { WorkerHub } from '../worker/hub.js';
+import type { AgentRuntime, RuntimeEvent, TaskSpec } from '../runtime/runtime.js';
 import { applyEvent } from './task-status.js';
 import { KeyedSerializer } from '../registry/serializer.js';
 import { WorkQueue } from './framework/workqueue.js';
@@ -32,12 +30,9 @@ export interface AgentControllerDeps {
   squads: SquadIndex;
   events: EventLog;
   runtime: AgentRuntime;
-  hub: WorkerHub;
   hooks: Hooks;
   metrics: Metrics;
   logger: Logger;
-  /** The control-channel URL workers dial; known once the server listens. */
-  serverUrl: () => string;
 }
 
 export const streamOf = (a: Agent): StreamRef => ({
@@ -63,7 +58,7 @@ export class AgentController {
   }
 
   async start(): Promise<void> {
-    const { agents, hub, runtime } = this.d;
+    const { agents, runtime } = this.d;
     this.unsubscribe.push(
       agents.watch((ev) => {
         const { namespace, name } = ev.object.metadata;
@@ -75,13 +70,16 @@ export class AgentController {
     );
     // A membership change moves workers: reconcile everyone it touched.
     this.d.squads.onChange((namespace, _squad, touched) => this.enqueueMembers(namespace, touched));
-    hub.on('connected', (ref) => {
-      this.startFailures.delete(refKey(ref));
-      this.queue.add(refKey(ref));
-    });
-    hub.on('disconnected', (ref) => this.queue.add(refKey(ref)));
-    hub.on('event', (ref, uid, taskId, ev) => void this.ingest(ref, uid, taskId, ev));
-    runtime.onExit((e) => void this.onWorkerExit(e));
+    this.unsubscribe.push(
+      runtime.watch((ev) => {
+        if (ev.type === 'ready') {
+          this.startFailures.delete(refKey(ev.ref));
+          this.queue.add(refKey(ev.ref));
+        } else if (ev.type === 'disconnected') this.queue.add(refKey(ev.ref));
+        else if (ev.type === 'event') void this.ingest(ev.ref, ev.uid, ev.taskId, ev.event);
+        else if (ev.type === 'exited') void this.onWorkerExit(ev);
+      }),
+    );
     await this.recoverInterruptedTasks();
     this.resyncAll();
     this.resync = setInterval(() => this.resyncAll(), RESYNC_MS).unref();
@@ -117,12 +115,11 @@ export class AgentController {
 
   private async reconcile(key: string): Promise<void> {
     const ref = parseKey(key);
-    const { agents, runtime, hub } = this.d;
+    const { agents, runtime } = this.d;
     const agent = await agents.get(ref.namespace, ref.name);
     const log = this.d.logger.child({ namespace: ref.namespace, name: ref.name });
 
     if (!agent) {
-      hub.revoke(ref);
       await runtime.stop(ref);
       return;
     }
@@ -132,31 +129,29 @@ export class AgentController {
     const place = await this.placementFor(agent);
     if (agent.status.status === 'Failed' && !(agent.spec.task > agent.status.observedTask)) place.wanted = false;
 
-    const current = runtime.placement(ref);
-    if (current !== undefined && (!place.wanted || current !== (place.group ?? null))) {
+    let worker = await runtime.status(ref);
+    if (worker.phase !== 'Absent' && (!place.wanted || worker.group !== (place.group ?? null))) {
       // Moving between solo and a group means a new worker: let a running task finish first.
-      if (place.wanted && hub.runningTask(ref) !== undefined) return;
-      hub.revoke(ref);
+      if (place.wanted && worker.runningTask !== undefined) return;
       await runtime.stop(ref);
+      worker = { phase: 'Absent', group: null };
     }
     if (!place.wanted) return;
 
-    if (!runtime.isRunning(ref)) {
-      const token = hub.issueToken(ref, agent.metadata.uid);
+    if (worker.phase === 'Absent') {
       await runtime.ensure({
         ref,
-        token,
-        serverUrl: this.d.serverUrl(),
+        uid: agent.metadata.uid,
         ...(place.group ? { group: place.group, peers: place.peers } : {}),
-        ...(place.group && asleep ? { env: { AGENTPLANE_WAKE_IDLE: 'true' } } : {}),
+        ...(place.group && asleep ? { wakeIdle: true } : {}),
       });
       if (!asleep && agent.status.status !== 'Pending') await this.setPhase(ref, 'Pending');
-      return; // the worker's hello brings us back
+      return; // the worker's `ready` brings us back
     }
-    if (!hub.isConnected(ref) || asleep) return;
+    if (worker.phase !== 'Ready' || asleep) return;
     if (agent.status.status !== 'Running') await this.setPhase(ref, 'Running');
 
-    if (agent.spec.task > agent.status.observedTask && hub.runningTask(ref) === undefined) {
+    if (agent.spec.task > agent.status.observedTask && worker.runningTask === undefined) {
       await this.dispatch(agent, log);
     }
   }
@@ -178,8 +173,7 @@ export class AgentController {
 
   private async dispatch(agent: Agent, log: Logger): Promise<void> {
     const ref = agent.metadata;
-    const msg: TaskMessage = {
-      type: 'task',
+    const msg: TaskSpec = {
       taskId: agent.spec.task,
       instructions: agent.spec.instructions,
       ...(agent.spec.systemPrompt ? { systemPrompt: agent.spec.systemPrompt } : {}),
@@ -188,7 +182,7 @@ export class AgentController {
       ...(agent.status.sessionId ? { resume: agent.status.sessionId } : {}),
       mcpServers: await this.d.hooks.resolveMcpServers(agent),
     };
-    if (!this.d.hub.send(ref, msg)) return; // not connected after all; the next hello retries
+    if (!(await this.d.runtime.dispatch(ref, msg))) return; // not ready after all; the next `ready` retries
     await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => {
       s.observedTask = Math.max(s.observedTask, msg.taskId);
     });
@@ -221,7 +215,7 @@ export class AgentController {
     this.queue.add(refKey(agent.metadata));
   }
 
-  private async onWorkerExit(e: WorkerExit): Promise<void> {
+  private async onWorkerExit(e: Extract<RuntimeEvent, { type: 'exited' }>): Promise<void> {
     const key = refKey(e.ref);
     const agent = await this.d.agents.get(e.ref.namespace, e.ref.name);
     if (!agent) return;
@@ -264,7 +258,6 @@ export class AgentController {
 
   private async finalize(agent: Agent, log: Logger): Promise<void> {
     const ref = agent.metadata;
-    this.d.hub.revoke(ref);
     await this.d.runtime.remove(ref);
     await this.d.events.deleteStream(streamOf(agent));
     await this.d.hooks.notifyAgentDeleted(agent);

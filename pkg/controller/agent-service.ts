@@ -18,7 +18,7 @@ import { DEFAULT_NAMESPACE } from '../api/meta.js';
 import { validateSchema } from '../api/validation.js';
 import type { EventLog } from '../registry/event-log.js';
 import type { Registry } from '../registry/registry.js';
-import type { WorkerHub } from '../worker/hub.js';
+import type { AgentRuntime } from '../runtime/runtime.js';
 import { type AgentController, streamOf } from './agent-controller.js';
 
 export interface SubmitResult {
@@ -36,7 +36,7 @@ export class AgentService {
     private readonly agents: Registry<Agent>,
     private readonly events: EventLog,
     private readonly controller: AgentController,
-    private readonly hub: WorkerHub,
+    private readonly runtime: AgentRuntime,
     private readonly wait: WaitOptions = { timeoutMs: 15_000 },
   ) {}
 
@@ -127,11 +127,12 @@ export class AgentService {
     const { namespace, name } = agent.metadata;
     const task = agent.spec.task;
     const settled = (a: Agent | undefined): boolean => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress';
-    const handedOver = (): boolean => this.hub.runningTask(agent.metadata) === task;
-    // Assigned but not handed to the worker yet (it may be starting): wait for the hand-over.
-    if (!handedOver()) await this.waitFor(namespace, name, (a) => settled(a) || handedOver(), agent);
-    if (handedOver()) {
-      const accepted = await this.hub.steer(agent.metadata, task, content, this.wait.timeoutMs);
+    const handedOver = async (): Promise<boolean> => (await this.runtime.status(agent.metadata)).runningTask === task;
+    // Assigned but not handed to the worker yet (it may be starting): wait for the hand-over,
+    // which the controller records (observedTask) right after the runtime took the task.
+    if (!(await handedOver())) await this.waitFor(namespace, name, (a) => settled(a) || a!.status.observedTask >= task, agent);
+    if (await handedOver()) {
+      const accepted = await this.runtime.steer(agent.metadata, task, content, this.wait.timeoutMs);
       if (accepted) return this.agents.mustGet(namespace, name);
       if (accepted === false) {
         // The task ended just before: once that is recorded, the caller starts a new one.
@@ -156,7 +157,7 @@ export class AgentService {
       throw conflict(`agent "${name}" has no task in progress to cancel`, { kind: AGENT_KIND, name });
     }
     const task = agent.spec.task;
-    const sent = this.hub.runningTask(agent.metadata) === task && this.hub.send(agent.metadata, { type: 'cancel', taskId: task, reason });
+    const sent = await this.runtime.cancel(agent.metadata, task, reason);
     if (!sent) {
       // Not handed to a worker (yet): settle it here and make sure it is never dispatched.
       await this.agents.updateStatus(namespace, name, (s) => {

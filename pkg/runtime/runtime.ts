@@ -1,49 +1,76 @@
-// Where agents run. The controller acts on agents only through this interface; `local` runs a
-// process group per agent, `kubernetes` (cluster home) runs pods.
+// Where agents run, and the only way to a worker. Controllers start, stop and remove workers,
+// hand them tasks, cancel and steer them, and learn that a worker connected, exited or reported
+// an event, all through this one async interface. It says nothing about processes or pods:
+// `local` runs a process group per agent (a pod supervisor process per squad), `kubernetes`
+// (cluster home) runs pods, and a test runtime runs nothing at all. Every runtime passes the
+// conformance suite in test/conformance/runtime.ts.
 
+import type { EventDraft } from '../api/event.js';
 import type { ObjectRef } from '../api/meta.js';
+import type { TaskMessage } from '../api/worker-protocol.js';
 
 export interface WorkerSpec {
   ref: ObjectRef;
-  /** Per-agent secret the worker presents on the control channel. */
-  token: string;
-  /** Where the worker dials the control channel. */
-  serverUrl: string;
+  /** The agent's uid: the worker's credential is bound to this incarnation of the name. */
+  uid: string;
   /** The group (a squad's pod) to run in; solo when absent. */
   group?: string;
   /** Members of the group (names in the agent's namespace) whose workspaces it may read. */
   peers?: string[];
-  /** Extra worker environment, e.g. AGENTPLANE_WAKE_IDLE. */
-  env?: Record<string, string>;
+  /** Start idle: serve, but do not re-run earlier instructions (AGENTPLANE_WAKE_IDLE). */
+  wakeIdle?: boolean;
 }
 
-export interface WorkerExit {
-  ref: ObjectRef;
-  code: number | null;
-  signal: string | null;
+/** A task to hand to a worker: the control channel's task message without its envelope. */
+export type TaskSpec = Omit<TaskMessage, 'type'>;
+
+export interface WorkerStatus {
+  /** Absent: no worker. Starting: started, not connected yet. Ready: connected, takes tasks. */
+  phase: 'Absent' | 'Starting' | 'Ready';
+  /** The group the worker runs in; null when solo or absent. */
+  group: string | null;
+  /** The task the connected worker is running, if any. */
+  runningTask?: number;
+  /**
+   * Changes whenever the worker is started anew (a process id, a container id): a group member
+   * whose incarnation is unchanged was not restarted.
+   */
+  incarnation?: string;
 }
+
+export type RuntimeEvent =
+  /** The worker connected (again); `runningTask` is the task it still runs after a reconnect. */
+  | { type: 'ready'; ref: ObjectRef; runningTask?: number }
+  /** The worker's connection closed; it may reconnect or exit. */
+  | { type: 'disconnected'; ref: ObjectRef }
+  /** The worker ended by itself (crash or exit), not because it was stopped through the runtime. */
+  | { type: 'exited'; ref: ObjectRef; code: number | null; signal: string | null }
+  /** An event of the task `taskId` of the agent incarnation `uid`. */
+  | { type: 'event'; ref: ObjectRef; uid: string; taskId: number; event: EventDraft };
 
 export interface AgentRuntime {
   readonly name: string;
   /**
-   * Starts the agent's worker unless it is already running. Idempotent. Adding a worker to a
-   * running group leaves the group's other workers untouched; the first worker creates the group.
+   * Starts the agent's worker unless it already runs. Idempotent. Adding a worker to a running
+   * group leaves the group's other workers untouched; the first worker creates the group.
    */
   ensure(spec: WorkerSpec): Promise<void>;
   /** Stops the worker; the workspace is kept. The group goes with its last worker. Idempotent. */
   stop(ref: ObjectRef): Promise<void>;
-  /** Where the worker runs: its group, null when solo, undefined when not running. */
-  placement(ref: ObjectRef): string | null | undefined;
-  /** Groups that are up (have at least one worker). */
-  groups(): string[];
-  /** The worker's process id, where the runtime has one (diagnostics and tests). */
-  pid(ref: ObjectRef): number | undefined;
-  /** Stops the worker and removes the workspace. Idempotent. */
+  /** Stops the worker and removes its workspace and credentials. Idempotent. */
   remove(ref: ObjectRef): Promise<void>;
-  isRunning(ref: ObjectRef): boolean;
-  /** The agent's persistent workspace (a directory, or a volume's mount path). */
-  workspace(ref: ObjectRef): string;
-  /** Called when a worker ends by itself (crash or exit), not when stopped through this interface. */
-  onExit(fn: (exit: WorkerExit) => void): void;
+  /** What runs for the agent now. */
+  status(ref: ObjectRef): Promise<WorkerStatus>;
+  /** Hands a task to a ready worker; false when it is not ready (a later `ready` retries). */
+  dispatch(ref: ObjectRef, task: TaskSpec): Promise<boolean>;
+  /** Asks the worker to cancel task `taskId`; false when no ready worker runs that task. */
+  cancel(ref: ObjectRef, taskId: number, reason: string): Promise<boolean>;
+  /**
+   * A follow-up into the running task `taskId`: true when the task took it, false when it had
+   * already ended, undefined when the worker is not ready or did not answer within `timeoutMs`.
+   */
+  steer(ref: ObjectRef, taskId: number, content: string, timeoutMs: number): Promise<boolean | undefined>;
+  /** Subscribes to what workers report; returns the unsubscribe function. */
+  watch(fn: (ev: RuntimeEvent) => void): () => void;
   close(): Promise<void>;
 }

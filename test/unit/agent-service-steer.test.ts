@@ -1,4 +1,4 @@
-// The service's side of steering, with a real registry and a scripted hub: which path a PATCH
+// The service's side of steering, with a real registry and a scripted runtime: which path a PATCH
 // instructions takes, and what happens when the task ends or starts in between (the races).
 
 import fs from 'node:fs';
@@ -15,17 +15,17 @@ import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import type { EventLog } from '../../pkg/registry/event-log.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
-import type { WorkerHub } from '../../pkg/worker/hub.js';
+import type { AgentRuntime, WorkerStatus } from '../../pkg/runtime/runtime.js';
 import { rejection } from '../support/assert.js';
 
-/** The two hub calls steering makes; `answer` decides the worker's reply to each steer. */
-class FakeHub {
+/** The two runtime calls steering makes; `answer` decides the worker's reply to each steer. */
+class FakeRuntime {
   running: number | undefined;
   steers: { taskId: number; content: string }[] = [];
   answer: (taskId: number) => Promise<boolean | undefined> = async () => true;
 
-  runningTask(): number | undefined {
-    return this.running;
+  async status(): Promise<WorkerStatus> {
+    return { phase: 'Ready', group: null, ...(this.running !== undefined ? { runningTask: this.running } : {}) };
   }
 
   steer(_ref: unknown, taskId: number, content: string): Promise<boolean | undefined> {
@@ -40,16 +40,16 @@ describe('AgentService steering (PATCH instructions)', function () {
   let dir: string;
   let state: SqliteState;
   let agents: Registry<Agent>;
-  let hub: FakeHub;
+  let hub: FakeRuntime;
   let service: AgentService;
 
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-steer-'));
     state = new SqliteState(path.join(dir, 'state.db'));
     agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy);
-    hub = new FakeHub();
+    hub = new FakeRuntime();
     // Steering touches neither the event log nor the controller directly.
-    service = new AgentService(agents, {} as EventLog, {} as AgentController, hub as unknown as WorkerHub, { timeoutMs: 300 });
+    service = new AgentService(agents, {} as EventLog, {} as AgentController, hub as unknown as AgentRuntime, { timeoutMs: 300 });
     await agents.create(agentFromRequest({ name: 'alpha', instructions: 'first' }, 'default'));
   });
 

@@ -2,8 +2,9 @@
 // stopping it also stops the engine and any tool processes it started. A squad's workers run
 // inside one pod supervisor process (pod-main.ts), which leads the squad's process group.
 // Workspaces are directories under <dataDir>/workspaces/<namespace>/<name>. Every worker runs in
-// the tool sandbox (sandbox.ts) when one is configured.
-
+// the tool sandbox (sandbox.ts) when one is configured. Workers dial back over the control
+// channel (../channel/hub.ts), which this runtime owns: it issues each worker's token, and the
+// server's HTTP route reaches the channel only through `channel`.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,8 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { type ObjectRef, refKey } from '../../api/meta.js';
 import type { Logger } from '../../observability/logger.js';
-import type { AgentRuntime, WorkerExit, WorkerSpec } from '../runtime.js';
+import { type WorkerChannel, WorkerHub } from '../channel/hub.js';
+import type { AgentRuntime, RuntimeEvent, TaskSpec, WorkerSpec, WorkerStatus } from '../runtime.js';
 import type { PodCommand, PodReport } from './pod-protocol.js';
 import { NO_SANDBOX, type Sandbox } from './sandbox.js';
 
@@ -27,9 +29,14 @@ export interface LocalRuntimeOptions {
   logSink?: (line: string) => void;
   /** Confines each worker and its tools; default none. */
   sandbox?: Sandbox;
+  /** Absolute path of the worker's entry script (cmd/agentplane-worker/main.js), run with node. */
+  workerMain: string;
+  /** Where workers dial the control channel; known once the server listens. */
+  channelUrl: () => string;
 }
 
-const WORKER_MAIN = fileURLToPath(new URL('../../../cmd/agentplane-worker/main.js', import.meta.url));
+type WorkerExit = Extract<RuntimeEvent, { type: 'exited' }>;
+
 const POD_MAIN = fileURLToPath(new URL('./pod-main.js', import.meta.url));
 
 interface Solo {
@@ -56,35 +63,86 @@ export class LocalRuntime implements AgentRuntime {
   readonly name = 'local';
   private readonly workers = new Map<string, Solo | Member>();
   private readonly pods = new Map<string, Pod>();
-  private readonly exitHandlers: ((e: WorkerExit) => void)[] = [];
+  private readonly watchers = new Set<(ev: RuntimeEvent) => void>();
+  private readonly hub: WorkerHub;
 
-  constructor(private readonly opts: LocalRuntimeOptions) {}
+  constructor(private readonly opts: LocalRuntimeOptions) {
+    this.hub = new WorkerHub(opts.logger.child({ component: 'hub' }));
+    this.hub.on('connected', (ref, runningTask) =>
+      this.publish({ type: 'ready', ref, ...(runningTask !== undefined ? { runningTask } : {}) }),
+    );
+    this.hub.on('disconnected', (ref) => this.publish({ type: 'disconnected', ref }));
+    this.hub.on('event', (ref, uid, taskId, event) => this.publish({ type: 'event', ref, uid, taskId, event }));
+  }
+
+  /** The control channel's server side, for the HTTP route workers dial. */
+  get channel(): WorkerChannel {
+    return this.hub;
+  }
+
+  // Diagnostics of this runtime's processes and directories (tests, benches); not part of
+  // AgentRuntime, which says nothing about processes.
 
   /** True when workers run inside the tool sandbox. */
   get sandboxed(): boolean {
     return this.opts.sandbox?.kind === 'bwrap';
   }
 
+  /** The agent's workspace directory. */
   workspace(ref: ObjectRef): string {
     return join(this.opts.dataDir, 'workspaces', ref.namespace, ref.name);
   }
 
+  /** True while the agent has a worker process (connected or not). */
   isRunning(ref: ObjectRef): boolean {
     return this.workers.has(refKey(ref));
   }
 
+  /** Where the worker runs: its group, null when solo, undefined when not running. */
   placement(ref: ObjectRef): string | null | undefined {
     const w = this.workers.get(refKey(ref));
     return w ? (w.kind === 'member' ? w.group : null) : undefined;
   }
 
+  /** Groups that are up (have a pod process). */
   groups(): string[] {
     return [...this.pods.keys()];
   }
 
+  /** The worker's process id (for a squad member, once its pod reported it). */
   pid(ref: ObjectRef): number | undefined {
     const w = this.workers.get(refKey(ref));
     return w?.kind === 'solo' ? w.child.pid : w?.pid;
+  }
+
+  async status(ref: ObjectRef): Promise<WorkerStatus> {
+    const placement = this.placement(ref);
+    if (placement === undefined) return { phase: 'Absent', group: null };
+    const pid = this.pid(ref);
+    const runningTask = this.hub.runningTask(ref);
+    return {
+      phase: this.hub.isConnected(ref) ? 'Ready' : 'Starting',
+      group: placement,
+      ...(runningTask !== undefined ? { runningTask } : {}),
+      ...(pid !== undefined ? { incarnation: String(pid) } : {}),
+    };
+  }
+
+  async dispatch(ref: ObjectRef, task: TaskSpec): Promise<boolean> {
+    return this.hub.send(ref, { type: 'task', ...task });
+  }
+
+  async cancel(ref: ObjectRef, taskId: number, reason: string): Promise<boolean> {
+    return this.hub.runningTask(ref) === taskId && this.hub.send(ref, { type: 'cancel', taskId, reason });
+  }
+
+  steer(ref: ObjectRef, taskId: number, content: string, timeoutMs: number): Promise<boolean | undefined> {
+    return this.hub.steer(ref, taskId, content, timeoutMs);
+  }
+
+  watch(fn: (ev: RuntimeEvent) => void): () => void {
+    this.watchers.add(fn);
+    return () => void this.watchers.delete(fn);
   }
 
   async ensure(spec: WorkerSpec): Promise<void> {
@@ -92,7 +150,10 @@ export class LocalRuntime implements AgentRuntime {
     if (this.workers.has(key)) return;
     const workspace = this.workspace(spec.ref);
     mkdirSync(workspace, { recursive: true, mode: 0o700 });
-    const env = this.workerEnv(spec, workspace);
+    // A fresh credential for this worker, bound to the agent's uid; earlier ones stop working.
+    const token = this.hub.issueToken(spec.ref, spec.uid);
+    const env = this.workerEnv(spec, workspace, token);
+    const workerMain = this.opts.workerMain;
     const log = { namespace: spec.ref.namespace, name: spec.ref.name };
     const sandbox = this.opts.sandbox ?? NO_SANDBOX;
     if (spec.group) {
@@ -100,7 +161,7 @@ export class LocalRuntime implements AgentRuntime {
       env.AGENTPLANE_SQUAD_DIR = groupDir;
       // Peers are those known now: a member added later is visible to the others once they restart.
       const peers = (spec.peers ?? []).map((name) => this.workspace({ namespace: spec.ref.namespace, name }));
-      const argv = sandbox.wrap([process.execPath, WORKER_MAIN], { workspace, peers, groupDir });
+      const argv = sandbox.wrap([process.execPath, workerMain], { workspace, peers, groupDir });
       const pod = this.pods.get(spec.group) ?? this.startPod(spec.group, spec.ref.namespace);
       const member: Member = { kind: 'member', ref: spec.ref, group: spec.group };
       pod.members.set(key, member);
@@ -109,7 +170,7 @@ export class LocalRuntime implements AgentRuntime {
       this.opts.logger.info({ ...log, group: spec.group }, 'worker started in group');
       return;
     }
-    const [cmd, ...args] = sandbox.wrap([process.execPath, WORKER_MAIN], { workspace });
+    const [cmd, ...args] = sandbox.wrap([process.execPath, workerMain], { workspace });
     const child = spawn(cmd!, args, {
       cwd: workspace,
       detached: true,
@@ -124,13 +185,15 @@ export class LocalRuntime implements AgentRuntime {
       // A worker that dies takes its tools with it (in the sandbox its PID namespace already has).
       signalGroup(child.pid!, 'SIGKILL');
       this.workers.delete(key);
-      this.exited({ ref: spec.ref, code, signal });
+      this.exited({ type: 'exited', ref: spec.ref, code, signal });
     });
     this.opts.logger.info({ ...log, pid: child.pid }, 'worker started');
   }
 
   async stop(ref: ObjectRef): Promise<void> {
     const key = refKey(ref);
+    // The credential goes first: the worker's connection closes and cannot come back.
+    this.hub.revoke(ref);
     const w = this.workers.get(key);
     if (!w) return;
     this.workers.delete(key);
@@ -148,10 +211,6 @@ export class LocalRuntime implements AgentRuntime {
     rmSync(this.workspace(ref), { recursive: true, force: true });
   }
 
-  onExit(fn: (e: WorkerExit) => void): void {
-    this.exitHandlers.push(fn);
-  }
-
   async close(): Promise<void> {
     const grace = this.opts.stopGraceMs ?? 5000;
     const solos = [...this.workers.values()].filter((w): w is Solo => w.kind === 'solo');
@@ -159,6 +218,7 @@ export class LocalRuntime implements AgentRuntime {
     const pods = [...this.pods.values()];
     this.pods.clear();
     await Promise.all([...solos.map((s) => killGroup(s.child, grace)), ...pods.map((p) => killGroup(p.child, grace))]);
+    this.hub.closeAll();
   }
 
   private startPod(group: string, namespace: string): Pod {
@@ -176,7 +236,7 @@ export class LocalRuntime implements AgentRuntime {
       this.pods.delete(group);
       for (const [key, m] of pod.members) {
         if (this.workers.get(key) === m) this.workers.delete(key);
-        this.exited({ ref: m.ref, code, signal });
+        this.exited({ type: 'exited', ref: m.ref, code, signal });
       }
     });
     this.opts.logger.info({ namespace, group, pid: child.pid }, 'group started');
@@ -194,7 +254,7 @@ export class LocalRuntime implements AgentRuntime {
     if (!m) return;
     pod.members.delete(r.member);
     if (this.workers.get(r.member) === m) this.workers.delete(r.member);
-    this.exited({ ref: m.ref, code: r.code, signal: r.signal });
+    this.exited({ type: 'exited', ref: m.ref, code: r.code, signal: r.signal });
   }
 
   private async stopMember(pod: Pod, group: string, key: string): Promise<void> {
@@ -235,24 +295,34 @@ export class LocalRuntime implements AgentRuntime {
     return join(this.opts.dataDir, 'groups', group.replace(/[^a-z0-9-]+/g, '_'));
   }
 
-  private workerEnv(spec: WorkerSpec, workspace: string): Record<string, string> {
+  private workerEnv(spec: WorkerSpec, workspace: string, token: string): Record<string, string> {
     return {
       PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       ...(process.env.AGENTPLANE_LOG_LEVEL ? { AGENTPLANE_LOG_LEVEL: process.env.AGENTPLANE_LOG_LEVEL } : {}),
-      AGENTPLANE_SERVER_URL: spec.serverUrl,
-      AGENTPLANE_AGENT_TOKEN: spec.token,
+      AGENTPLANE_SERVER_URL: this.opts.channelUrl(),
+      AGENTPLANE_AGENT_TOKEN: token,
       AGENTPLANE_NAMESPACE: spec.ref.namespace,
       AGENTPLANE_AGENT_NAME: spec.ref.name,
       AGENTPLANE_WORKSPACE: workspace,
       ...(this.opts.modelEnv.apiKey ? { ANTHROPIC_API_KEY: this.opts.modelEnv.apiKey } : {}),
       ...(this.opts.modelEnv.baseUrl ? { ANTHROPIC_BASE_URL: this.opts.modelEnv.baseUrl } : {}),
-      ...spec.env,
+      ...(spec.wakeIdle ? { AGENTPLANE_WAKE_IDLE: 'true' } : {}),
     };
   }
 
   private exited(e: WorkerExit): void {
     this.opts.logger.warn({ namespace: e.ref.namespace, name: e.ref.name, code: e.code, signal: e.signal }, 'worker exited');
-    for (const fn of this.exitHandlers) fn(e);
+    this.publish(e);
+  }
+
+  private publish(ev: RuntimeEvent): void {
+    for (const fn of [...this.watchers]) {
+      try {
+        fn(ev);
+      } catch (err) {
+        this.opts.logger.error({ err }, 'runtime watcher failed');
+      }
+    }
   }
 
   private forwardLogs(child: ChildProcess, fields: Record<string, string>): void {

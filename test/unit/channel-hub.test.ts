@@ -9,7 +9,7 @@ import type { EventDraft } from '../../pkg/api/event.js';
 import type { ObjectRef } from '../../pkg/api/meta.js';
 import type { ServerMessage, TaskMessage, WorkerMessage } from '../../pkg/api/worker-protocol.js';
 import { createLogger } from '../../pkg/observability/logger.js';
-import { WorkerHub } from '../../pkg/worker/hub.js';
+import { WorkerHub } from '../../pkg/runtime/channel/hub.js';
 
 const logger = createLogger({ level: 'silent' });
 const refA: ObjectRef = { namespace: 'default', name: 'alpha' };

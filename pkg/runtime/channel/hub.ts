@@ -1,19 +1,30 @@
-// The server side of the worker control channel. It issues per-agent tokens, accepts a worker's
-// authenticated connection, forwards task/cancel/steer messages and hands the worker's events on.
-// It knows nothing about HTTP routing: the server upgrades the request and calls `attach`.
+// The server side of the worker control channel, shared by the runtimes whose workers dial the
+// server (local processes, pods). It issues per-agent tokens, accepts a worker's authenticated
+// connection, forwards task/cancel/steer messages and hands the worker's events on. Only its
+// runtime uses it; the HTTP route sees the narrow `WorkerChannel`, upgrades the request and
+// calls `attach`.
 
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type WebSocket from 'ws';
-import type { EventDraft } from '../api/event.js';
-import { type ObjectRef, refKey } from '../api/meta.js';
-import type { ServerMessage, WorkerMessage } from '../api/worker-protocol.js';
-import type { Logger } from '../observability/logger.js';
+import type { EventDraft } from '../../api/event.js';
+import { type ObjectRef, refKey } from '../../api/meta.js';
+import type { ServerMessage, WorkerMessage } from '../../api/worker-protocol.js';
+import type { Logger } from '../../observability/logger.js';
 
-interface Grant {
+/** What a worker's token entitles it to: speaking for one agent incarnation. */
+export interface Grant {
   ref: ObjectRef;
   uid: string;
   token: string;
+}
+
+/** What the HTTP route needs: check a worker's bearer token, then hand over its socket. */
+export interface WorkerChannel {
+  /** The grant a bearer token belongs to; undefined for an unknown, revoked or missing token. */
+  authenticate(token: string | undefined): Grant | undefined;
+  /** Takes over the authenticated worker's WebSocket. */
+  attach(ws: WebSocket, grant: Grant): void;
 }
 
 interface Conn {
@@ -30,7 +41,7 @@ export interface HubEvents {
   event: [ref: ObjectRef, uid: string, taskId: number, event: EventDraft];
 }
 
-export class WorkerHub extends EventEmitter<HubEvents> {
+export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel {
   private readonly grants = new Map<string, Grant>();
   private readonly conns = new Map<string, Conn>();
 

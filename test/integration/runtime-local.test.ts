@@ -1,0 +1,63 @@
+// The local runtime passes the runtime conformance suite with everything real: worker processes
+// (solo, and in a squad's pod supervisor), the control channel over a loopback WebSocket, the
+// Claude Agent SDK engine, and the scripted model server for the model's words.
+
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import websocket from '@fastify/websocket';
+import Fastify from 'fastify';
+
+import { createLogger } from '../../pkg/observability/logger.js';
+import { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
+import { startScriptedModel } from '../../pkg/scriptedmodel/index.js';
+import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
+import { runtimeConformance } from '../conformance/runtime.js';
+import { busyFor, TEST_API_KEY } from '../support/harness.js';
+
+const WORKER_MAIN = fileURLToPath(new URL('../../cmd/agentplane-worker/main.js', import.meta.url));
+const task = { model: 'claude-sonnet-4-5', role: 'worker' as const, mcpServers: [] };
+
+runtimeConformance('LocalRuntime', async () => {
+  const model = await startScriptedModel({ apiKey: TEST_API_KEY });
+  const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-runtime-'));
+  const logger = createLogger({ level: 'silent' });
+  let channelUrl = '';
+  const runtime = new LocalRuntime({
+    dataDir,
+    logger,
+    modelEnv: { apiKey: TEST_API_KEY, baseUrl: model.url },
+    stopGraceMs: 2000,
+    logSink: () => {},
+    workerMain: WORKER_MAIN,
+    channelUrl: () => channelUrl,
+  });
+  // The worker channel route alone, on loopback: what the server serves workers.
+  const app = Fastify({ forceCloseConnections: true });
+  await app.register(websocket);
+  await app.register(workerChannelRoutes(runtime.channel));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  channelUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+
+  return {
+    runtime,
+    workspaceExists: async (ref) => existsSync(runtime.workspace(ref)),
+    groupExists: async (group) => runtime.groups().includes(group),
+    crash: async (ref) => {
+      const pid = runtime.pid(ref);
+      if (pid === undefined) throw new Error(`no worker process for ${ref.name}`);
+      process.kill(pid, 'SIGKILL');
+    },
+    quickTask: () => ({ ...task, instructions: '@say done' }),
+    longTask: () => ({ ...task, instructions: `@bash ${busyFor(600)}\n@say finished` }),
+    close: async () => {
+      await runtime.close();
+      await app.close();
+      await model.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+});
