@@ -5,6 +5,7 @@
 // the tool sandbox (sandbox.ts) when one is configured. Workers dial back over the control
 // channel (../channel/hub.ts), which this runtime owns: it issues each worker's token, and the
 // server's HTTP route reaches the channel only through `channel`.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -150,7 +151,9 @@ export class LocalRuntime implements AgentRuntime {
     if (this.workers.has(key)) return;
     const workspace = this.workspace(spec.ref);
     mkdirSync(workspace, { recursive: true, mode: 0o700 });
-    // A fresh credential for this worker, bound to the agent's uid; earlier ones stop working.
+    // A fresh credential for this worker, bound to the agent's uid. An earlier worker's token and
+    // connection (one that exited and whose socket is not closed yet) stop working now.
+    this.hub.revoke(spec.ref);
     const token = this.hub.issueToken(spec.ref, spec.uid);
     const env = this.workerEnv(spec, workspace, token);
     const workerMain = this.opts.workerMain;
