@@ -1,36 +1,36 @@
-// Wiring of the embedded home, in one place: plugins, state, runtime, controller, HTTP.
+// Wiring of the service, in one place: a home provides state, secrets and auth; everything else
+// is the same in both homes. Each part is a runnable of the manager, started in the order added
+// and stopped in reverse.
 
-import { routesOf } from '../../pkg/server/route-table.js';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Agent } from '../../pkg/api/agent.js';
-import type { Squad } from '../../pkg/api/squad.js';
+import { type Agent, isBusy, requestCancel } from '../../pkg/api/agent.js';
 import type { Connector } from '../../pkg/api/connector.js';
-import type { AgentController } from '../../pkg/controller/agent-controller.js';
-import { AgentController as Controller } from '../../pkg/controller/agent-controller.js';
-import { AgentService } from '../../pkg/controller/agent-service.js';
+import type { Squad } from '../../pkg/api/squad.js';
+import { urlEgressRefusal } from '../../pkg/connector/egress.js';
+import { AgentController } from '../../pkg/controller/agent-controller.js';
+import { Controller } from '../../pkg/controller/framework/controller.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
-import { SquadService } from '../../pkg/controller/squad-service.js';
-import { ConnectorService } from '../../pkg/controller/connector-service.js';
-import { SecretService } from '../../pkg/controller/secret-service.js';
+import { Manager } from '../../pkg/manager/manager.js';
 import { createLogger, type Logger } from '../../pkg/observability/logger.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
 import { Hooks } from '../../pkg/plugin/hooks.js';
 import { loadPlugins } from '../../pkg/plugin/loader.js';
-import type { EventStore } from '../../pkg/registry/events.js';
-import { EventLog } from '../../pkg/registry/event-log.js';
-import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
-import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
-import { FileSecretStore } from '../../pkg/registry/secrets/file-secret-store.js';
-import { Registry } from '../../pkg/registry/registry.js';
-import { AdmissionChain, storageReader } from '../../pkg/registry/admission/admission.js';
+import type { PluginContext } from '../../pkg/plugin/types.js';
+import { AdmissionChain, readThrough, storageReader } from '../../pkg/registry/admission/admission.js';
 import { connectorInUse } from '../../pkg/registry/admission/connector-in-use.js';
 import { connectorSecretBinding } from '../../pkg/registry/admission/connector-secret-binding.js';
 import { connectorsExist } from '../../pkg/registry/admission/connectors-exist.js';
 import { squadMembership } from '../../pkg/registry/admission/squad-membership.js';
-import { urlEgressRefusal } from '../../pkg/controller/egress.js';
-import { SquadIndex } from '../../pkg/registry/squad/index.js';
+import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
+import { Informer } from '../../pkg/registry/cache/informer.js';
+import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
+import { EventLog } from '../../pkg/registry/event-log.js';
+import type { EventStore } from '../../pkg/registry/events.js';
+import { Registry } from '../../pkg/registry/registry.js';
+import { FileSecretStore } from '../../pkg/registry/secrets/file-secret-store.js';
+import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
 import { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
 import { resolveSandbox, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
@@ -38,6 +38,11 @@ import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/
 import { createApp } from '../../pkg/server/app.js';
 import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
 import { installAuthFilter } from '../../pkg/server/auth/filter.js';
+import { AgentService } from '../../pkg/server/rest/agent-service.js';
+import { ConnectorService } from '../../pkg/server/rest/connector-service.js';
+import { SecretService } from '../../pkg/server/rest/secret-service.js';
+import { SquadService } from '../../pkg/server/rest/squad-service.js';
+import { routesOf } from '../../pkg/server/route-table.js';
 import { agentStreamRoutes } from '../../pkg/server/routes/agent-stream.js';
 import { agentRoutes } from '../../pkg/server/routes/agents.js';
 import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
@@ -45,6 +50,7 @@ import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { systemRoutes } from '../../pkg/server/routes/system.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
+import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
 import { embeddedHome, type KubernetesHomeOptions, kubernetesHome } from './homes.js';
 
 /** The worker's entry script, which the local runtime runs for each agent. */
@@ -93,130 +99,133 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   const logger = o.logger ?? createLogger();
   const dataDir = resolve(o.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const closers: (() => Promise<void> | void)[] = [];
-  const close = async (): Promise<void> => {
-    for (const fn of closers.reverse()) await fn();
-  };
+  const manager = new Manager(logger.child({ component: 'manager' }));
+  const child = (component: string): Logger => logger.child({ component });
 
   try {
     // First, so that --sandbox bwrap without a usable bubblewrap stops before anything starts.
-    const sandbox = resolveSandbox(o.sandbox ?? 'auto', dataDir, logger.child({ component: 'runtime' }));
+    const sandbox = resolveSandbox(o.sandbox ?? 'auto', dataDir, child('runtime'));
     const metrics = new Metrics({ defaultMetrics: true });
     const hooks = new Hooks();
     const home = o.kubernetes ? await kubernetesHome(o.kubernetes, logger) : embeddedHome(dataDir);
-    closers.push(() => home.close());
-    const { state } = home;
-    // One admission chain for every registry: the rules across objects, for every writer.
-    const admission = new AdmissionChain();
-    const agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy, admission);
-    const squads = new Registry<Squad>(state.store<Squad>('Squad'), squadStrategy, admission);
-    const connectorRegistry = new Registry<Connector>(state.store<Connector>('Connector'), connectorStrategy, admission);
+    manager.onStop('home', () => home.close());
 
-    // Plugins get the registries and hooks now, agent operations once the service exists.
-    let eventStore: EventStore | undefined;
-    let agentService: AgentService | undefined;
-    const starters: (() => Promise<void> | void)[] = [];
-    const running = (): AgentService => {
-      if (!agentService) throw new Error('agent operations are available once the service has started');
-      return agentService;
+    // Storage: one admission chain for every registry (the rules across objects, for every
+    // writer), and shared informers that controllers and admission read.
+    const admission = new AdmissionChain();
+    const agents = new Registry<Agent>(home.state.store<Agent>('Agent'), agentStrategy, admission);
+    const squads = new Registry<Squad>(home.state.store<Squad>('Squad'), squadStrategy, admission);
+    const connectorRegistry = new Registry<Connector>(home.state.store<Connector>('Connector'), connectorStrategy, admission);
+    const informers = {
+      agents: new Informer(agents, child('informer')),
+      squads: new Informer(squads, child('informer')),
+      connectors: new Informer(connectorRegistry, child('informer')),
     };
-    const plugins = await loadPlugins(o.plugins, {
+    indexMembership(informers.agents, informers.squads);
+    manager.add({
+      name: 'informers',
+      start: async () => void (await Promise.all(Object.values(informers).map((i) => i.start()))),
+      stop: () => Object.values(informers).forEach((i) => i.stop()),
+    });
+
+    // Where agents run. Workers dial the control channel once its listener is bound (below).
+    const model = o.demo ? await startScriptedModel({ apiKey: 'agentplane-demo' }) : undefined;
+    if (model) {
+      manager.onStop('scripted model', () => model.close());
+      logger.info({ modelUrl: model.url }, 'demo mode: agents use the scripted model');
+    }
+    const modelEnv = model
+      ? { apiKey: 'agentplane-demo', baseUrl: model.url }
+      : (o.model ?? { apiKey: process.env.ANTHROPIC_API_KEY, baseUrl: process.env.ANTHROPIC_BASE_URL });
+    if (!modelEnv.apiKey) logger.warn('ANTHROPIC_API_KEY is not set: tasks will fail to reach the model (use --demo to try without a key)');
+    const channel = new ChannelEndpoint();
+    const runtime = new LocalRuntime({
+      dataDir,
+      logger: child('runtime'),
+      modelEnv,
+      sandbox,
+      workerMain: WORKER_MAIN,
+      channelUrl: () => channel.url,
+      ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}),
+    });
+    manager.onStop('runtime', () => runtime.close());
+
+    // Plugins: the event store, sleep and wake, third-party modules. Their controllers and start
+    // steps run once the service is serving.
+    const eventStores: EventStore[] = [];
+    const pluginControllers: Controller[] = [];
+    const pluginStarts: (() => Promise<void> | void)[] = [];
+    const ctx: PluginContext = {
       config: { dataDir, options: o.pluginOptions ?? {} },
-      logger: logger.child({ component: 'plugin' }),
+      logger: child('plugin'),
       metrics,
       registry: { agents, squads },
+      informers: { agents: informers.agents, squads: informers.squads },
+      controller: (spec) => {
+        const c = new Controller({ ...spec, logger: child('plugin') });
+        pluginControllers.push(c);
+        return c;
+      },
+      admission: { register: (p) => void admission.register(p) },
+      runtime,
       hooks,
       operations: {
-        cancel: async (ns, name, reason) => void (await running().cancel(ns, name, reason)),
-        delete: async (ns, name) => void (await running().delete(ns, name)),
+        cancel: async (ns, name, reason) => void (await cancelTask(agents, ns, name, reason)),
+        delete: async (ns, name) => void (await agents.delete(ns, name)),
       },
-      onStart: (fn) => void starters.push(fn),
-      provideEventStore(store) {
-        if (eventStore) throw new Error('an event store is already provided by another plugin');
-        eventStore = store;
+      onStart: (fn) => void pluginStarts.push(fn),
+      provideEventStore: (store) => {
+        if (eventStores.length) throw new Error('an event store is already provided by another plugin');
+        eventStores.push(store);
       },
-    });
-    closers.push(() => plugins.teardown());
+    };
+    const plugins = await loadPlugins(o.plugins, ctx, BUILTIN_PLUGINS);
+    manager.onStop('plugins', () => plugins.teardown());
+    const [eventStore] = eventStores;
     if (!eventStore) throw new Error(`no plugin provides an event store; add "event-store-sqlite" to --plugins`);
-
     const events = new EventLog(eventStore);
+    events.onAppend((ev) => metrics.eventsAppended.inc({ type: ev.type }));
 
-    // Connectors and their secrets: the hook attaches an agent's connectors (token read from the
-    // secret at dispatch); the validation hook refuses agents that list unknown connectors.
+    // Connectors and their secrets: the hook attaches an agent's connectors at dispatch (token
+    // read from the secret then); admission keeps the cross-object rules.
     const secretStore = new FileSecretStore(join(dataDir, 'secrets'));
-    const secrets = new SecretService(secretStore, logger.child({ component: 'secrets' }));
+    const secrets = new SecretService(secretStore, child('secrets'));
     const connectors = new ConnectorService({
       connectors: connectorRegistry,
       agents,
       secrets: secretStore,
-      logger: logger.child({ component: 'connectors' }),
+      logger: child('connectors'),
       allowPrivateUrls: o.allowPrivateConnectorUrls === true,
     });
-    closers.push(() => connectors.stop());
+    manager.onStop('connector checks', () => connectors.stop());
     secrets.onChange((ns, name) => connectors.secretChanged(ns, name));
     hooks.mcpServers.push((agent) => connectors.mcpServersFor(agent));
     const egress = { allowPrivate: o.allowPrivateConnectorUrls === true };
     admission.register(
-      connectorsExist(storageReader(connectorRegistry)),
+      connectorsExist(readThrough(informers.connectors, connectorRegistry)),
       connectorInUse(storageReader(agents)),
-      squadMembership(agents, storageReader(connectorRegistry)),
-      connectorSecretBinding({ secrets: secretStore, egressRefusal: (url) => urlEgressRefusal(url, egress), logger: logger.child({ component: 'admission' }) }),
+      squadMembership(agents, readThrough(informers.connectors, connectorRegistry)),
+      connectorSecretBinding({ secrets: secretStore, egressRefusal: (url) => urlEgressRefusal(url, egress), logger: child('admission') }),
     );
-    events.onAppend((ev) => metrics.eventsAppended.inc({ type: ev.type }));
 
-    let model: ScriptedModel | undefined;
-    let modelEnv = o.model ?? { apiKey: process.env.ANTHROPIC_API_KEY, baseUrl: process.env.ANTHROPIC_BASE_URL };
-    if (o.demo) {
-      model = await startScriptedModel({ apiKey: 'agentplane-demo' });
-      closers.push(() => model!.close());
-      modelEnv = { apiKey: 'agentplane-demo', baseUrl: model.url };
-      logger.info({ modelUrl: model.url }, 'demo mode: agents use the scripted model');
-    } else if (!modelEnv.apiKey) {
-      logger.warn('ANTHROPIC_API_KEY is not set: tasks will fail to reach the model (use --demo to try without a key)');
-    }
-
-    let serverUrl = '';
-    const runtime = new LocalRuntime({
-      dataDir,
-      logger: logger.child({ component: 'runtime' }),
-      modelEnv,
-      sandbox,
-      workerMain: WORKER_MAIN,
-      channelUrl: () => serverUrl,
-      ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}),
-    });
-    closers.push(() => runtime.close());
-
-    // One watch of the squads feeds both controllers' membership lookups.
-    const squadIndex = new SquadIndex(squads);
-    closers.push(() => squadIndex.stop());
-    const controller = new Controller({
-      agents,
-      squads: squadIndex,
-      events,
-      runtime,
-      hooks,
-      metrics,
-      logger: logger.child({ component: 'agent-controller' }),
-    });
-    closers.push(() => controller.stop());
-    const service = new AgentService(agents, events, controller, runtime);
-    agentService = service;
-    const squadService = new SquadService(squads, agents, service);
+    // Controllers.
+    const agentController = new AgentController({ agents, informers, events, runtime, hooks, metrics, logger: child('agent-controller') });
     const squadController = new SquadController({
       squads,
-      index: squadIndex,
       agents,
-      membership: squadService.membership,
-      logger: logger.child({ component: 'squad-controller' }),
+      informers,
+      cancel: async (ns, name, reason) => void (await cancelTask(agents, ns, name, reason)),
+      logger: child('squad-controller'),
     });
-    closers.push(() => squadController.stop());
     metrics.collectAgentsBy(async () => {
       const counts: Record<string, number> = { Pending: 0, Running: 0, Sleeping: 0, Failed: 0 };
-      for (const a of await service.list()) counts[a.status.status] = (counts[a.status.status] ?? 0) + 1;
+      for (const a of informers.agents.list()) counts[a.status.status] = (counts[a.status.status] ?? 0) + 1;
       return counts;
     });
 
+    // HTTP: the REST mirror, the aggregated API, and the worker control channel (on the public
+    // server in the embedded home; on its own loopback listener when the public port is TLS).
+    const service = new AgentService(agents, events, runtime);
     const app = await createApp({ logger, metrics, ...(home.tls ? { tls: home.tls } : {}) });
     if (home.auth) {
       // Before any route: hooks added later would not reach route plugins registered earlier.
@@ -225,42 +234,68 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     await app.register(systemRoutes(metrics));
     await app.register(agentRoutes(service));
     await app.register(agentStreamRoutes(service, events, metrics));
-    await app.register(squadRoutes(squadService));
+    await app.register(squadRoutes(new SquadService(squads, agents)));
     await app.register(connectorRoutes(connectors));
     await app.register(secretRoutes(secrets));
-    await app.register(
-      aggregatedApiRoutes({
-        agents,
-        squads,
-        connectors: connectorRegistry,
-        agentService: service,
-        events,
-      }),
-    );
-
-    // The worker control channel: on the public server in the embedded home; on its own
-    // loopback listener when the public port is TLS.
+    await app.register(aggregatedApiRoutes({ agents, squads, connectors: connectorRegistry, agentService: service, events }));
     const workers = home.separateWorkerListener ? await createApp({ logger: logger.child({ listener: 'workers' }), metrics }) : app;
     await workers.register(workerChannelRoutes(runtime.channel));
     if (workers !== app) {
-      await workers.listen({ host: '127.0.0.1', port: 0 });
-      closers.push(() => workers.close());
+      manager.add({
+        name: 'worker listener',
+        start: async () => {
+          await workers.listen({ host: '127.0.0.1', port: 0 });
+          channel.bind(`http://127.0.0.1:${portOf(workers, 0)}`);
+        },
+        stop: () => workers.close(),
+      });
     }
-    await app.listen({ host: o.host, port: o.port });
-    closers.push(() => app.close());
+    manager.add({
+      name: 'http',
+      start: async () => {
+        await app.listen({ host: o.host, port: o.port });
+        if (workers === app) channel.bind(`http://${loopbackFor(o.host)}:${portOf(app, o.port)}`);
+      },
+      stop: () => app.close(),
+    });
+    manager.add({ name: 'agent controller', start: () => agentController.start(), stop: () => agentController.stop() });
+    manager.add({ name: 'squad controller', start: () => squadController.controller.start(), stop: () => squadController.controller.stop() });
+    manager.add({
+      name: 'plugin controllers',
+      start: async () => void (await Promise.all(pluginControllers.map((c) => c.start()))),
+      stop: () => pluginControllers.forEach((c) => c.stop()),
+    });
+    for (const fn of pluginStarts) manager.add({ name: 'plugin start', start: fn });
+    await manager.start();
+
     const port = portOf(app, o.port);
-    serverUrl = home.separateWorkerListener ? `http://127.0.0.1:${portOf(workers, 0)}` : `http://${loopbackFor(o.host)}:${port}`;
-    await squadIndex.start();
-    await controller.start();
-    await squadController.start();
-    for (const fn of starters) await fn();
     const url = `${home.tls ? 'https' : 'http'}://${displayHost(o.host)}:${port}`;
     logger.info({ url, home: home.name, dataDir, plugins: plugins.names }, 'agentplane is serving');
-
-    return { routes: () => routesOf(app), url, port, dataDir, logger, agents, controller, events, runtime, model, close };
+    return { routes: () => routesOf(app), url, port, dataDir, logger, agents, controller: agentController, events, runtime, model, close: () => manager.stop() };
   } catch (err) {
-    await close();
+    await manager.stop();
     throw err;
+  }
+}
+
+/** Asks for the agent's running task to be cancelled (plugins and controllers; no wait). */
+async function cancelTask(agents: Registry<Agent>, namespace: string, name: string, reason: string): Promise<void> {
+  await agents.update(namespace, name, (a) => {
+    if (isBusy(a)) requestCancel(a, reason);
+  });
+}
+
+/** Where local workers dial the control channel: known once its listener is bound. */
+class ChannelEndpoint {
+  private bound?: string;
+
+  bind(url: string): void {
+    this.bound = url;
+  }
+
+  get url(): string {
+    if (!this.bound) throw new Error('the worker control channel is not listening yet');
+    return this.bound;
   }
 }
 

@@ -1,24 +1,29 @@
-// The agent reconciler. Level-triggered: each pass reads the agent, its worker and its
-// connection, computes what should be (worker running or not, task handed over or not) and
-// applies the difference. Safe to run twice and after a crash: a restarted service finds
-// interrupted tasks and settles them, and starts the workers that should run.
+// The agent reconciler. Level-triggered: each pass reads the agent and its squad from the shared
+// informers and its worker from the runtime, computes what should be (worker running or not,
+// where, task handed over or cancelled) and applies the difference. Safe to run twice and after
+// a crash: a restarted service settles interrupted tasks and starts the workers that should run.
+//
+// It owns the WorkerReady condition and the task fields of the status (through the events it
+// appends); `status` itself is derived by the agent strategy.
 
-import type { Agent } from '../api/agent.js';
+import { type Agent, cancelRequested, isBusy, WORKER_READY } from '../api/agent.js';
+import { type ConditionStatus, findCondition, setCondition } from '../api/condition.js';
 import type { AgentEvent, EventDraft } from '../api/event.js';
 import { isTerminal } from '../api/event.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
+import type { Squad } from '../api/squad.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Hooks, TaskOutcome } from '../plugin/hooks.js';
+import type { Informer } from '../registry/cache/informer.js';
 import type { EventLog } from '../registry/event-log.js';
 import type { StreamRef } from '../registry/events.js';
 import type { Registry } from '../registry/registry.js';
-import type { SquadIndex } from '../registry/squad/index.js';
-import { groupName } from '../registry/squad/membership.js';
-import type { AgentRuntime, RuntimeEvent, TaskSpec } from '../runtime/runtime.js';
-import { applyEvent } from './task-status.js';
 import { KeyedSerializer } from '../registry/serializer.js';
-import { WorkQueue } from './framework/workqueue.js';
+import { groupName, memberNames, squadListing } from '../registry/squad/membership.js';
+import type { AgentRuntime, RuntimeEvent, TaskSpec, WorkerStatus } from '../runtime/runtime.js';
+import { Controller } from './framework/controller.js';
+import { applyEvent } from './task-status.js';
 
 /** Consecutive worker exits without a connection before the agent is marked Failed. */
 const MAX_START_FAILURES = 3;
@@ -26,8 +31,7 @@ const RESYNC_MS = 30_000;
 
 export interface AgentControllerDeps {
   agents: Registry<Agent>;
-  /** Squad membership, kept from a watch (started by the caller). */
-  squads: SquadIndex;
+  informers: { agents: Informer<Agent>; squads: Informer<Squad> };
   events: EventLog;
   runtime: AgentRuntime;
   hooks: Hooks;
@@ -41,63 +45,46 @@ export const streamOf = (a: Agent): StreamRef => ({
   uid: a.metadata.uid,
 });
 
-const parseKey = (key: string): ObjectRef => {
-  const i = key.indexOf('/');
-  return { namespace: key.slice(0, i), name: key.slice(i + 1) };
-};
+interface Placement {
+  wanted: boolean;
+  group?: string;
+  peers?: string[];
+}
 
 export class AgentController {
-  private readonly queue: WorkQueue;
+  readonly controller: Controller;
   private readonly ingestion = new KeyedSerializer();
   private readonly startFailures = new Map<string, number>();
-  private readonly unsubscribe: (() => void)[] = [];
+  /** The task whose cancel was handed to the worker, per agent: a request is sent once. */
+  private readonly cancelsSent = new Map<string, number>();
+  private unsubscribe?: () => void;
   private resync?: NodeJS.Timeout;
 
   constructor(private readonly d: AgentControllerDeps) {
-    this.queue = new WorkQueue((k) => this.reconcile(k), d.logger);
+    const { agents, squads } = d.informers;
+    this.controller = new Controller({ name: 'agent', logger: d.logger, reconcile: (ref) => this.reconcile(ref) });
+    // A member waking or sleeping decides whether its squad's group is up: its mates too.
+    this.controller.watch(agents, (a) => [a.metadata, ...this.squadMates(a.metadata)]);
+    // A membership change moves workers.
+    this.controller.watch(squads, (s) => memberNames(s).map((name) => ({ namespace: s.metadata.namespace, name })));
   }
 
   async start(): Promise<void> {
-    const { agents, runtime } = this.d;
-    this.unsubscribe.push(
-      agents.watch((ev) => {
-        const { namespace, name } = ev.object.metadata;
-        this.queue.add(refKey(ev.object.metadata));
-        // A member waking or sleeping decides whether its squad's group is up: reconcile them all.
-        const squad = this.d.squads.squadOf(namespace, name);
-        if (squad) this.enqueueMembers(namespace, this.d.squads.membersOf(namespace, squad));
-      }),
-    );
-    // A membership change moves workers: reconcile everyone it touched.
-    this.d.squads.onChange((namespace, _squad, touched) => this.enqueueMembers(namespace, touched));
-    this.unsubscribe.push(
-      runtime.watch((ev) => {
-        if (ev.type === 'ready') {
-          this.startFailures.delete(refKey(ev.ref));
-          this.queue.add(refKey(ev.ref));
-        } else if (ev.type === 'disconnected') this.queue.add(refKey(ev.ref));
-        else if (ev.type === 'event') void this.ingest(ev.ref, ev.uid, ev.taskId, ev.event);
-        else if (ev.type === 'exited') void this.onWorkerExit(ev);
-      }),
-    );
     await this.recoverInterruptedTasks();
-    this.resyncAll();
-    this.resync = setInterval(() => this.resyncAll(), RESYNC_MS).unref();
+    this.unsubscribe = this.d.runtime.watch((ev) => this.onRuntimeEvent(ev));
+    await this.controller.start();
+    this.resync = setInterval(() => this.d.informers.agents.list().forEach((a) => this.controller.enqueue(a.metadata)), RESYNC_MS).unref();
   }
 
   stop(): void {
-    this.queue.close();
     if (this.resync) clearInterval(this.resync);
-    this.unsubscribe.forEach((fn) => fn());
+    this.unsubscribe?.();
+    this.controller.stop();
   }
 
   /** Resolves when no reconcile is in flight. */
   idle(): Promise<void> {
-    return this.queue.idle();
-  }
-
-  enqueue(ref: ObjectRef): void {
-    this.queue.add(refKey(ref));
+    return this.controller.idle();
   }
 
   /** Appends a service-side event to an agent's stream (same path as worker events). */
@@ -105,39 +92,56 @@ export class AgentController {
     return this.ingest(agent.metadata, agent.metadata.uid, agent.spec.task, draft);
   }
 
-  private enqueueMembers(namespace: string, names: string[]): void {
-    for (const name of names) this.queue.add(refKey({ namespace, name }));
+  private onRuntimeEvent(ev: RuntimeEvent): void {
+    switch (ev.type) {
+      case 'ready':
+        this.startFailures.delete(refKey(ev.ref));
+        this.controller.enqueue(ev.ref);
+        break;
+      case 'disconnected':
+        this.controller.enqueue(ev.ref);
+        break;
+      case 'event':
+        void this.ingest(ev.ref, ev.uid, ev.taskId, ev.event);
+        break;
+      case 'exited':
+        void this.onWorkerExit(ev).catch((err: unknown) => this.d.logger.error({ ...ev.ref, err: String(err) }, 'handling a worker exit failed'));
+        break;
+    }
   }
 
-  private resyncAll(): void {
-    void this.d.agents.list().then(({ items }) => items.forEach((a) => this.queue.add(refKey(a.metadata))));
+  private squadMates(ref: ObjectRef): ObjectRef[] {
+    const squad = squadListing(this.d.informers.squads, ref);
+    return squad ? memberNames(squad).map((name) => ({ namespace: ref.namespace, name })).filter((m) => m.name !== ref.name) : [];
   }
 
-  private async reconcile(key: string): Promise<void> {
-    const ref = parseKey(key);
-    const { agents, runtime } = this.d;
-    const agent = await agents.get(ref.namespace, ref.name);
+  private async reconcile(ref: ObjectRef): Promise<void> {
+    const { runtime } = this.d;
+    const agent = this.d.informers.agents.get(ref.namespace, ref.name);
     const log = this.d.logger.child({ namespace: ref.namespace, name: ref.name });
-
     if (!agent) {
       await runtime.stop(ref);
       return;
     }
     if (agent.metadata.deletionTimestamp) return this.finalize(agent, log);
 
-    const asleep = agent.status.status === 'Sleeping';
-    const place = await this.placementFor(agent);
-    if (agent.status.status === 'Failed' && !(agent.spec.task > agent.status.observedTask)) place.wanted = false;
-
     let worker = await runtime.status(ref);
+    if (await this.settleCancel(agent, worker)) return;
+
+    const asleep = agent.status.status === 'Sleeping';
+    const failed = agent.status.status === 'Failed';
+    const place = this.placementFor(agent);
+    if (failed) place.wanted = false;
     if (worker.phase !== 'Absent' && (!place.wanted || worker.group !== (place.group ?? null))) {
       // Moving between solo and a group means a new worker: let a running task finish first.
       if (place.wanted && worker.runningTask !== undefined) return;
       await runtime.stop(ref);
       worker = { phase: 'Absent', group: null };
     }
-    if (!place.wanted) return;
-
+    if (!place.wanted) {
+      if (!failed) await this.setWorkerReady(agent, 'False', 'Stopped', asleep ? 'the agent is asleep' : 'no worker is wanted');
+      return;
+    }
     if (worker.phase === 'Absent') {
       await runtime.ensure({
         ref,
@@ -145,15 +149,38 @@ export class AgentController {
         ...(place.group ? { group: place.group, peers: place.peers } : {}),
         ...(place.group && asleep ? { wakeIdle: true } : {}),
       });
-      if (!asleep && agent.status.status !== 'Pending') await this.setPhase(ref, 'Pending');
+      await this.setWorkerReady(agent, 'False', 'Starting', 'the worker is starting');
       return; // the worker's `ready` brings us back
     }
-    if (worker.phase !== 'Ready' || asleep) return;
-    if (agent.status.status !== 'Running') await this.setPhase(ref, 'Running');
+    if (worker.phase !== 'Ready') return;
+    await this.setWorkerReady(agent, 'True', 'Connected', 'the worker is connected');
+    if (asleep || cancelRequested(agent)) return;
+    if (agent.spec.task > agent.status.observedTask && worker.runningTask === undefined) await this.dispatch(agent, log);
+  }
 
-    if (agent.spec.task > agent.status.observedTask && worker.runningTask === undefined) {
-      await this.dispatch(agent, log);
+  /**
+   * Acts on a cancel request for the current task: hands it to the worker running the task, or
+   * settles a task no worker has yet. Returns true when the pass is done.
+   */
+  private async settleCancel(agent: Agent, worker: WorkerStatus): Promise<boolean> {
+    const request = cancelRequested(agent);
+    if (!request || !isBusy(agent)) return false;
+    const { namespace, name } = agent.metadata;
+    const key = refKey(agent.metadata);
+    const task = agent.spec.task;
+    if (worker.runningTask === task) {
+      if (this.cancelsSent.get(key) !== task && (await this.d.runtime.cancel(agent.metadata, task, request.reason))) this.cancelsSent.set(key, task);
+      return false;
     }
+    if (task > agent.status.observedTask) {
+      // Not handed to a worker: settle it here, so it is never dispatched.
+      await this.d.agents.updateStatus(namespace, name, (s) => {
+        s.observedTask = Math.max(s.observedTask, task);
+      });
+      await this.emit(agent, { type: 'task_cancelled', payload: { reason: request.reason } });
+      return true;
+    }
+    return false; // handed over, and its worker is reconnecting: its hello tells which task runs
   }
 
   /**
@@ -161,19 +188,21 @@ export class AgentController {
    * its squad's group while any member is awake (asleep members idle there); when all members
    * sleep, the group goes away.
    */
-  private async placementFor(agent: Agent): Promise<{ wanted: boolean; group?: string; peers?: string[] }> {
+  private placementFor(agent: Agent): Placement {
     const { namespace, name } = agent.metadata;
-    const squad = this.d.squads.squadOf(namespace, name);
+    const squad = squadListing(this.d.informers.squads, agent.metadata);
     if (!squad) return { wanted: agent.status.status !== 'Sleeping' };
-    const members = this.d.squads.membersOf(namespace, squad);
-    const states = await Promise.all(members.map((m) => (m === name ? agent : this.d.agents.get(namespace, m))));
-    const awake = states.some((a) => a && !a.metadata.deletionTimestamp && a.status.status !== 'Sleeping');
-    return { wanted: awake, group: groupName(namespace, squad), peers: members };
+    const members = memberNames(squad);
+    const awake = members.some((m) => {
+      const a = m === name ? agent : this.d.informers.agents.get(namespace, m);
+      return a && !a.metadata.deletionTimestamp && a.status.status !== 'Sleeping';
+    });
+    return { wanted: awake, group: groupName(namespace, squad.metadata.name), peers: members };
   }
 
   private async dispatch(agent: Agent, log: Logger): Promise<void> {
     const ref = agent.metadata;
-    const msg: TaskSpec = {
+    const task: TaskSpec = {
       taskId: agent.spec.task,
       instructions: agent.spec.instructions,
       ...(agent.spec.systemPrompt ? { systemPrompt: agent.spec.systemPrompt } : {}),
@@ -182,11 +211,11 @@ export class AgentController {
       ...(agent.status.sessionId ? { resume: agent.status.sessionId } : {}),
       mcpServers: await this.d.hooks.resolveMcpServers(agent),
     };
-    if (!(await this.d.runtime.dispatch(ref, msg))) return; // not ready after all; the next `ready` retries
+    if (!(await this.d.runtime.dispatch(ref, task))) return; // not ready after all; the next `ready` retries
     await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => {
-      s.observedTask = Math.max(s.observedTask, msg.taskId);
+      s.observedTask = Math.max(s.observedTask, task.taskId);
     });
-    log.info({ task: msg.taskId }, 'task dispatched');
+    log.info({ task: task.taskId }, 'task dispatched');
   }
 
   /** Worker and service events go through here, in order per agent. */
@@ -203,16 +232,16 @@ export class AgentController {
   }
 
   private async taskEnded(agent: Agent, ev: AgentEvent): Promise<void> {
-    const outcome: TaskOutcome =
-      ev.type === 'task_completed' ? 'completed' : ev.type === 'task_cancelled' ? 'cancelled' : 'error';
+    const outcome: TaskOutcome = ev.type === 'task_completed' ? 'completed' : ev.type === 'task_cancelled' ? 'cancelled' : 'error';
     this.d.metrics.tasks.inc({ outcome });
     if (ev.type === 'task_completed') {
       const p = (ev as AgentEvent<'task_completed'>).payload;
       this.d.metrics.taskDuration.observe(p.duration_ms / 1000);
       if (p.cost_usd > 0) this.d.metrics.cost.inc(p.cost_usd);
     }
+    this.cancelsSent.delete(refKey(agent.metadata));
     await this.d.hooks.notifyTaskEnded(agent, outcome);
-    this.queue.add(refKey(agent.metadata));
+    this.controller.enqueue(agent.metadata);
   }
 
   private async onWorkerExit(e: Extract<RuntimeEvent, { type: 'exited' }>): Promise<void> {
@@ -225,34 +254,30 @@ export class AgentController {
         payload: { message: `the agent's worker exited (code ${e.code}, signal ${e.signal}) during the task`, reason: 'WorkerLost' },
       });
     }
-    const failures = this.hadNoConnection(key);
+    const failures = (this.startFailures.get(key) ?? 0) + 1;
+    this.startFailures.set(key, failures);
     if (failures >= MAX_START_FAILURES) {
-      await this.d.agents.updateStatus(e.ref.namespace, e.ref.name, (s) => {
-        s.status = 'Failed';
-        s.message = `the worker exited ${failures} times before connecting (last code ${e.code}); send a new task to retry`;
-      });
+      const message = `the worker exited ${failures} times before connecting (last code ${e.code}); send a new task to retry`;
+      await this.setWorkerReady(agent, 'False', 'StartFailed', message);
       this.startFailures.delete(key);
     }
-    this.queue.add(key);
-  }
-
-  private hadNoConnection(key: string): number {
-    const n = (this.startFailures.get(key) ?? 0) + 1;
-    this.startFailures.set(key, n);
-    return n;
+    this.controller.enqueue(e.ref);
   }
 
   /** Tasks that were running when the service stopped cannot continue: settle them as errors. */
   private async recoverInterruptedTasks(): Promise<void> {
     const { items } = await this.d.agents.list();
     for (const a of items) {
-      if (a.status.taskStatus === 'InProgress' && a.status.observedTask === a.spec.task && !a.metadata.deletionTimestamp) {
+      if (a.metadata.deletionTimestamp) continue;
+      if (a.status.taskStatus === 'InProgress' && a.status.observedTask === a.spec.task) {
         await this.emit(a, {
           type: 'error',
           payload: { message: 'the task was interrupted because the service restarted', reason: 'Interrupted' },
         });
       }
-      if (a.status.status === 'Running') await this.setPhase(a.metadata, 'Pending');
+      if (findCondition(a.status.conditions, WORKER_READY)?.status === 'True') {
+        await this.setWorkerReady(a, 'False', 'Starting', 'the service restarted');
+      }
     }
   }
 
@@ -262,14 +287,16 @@ export class AgentController {
     await this.d.events.deleteStream(streamOf(agent));
     await this.d.hooks.notifyAgentDeleted(agent);
     await this.d.agents.finalize(ref.namespace, ref.name);
+    this.cancelsSent.delete(refKey(ref));
     log.info('agent deleted');
   }
 
-  private async setPhase(ref: ObjectRef, phase: Agent['status']['status']): Promise<void> {
-    await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => {
-      if (s.status === 'Sleeping') return;
-      s.status = phase;
-      if (phase !== 'Failed') delete s.message;
+  /** Writes WorkerReady when it differs from what `agent` shows. */
+  private async setWorkerReady(agent: Agent, status: ConditionStatus, reason: string, message: string): Promise<void> {
+    const cur = findCondition(agent.status.conditions, WORKER_READY);
+    if (cur?.status === status && cur.reason === reason && cur.message === message) return;
+    await this.d.agents.updateStatus(agent.metadata.namespace, agent.metadata.name, (s) => {
+      s.conditions = setCondition(s.conditions ?? [], { type: WORKER_READY, status, reason, message });
     });
   }
 }

@@ -13,7 +13,7 @@ export interface Runnable {
 export class StartError extends Error {
   constructor(
     readonly runnable: string,
-    readonly cause: unknown,
+    override readonly cause: unknown,
   ) {
     super(`${runnable}: ${cause instanceof Error ? cause.message : String(cause)}`);
     this.name = 'StartError';

@@ -1,4 +1,5 @@
-// Sleep and wake, as a reconciler over agents: the only writer of the Asleep condition.
+// Sleep and wake, as a reconciler over agents: the only writer of the Asleep condition (the
+// agent's `status` reads Sleeping from it).
 //
 // lifecycle "Sleep" is an action: an idle agent sleeps now; a busy solo agent sleeps when its
 // task ends; a busy squad member has its task cancelled (spec section 3), then sleeps. A task
@@ -8,7 +9,8 @@
 // Everything here is level-triggered: the same state gives the same action, whichever API (or
 // how many times) wrote it.
 
-import { type Agent, isBusy } from '../../pkg/api/agent.js';
+import { type Agent, ASLEEP, isBusy } from '../../pkg/api/agent.js';
+import { isTrue, setCondition } from '../../pkg/api/condition.js';
 import type { ObjectRef } from '../../pkg/api/meta.js';
 import { claimOf } from '../../pkg/api/squad.js';
 import type { AdmissionPlugin, Controller, Logger, PluginContext } from '../../pkg/plugin/types.js';
@@ -61,16 +63,17 @@ export class SleepWake {
       await this.ctx.operations.cancel(namespace, name, 'put to sleep');
       return;
     }
-    const asleep = a.status.status === 'Sleeping';
+    const asleep = isTrue(a.status.conditions, ASLEEP);
     const wantAsleep = a.spec.lifecycle === 'Sleep' && !busy;
     if (wantAsleep === asleep) return;
     await this.ctx.registry.agents.updateStatus(namespace, name, (s, cur) => {
-      if (cur.spec.lifecycle === 'Sleep' && !isBusy(cur)) {
-        s.status = 'Sleeping';
-        delete s.message;
-      } else if (s.status === 'Sleeping') {
-        s.status = 'Pending'; // the agent controller brings the worker back
-      }
+      const sleep = cur.spec.lifecycle === 'Sleep' && !isBusy(cur);
+      s.conditions = setCondition(s.conditions ?? [], {
+        type: ASLEEP,
+        status: sleep ? 'True' : 'False',
+        reason: sleep ? 'SleepRequested' : 'Awake',
+        message: sleep ? 'lifecycle Sleep: the agent sleeps until a task wakes it' : 'the agent is awake',
+      });
     });
     this.log.info({ namespace, name, asleep: wantAsleep }, wantAsleep ? 'agent asleep' : 'agent woken');
   }

@@ -17,7 +17,8 @@ import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import { EventLog } from '../../pkg/registry/event-log.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
-import { SquadIndex } from '../../pkg/registry/squad/index.js';
+import { Informer } from '../../pkg/registry/cache/informer.js';
+import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
 import { SqliteEventStore } from '../../plugins/event-store-sqlite/sqlite-event-store.js';
 import { MemoryRuntime } from '../support/memory-runtime.js';
@@ -30,7 +31,7 @@ describe('AgentController on the in-memory runtime', function () {
   let store: SqliteEventStore;
   let agents: Registry<Agent>;
   let events: EventLog;
-  let squadIndex: SquadIndex;
+  let informers: { agents: Informer<Agent>; squads: Informer<Squad> };
   let runtime: MemoryRuntime;
   let controller: AgentController;
   const ref = { namespace: 'default', name: 'alpha' };
@@ -41,12 +42,16 @@ describe('AgentController on the in-memory runtime', function () {
     store = new SqliteEventStore(path.join(dir, 'events.db'));
     agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy);
     events = new EventLog(store);
-    squadIndex = new SquadIndex(new Registry<Squad>(state.store<Squad>('Squad'), squadStrategy));
-    await squadIndex.start();
+    const logger = createLogger({ level: 'silent' });
+    informers = {
+      agents: new Informer(agents, logger),
+      squads: new Informer(new Registry<Squad>(state.store<Squad>('Squad'), squadStrategy), logger),
+    };
+    indexMembership(informers.agents, informers.squads);
     runtime = new MemoryRuntime();
     controller = new AgentController({
       agents,
-      squads: squadIndex,
+      informers,
       events,
       runtime,
       hooks: new Hooks(),
@@ -58,7 +63,8 @@ describe('AgentController on the in-memory runtime', function () {
 
   afterEach(async () => {
     controller.stop();
-    squadIndex.stop();
+    informers.agents.stop();
+    informers.squads.stop();
     await runtime.close();
     store.close();
     state.close();

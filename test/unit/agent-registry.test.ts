@@ -4,7 +4,8 @@ import path from 'node:path';
 
 import { expect } from 'chai';
 
-import { AGENT_KIND, type Agent, type AgentSpec, isBusy } from '../../pkg/api/agent.js';
+import { AGENT_KIND, type Agent, type AgentSpec, ASLEEP, isBusy, WORKER_READY } from '../../pkg/api/agent.js';
+import { setCondition } from '../../pkg/api/condition.js';
 import { ApiError } from '../../pkg/api/errors.js';
 import { API_VERSION } from '../../pkg/api/meta.js';
 import { agentStrategy, validateObjectName } from '../../pkg/registry/agent/strategy.js';
@@ -67,15 +68,21 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
         lifecycle: '',
         task: 1,
       });
-      expect(a.status).to.deep.equal({ status: 'Pending', taskStatus: 'InProgress', lastTaskMessage: '', observedTask: 0 });
+      expect(a.status).to.deep.equal({ status: 'Pending', taskStatus: 'InProgress', lastTaskMessage: '', observedTask: 0, conditions: [] });
       expect(a.metadata.generation).to.equal(1);
       expect(a.metadata.uid).to.not.equal('');
       expect(a.metadata.resourceVersion).to.not.equal('');
       expect(await agents.get('default', 'alpha')).to.deep.equal(a);
     });
 
-    it('leaves taskStatus empty when no task is assigned (task defaults to 0)', async () => {
-      const a = await agents.create(draft('idle'));
+    it('starts the first task whoever creates the agent: spec.task defaults to 1', async () => {
+      const a = await agents.create(draft('eager'));
+      expect(a.spec.task).to.equal(1);
+      expect(a.status.taskStatus).to.equal('InProgress');
+    });
+
+    it('leaves taskStatus empty when the creator asks for no task (task 0)', async () => {
+      const a = await agents.create(draft('idle', { task: 0 }));
       expect(a.spec.task).to.equal(0);
       expect(a.status.taskStatus).to.equal('');
       expect(a.status.status).to.equal('Pending');
@@ -96,7 +103,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
       const a = await agents.create(d);
       expect(a.spec).to.deep.include({ model: 'claude-opus-4', templateRef: 'gpu', role: 'worker', lifecycle: 'Sleep', systemPrompt: 'be brief' });
       expect(a.spec.connectors).to.deep.equal(['github', 'slack']);
-      expect(a.status).to.deep.equal({ status: 'Pending', taskStatus: 'InProgress', lastTaskMessage: '', observedTask: 0 });
+      expect(a.status).to.deep.equal({ status: 'Pending', taskStatus: 'InProgress', lastTaskMessage: '', observedTask: 0, conditions: [] });
       expect(a.metadata.generation).to.equal(1);
     });
 
@@ -248,7 +255,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
         x.status.lastTaskMessage = 'forged';
       });
       expect(a.spec.connectors).to.deep.equal(['github']);
-      expect(a.status).to.deep.equal({ status: 'Pending', taskStatus: 'InProgress', lastTaskMessage: '', observedTask: 0 });
+      expect(a.status).to.deep.equal({ status: 'Pending', taskStatus: 'InProgress', lastTaskMessage: '', observedTask: 0, conditions: [] });
     });
 
     it('allows non-task spec changes while busy', async () => {
@@ -334,10 +341,10 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
   });
 
   describe('updateStatus', () => {
-    it('changes the status and never the spec or metadata', async () => {
+    it('changes the status and never the spec or metadata; `status` follows the WorkerReady condition', async () => {
       const created = await agents.create(draft('stat', { task: 1 }));
       const a = await agents.updateStatus('default', 'stat', (s, obj) => {
-        s.status = 'Running';
+        s.conditions = setCondition([], { type: WORKER_READY, status: 'True', reason: 'Connected', message: 'up' });
         s.lastTaskMessage = 'working';
         obj.spec.task = 99;
         obj.spec.instructions = 'forged';
@@ -353,13 +360,39 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
     });
 
     it('applies concurrent status writes without losing any', async () => {
-      await agents.create(draft('many'));
+      await agents.create(draft('many', { task: 10 }));
       await Promise.all(
         Array.from({ length: 10 }, () =>
           agents.updateStatus('default', 'many', (s) => void (s.observedTask = s.observedTask + 1)),
         ),
       );
       expect((await agents.get('default', 'many'))!.status.observedTask).to.equal(10);
+    });
+
+    it('derives `status`: a write of it alone does not stick', async () => {
+      await agents.create(draft('derived'));
+      const a = await agents.updateStatus('default', 'derived', (s) => void (s.status = 'Running'));
+      expect(a.status.status).to.equal('Pending');
+    });
+
+    it('shows a sleeping agent awake as soon as a task is assigned (Asleep stays until sleep-wake clears it)', async () => {
+      await agents.create(draft('napper'));
+      await settle('napper');
+      const asleep = await agents.updateStatus('default', 'napper', (s) => {
+        s.conditions = setCondition(s.conditions ?? [], { type: ASLEEP, status: 'True', reason: 'SleepRequested', message: 'asleep' });
+      });
+      expect(asleep.status.status).to.equal('Sleeping');
+      const tasked = await agents.update('default', 'napper', (x) => void (x.spec.instructions = 'wake up'));
+      expect(tasked.status).to.include({ status: 'Pending', taskStatus: 'InProgress' });
+    });
+
+    it('refuses status writes that break its rules: observedTask past spec.task or going back', async () => {
+      await agents.create(draft('strict', { task: 2 }));
+      await agents.updateStatus('default', 'strict', (s) => void (s.observedTask = 2));
+      const past = await rejection(agents.updateStatus('default', 'strict', (s) => void (s.observedTask = 3)), ApiError);
+      expect(past.details.causes).to.deep.equal([{ field: 'status.observedTask', message: 'may not pass spec.task (2)' }]);
+      const back = await rejection(agents.updateStatus('default', 'strict', (s) => void (s.observedTask = 1)), ApiError);
+      expect(back.details.causes).to.deep.equal([{ field: 'status.observedTask', message: 'may only increase' }]);
     });
   });
 

@@ -9,8 +9,7 @@ import { expect } from 'chai';
 
 import { type Agent, agentFromRequest } from '../../pkg/api/agent.js';
 import { ApiError } from '../../pkg/api/errors.js';
-import type { AgentController } from '../../pkg/controller/agent-controller.js';
-import { AgentService } from '../../pkg/controller/agent-service.js';
+import { AgentService } from '../../pkg/server/rest/agent-service.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import type { EventLog } from '../../pkg/registry/event-log.js';
 import { Registry } from '../../pkg/registry/registry.js';
@@ -48,8 +47,8 @@ describe('AgentService steering (PATCH instructions)', function () {
     state = new SqliteState(path.join(dir, 'state.db'));
     agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy);
     hub = new FakeRuntime();
-    // Steering touches neither the event log nor the controller directly.
-    service = new AgentService(agents, {} as EventLog, {} as AgentController, hub as unknown as AgentRuntime, { timeoutMs: 300 });
+    // Steering touches no event log.
+    service = new AgentService(agents, {} as EventLog, hub as unknown as AgentRuntime, { timeoutMs: 300 });
     await agents.create(agentFromRequest({ name: 'alpha', instructions: 'first' }, 'default'));
   });
 

@@ -18,7 +18,8 @@ function draft(name: string, labels: Record<string, string> = {}, namespace = 'd
     apiVersion: '',
     kind: '',
     metadata: { name, namespace, uid: '', resourceVersion: '', generation: 0, creationTimestamp: '', labels },
-    spec: { instructions: 'do the thing' } as AgentSpec,
+    // task 0: no task, so writes of the instructions are plain updates here.
+    spec: { instructions: 'do the thing', task: 0 } as AgentSpec,
     status: undefined as unknown as Agent['status'],
   };
 }

@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { allowedUrlsCauses, normalizeAllowedUrls } from '../../pkg/api/secret.js';
 import { bindingPrefixOf, normalizeUrlPrefix, parseUrlPrefix, urlAllowedBy, urlMatchesPrefix } from '../../pkg/api/url-prefix.js';
-import { listMcpTools } from '../../pkg/controller/mcp-tools.js';
-import { classifyAddress, classifyHost, EgressRefusedError, guardedFetch, type Resolve, urlEgressRefusal } from '../../pkg/controller/egress.js';
+import { listMcpTools } from '../../pkg/connector/mcp-tools.js';
+import { classifyAddress, classifyHost, EgressRefusedError, guardedFetch, type Resolve, urlEgressRefusal } from '../../pkg/connector/egress.js';
 
 describe('URL prefixes (secret bindings)', () => {
   it('normalizes: scheme and host lowercased, default port explicit, no trailing slash', () => {

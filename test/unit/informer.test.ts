@@ -14,7 +14,8 @@ function draft(name: string, labels: Record<string, string> = {}, namespace = 'd
     apiVersion: '',
     kind: '',
     metadata: { name, namespace, uid: '', resourceVersion: '', generation: 0, creationTimestamp: '', labels },
-    spec: { instructions: 'do the thing' } as AgentSpec,
+    // task 0: no task, so writes of the instructions are plain updates here.
+    spec: { instructions: 'do the thing', task: 0 } as AgentSpec,
     status: undefined as unknown as Agent['status'],
   };
 }
@@ -158,7 +159,7 @@ describe('Informer (on SqliteState)', function () {
       list: async (filter) => {
         const res = await agents.list(filter);
         if (++lists === 1) {
-          for (let i = 0; i < 1010; i++) await agents.updateStatus('default', 'a', (s) => void (s.message = `m${i}`));
+          for (let i = 0; i < 1010; i++) await agents.updateStatus('default', 'a', (s) => void (s.lastTaskMessage = `m${i}`));
           await agents.finalize('default', 'b');
           await agents.create(draft('d'));
         }
@@ -177,7 +178,7 @@ describe('Informer (on SqliteState)', function () {
     while (lists < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     expect(lists, 'relisted').to.equal(2);
     expect(names(informer.list())).to.deep.equal(['a', 'c', 'd']);
-    expect(informer.get('default', 'a')?.status.message).to.equal('m1009');
+    expect(informer.get('default', 'a')?.status.lastTaskMessage).to.equal('m1009');
     // c did not change: no event for it.
     expect(log.map((l) => l.replace(/ \d+->\d+$/, '')).sort()).to.deep.equal(['add d', 'delete b', 'update a']);
 

@@ -94,3 +94,16 @@ export function storageReader<T>(r: {
 }): Reader<T> {
   return { get: (ns, name) => r.get(ns, name), list: async (ns) => (await r.list({ namespace: ns })).items };
 }
+
+/**
+ * A Reader over an informer's cache that asks storage when the cache does not have the object
+ * (yet): the cache may lag a write acknowledged a moment ago, and an existence check must not
+ * refuse an object that exists. Lists come from storage, exact.
+ */
+export function readThrough<T>(
+  cache: { get(namespace: string, name: string): T | undefined },
+  storage: Parameters<typeof storageReader<T>>[0],
+): Reader<T> {
+  const exact = storageReader(storage);
+  return { get: (ns, name) => cache.get(ns, name) ?? exact.get(ns, name), list: (ns) => exact.list(ns) };
+}

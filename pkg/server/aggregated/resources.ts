@@ -5,7 +5,7 @@
 import { AGENT_KIND, type Agent, agentSpecSchema, agentStatusSchema } from '../../api/agent.js';
 import { CONNECTOR_KIND, type Connector, connectorSpecSchema, connectorStatusSchema } from '../../api/connector.js';
 import { type Squad, SQUAD_KIND, squadSpecSchema, squadStatusSchema } from '../../api/squad.js';
-import type { AgentService } from '../../controller/agent-service.js';
+import type { AgentService } from '../rest/agent-service.js';
 import type { EventLog } from '../../registry/event-log.js';
 import type { Registry } from '../../registry/registry.js';
 import type { StoredObject } from '../../registry/store.js';

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { toAgentResponse } from '../../api/agent.js';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../api/event.js';
-import type { AgentService } from '../../controller/agent-service.js';
+import type { AgentService } from '../rest/agent-service.js';
 import { jsonBody } from '../body.js';
 import { intParam, queryNamespaceOf, namespaceOf, type Query, withQueryNamespace } from '../params.js';
 

@@ -2,7 +2,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../api/errors.js';
-import type { ConnectorService } from '../../controller/connector-service.js';
+import type { ConnectorService } from '../rest/connector-service.js';
 import { jsonBody } from '../body.js';
 import { queryNamespaceOf, namespaceOf, type Query, withQueryNamespace } from '../params.js';
 

@@ -1,7 +1,7 @@
 // REST mirror of squads: /api/v1/squads (spec 4.3, DESIGN decisions).
 
 import type { FastifyInstance } from 'fastify';
-import type { SquadService } from '../../controller/squad-service.js';
+import type { SquadService } from '../rest/squad-service.js';
 import { jsonBody } from '../body.js';
 import { queryNamespaceOf, namespaceOf, type Query, withQueryNamespace } from '../params.js';
 

@@ -11,15 +11,16 @@ import {
   type AgentTaskRequest,
   agentTaskRequestSchema,
   isBusy,
-} from '../api/agent.js';
-import { ApiError, conflict, invalid } from '../api/errors.js';
-import type { AgentEvent } from '../api/event.js';
-import { DEFAULT_NAMESPACE } from '../api/meta.js';
-import { validateSchema } from '../api/validation.js';
-import type { EventLog } from '../registry/event-log.js';
-import type { Registry } from '../registry/registry.js';
-import type { AgentRuntime } from '../runtime/runtime.js';
-import { type AgentController, streamOf } from './agent-controller.js';
+  requestCancel,
+} from '../../api/agent.js';
+import { ApiError, conflict, invalid } from '../../api/errors.js';
+import type { AgentEvent } from '../../api/event.js';
+import { DEFAULT_NAMESPACE } from '../../api/meta.js';
+import { validateSchema } from '../../api/validation.js';
+import type { EventLog } from '../../registry/event-log.js';
+import type { Registry } from '../../registry/registry.js';
+import type { AgentRuntime } from '../../runtime/runtime.js';
+import { streamOf } from '../../controller/agent-controller.js';
 
 export interface SubmitResult {
   agent: Agent;
@@ -35,7 +36,6 @@ export class AgentService {
   constructor(
     private readonly agents: Registry<Agent>,
     private readonly events: EventLog,
-    private readonly controller: AgentController,
     private readonly runtime: AgentRuntime,
     private readonly wait: WaitOptions = { timeoutMs: 15_000 },
   ) {}
@@ -152,19 +152,14 @@ export class AgentService {
    * the answer usually shows taskStatus Cancelled; `settled` is false when it did not in time.
    */
   async cancel(namespace: string, name: string, reason = 'cancelled by request'): Promise<{ agent: Agent; settled: boolean }> {
-    const agent = await this.agents.mustGet(namespace, name);
-    if (!isBusy(agent)) {
-      throw conflict(`agent "${name}" has no task in progress to cancel`, { kind: AGENT_KIND, name });
-    }
+    const idle = (): ApiError => conflict(`agent "${name}" has no task in progress to cancel`, { kind: AGENT_KIND, name });
+    if (!isBusy(await this.agents.mustGet(namespace, name))) throw idle();
+    // The request is stored on the agent; the agent controller acts on it wherever the worker is.
+    const agent = await this.agents.update(namespace, name, (a) => {
+      if (!isBusy(a)) throw idle();
+      requestCancel(a, reason);
+    });
     const task = agent.spec.task;
-    const sent = await this.runtime.cancel(agent.metadata, task, reason);
-    if (!sent) {
-      // Not handed to a worker (yet): settle it here and make sure it is never dispatched.
-      await this.agents.updateStatus(namespace, name, (s) => {
-        s.observedTask = Math.max(s.observedTask, task);
-      });
-      await this.controller.emit(agent, { type: 'task_cancelled', payload: { reason } });
-    }
     return this.waitFor(namespace, name, (a) => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress', agent);
   }
 

@@ -2,9 +2,9 @@
 // rules (the agent exists, is asleep, is in no other squad) are the SquadMembership admission
 // plugin's, applied to every writer alike.
 
-import type { Agent } from '../api/agent.js';
-import { ApiError, invalid } from '../api/errors.js';
-import { DEFAULT_NAMESPACE } from '../api/meta.js';
+import type { Agent } from '../../api/agent.js';
+import { ApiError, invalid } from '../../api/errors.js';
+import { DEFAULT_NAMESPACE } from '../../api/meta.js';
 import {
   memberName,
   memberShapeCauses,
@@ -15,24 +15,15 @@ import {
   type SquadMember,
   squadMemberSchema,
   type SquadResponse,
-} from '../api/squad.js';
-import { validateSchema } from '../api/validation.js';
-import type { Registry } from '../registry/registry.js';
-import { memberNames } from '../registry/squad/membership.js';
-
-/** What the squad service needs from agent operations. */
-export interface AgentOps {
-  cancel(namespace: string, name: string, reason: string): Promise<unknown>;
-}
-
-/** Extra spec checks (e.g. connectors exist), the same ones agent create runs. */
-export type SpecCheck = (namespace: string, spec: { connectors: string[] }) => Promise<{ field: string; message: string }[]>;
+} from '../../api/squad.js';
+import { validateSchema } from '../../api/validation.js';
+import type { Registry } from '../../registry/registry.js';
+import { memberNames } from '../../registry/squad/membership.js';
 
 export class SquadService {
   constructor(
     private readonly squads: Registry<Squad>,
     private readonly agents: Registry<Agent>,
-    private readonly ops: AgentOps,
   ) {}
 
   async create(body: unknown): Promise<Squad> {
@@ -67,13 +58,12 @@ export class SquadService {
     });
   }
 
-  /** The agent leaves the squad: its in-flight task is cancelled, and it becomes solo. */
+  /** The agent leaves the squad and becomes solo; the squad controller cancels its task in flight. */
   async removeMember(namespace: string, name: string, agent: string): Promise<Squad> {
     const squad = await this.squads.mustGet(namespace, name);
     if (!memberNames(squad).includes(agent)) {
       throw new ApiError('NotFound', 404, `agent "${agent}" is not a member of squad "${name}"`, { kind: SQUAD_KIND, name });
     }
-    await this.ops.cancel(namespace, agent, `removed from squad "${name}"`).catch(() => undefined);
     return this.squads.update(namespace, name, (s) => {
       s.spec.members = s.spec.members.filter((m) => memberName(m) !== agent);
     });

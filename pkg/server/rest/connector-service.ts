@@ -13,7 +13,7 @@
 // sender: status check, tools listing, task dispatch, the proxy) checks both again at the moment
 // of sending, so a later change of either side cannot leak a token.
 
-import type { Agent } from '../api/agent.js';
+import type { Agent } from '../../api/agent.js';
 import {
   authTypeOf,
   CONNECTOR_KIND,
@@ -26,17 +26,17 @@ import {
   type ConnectorStatus,
   type ConnectorTool,
   toConnectorResponse,
-} from '../api/connector.js';
-import { ApiError, conflict, invalid, secretBindingMismatch } from '../api/errors.js';
-import { DEFAULT_NAMESPACE, refKey } from '../api/meta.js';
-import { urlAllowedBy } from '../api/url-prefix.js';
-import { validateSchema } from '../api/validation.js';
-import type { McpServerSpec } from '../api/worker-protocol.js';
-import type { Logger } from '../observability/logger.js';
-import type { Registry } from '../registry/registry.js';
-import type { SecretStore } from '../registry/secrets.js';
-import { type EgressPolicy, guardedFetch, urlEgressRefusal } from './egress.js';
-import { DEFAULT_PROBE_TIMEOUT_MS, listMcpTools, type ToolListing } from './mcp-tools.js';
+} from '../../api/connector.js';
+import { ApiError, conflict, invalid, secretBindingMismatch } from '../../api/errors.js';
+import { DEFAULT_NAMESPACE, refKey } from '../../api/meta.js';
+import { urlAllowedBy } from '../../api/url-prefix.js';
+import { validateSchema } from '../../api/validation.js';
+import type { McpServerSpec } from '../../api/worker-protocol.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Registry } from '../../registry/registry.js';
+import type { SecretStore } from '../../registry/secrets.js';
+import { type EgressPolicy, guardedFetch, urlEgressRefusal } from '../../connector/egress.js';
+import { DEFAULT_PROBE_TIMEOUT_MS, listMcpTools, type ToolListing } from '../../connector/mcp-tools.js';
 
 export interface ConnectorServiceOptions {
   connectors: Registry<Connector>;

@@ -2,8 +2,8 @@
 // bindings (allowedUrls) only, and nothing here logs a value. Only a write here widens a
 // secret's binding; a connector can only bind a secret that has none yet.
 
-import { badRequest, invalid, notFound } from '../api/errors.js';
-import { DEFAULT_NAMESPACE } from '../api/meta.js';
+import { badRequest, invalid, notFound } from '../../api/errors.js';
+import { DEFAULT_NAMESPACE } from '../../api/meta.js';
 import {
   allowedUrlsCauses,
   normalizeAllowedUrls,
@@ -14,10 +14,10 @@ import {
   secretReplaceRequestSchema,
   type SecretRequest,
   type SecretResponse,
-} from '../api/secret.js';
-import { validateSchema } from '../api/validation.js';
-import type { Logger } from '../observability/logger.js';
-import type { SecretMeta, SecretStore } from '../registry/secrets.js';
+} from '../../api/secret.js';
+import { validateSchema } from '../../api/validation.js';
+import type { Logger } from '../../observability/logger.js';
+import type { SecretMeta, SecretStore } from '../../registry/secrets.js';
 
 export type SecretChange = (namespace: string, name: string) => void | Promise<void>;
 
