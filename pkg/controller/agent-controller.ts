@@ -51,6 +51,10 @@ interface Placement {
   peers?: string[];
 }
 
+/** The worker runs where it should not: not wanted, or in another group than wanted. */
+const mustStop = (place: Placement, worker: WorkerStatus): boolean =>
+  worker.phase !== 'Absent' && (!place.wanted || worker.group !== (place.group ?? null));
+
 export class AgentController {
   readonly controller: Controller;
   private readonly ingestion = new KeyedSerializer();
@@ -131,10 +135,14 @@ export class AgentController {
     const asleep = agent.status.status === 'Sleeping';
     const failed = agent.status.status === 'Failed';
     const place = this.placementFor(agent);
-    if (failed) place.wanted = false;
-    if (worker.phase !== 'Absent' && (!place.wanted || worker.group !== (place.group ?? null))) {
+    if (mustStop(place, worker)) {
       // Moving between solo and a group means a new worker: let a running task finish first.
       if (place.wanted && worker.runningTask !== undefined) return;
+      // Stopping is the one step not cheaply undone, and the cache may lag a write (a wake just
+      // sent): confirm against storage; when it disagrees, the event on its way reconciles again.
+      const stored = await this.d.agents.get(ref.namespace, ref.name);
+      if (stored && !stored.metadata.deletionTimestamp && !mustStop(this.placementFor(stored), worker)) return;
+      await this.setWorkerReady(agent, 'False', place.wanted ? 'Starting' : 'Stopped', place.wanted ? 'the worker is moving' : 'no worker is wanted');
       await runtime.stop(ref);
       worker = { phase: 'Absent', group: null };
     }
@@ -184,12 +192,14 @@ export class AgentController {
   }
 
   /**
-   * Where the agent's worker should run. A solo agent runs while awake. A squad member runs in
+   * Where the agent's worker should run. A failed agent runs nowhere until a new task asks to
+   * retry. A solo agent runs while awake. A squad member runs in
    * its squad's group while any member is awake (asleep members idle there); when all members
    * sleep, the group goes away.
    */
   private placementFor(agent: Agent): Placement {
     const { namespace, name } = agent.metadata;
+    if (agent.status.status === 'Failed') return { wanted: false };
     const squad = squadListing(this.d.informers.squads, agent.metadata);
     if (!squad) return { wanted: agent.status.status !== 'Sleeping' };
     const members = memberNames(squad);

@@ -22,6 +22,9 @@ import type { Registry } from '../registry/registry.js';
 import { claimedBy, memberNames, squadListing } from '../registry/squad/membership.js';
 import { Controller, type Result } from './framework/controller.js';
 
+/** How long agent changes settle before their squad is judged. */
+const SETTLE_MS = 150;
+
 export interface SquadControllerDeps {
   squads: Registry<Squad>;
   agents: Registry<Agent>;
@@ -37,16 +40,21 @@ export class SquadController {
   constructor(private readonly d: SquadControllerDeps) {
     this.controller = new Controller({ name: 'squad', logger: d.logger, reconcile: (ref) => this.reconcile(ref) });
     this.controller.watch(d.informers.squads);
-    // An agent's change concerns the squad that lists it and the one that claims it.
-    this.controller.watch(d.informers.agents, (a) => {
-      const { namespace } = a.metadata;
-      const refs: ObjectRef[] = [];
-      const listing = squadListing(d.informers.squads, a.metadata);
-      if (listing) refs.push(listing.metadata);
-      const claim = claimOf(a);
-      if (claim && claim !== listing?.metadata.name) refs.push({ namespace, name: claim });
-      return refs;
-    });
+    // An agent's change concerns the squad that lists it and the one that claims it. Changes
+    // that arrive together (members deleted at once) are judged together.
+    this.controller.watch(
+      d.informers.agents,
+      (a) => {
+        const { namespace } = a.metadata;
+        const refs: ObjectRef[] = [];
+        const listing = squadListing(d.informers.squads, a.metadata);
+        if (listing) refs.push(listing.metadata);
+        const claim = claimOf(a);
+        if (claim && claim !== listing?.metadata.name) refs.push({ namespace, name: claim });
+        return refs;
+      },
+      { settleMs: SETTLE_MS },
+    );
   }
 
   private async reconcile(ref: ObjectRef): Promise<Result | void> {

@@ -21,6 +21,14 @@ export interface ControllerOptions {
   maxConcurrent?: number;
 }
 
+export interface WatchOptions {
+  /**
+   * Wait this long before reconciling, so that changes arriving together (several objects
+   * deleted at once) are judged together; later changes within the wait join it.
+   */
+  settleMs?: number;
+}
+
 export class Controller {
   private readonly queue: WorkQueue;
   /** Per watch: wait for the informer's sync, then subscribe. Run by start(). */
@@ -41,11 +49,12 @@ export class Controller {
    * Enqueues the refs `map` returns (default: the object's own) on every add, update and delete.
    * The handler is added once the informer has synced, so its synthetic adds enqueue every object.
    */
-  watch<T extends StoredObject>(informer: Informer<T>, map: (obj: T) => ObjectRef[] = (obj) => [obj.metadata]): void {
+  watch<T extends StoredObject>(informer: Informer<T>, map: (obj: T) => ObjectRef[] = (obj) => [obj.metadata], opts: WatchOptions = {}): void {
     const attach = async (): Promise<void> => {
       await informer.start();
       if (this.stopped) return;
-      const enqueueAll = (obj: T): void => map(obj).forEach((ref) => this.enqueue(ref));
+      const enqueue = (ref: ObjectRef): void => (opts.settleMs ? this.enqueueAfter(ref, opts.settleMs) : this.enqueue(ref));
+      const enqueueAll = (obj: T): void => map(obj).forEach(enqueue);
       this.unsubscribe.push(informer.addHandler({ add: enqueueAll, update: (_old, obj) => enqueueAll(obj), delete: enqueueAll }));
     };
     if (this.starting) void attach();

@@ -2,8 +2,8 @@
 // rules (the agent exists, is asleep, is in no other squad) are the SquadMembership admission
 // plugin's, applied to every writer alike.
 
-import type { Agent } from '../../api/agent.js';
-import { ApiError, invalid } from '../../api/errors.js';
+import { type Agent, AGENT_KIND } from '../../api/agent.js';
+import { ApiError, conflict, invalid } from '../../api/errors.js';
 import { DEFAULT_NAMESPACE } from '../../api/meta.js';
 import {
   memberName,
@@ -53,7 +53,10 @@ export class SquadService {
     const causes = [...validateSchema(squadMemberSchema, body), ...memberShapeCauses(body, '(body)', namespace)];
     if (causes.length) throw invalid('SquadMember', undefined, causes);
     const member = body as SquadMember;
+    const agent = memberName(member);
     return this.squads.update(namespace, name, (s) => {
+      // Adding a member twice is a conflict with the state, not a malformed list.
+      if (memberNames(s).includes(agent)) throw conflict(`agent "${agent}" is already a member of squad "${name}"`, { kind: AGENT_KIND, name: agent });
       s.spec.members.push(member);
     });
   }
