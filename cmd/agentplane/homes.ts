@@ -10,6 +10,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../../pkg/observability/logger.js';
 import { ensureCrds } from '../../pkg/registry/kubernetes/crds.js';
 import { KubernetesState } from '../../pkg/registry/kubernetes/kubernetes-state.js';
+import { FileSecretStore } from '../../pkg/registry/secrets/file-secret-store.js';
+import type { SecretStore } from '../../pkg/registry/secrets.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
 import type { Store, StoredObject } from '../../pkg/registry/store.js';
 import type { TlsOptions } from '../../pkg/server/app.js';
@@ -23,6 +25,8 @@ export interface State {
 export interface Home {
   name: 'embedded' | 'kubernetes';
   state: State;
+  /** Connector credentials (embedded: 0600 files under the data dir; Kubernetes Secrets are to come). */
+  secrets: SecretStore;
   /** Serve the public port over TLS (HTTP/2 + HTTP/1.1). */
   tls?: TlsOptions;
   /** Delegated authn/authz for every public request. */
@@ -37,7 +41,8 @@ export interface Home {
 
 export function embeddedHome(dataDir: string): Home {
   const state = new SqliteState(join(dataDir, 'state.db'));
-  return { name: 'embedded', state, separateWorkerListener: false, close: () => state.close() };
+  const secrets = new FileSecretStore(join(dataDir, 'secrets'));
+  return { name: 'embedded', state, secrets, separateWorkerListener: false, close: () => state.close() };
 }
 
 export interface KubernetesHomeOptions {
@@ -46,7 +51,7 @@ export interface KubernetesHomeOptions {
   tls: TlsOptions;
 }
 
-export async function kubernetesHome(o: KubernetesHomeOptions, logger: Logger): Promise<Home> {
+export async function kubernetesHome(o: KubernetesHomeOptions, dataDir: string, logger: Logger): Promise<Home> {
   const kc = new KubeConfig();
   if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
   else kc.loadFromCluster();
@@ -58,6 +63,7 @@ export async function kubernetesHome(o: KubernetesHomeOptions, logger: Logger): 
   return {
     name: 'kubernetes',
     state,
+    secrets: new FileSecretStore(join(dataDir, 'secrets')),
     tls: o.tls,
     auth,
     separateWorkerListener: true,

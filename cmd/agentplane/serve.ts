@@ -1,9 +1,9 @@
-// Wiring of the service, in one place: a home provides state, secrets and auth; everything else
-// is the same in both homes. Each part is a runnable of the manager, started in the order added
+// Wiring of the service, in one place: a home (homes.ts) provides state, secrets, TLS and auth;
+// everything else is the same in both homes. Each part is a runnable of the manager, started in the order added
 // and stopped in reverse.
 
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Agent, isBusy, requestCancel } from '../../pkg/api/agent.js';
 import type { Connector } from '../../pkg/api/connector.js';
@@ -29,7 +29,6 @@ import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
 import { EventLog } from '../../pkg/registry/event-log.js';
 import type { EventStore } from '../../pkg/registry/events.js';
 import { Registry } from '../../pkg/registry/registry.js';
-import { FileSecretStore } from '../../pkg/registry/secrets/file-secret-store.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
 import { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
@@ -107,7 +106,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const sandbox = resolveSandbox(o.sandbox ?? 'auto', dataDir, child('runtime'));
     const metrics = new Metrics({ defaultMetrics: true });
     const hooks = new Hooks();
-    const home = o.kubernetes ? await kubernetesHome(o.kubernetes, logger) : embeddedHome(dataDir);
+    const home = o.kubernetes ? await kubernetesHome(o.kubernetes, dataDir, logger) : embeddedHome(dataDir);
     manager.onStop('home', () => home.close());
 
     // Storage: one admission chain for every registry (the rules across objects, for every
@@ -188,7 +187,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
 
     // Connectors and their secrets: the hook attaches an agent's connectors at dispatch (token
     // read from the secret then); admission keeps the cross-object rules.
-    const secretStore = new FileSecretStore(join(dataDir, 'secrets'));
+    const secretStore = home.secrets;
     const secrets = new SecretService(secretStore, child('secrets'));
     const connectors = new ConnectorService({
       connectors: connectorRegistry,

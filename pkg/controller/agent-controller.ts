@@ -74,6 +74,7 @@ export class AgentController {
   }
 
   async start(): Promise<void> {
+    await Promise.all([this.d.informers.agents.start(), this.d.informers.squads.start()]);
     await this.recoverInterruptedTasks();
     this.unsubscribe = this.d.runtime.watch((ev) => this.onRuntimeEvent(ev));
     await this.controller.start();
@@ -231,7 +232,9 @@ export class AgentController {
   /** Worker and service events go through here, in order per agent. */
   private ingest(ref: ObjectRef, uid: string, taskId: number, draft: EventDraft): Promise<AgentEvent | undefined> {
     return this.ingestion.run(refKey(ref), async () => {
-      const agent = await this.d.agents.get(ref.namespace, ref.name);
+      // From the cache: a task is dispatched only once the cache shows it, so its events never
+      // arrive ahead of it.
+      const agent = this.d.informers.agents.get(ref.namespace, ref.name);
       if (!agent || agent.metadata.uid !== uid || agent.metadata.deletionTimestamp) return undefined;
       if (taskId !== agent.spec.task) return undefined; // a stale event of an earlier task
       const ev = await this.d.events.append(streamOf(agent), { ...draft, task: taskId });

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { expect } from 'chai';
 
-import type { Agent, AgentSpec } from '../../pkg/api/agent.js';
+import type { Agent } from '../../pkg/api/agent.js';
 import { parseRefKey, refKey, type ObjectRef } from '../../pkg/api/meta.js';
 import { Controller, type Result } from '../../pkg/controller/framework/controller.js';
 import { createLogger } from '../../pkg/observability/logger.js';
@@ -10,19 +10,11 @@ import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import { Informer } from '../../pkg/registry/cache/informer.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
+import { idleAgentDraft } from '../support/objects.js';
 
 const logger = createLogger({ level: 'silent' });
 
-function draft(name: string, labels: Record<string, string> = {}, namespace = 'default'): Agent {
-  return {
-    apiVersion: '',
-    kind: '',
-    metadata: { name, namespace, uid: '', resourceVersion: '', generation: 0, creationTimestamp: '', labels },
-    // task 0: no task, so writes of the instructions are plain updates here.
-    spec: { instructions: 'do the thing', task: 0 } as AgentSpec,
-    status: undefined as unknown as Agent['status'],
-  };
-}
+const draft = idleAgentDraft;
 
 async function until(cond: () => boolean, timeoutMs = 2000): Promise<void> {
   const end = Date.now() + timeoutMs;

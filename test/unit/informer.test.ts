@@ -1,24 +1,16 @@
 import { expect } from 'chai';
 
-import type { Agent, AgentSpec } from '../../pkg/api/agent.js';
+import type { Agent } from '../../pkg/api/agent.js';
 import { createLogger } from '../../pkg/observability/logger.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import { Informer, type EventHandler, type InformerSource } from '../../pkg/registry/cache/informer.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
+import { idleAgentDraft } from '../support/objects.js';
 
 const logger = createLogger({ level: 'silent' });
 
-function draft(name: string, labels: Record<string, string> = {}, namespace = 'default'): Agent {
-  return {
-    apiVersion: '',
-    kind: '',
-    metadata: { name, namespace, uid: '', resourceVersion: '', generation: 0, creationTimestamp: '', labels },
-    // task 0: no task, so writes of the instructions are plain updates here.
-    spec: { instructions: 'do the thing', task: 0 } as AgentSpec,
-    status: undefined as unknown as Agent['status'],
-  };
-}
+const draft = idleAgentDraft;
 
 const names = (objs: Agent[]): string[] => objs.map((o) => o.metadata.name).sort();
 

@@ -7,6 +7,15 @@ import type { Connector } from '../../api/connector.js';
 import { type Cause, invalid } from '../../api/errors.js';
 import type { AdmissionPlugin, Attributes, Reader } from './admission.js';
 
+/** A cause for each listed connector missing from the namespace; `field` names list entry i. */
+export async function missingConnectors(connectors: Reader<Connector>, namespace: string, list: string[], field: (i: number) => string): Promise<Cause[]> {
+  const causes: Cause[] = [];
+  for (const [i, name] of list.entries()) {
+    if (!(await connectors.get(namespace, name))) causes.push({ field: field(i), message: `connector "${name}" not found in namespace "${namespace}"` });
+  }
+  return causes;
+}
+
 export function connectorsExist(connectors: Reader<Connector>): AdmissionPlugin {
   return {
     name: 'ConnectorsExist',
@@ -17,12 +26,7 @@ export function connectorsExist(connectors: Reader<Connector>): AdmissionPlugin 
       const old = a.oldObject as Agent | undefined;
       const list = agent.spec.connectors;
       if (old && JSON.stringify(old.spec.connectors) === JSON.stringify(list)) return;
-      const causes: Cause[] = [];
-      for (const [i, name] of list.entries()) {
-        if (!(await connectors.get(a.namespace, name))) {
-          causes.push({ field: `spec.connectors[${i}]`, message: `connector "${name}" not found in namespace "${a.namespace}"` });
-        }
-      }
+      const causes = await missingConnectors(connectors, a.namespace, list, (i) => `spec.connectors[${i}]`);
       if (causes.length) throw invalid(AGENT_KIND, a.name, causes);
     },
   };

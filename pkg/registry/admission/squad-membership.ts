@@ -13,6 +13,7 @@ import { ApiError, conflict, invalid, notFound } from '../../api/errors.js';
 import { claimOf, memberName, type Squad, SQUAD_KIND, SQUAD_LABEL, type SquadMember } from '../../api/squad.js';
 import { validateSchema } from '../../api/validation.js';
 import type { AdmissionPlugin, Attributes, Reader, Undo } from './admission.js';
+import { missingConnectors } from './connectors-exist.js';
 
 /** The agent writes a claim needs (the agents' Registry). */
 export interface AgentWriter {
@@ -33,9 +34,7 @@ export function squadMembership(agents: AgentWriter, connectors: Reader<Connecto
   const checkEmbedded = async (namespace: string, m: Extract<SquadMember, { spec: unknown }>): Promise<void> => {
     if (await agents.get(namespace, m.name)) throw conflict(`agent "${m.name}" already exists; add it by ref instead`, { kind: AGENT_KIND, name: m.name });
     const causes = validateSchema(agentTaskRequestSchema, { name: m.name, ...m.spec });
-    for (const [i, c] of (causes.length ? [] : (m.spec.connectors ?? [])).entries()) {
-      if (!(await connectors.get(namespace, c))) causes.push({ field: `connectors[${i}]`, message: `connector "${c}" not found in namespace "${namespace}"` });
-    }
+    if (!causes.length) causes.push(...(await missingConnectors(connectors, namespace, m.spec.connectors ?? [], (i) => `connectors[${i}]`)));
     if (causes.length) throw invalid(AGENT_KIND, m.name, causes);
   };
 
