@@ -10,6 +10,10 @@
 //   @fail <message>  the task ends with an `error` event
 //   @crash           the worker exits (code 1) during the task
 //   anything else    the task completes; the result is the text after `@say `, else "done"
+//
+// What a started worker does before it dials in comes from `startup` (settable), by default
+// 'connect' (ready on a later turn); 'exit' exits (code 1) without ever connecting, as a worker
+// that cannot start does; 'never' stays Starting until stopped or crashed.
 
 import type { EventDraft } from '../../pkg/api/event.js';
 import { type ObjectRef, refKey } from '../../pkg/api/meta.js';
@@ -21,9 +25,14 @@ export type TaskOutcome =
   | { kind: 'fail'; message: string }
   | { kind: 'crash'; code?: number };
 
+/** What a started worker does before it connects (see the header). */
+export type WorkerStartup = 'connect' | 'exit' | 'never';
+
 export interface MemoryRuntimeOptions {
   /** Decides what each dispatched task does; default `scriptedOutcome`. */
   outcome?: (task: TaskSpec, ref: ObjectRef) => TaskOutcome;
+  /** Decides what each started worker does before connecting; default always 'connect'. */
+  startup?: (spec: WorkerSpec) => WorkerStartup;
 }
 
 /** The default outcome: read from the directives in the task's instructions. */
@@ -51,6 +60,7 @@ interface Worker {
 export class MemoryRuntime implements AgentRuntime {
   readonly name = 'memory';
   outcome: (task: TaskSpec, ref: ObjectRef) => TaskOutcome;
+  startup: (spec: WorkerSpec) => WorkerStartup;
   /** Every task handed to a worker, in order. */
   readonly dispatched: { ref: ObjectRef; task: TaskSpec }[] = [];
   /** Every follow-up a running task took, in order. */
@@ -65,6 +75,7 @@ export class MemoryRuntime implements AgentRuntime {
 
   constructor(opts: MemoryRuntimeOptions = {}) {
     this.outcome = opts.outcome ?? scriptedOutcome;
+    this.startup = opts.startup ?? (() => 'connect');
   }
 
   async ensure(spec: WorkerSpec): Promise<void> {
@@ -83,8 +94,11 @@ export class MemoryRuntime implements AgentRuntime {
     };
     this.workers.set(key, w);
     this.started.push(spec);
-    // The worker "dials in" after ensure returns, as a real one does.
+    const startup = this.startup(spec);
+    if (startup === 'never') return;
+    // The worker "dials in" (or dies first) after ensure returns, as a real one does.
     this.later(w, () => {
+      if (startup === 'exit') return this.crashNow(w, 1, null);
       w.ready = true;
       this.publish({ type: 'ready', ref: w.ref });
     });

@@ -7,13 +7,19 @@ import path from 'node:path';
 
 import { expect } from 'chai';
 
-import { type Agent, agentFromRequest } from '../../pkg/api/agent.js';
-import type { Squad } from '../../pkg/api/squad.js';
+import { type Agent, agentFromRequest, ASLEEP, requestCancel, WORKER_READY } from '../../pkg/api/agent.js';
+import { findCondition, setCondition } from '../../pkg/api/condition.js';
+import type { Connector } from '../../pkg/api/connector.js';
+import { claimOf, type Squad, SQUAD_KIND } from '../../pkg/api/squad.js';
 import { AgentController } from '../../pkg/controller/agent-controller.js';
 import { createLogger } from '../../pkg/observability/logger.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
 import { Hooks } from '../../pkg/plugin/hooks.js';
+import { AdmissionChain, readThrough } from '../../pkg/registry/admission/admission.js';
+import { connectorsExist } from '../../pkg/registry/admission/connectors-exist.js';
+import { squadMembership } from '../../pkg/registry/admission/squad-membership.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
+import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
 import { EventLog } from '../../pkg/registry/event-log.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
@@ -30,6 +36,7 @@ describe('AgentController on the in-memory runtime', function () {
   let state: SqliteState;
   let store: SqliteEventStore;
   let agents: Registry<Agent>;
+  let squads: Registry<Squad>;
   let events: EventLog;
   let informers: { agents: Informer<Agent>; squads: Informer<Squad> };
   let runtime: MemoryRuntime;
@@ -40,14 +47,20 @@ describe('AgentController on the in-memory runtime', function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-ctl-'));
     state = new SqliteState(path.join(dir, 'state.db'));
     store = new SqliteEventStore(path.join(dir, 'events.db'));
-    agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy);
+    // The admission chain as serve.ts registers it for agents and squads.
+    const admission = new AdmissionChain();
+    agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy, admission);
+    squads = new Registry<Squad>(state.store<Squad>('Squad'), squadStrategy, admission);
+    const connectors = new Registry<Connector>(state.store<Connector>('Connector'), connectorStrategy, admission);
     events = new EventLog(store);
     const logger = createLogger({ level: 'silent' });
     informers = {
       agents: new Informer(agents, logger),
-      squads: new Informer(new Registry<Squad>(state.store<Squad>('Squad'), squadStrategy), logger),
+      squads: new Informer(squads, logger),
     };
     indexMembership(informers.agents, informers.squads);
+    const connectorCache = new Informer(connectors, logger);
+    admission.register(connectorsExist(readThrough(connectorCache, connectors)), squadMembership(agents, readThrough(connectorCache, connectors)));
     runtime = new MemoryRuntime();
     controller = new AgentController({
       agents,
@@ -116,5 +129,185 @@ describe('AgentController on the in-memory runtime', function () {
     await until('the agent is gone', async () => (await agents.get(ref.namespace, ref.name)) === undefined);
     expect((await runtime.status(ref)).phase).to.equal('Absent');
     expect(runtime.workspaceExists(ref)).to.equal(false);
+  });
+
+  const refOf = (name: string): { namespace: string; name: string } => ({ namespace: 'default', name });
+  const get = (name: string): Promise<Agent> => agents.mustGet('default', name);
+  const workerReady = async (name = 'alpha'): Promise<{ status: string; reason: string; message: string } | undefined> => {
+    const c = findCondition((await get(name)).status.conditions, WORKER_READY);
+    return c && { status: c.status, reason: c.reason, message: c.message };
+  };
+  /** What the sleep-wake plugin writes: the Asleep condition. */
+  const setAsleep = (name: string, asleep: boolean): Promise<Agent> =>
+    agents.updateStatus('default', name, (s) => {
+      s.conditions = setCondition(s.conditions ?? [], {
+        type: ASLEEP,
+        status: asleep ? 'True' : 'False',
+        reason: asleep ? 'SleepRequested' : 'Awake',
+        message: asleep ? 'asleep (test)' : 'awake (test)',
+      });
+    });
+  const cancel = (name: string, reason = 'test cancel'): Promise<Agent> => agents.update('default', name, (a) => requestCancel(a, reason));
+  const idleAgent = (name: string): Agent => {
+    const a = agentFromRequest({ name, instructions: 'nothing yet' }, 'default');
+    a.spec.task = 0; // created without a task
+    return a;
+  };
+  const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+  describe('cancel requests', () => {
+    it('settles a task not yet handed to a worker as task_cancelled, and never dispatches it', async () => {
+      runtime.startup = () => 'never'; // the worker never connects
+      await agents.create(agentFromRequest({ name: 'alpha', instructions: '@say never' }, 'default'));
+      await until('a worker is starting', async () => (await runtime.status(ref)).phase === 'Starting');
+      await cancel('alpha', 'changed my mind');
+      await until('the task is settled', async () => (await agent()).status.taskStatus === 'Cancelled');
+      expect(await history()).to.deep.equal(['1:task_cancelled']);
+      expect((await agent()).status.observedTask).to.equal(1);
+      // A worker that connects now finds nothing to do.
+      runtime.startup = () => 'connect';
+      expect(await runtime.crash(ref)).to.equal(true);
+      await until('a new worker is ready', async () => (await runtime.status(ref)).phase === 'Ready');
+      await controller.idle();
+      await sleep(30);
+      expect(runtime.dispatched, 'the cancelled task is never dispatched').to.deep.equal([]);
+      expect((await agent()).status).to.include({ taskStatus: 'Cancelled', status: 'Running' });
+      expect(await history()).to.deep.equal(['1:task_cancelled']);
+    });
+
+    it('hands a cancel of a running task to the runtime once, however often it reconciles, and ends task_cancelled', async () => {
+      const calls: { taskId: number; reason: string }[] = [];
+      const realCancel = runtime.cancel.bind(runtime);
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      // A worker slow to act on the cancel: the task keeps running until `release`.
+      runtime.cancel = async (r, taskId, reason) => {
+        calls.push({ taskId, reason });
+        if (calls.length === 1) void released.then(() => realCancel(r, taskId, reason));
+        return true;
+      };
+      await agents.create(agentFromRequest({ name: 'alpha', instructions: '@hold' }, 'default'));
+      await until('the task is running', async () => (await runtime.status(ref)).runningTask === 1);
+      await cancel('alpha', 'stop it');
+      await until('the cancel reached the runtime', async () => calls.length > 0);
+      // More passes while the task still runs: an unrelated write, and direct enqueues.
+      await agents.update('default', 'alpha', (a) => {
+        a.metadata.annotations = { ...a.metadata.annotations, touched: 'yes' };
+      });
+      for (let i = 0; i < 3; i++) {
+        controller.controller.enqueue(ref);
+        await sleep(10);
+        await controller.idle();
+      }
+      expect((await runtime.status(ref)).runningTask, 'the task still runs').to.equal(1);
+      expect(calls).to.deep.equal([{ taskId: 1, reason: 'stop it' }]);
+      release();
+      await until('the task is cancelled', async () => (await agent()).status.taskStatus === 'Cancelled');
+      expect((await history()).at(-1)).to.equal('1:task_cancelled');
+      expect(calls, 'still one cancel').to.have.length(1);
+      expect(runtime.dispatched).to.have.length(1);
+    });
+  });
+
+  describe('start failures', () => {
+    it('marks the agent Failed after three exits before any ready; a new task clears it and starts a worker again', async () => {
+      runtime.startup = () => 'exit';
+      await agents.create(idleAgent('alpha'));
+      await until('the agent is Failed', async () => (await agent()).status.status === 'Failed');
+      const a = await agent();
+      expect(await workerReady()).to.include({ status: 'False', reason: 'StartFailed' });
+      expect(a.status.message).to.be.a('string').and.match(/exited 3 times before connecting/);
+      await controller.idle();
+      await sleep(30);
+      expect(runtime.started, 'no more starts while Failed').to.have.length(3);
+      expect((await runtime.status(ref)).phase).to.equal('Absent');
+
+      runtime.startup = () => 'connect';
+      await agents.update('default', 'alpha', (x) => {
+        x.spec.instructions = '@say retried';
+      });
+      expect((await agent()).status.status, 'a new task clears Failed at once').to.not.equal('Failed');
+      expect((await agent()).status.message).to.equal(undefined);
+      await until('the task completed', async () => (await agent()).status.taskStatus === 'Complete');
+      expect(runtime.started).to.have.length(4);
+      expect(runtime.dispatched.map((d) => d.task.instructions)).to.deep.equal(['@say retried']);
+      expect((await agent()).status.status).to.equal('Running');
+      expect(await workerReady()).to.include({ status: 'True', reason: 'Connected' });
+    });
+
+    it('marks an agent Failed when its worker never connects for its first task, and stops restarting it', async () => {
+      runtime.startup = () => 'exit';
+      await agents.create(agentFromRequest({ name: 'alpha', instructions: '@say hi' }, 'default'));
+      await until('three workers were started', async () => runtime.started.length >= 3);
+      await sleep(200);
+      await controller.idle();
+      expect(runtime.started.length, 'workers started in all (3 before it is marked Failed)').to.equal(3);
+      expect((await agent()).status.status).to.equal('Failed');
+      expect(await workerReady()).to.include({ status: 'False', reason: 'StartFailed' });
+    });
+  });
+
+  describe('sleep', () => {
+    it('stops the worker of an agent that is asleep with no task: WorkerReady False, Stopped', async () => {
+      await agents.create(agentFromRequest({ name: 'alpha', instructions: '@say hi' }, 'default'));
+      await until('the task completed', async () => (await agent()).status.taskStatus === 'Complete');
+      expect((await runtime.status(ref)).phase).to.equal('Ready');
+      await setAsleep('alpha', true);
+      await until('the worker is gone', async () => (await runtime.status(ref)).phase === 'Absent');
+      await until('WorkerReady says Stopped', async () => (await workerReady())?.reason === 'Stopped');
+      expect(await workerReady()).to.deep.equal({ status: 'False', reason: 'Stopped', message: 'the agent is asleep' });
+      expect((await agent()).status.status).to.equal('Sleeping');
+      await controller.idle();
+      expect((await runtime.status(ref)).phase).to.equal('Absent');
+      expect(runtime.started).to.have.length(1);
+    });
+  });
+
+  describe('squads', () => {
+    const squadOf = (name: string, members: string[]): Squad => ({
+      apiVersion: '',
+      kind: SQUAD_KIND,
+      metadata: { name, namespace: 'default', uid: '', resourceVersion: '', generation: 0, creationTimestamp: '' },
+      spec: { members: members.map((m) => ({ ref: { name: m } })), orphanTTL: '', breakUp: false },
+      status: { phase: 'Pending' },
+    });
+
+    it('runs members in one group; one waking brings up the others idle (wakeIdle); all asleep, the group is gone', async () => {
+      for (const n of ['m1', 'm2']) {
+        await agents.create(idleAgent(n));
+        await setAsleep(n, true);
+      }
+      await until('both are Sleeping without workers', async () => {
+        const states = await Promise.all(['m1', 'm2'].map(async (n) => [(await get(n)).status.status, (await runtime.status(refOf(n))).phase]));
+        return states.every(([s, p]) => s === 'Sleeping' && p === 'Absent');
+      });
+      await squads.create(squadOf('crew', ['m1', 'm2']));
+      expect(claimOf(await get('m1'))).to.equal('crew');
+      expect(claimOf(await get('m2'))).to.equal('crew');
+      await sleep(30);
+      await controller.idle();
+      expect(runtime.groups(), 'no group while every member sleeps').to.deep.equal([]);
+
+      // A task wakes m1.
+      await agents.update('default', 'm1', (a) => {
+        a.spec.instructions = '@hold';
+      });
+      await until('m1 runs its task', async () => (await runtime.status(refOf('m1'))).runningTask === 1);
+      await until('m2 is up in the group', async () => (await runtime.status(refOf('m2'))).phase === 'Ready');
+      expect(runtime.groups()).to.deep.equal(['squad:default/crew']);
+      expect(runtime.worker(refOf('m1'))).to.deep.include({ group: 'squad:default/crew', wakeIdle: false });
+      expect(runtime.worker(refOf('m1'))?.peers).to.have.members(['m1', 'm2']);
+      expect(runtime.worker(refOf('m2'))).to.deep.include({ group: 'squad:default/crew', wakeIdle: true });
+      expect((await get('m2')).status.status, 'm2 still sleeps').to.equal('Sleeping');
+      expect(runtime.dispatched.map((d) => d.ref.name)).to.deep.equal(['m1']);
+
+      // m1's task ends; it is asleep again (Asleep still True), so every member sleeps.
+      await cancel('m1');
+      await until('m1 is settled', async () => (await get('m1')).status.taskStatus === 'Cancelled');
+      await until('the group is gone', async () => runtime.groups().length === 0);
+      expect((await runtime.status(refOf('m1'))).phase).to.equal('Absent');
+      expect((await runtime.status(refOf('m2'))).phase).to.equal('Absent');
+      expect((await get('m1')).status.status).to.equal('Sleeping');
+    });
   });
 });
