@@ -270,8 +270,14 @@ export class AgentController {
     const failures = (this.startFailures.get(key) ?? 0) + 1;
     this.startFailures.set(key, failures);
     if (failures >= MAX_START_FAILURES) {
+      // Stop trying: the task waiting for this worker ends as an error, so only a new task retries.
       const message = `the worker exited ${failures} times before connecting (last code ${e.code}); send a new task to retry`;
-      await this.setWorkerReady(agent, 'False', 'StartFailed', message);
+      const waiting = agent.spec.task > agent.status.observedTask;
+      await this.d.agents.updateStatus(e.ref.namespace, e.ref.name, (s) => {
+        s.conditions = setCondition(s.conditions ?? [], { type: WORKER_READY, status: 'False', reason: 'StartFailed', message });
+        if (waiting) s.observedTask = Math.max(s.observedTask, agent.spec.task);
+      });
+      if (waiting) await this.emit(agent, { type: 'error', payload: { message, reason: 'WorkerStartFailed' } });
       this.startFailures.delete(key);
     }
     this.controller.enqueue(e.ref);

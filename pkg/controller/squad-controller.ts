@@ -61,6 +61,9 @@ export class SquadController {
     const log = this.d.logger.child({ namespace: ref.namespace, squad: ref.name });
     const squad = this.d.informers.squads.get(ref.namespace, ref.name);
     if (!squad) {
+      // Claims are written before their squad, so a squad the cache lacks may be one being
+      // created: storage decides whether it is gone.
+      if (await this.d.squads.get(ref.namespace, ref.name)) return;
       for (const a of claimedBy(this.d.informers.agents, ref)) await release(this.d.agents, ref.namespace, a.metadata.name, ref.name);
       return;
     }
