@@ -63,9 +63,8 @@ module.exports = {
       name: "no-circular",
       comment:
         "A cycle between modules of pkg makes load order matter and the layers impossible to " +
-        "separate. Warn level for now (existing cycles are listed by `make lint`); raise it to " +
-        "error once they are gone.",
-      severity: "warn",
+        "separate.",
+      severity: "error",
       from: { path: "^pkg/" },
       to: { circular: true },
     },
