@@ -82,6 +82,9 @@ export async function runTask(
     mcpServers: Object.fromEntries(
       task.mcpServers.map((s) => [s.name, { type: 'http' as const, url: s.url, headers: s.headers, alwaysLoad: true }]),
     ),
+    // Over the engine's stdin, not its command line, where every local user could read the
+    // connectors' tokens (`ps -eww`).
+    mcpServersDelivery: 'initialize',
     // The engine echoes each user message it takes in; TaskInput counts follow-ups by it.
     extraArgs: { 'replay-user-messages': null },
   };

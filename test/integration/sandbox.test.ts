@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
 import { runTask, sleepingAgent } from '../support/agents.js';
 import { EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
+import { processesWith } from '../support/processes.js';
 
 const SIBLING_MARKER = 'sibling-marker-8d3f0a61';
 const SECRET_VALUE = 'stored-secret-c41e97b2';
@@ -17,20 +18,6 @@ const CANARY = 'server-env-canary-5a7e2c90';
 
 const outputs = (evs: AgentEvent[]): string[] =>
   evs.filter((e) => e.type === 'tool_result').map((e) => (e.payload as { output: string }).output);
-
-/** Host processes whose command line contains `needle`. */
-function processesWith(needle: string): number[] {
-  const found: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(needle)) found.push(Number(d));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return found.filter((p) => p !== process.pid);
-}
 
 /** The worker's node process: in the runtime child's process group, running the worker's main. */
 function workerNodePid(groupLeader: number): number | undefined {
