@@ -63,6 +63,12 @@ const nsParam: OpenAPIV3.ParameterObject = {
   schema: { type: 'string', pattern: NAMESPACE_PATTERN, maxLength: NAME_MAX_LENGTH },
   description: 'namespace; default "default"',
 };
+/** A list's namespace: omitted or empty lists every namespace (docs/decisions.md). */
+const listNsParam: OpenAPIV3.ParameterObject = {
+  ...nsParam,
+  schema: { type: 'string', pattern: `^$|${NAMESPACE_PATTERN}`, maxLength: NAME_MAX_LENGTH },
+  description: 'namespace to list; omitted or empty: every namespace',
+};
 const nameParam: OpenAPIV3.ParameterObject = {
   name: 'name',
   in: 'path',
@@ -79,7 +85,7 @@ export function buildOpenApi(): OpenAPIV3.Document {
       '/api/v1/agents': {
         get: {
           operationId: 'listAgents',
-          parameters: [nsParam],
+          parameters: [listNsParam],
           responses: {
             '200': {
               description: 'agents',
@@ -126,7 +132,12 @@ export function buildOpenApi(): OpenAPIV3.Document {
           parameters: [
             nameParam,
             nsParam,
-            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: EVENTS_MAX_LIMIT, default: EVENTS_DEFAULT_LIMIT } },
+            {
+              name: 'limit',
+              in: 'query',
+              schema: { type: 'integer', minimum: 1, maximum: EVENTS_MAX_LIMIT, default: EVENTS_DEFAULT_LIMIT },
+              description: `at most this many events; a larger value is read as ${EVENTS_MAX_LIMIT}`,
+            },
             { name: 'before', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'only events with seq below this' },
           ],
           responses: {
@@ -183,7 +194,7 @@ function connectorPaths(): OpenAPIV3.PathsObject {
     '/api/v1/connectors': {
       get: {
         operationId: 'listConnectors',
-        parameters: [nsParam],
+        parameters: [listNsParam],
         responses: {
           '200': {
             description: 'connectors, each with the agents using it',
@@ -237,7 +248,7 @@ function secretPaths(): OpenAPIV3.PathsObject {
     '/api/v1/secrets': {
       get: {
         operationId: 'listSecrets',
-        parameters: [nsParam],
+        parameters: [listNsParam],
         responses: {
           '200': {
             description: 'secrets (names and keys only)',
@@ -281,7 +292,7 @@ function squadPaths(): OpenAPIV3.PathsObject {
     '/api/v1/squads': {
       get: {
         operationId: 'listSquads',
-        parameters: [nsParam],
+        parameters: [listNsParam],
         responses: {
           '200': { description: 'squads', content: json({ type: 'object', required: ['squads'], properties: { squads: { type: 'array', items: ref('SquadResponse') } } }) },
           ...errors(400),

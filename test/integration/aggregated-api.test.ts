@@ -206,7 +206,10 @@ describe('aggregated API (integration)', function () {
       expect(limited.body.items.at(-1).type).to.equal('task_completed');
       const before = await k('GET', `${NS}/agents/kube-agent/events?limit=200&before=2`);
       expect(before.body.items.map((e: { seq: number }) => e.seq)).to.deep.equal([1]);
-      const bad = await k('GET', `${NS}/agents/kube-agent/events?limit=500`);
+      const clamped = await k('GET', `${NS}/agents/kube-agent/events?limit=500`);
+      expect(clamped.status).to.equal(200); // above 200 is read as 200, as on REST
+      expect(clamped.body.items).to.deep.equal(ev.body.items);
+      const bad = await k('GET', `${NS}/agents/kube-agent/events?limit=0`);
       expect(bad.status).to.equal(400);
       expect(bad.body).to.include({ kind: 'Status', reason: 'BadRequest', code: 400 });
     });

@@ -9,11 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { getAgent, runTask, sleepingAgent, waitAgent } from '../support/agents.js';
-import { busyFor, eventually, type Harness, type Reply, startHarness } from '../support/harness.js';
+import { NAME_RULE } from '../../pkg/api/meta.js';
+import { getAgent, getSquad, runTask, sleepingAgent, waitAgent, waitSquad } from '../support/agents.js';
+import { busyFor, EventClient, eventually, type Harness, type Reply, startHarness } from '../support/harness.js';
 import { createTestMcpServer, type TestMcpServer } from '../support/mcp-server.js';
 
-const AGG = '/apis/agentplane.io/v1alpha1/namespaces';
+const AGG_ALL = '/apis/agentplane.io/v1alpha1';
+const AGG = `${AGG_ALL}/namespaces`;
+const MERGE_CT = { 'content-type': 'application/merge-patch+json' };
 const JSON_CT = { 'content-type': 'application/json' };
 
 describe('client compatibility (integration)', function () {
@@ -95,6 +98,24 @@ describe('client compatibility (integration)', function () {
       const r = await client('DELETE', `${AGG}/default/agents/agg-bodiless`);
       expect(r.status, r.text).to.be.oneOf([200, 202]);
     });
+
+    it('the aggregated API takes a bodiless cancel, and bodiless deletes of squads and connectors', async () => {
+      await client('POST', '/api/v1/agents', { name: 'agg-cancel', instructions: `@bash ${busyFor(30)}\n@say never` });
+      await waitAgent(h, 'agg-cancel', (a) => a.lastTaskMessage.startsWith('Bash'), 'busy');
+      const cancel = await client('POST', `${AGG}/default/agents/agg-cancel/cancel`);
+      expect(cancel.status, cancel.text).to.be.oneOf([200, 202]);
+      await waitAgent(h, 'agg-cancel', (a) => a.taskStatus === 'Cancelled', 'cancelled');
+
+      for (const n of ['k-1', 'k-2']) await sleepingAgent(h, n);
+      expect((await client('POST', '/api/v1/squads', { name: 'agg-gone', members: [{ ref: { name: 'k-1' } }, { ref: { name: 'k-2' } }] })).status).to.equal(201);
+      const sq = await client('DELETE', `${AGG}/default/squads/agg-gone`);
+      expect(sq.status, sq.text).to.equal(200);
+      await waitSquad(h, 'agg-gone', (x) => x === undefined, 'deleted');
+      expect((await client('POST', '/api/v1/connectors', { name: 'agg-conn', url: 'http://127.0.0.1:9/mcp' })).status).to.equal(201);
+      const conn = await client('DELETE', `${AGG}/default/connectors/agg-conn`);
+      expect(conn.status, conn.text).to.equal(200);
+      expect((await client('GET', '/api/v1/connectors/agg-conn')).status).to.equal(404);
+    });
   });
 
   describe('clear errors', () => {
@@ -105,6 +126,22 @@ describe('client compatibility (integration)', function () {
       const allow = (await fetch(`${h.url}/api/v1/agents/someone`, { method: 'PUT' })).headers.get('allow');
       expect(allow?.split(', ')).to.include.members(['GET', 'PATCH', 'DELETE']);
       expect((await client('DELETE', '/api/v1/agents')).status).to.equal(405);
+    });
+
+    it('a wrong method on a known aggregated path is a 405 Status with Allow', async () => {
+      for (const [method, path, allowed] of [
+        ['PUT', `${AGG}/default/agents`, ['GET', 'POST', 'DELETE']],
+        ['POST', `${AGG}/default/agents/someone`, ['GET', 'PUT', 'PATCH', 'DELETE']],
+        ['POST', `${AGG_ALL}/squads`, ['GET']],
+        ['GET', `${AGG}/default/agents/someone/cancel`, ['POST']],
+        ['DELETE', `${AGG}/default/agents/someone/events`, ['GET']],
+      ] as const) {
+        const res = await fetch(`${h.url}${path}`, { method, headers: JSON_CT });
+        const body = (await res.json()) as { kind: string; reason: string };
+        expect(res.status, `${method} ${path}`).to.equal(405);
+        expect(body).to.include({ kind: 'Status', reason: 'MethodNotAllowed' });
+        expect(res.headers.get('allow')?.split(', '), `${method} ${path}`).to.deep.equal([...allowed]);
+      }
     });
 
     it('an unsupported content type is 415, on REST and on the aggregated API', async () => {
@@ -123,6 +160,16 @@ describe('client compatibility (integration)', function () {
       ]);
       expect(r.body.error).to.contain('name: must be lowercase letters, digits and hyphens');
       expect(r.body.error).to.not.contain('pattern');
+    });
+
+    it('the aggregated API states the same rule, with the field path in details.causes', async () => {
+      const k = await client('POST', `${AGG}/default/agents`, { apiVersion: 'agentplane.io/v1alpha1', kind: 'Agent', metadata: { name: 'Bad_Name' }, spec: { instructions: 'x' } });
+      expect(k.status, k.text).to.equal(422);
+      expect(k.body.message).to.contain(`metadata.name: `).and.contain(NAME_RULE);
+      expect(k.body.message).to.not.match(/pattern|\^\[/);
+      expect(k.body.details.causes).to.have.length(1);
+      expect(k.body.details.causes[0]).to.include({ field: 'metadata.name', reason: 'FieldValueInvalid' });
+      expect(k.body.details.causes[0].message).to.contain(NAME_RULE);
     });
   });
 
@@ -187,6 +234,36 @@ describe('client compatibility (integration)', function () {
       const only = await client('GET', '/api/v1/agents?namespace=team-b');
       expect(new Set(only.body.agents.map((x: { namespace: string }) => x.namespace))).to.deep.equal(new Set(['team-b']));
     });
+
+    it('the aggregated API lists every namespace at /apis/.../<resource>, one at /namespaces/<ns>/<resource>', async () => {
+      for (const res of ['agents', 'connectors', 'squads']) {
+        const r = await client('GET', `${AGG_ALL}/${res}`);
+        expect(r.status, r.text).to.equal(200);
+        const namespaces = new Set((r.body.items as { metadata: { namespace: string } }[]).map((x) => x.metadata.namespace));
+        expect([...namespaces], res).to.include('team-b');
+        if (res === 'agents') expect([...namespaces]).to.include('default');
+      }
+      const only = await client('GET', `${AGG}/team-b/agents`);
+      expect(new Set(only.body.items.map((x: { metadata: { namespace: string } }) => x.metadata.namespace))).to.deep.equal(new Set(['team-b']));
+    });
+
+    it('the aggregated API takes the namespace from the path; a different metadata.namespace is 400', async () => {
+      const agent = (ns?: string) => ({
+        apiVersion: 'agentplane.io/v1alpha1',
+        kind: 'Agent',
+        metadata: { name: 'k-ns', ...(ns ? { namespace: ns } : {}) },
+        spec: { instructions: '@say in b' },
+      });
+      const clash = await client('POST', `${AGG}/team-b/agents`, agent('team-c'));
+      expect(clash.status, clash.text).to.equal(400);
+      expect(clash.body).to.include({ kind: 'Status', reason: 'BadRequest' });
+      expect(await getAgent(h, 'k-ns', 'team-c')).to.equal(undefined);
+      const ok = await client('POST', `${AGG}/team-b/agents`, agent());
+      expect(ok.status, ok.text).to.equal(201);
+      expect(ok.body.metadata.namespace).to.equal('team-b');
+      expect(await getAgent(h, 'k-ns', 'default')).to.equal(undefined);
+      await waitAgent(h, 'k-ns', (a) => a.taskStatus === 'Complete', 'done', 'team-b');
+    });
   });
 
   describe('what clients send, accepted where harmless', () => {
@@ -199,6 +276,34 @@ describe('client compatibility (integration)', function () {
         expect(b.status, `limit=${bad}`).to.equal(400);
         expect(b.body.details.causes[0].field).to.equal('limit');
       }
+    });
+
+    it('the events subresource of the aggregated API clamps the same way', async () => {
+      const all = await client('GET', '/api/v1/agents/lister/events?limit=200');
+      const r = await client('GET', `${AGG}/default/agents/lister/events?limit=1000`);
+      expect(r.status, r.text).to.equal(200);
+      expect(r.body.kind).to.equal('AgentEventList');
+      expect(r.body.items.length).to.be.within(1, 200);
+      expect(r.body.items.map((e: { seq: number }) => e.seq)).to.deep.equal(all.body.events.map((e: { seq: number }) => e.seq));
+      const two = await client('GET', `${AGG}/default/agents/lister/events?limit=2`);
+      expect(two.body.items).to.have.length(2);
+      for (const bad of ['0', '-1', 'abc', '1.5']) {
+        const b = await client('GET', `${AGG}/default/agents/lister/events?limit=${bad}`);
+        expect(b.status, `limit=${bad}`).to.equal(400);
+        expect(b.body).to.include({ kind: 'Status', reason: 'BadRequest' });
+        expect(b.body.message).to.contain('limit');
+      }
+    });
+
+    it('secrets accept PATCH beside PUT: given keys set, null removes, others kept', async () => {
+      expect((await client('POST', '/api/v1/secrets', { name: 'patched', data: { a: '1', b: '2' } })).status).to.equal(201);
+      const r = await client('PATCH', '/api/v1/secrets/patched', { data: { b: null, c: '3' } });
+      expect(r.status, r.text).to.equal(200);
+      expect([...r.body.keys].sort()).to.deep.equal(['a', 'c']);
+      const put = await client('PUT', '/api/v1/secrets/patched', { data: { z: '9' } });
+      expect(put.status, put.text).to.equal(200);
+      expect(put.body.keys).to.deep.equal(['z']);
+      expect((await client('PATCH', '/api/v1/secrets/no-such-secret', { data: { a: '1' } })).status).to.equal(404);
     });
 
     it('connector authType "token" is the bearer form, on REST and on the aggregated API', async () => {
@@ -261,6 +366,61 @@ describe('client compatibility (integration)', function () {
       expect(k.status, k.text).to.equal(201);
       await waitAgent(h, 'agent-2', (a) => a.taskStatus === 'Complete', 'done');
     });
+
+    it('names that are not DNS-1123 labels are refused with the rule, on REST (400) and the aggregated API (422)', async () => {
+      const longest = `a${'-0'.repeat(31)}`; // 63 characters
+      expect(longest).to.have.length(63);
+      const ok = await client('POST', '/api/v1/agents', { name: longest, instructions: '@say long name' });
+      expect(ok.status, ok.text).to.equal(201);
+      for (const bad of ['Agent-1', 'agent_1', '-agent', 'agent-', `${longest}x`, 'agent.1']) {
+        const r = await client('POST', '/api/v1/agents', { name: bad, instructions: 'x' });
+        expect(r.status, bad).to.equal(400);
+        expect(r.body.details.causes, bad).to.deep.equal([{ field: 'name', message: `must be ${NAME_RULE}` }]);
+        const k = await client('POST', `${AGG}/default/agents`, { apiVersion: 'agentplane.io/v1alpha1', kind: 'Agent', metadata: { name: bad }, spec: { instructions: 'x' } });
+        expect(k.status, bad).to.equal(422);
+        expect(k.body.details.causes[0].field, bad).to.equal('metadata.name');
+      }
+      await waitAgent(h, longest, (a) => a.taskStatus === 'Complete', 'done');
+    });
+
+    it('PATCH takes model and systemPrompt, on REST and by merge patch on the aggregated API', async () => {
+      const r = await client('PATCH', '/api/v1/agents/agent-1', { model: 'claude-compat-next', systemPrompt: 'You are compat.' });
+      expect(r.status, r.text).to.equal(200);
+      expect(r.body).to.include({ model: 'claude-compat-next', taskStatus: 'Complete' });
+      await runTask(h, 'agent-1', '@say compat marker');
+      const reqs = h.model.requests.filter((q) => q.hasTools && q.lastUserText.includes('compat marker'));
+      expect(reqs).to.not.be.empty;
+      for (const q of reqs) {
+        expect(q.model).to.equal('claude-compat-next');
+        expect(q.system).to.contain('You are compat.');
+      }
+      const k = await client('PATCH', `${AGG}/default/agents/agent-1`, { spec: { model: 'claude-compat-k', systemPrompt: 'You are kubectl.' } }, MERGE_CT);
+      expect(k.status, k.text).to.equal(200);
+      expect(k.body.spec).to.include({ model: 'claude-compat-k', systemPrompt: 'You are kubectl.' });
+      expect(k.body.status.taskStatus).to.equal('Complete'); // no task started by a settings change
+      expect((await getAgent(h, 'agent-1'))).to.include({ model: 'claude-compat-k' });
+    });
+
+    it('steering: POST to a busy agent is 409, the same words by PATCH reach the running task as a user_message', async () => {
+      const first = await client('POST', '/api/v1/agents', { name: 'steer-me', instructions: `@bash ${busyFor(4)}\n@say first plan` });
+      expect(first.status).to.equal(201);
+      const ws = new EventClient(`${h.url}/api/v1/agents/steer-me/ws`);
+      try {
+        await ws.until((evs) => evs.some((e) => e.type === 'tool_call'));
+        const followUp = 'Also mention the mangoes\n@echo';
+        const refused = await client('POST', '/api/v1/agents', { name: 'steer-me', instructions: followUp });
+        expect(refused.status).to.equal(409);
+        const patched = await client('PATCH', '/api/v1/agents/steer-me', { instructions: followUp });
+        expect(patched.status, patched.text).to.equal(200);
+        expect(patched.body).to.include({ taskStatus: 'InProgress' });
+        const evs = await ws.untilTaskEnd(1);
+        expect(evs.filter((e) => e.type === 'user_message').map((e) => e.payload)).to.deep.equal([{ content: followUp }]);
+        expect(evs.filter((e) => e.type === 'task_completed')).to.have.length(1);
+        expect((evs.find((e) => e.type === 'task_completed')!.payload as { result: string }).result).to.contain('mangoes');
+      } finally {
+        ws.close();
+      }
+    });
   });
 
   describe('sleeping agents, as the spec words it', () => {
@@ -283,6 +443,39 @@ describe('client compatibility (integration)', function () {
       expect(r.body.spec.lifecycle).to.equal('');
       const a = await waitAgent(h, 'dozy', (x) => x.taskStatus === 'Complete', 'task ran');
       expect(a.status).to.equal('Running');
+    });
+
+    it('through the aggregated API: a squad of sleeping agents; a member woken by a task runs it; PATCH Sleep puts it back; an awake agent cannot join', async () => {
+      for (const n of ['kn-a', 'kn-b']) await sleepingAgent(h, n);
+      const sq = await client('POST', `${AGG}/default/squads`, {
+        apiVersion: 'agentplane.io/v1alpha1',
+        kind: 'Squad',
+        metadata: { name: 'k-nap' },
+        spec: { members: [{ ref: { name: 'kn-a' } }, { ref: { name: 'kn-b' } }] },
+      });
+      expect(sq.status, sq.text).to.equal(201);
+      await waitSquad(h, 'k-nap', (x) => x?.phase === 'Sleeping', 'Sleeping');
+
+      // member Sleeping + a task sent: Phase cleared of Sleeping; the task is forwarded and runs
+      const woken = await client('PATCH', `${AGG}/default/agents/kn-a`, { spec: { instructions: '@say squad member woken by kubectl' } }, MERGE_CT);
+      expect(woken.status, woken.text).to.equal(200);
+      expect(woken.body.status.status).to.not.equal('Sleeping');
+      const done = await waitAgent(h, 'kn-a', (x) => x.taskStatus === 'Complete', 'task ran');
+      expect(done).to.include({ status: 'Running', lastTaskMessage: 'squad member woken by kubectl' });
+      expect((await getAgent(h, 'kn-b'))!.status).to.equal('Sleeping');
+
+      // an agent not asleep cannot team up
+      await runTask(h, 'kn-awake', '@say awake');
+      const add = await client('PATCH', `${AGG}/default/squads/k-nap`, { spec: { members: [{ ref: { name: 'kn-a' } }, { ref: { name: 'kn-b' } }, { ref: { name: 'kn-awake' } }] } }, MERGE_CT);
+      expect(add.status, add.text).to.equal(409);
+      expect(add.body.message).to.contain('must be asleep in order to team up');
+      expect((await getSquad(h, 'k-nap'))!.members.map((m) => m.name)).to.deep.equal(['kn-a', 'kn-b']);
+
+      // squad member + PATCH lifecycle Sleep: Phase Sleeping; all asleep, so the squad sleeps
+      const slept = await client('PATCH', `${AGG}/default/agents/kn-a`, { spec: { lifecycle: 'Sleep' } }, MERGE_CT);
+      expect(slept.status, slept.text).to.equal(200);
+      await waitAgent(h, 'kn-a', (x) => x.status === 'Sleeping', 'asleep');
+      await waitSquad(h, 'k-nap', (x) => x?.phase === 'Sleeping', 'Sleeping again');
     });
   });
 });

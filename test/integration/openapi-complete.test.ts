@@ -43,6 +43,30 @@ describe('OpenAPI document completeness (integration)', function () {
     }
   });
 
+  it('includes the squad paths and the WebSocket path', () => {
+    for (const [path, methods] of [
+      ['/api/v1/squads', ['get', 'post']],
+      ['/api/v1/squads/{name}', ['get', 'delete']],
+      ['/api/v1/squads/{name}/members', ['post']],
+      ['/api/v1/squads/{name}/members/{agent}', ['delete']],
+      ['/api/v1/squads/{name}/break-up', ['post']],
+      ['/api/v1/agents/{name}/ws', ['get']],
+    ] as const) {
+      for (const m of methods) expect((doc.paths[path] as Record<string, unknown> | undefined)?.[m], `${m} ${path}`).to.not.equal(undefined);
+    }
+  });
+
+  it('gives every write that reads a body a request schema (only cancel and break-up take none)', () => {
+    const bodiless = new Set(['POST /api/v1/agents/{name}/cancel', 'POST /api/v1/squads/{name}/break-up']);
+    for (const key of served()) {
+      const [method, path] = key.split(' ');
+      if (!['POST', 'PUT', 'PATCH'].includes(method!) || bodiless.has(key)) continue;
+      const op = (doc.paths[path!] as Record<string, OpenAPIV3.OperationObject>)[method!.toLowerCase()]!;
+      const body = op.requestBody as OpenAPIV3.RequestBodyObject | undefined;
+      expect(body?.content?.['application/json']?.schema, `${key} request schema`).to.not.equal(undefined);
+    }
+  });
+
   it('serves every documented operation', () => {
     const routes = served();
     for (const [path, item] of Object.entries(doc.paths)) {

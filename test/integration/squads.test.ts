@@ -81,6 +81,8 @@ describe('squads, sleep and wake (integration)', function () {
   });
 
   describe('transition table (spec section 3)', () => {
+    let bobEventsBefore = 0;
+    let aliceWs: EventClient;
     before(async () => {
       for (const n of ['alice', 'bob', 'carol']) await sleepingAgent(h, n);
     });
@@ -94,26 +96,32 @@ describe('squads, sleep and wake (integration)', function () {
       expect(h.server.runtime.groups()).not.to.include(group('crew'));
     });
 
-    it('member Sleeping + task sent: phase cleared, the task runs; squad pod removed + member woken: pod rebuilt, others idle with WAKE_IDLE', async () => {
-      const bobEventsBefore = (await h.api('GET', '/api/v1/agents/bob/events?limit=200')).body.events.length;
+    it('member Sleeping + a task is sent: Phase cleared of Sleeping; the task is forwarded and runs', async () => {
+      bobEventsBefore = (await h.api('GET', '/api/v1/agents/bob/events?limit=200')).body.events.length;
       const r = await h.api('POST', '/api/v1/agents', { name: 'alice', instructions: `@bash cat $AGENTPLANE_SQUAD_DIR/bob/me.txt && ${busyFor(4)}\n@say read bob` });
       expect(r.status).to.equal(200);
       expect(r.body.status).to.not.equal('Sleeping');
+      expect(r.body.taskStatus).to.equal('InProgress');
       await waitAgent(h, 'alice', (a) => a.status === 'Running' && a.taskStatus === 'InProgress', 'woken and working');
+      aliceWs = new EventClient(`${h.url}/api/v1/agents/alice/ws`);
+      await aliceWs.until((evs) => evs.some((e) => e.type === 'task_started' && (e.payload as { instructions: string }).instructions.includes('read bob')));
+    });
+
+    it('squad pod removed + a member is woken: squad pod rebuilt; the woken member runs its task; other sleeping members start with WAKE_IDLE=true, re-running nothing', async () => {
       await eventually(async () => placement('alice') === group('crew') && placement('bob') === group('crew'), 15_000, 'both in the group');
       expect(await workerEnv('bob')).to.contain('AGENTPLANE_WAKE_IDLE=true');
       expect(await workerEnv('alice')).not.to.contain('AGENTPLANE_WAKE_IDLE');
       expect((await getAgent(h, 'bob'))!.status).to.equal('Sleeping');
-      const ws = new EventClient(`${h.url}/api/v1/agents/alice/ws`);
-      const evs = await ws.untilTaskEnd();
-      ws.close();
+      const evs = await aliceWs.untilTaskEnd();
+      aliceWs.close();
+      expect(evs.at(-1)!.type).to.equal('task_completed');
       // Members read each other's workspaces.
       expect((evs.find((e) => e.type === 'tool_result')!.payload as { output: string }).output).to.equal('bob');
       const bobEventsAfter = (await h.api('GET', '/api/v1/agents/bob/events?limit=200')).body.events.length;
       expect(bobEventsAfter).to.equal(bobEventsBefore); // bob did not re-run anything
     });
 
-    it('squad, all members Sleeping: the squad pod is removed, workspaces are kept', async () => {
+    it('squad, all members Sleeping: the squad pod is removed; persistent volumes (workspaces) are preserved', async () => {
       const done = await waitAgent(h, 'alice', (a) => a.taskStatus === 'Complete', 'task done');
       expect(done.status).to.equal('Running'); // woken for good by its task
       await h.api('PATCH', '/api/v1/agents/alice', { lifecycle: 'Sleep' });
@@ -125,7 +133,7 @@ describe('squads, sleep and wake (integration)', function () {
       for (const n of ['alice', 'bob']) expect(existsSync(join(h.dataDir, `workspaces/default/${n}/me.txt`))).to.equal(true);
     });
 
-    it('squad member + PATCH Sleep: its task is cancelled, it is Sleeping, its worker keeps running idle in the pod', async () => {
+    it('squad member (any phase) + PATCH lifecycle Sleep: Phase Sleeping; its task is cancelled; its container (worker) keeps running idle inside the squad pod', async () => {
       await h.api('PATCH', '/api/v1/agents/bob', { lifecycle: 'Wake' });
       await waitAgent(h, 'bob', (a) => a.status === 'Running', 'bob awake');
       await h.api('POST', '/api/v1/agents', { name: 'alice', instructions: `@bash ${busyFor(60)}\n@say never` });
@@ -141,7 +149,7 @@ describe('squads, sleep and wake (integration)', function () {
       expect(pid('alice')).to.equal(alicePid);
     });
 
-    it('agent not asleep + POST members: 409 "must be asleep in order to team up"', async () => {
+    it('agent not asleep + POST members: unchanged, 409 Conflict "must be asleep in order to team up"', async () => {
       await h.api('PATCH', '/api/v1/agents/carol', { lifecycle: 'Wake' });
       await waitAgent(h, 'carol', (a) => a.status === 'Running', 'carol awake');
       const r = await h.api('POST', '/api/v1/squads/crew/members', { ref: { name: 'carol' } });
@@ -150,7 +158,7 @@ describe('squads, sleep and wake (integration)', function () {
       expect((await getSquad(h, 'crew'))!.members.map((m) => m.name)).to.deep.equal(['alice', 'bob']);
     });
 
-    it('running squad + POST members (asleep agent): injected without restarting the others', async () => {
+    it('running squad + POST members, agent asleep: the agent is a member, injected as an extra worker; no pod restart; existing members unaffected', async () => {
       await h.api('PATCH', '/api/v1/agents/carol', { lifecycle: 'Sleep' });
       await waitAgent(h, 'carol', (a) => a.status === 'Sleeping', 'carol asleep');
       await h.api('POST', '/api/v1/agents', { name: 'bob', instructions: `@bash ${busyFor(3)} && echo survived\n@say bob done` });
@@ -185,7 +193,7 @@ describe('squads, sleep and wake (integration)', function () {
       expect(existsSync(join(h.dataDir, 'workspaces/default/bob/me.txt'))).to.equal(true);
     });
 
-    it('squad + break-up, every member asleep: the record goes, members are solo and asleep, workspaces kept', async () => {
+    it('squad + break-up: marked for dissolution; the record is deleted once every member is asleep; members then become solo agents; volumes kept', async () => {
       // crew is alice (asleep, idle in the pod) and carol (asleep): the group is down.
       await eventually(async () => !h.server.runtime.groups().includes(group('crew')), 15_000, 'group down');
       const r = await h.api('POST', '/api/v1/squads/crew/break-up');
@@ -199,7 +207,7 @@ describe('squads, sleep and wake (integration)', function () {
       }
     });
 
-    it('squad marked for break-up + task to a sleeping member: wakes, runs, returns to Sleeping, then break-up completes', async () => {
+    it('squad marked for break-up + task sent to a sleeping member: the member wakes, runs, returns to Sleeping; break-up completes eventually', async () => {
       for (const n of ['dora', 'eve']) await sleepingAgent(h, n);
       await squadOf('pair', ['dora', 'eve']);
       await h.api('POST', '/api/v1/agents', { name: 'eve', instructions: `@bash ${busyFor(2)}\n@say last job` });

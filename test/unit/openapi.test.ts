@@ -136,6 +136,16 @@ describe('OpenAPI document', () => {
     expect(ns.schema).to.deep.include({ pattern: NAMESPACE_PATTERN, maxLength: 63 });
   });
 
+  it('says a list without a namespace (or with an empty one) covers every namespace', () => {
+    for (const path of ['/api/v1/agents', '/api/v1/squads', '/api/v1/connectors', '/api/v1/secrets']) {
+      const ns = (doc.paths[path]!.get!.parameters as OpenAPIV3.ParameterObject[]).find((p) => p.name === 'namespace')!;
+      expect(ns.description, path).to.contain('every namespace');
+      expect(new RegExp((ns.schema as OpenAPIV3.SchemaObject).pattern!).test(''), path).to.equal(true);
+    }
+    const get = (doc.paths['/api/v1/agents/{name}']!.get!.parameters as OpenAPIV3.ParameterObject[]).find((p) => p.name === 'namespace')!;
+    expect(get.description).to.contain('default "default"');
+  });
+
   it('documents the events limit and before parameters and event types', () => {
     const op = doc.paths['/api/v1/agents/{name}/events']!.get!;
     const params = op.parameters as OpenAPIV3.ParameterObject[];

@@ -107,7 +107,7 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
     app.all<{ Params: Params }>(`${BASE}/:resource`, async (req, reply) => {
       const p = req.params;
       resourceOf(p.resource);
-      if (req.method !== 'GET') throw methodNotAllowed(req);
+      if (req.method !== 'GET') throw methodNotAllowed(req, reply, ['GET']);
       if (isWatch(req)) return watch(req, reply, p);
       return send(reply, await listVerb(verbRequest(req, p)));
     });
@@ -124,7 +124,7 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
         case 'DELETE':
           return send(reply, await deleteCollectionVerb(r));
         default:
-          throw methodNotAllowed(req);
+          throw methodNotAllowed(req, reply, ['GET', 'POST', 'DELETE']);
       }
     });
 
@@ -140,7 +140,7 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
         case 'DELETE':
           return send(reply, await deleteVerb(r));
         default:
-          throw methodNotAllowed(req);
+          throw methodNotAllowed(req, reply, ['GET', 'PUT', 'PATCH', 'DELETE']);
       }
     });
 
@@ -156,13 +156,13 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
         const run = await prepareAgentLog(deps, namespace, name, q);
         return stream(reply, 'text/plain; charset=utf-8', run);
       }
-      throw methodNotAllowed(req);
+      throw methodNotAllowed(req, reply, [subresource === 'cancel' ? 'POST' : 'GET']);
     });
 
     // The deprecated /watch/ paths.
     const watchOnly = async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply): Promise<void> => {
       resourceOf(req.params.resource);
-      if (req.method !== 'GET') throw methodNotAllowed(req);
+      if (req.method !== 'GET') throw methodNotAllowed(req, reply, ['GET']);
       return watch(req, reply, req.params);
     };
     app.all(`${BASE}/watch/:resource`, watchOnly);
@@ -212,6 +212,8 @@ function sendDoc(req: FastifyRequest, reply: FastifyReply, doc: SerializedDoc, h
 
 const unknownPath = (): ApiError => new ApiError('NotFound', 404, 'the server could not find the requested resource');
 
-function methodNotAllowed(req: FastifyRequest): ApiError {
+/** 405 with the `Allow` header RFC 9110 asks for, as the REST mirror answers. */
+function methodNotAllowed(req: FastifyRequest, reply: FastifyReply, allowed: string[]): ApiError {
+  void reply.header('Allow', allowed.join(', '));
   return new ApiError('MethodNotAllowed', 405, `the server does not allow this method on the requested resource: ${req.method} ${req.url.split('?')[0]}`);
 }

@@ -183,7 +183,7 @@ function agentSubresourcePaths(base: string, r: ResourceDef): Record<string, Pat
           action: 'get',
           description: 'read the agent\'s most recent events (history), oldest first',
           params: [
-            q('limit', 'integer', `At most this many events (default ${EVENTS_DEFAULT_LIMIT}, max ${EVENTS_MAX_LIMIT}).`),
+            q('limit', 'integer', `At most this many events (default ${EVENTS_DEFAULT_LIMIT}, max ${EVENTS_MAX_LIMIT}; a larger value is read as ${EVENTS_MAX_LIMIT}).`),
             q('before', 'integer', 'Only events with a seq below this.'),
           ],
           responses: { '200': { ref: `${OWN}.AgentEventList`, description: 'OK' } },

@@ -1,5 +1,6 @@
 // The agent's subresources:
-//  - agents/<name>/events  GET: history (newest `limit`, default 50, max 200; `before=<seq>`), as
+//  - agents/<name>/events  GET: history (newest `limit`, default 50, max 200, a larger
+//    one read as 200 as clients expect of page sizes; `before=<seq>`), as
 //    an AgentEventList, the REST mirror's /api/v1/agents/:name/events;
 //  - agents/<name>/cancel  POST: cancels the task in progress; 200 with the agent once the worker
 //    confirmed, 202 if it did not in time, 409 when no task is in progress;
@@ -17,7 +18,7 @@ import type { AggregatedApiDeps } from './resources.js';
 import type { WatchSink } from './watch.js';
 
 export async function agentEvents(d: AggregatedApiDeps, namespace: string, name: string, q: Query) {
-  const limit = intParam(q, 'limit', { min: 1, max: EVENTS_MAX_LIMIT }) ?? EVENTS_DEFAULT_LIMIT;
+  const limit = Math.min(intParam(q, 'limit', { min: 1 }) ?? EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT);
   const before = intParam(q, 'before', { min: 1 });
   const items = await d.agentService.history(namespace, name, limit, before);
   return { apiVersion: API_VERSION, kind: 'AgentEventList', metadata: {}, agent: name, namespace, items };
