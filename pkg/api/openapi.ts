@@ -135,7 +135,8 @@ export function buildOpenApi(): OpenAPIV3.Document {
             {
               name: 'limit',
               in: 'query',
-              schema: { type: 'integer', minimum: 1, maximum: EVENTS_MAX_LIMIT, default: EVENTS_DEFAULT_LIMIT },
+              // No `maximum`: a larger value is accepted (clients send them) and read as the cap.
+              schema: { type: 'integer', minimum: 1, default: EVENTS_DEFAULT_LIMIT },
               description: `at most this many events; a larger value is read as ${EVENTS_MAX_LIMIT}`,
             },
             { name: 'before', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'only events with seq below this' },
