@@ -23,7 +23,8 @@ Flags (each can also be set by the environment variable shown):
   --plugins <a,b>      plugins to load at boot, in order: built-in names or module paths
                        (AGENTPLANE_PLUGINS, default ${DEFAULT_PLUGINS.join(',')})
   --config <file>      JSON config file: {"plugins": [...], "pluginOptions": {...},
-                       "allowPrivateConnectorUrls": true|false, "sandbox": "..."}
+                       "allowPrivateConnectorUrls": true|false, "sandbox": "...",
+                       "templates": [...]}
                        (AGENTPLANE_CONFIG); flags and variables override it
   --demo               start the built-in scripted model server and point agents at it, so
                        agents really run tools without a model key (AGENTPLANE_DEMO=true)
@@ -33,6 +34,9 @@ Flags (each can also be set by the environment variable shown):
                        and cloud metadata addresses are always refused
                        (AGENTPLANE_ALLOW_PRIVATE_CONNECTOR_URLS=true; config
                        "allowPrivateConnectorUrls"; default false)
+  --templates <a,b>    pod templates agents may name in templateRef besides "default"
+                       (AGENTPLANE_TEMPLATES; config "templates"; each a DNS-1123 name);
+                       an agent naming another is refused (400/422, field templateRef)
   --log-level <lvl>    trace, debug, info, warn, error (AGENTPLANE_LOG_LEVEL, default info)
   --sandbox <mode>     how agent workers and their tools are confined (AGENTPLANE_SANDBOX):
                        auto (default): bubblewrap when it works here, else run unconfined
@@ -66,6 +70,7 @@ interface ConfigFile {
   pluginOptions?: Record<string, unknown>;
   allowPrivateConnectorUrls?: boolean;
   sandbox?: string;
+  templates?: string[];
 }
 
 function fail(msg: string): never {
@@ -79,6 +84,9 @@ function readConfig(path: string | undefined): ConfigFile {
     const cfg = JSON.parse(readFileSync(path, 'utf8')) as ConfigFile;
     if (cfg.plugins !== undefined && !(Array.isArray(cfg.plugins) && cfg.plugins.every((p) => typeof p === 'string'))) {
       fail(`config ${path}: "plugins" must be an array of strings`);
+    }
+    if (cfg.templates !== undefined && !(Array.isArray(cfg.templates) && cfg.templates.every((t) => typeof t === 'string'))) {
+      fail(`config ${path}: "templates" must be an array of strings`);
     }
     if (cfg.allowPrivateConnectorUrls !== undefined && typeof cfg.allowPrivateConnectorUrls !== 'boolean') {
       fail(`config ${path}: "allowPrivateConnectorUrls" must be true or false`);
@@ -122,6 +130,7 @@ async function serve(argv: string[]): Promise<void> {
         'allow-private-connector-urls': { type: 'boolean' },
         'log-level': { type: 'string' },
         sandbox: { type: 'string' },
+        templates: { type: 'string' },
         mode: { type: 'string' },
         kubeconfig: { type: 'string' },
         'tls-cert-file': { type: 'string' },
@@ -143,6 +152,8 @@ async function serve(argv: string[]): Promise<void> {
   if (!(port >= 0 && port <= 65535)) fail(`--port must be a number from 0 to 65535, got "${portRaw}"`);
   const pluginList = values.plugins ?? env.AGENTPLANE_PLUGINS;
   const plugins = pluginList !== undefined ? pluginList.split(',').map((s) => s.trim()).filter(Boolean) : (cfg.plugins ?? DEFAULT_PLUGINS);
+  const templateList = values.templates ?? env.AGENTPLANE_TEMPLATES;
+  const templates = templateList !== undefined ? templateList.split(',').map((s) => s.trim()).filter(Boolean) : (cfg.templates ?? []);
   const level = values['log-level'] ?? env.AGENTPLANE_LOG_LEVEL;
   if (level) process.env.AGENTPLANE_LOG_LEVEL = level;
   const mode = values.mode ?? env.AGENTPLANE_MODE ?? 'embedded';
@@ -167,6 +178,7 @@ async function serve(argv: string[]): Promise<void> {
       demo: values.demo ?? env.AGENTPLANE_DEMO === 'true',
       allowPrivateConnectorUrls: values['allow-private-connector-urls'] ?? boolEnv('AGENTPLANE_ALLOW_PRIVATE_CONNECTOR_URLS') ?? cfg.allowPrivateConnectorUrls ?? false,
       sandbox: sandbox as SandboxMode,
+      templates,
       ...(kubernetes ? { kubernetes } : {}),
     });
     let closing = false;

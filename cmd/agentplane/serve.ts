@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Agent, isBusy, requestCancel } from '../../pkg/api/agent.js';
+import { type Agent, isBusy, requestCancel, TEMPLATE_NAME_MAX_LENGTH, TEMPLATE_NAME_PATTERN, TEMPLATE_NAME_RULE } from '../../pkg/api/agent.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import type { Squad } from '../../pkg/api/squad.js';
 import { urlEgressRefusal } from '../../pkg/connector/egress.js';
@@ -23,6 +23,7 @@ import { connectorInUse } from '../../pkg/registry/admission/connector-in-use.js
 import { connectorSecretBinding } from '../../pkg/registry/admission/connector-secret-binding.js';
 import { connectorsExist } from '../../pkg/registry/admission/connectors-exist.js';
 import { squadMembership } from '../../pkg/registry/admission/squad-membership.js';
+import { templateExists } from '../../pkg/registry/admission/template-exists.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import { Informer } from '../../pkg/registry/cache/informer.js';
 import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
@@ -75,6 +76,11 @@ export interface ServeOptions {
   allowPrivateConnectorUrls?: boolean;
   /** How workers and their tools are confined (docs/security.md "Tool sandbox"); default auto. */
   sandbox?: SandboxMode;
+  /**
+   * Pod templates agents may name in `templateRef`, besides "default" (TemplateExists admission).
+   * Each a DNS-1123 name; start-up fails on another.
+   */
+  templates?: string[];
   /** Kubernetes mode: state in Kubernetes, TLS, delegated auth. Embedded mode when absent. */
   kubernetes?: KubernetesHomeOptions;
 }
@@ -95,6 +101,8 @@ export interface RunningServer {
 }
 
 export async function startServer(o: ServeOptions): Promise<RunningServer> {
+  const badTemplate = (o.templates ?? []).find((t) => t.length > TEMPLATE_NAME_MAX_LENGTH || !new RegExp(TEMPLATE_NAME_PATTERN).test(t));
+  if (badTemplate !== undefined) throw new Error(`template ${JSON.stringify(badTemplate)}: must be ${TEMPLATE_NAME_RULE}`);
   const logger = o.logger ?? createLogger();
   const dataDir = resolve(o.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -201,6 +209,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     hooks.mcpServers.push((agent) => connectors.mcpServersFor(agent));
     const egress = { allowPrivate: o.allowPrivateConnectorUrls === true };
     admission.register(
+      // First: a squad's embedded agents are checked before any member is claimed.
+      templateExists(o.templates),
       connectorsExist(readThrough(informers.connectors, connectorRegistry)),
       connectorInUse(storageReader(agents)),
       squadMembership(agents, readThrough(informers.connectors, connectorRegistry)),

@@ -8,6 +8,20 @@ export const AGENT_KIND = 'Agent';
 export const DEFAULT_MODEL = 'claude-sonnet-4-5';
 export const DEFAULT_TEMPLATE = 'default';
 
+/**
+ * `templateRef` names a pod template by a DNS-1123 subdomain name (a Kubernetes PodTemplate name).
+ * Which templates exist is the TemplateExists admission plugin's business.
+ */
+export const TEMPLATE_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+export const TEMPLATE_NAME_MAX_LENGTH = 253;
+export const TEMPLATE_NAME_RULE =
+  'a DNS-1123 name (lowercase letters, digits, hyphens and dots, each dot-separated part starting and ending with a letter or digit, at most 253 characters)';
+
+/** `model`: one token of printable characters: no whitespace, control or invisible format characters. */
+export const MODEL_PATTERN = '^[^\\s\\p{Cc}\\p{Cf}]+$';
+export const MODEL_MAX_LENGTH = 256;
+export const MODEL_RULE = `a model identifier without whitespace or control characters, at most 256 characters, such as "${DEFAULT_MODEL}" (the default)`;
+
 export type Role = 'manager' | 'worker';
 export const ROLES: readonly Role[] = ['manager', 'worker'];
 
@@ -146,8 +160,22 @@ const lifecycleSchema = {
 const agentFields = {
   instructions: { type: 'string', minLength: 1, maxLength: 262144, description: 'the task prompt' },
   systemPrompt: { type: 'string', maxLength: 65536, description: 'placed before the built-in role prompt' },
-  model: { type: 'string', minLength: 1, maxLength: 256, description: `model identifier; default ${DEFAULT_MODEL}` },
-  templateRef: { type: 'string', minLength: 1, maxLength: 253, description: 'pod template name; default "default"' },
+  // A string with a pattern states its whole rule in `description`: the validation message is
+  // "must be <description>".
+  model: {
+    type: 'string',
+    minLength: 1,
+    maxLength: MODEL_MAX_LENGTH,
+    pattern: MODEL_PATTERN,
+    description: MODEL_RULE,
+  },
+  templateRef: {
+    type: 'string',
+    minLength: 1,
+    maxLength: TEMPLATE_NAME_MAX_LENGTH,
+    pattern: TEMPLATE_NAME_PATTERN,
+    description: `${TEMPLATE_NAME_RULE} of a pod template: "${DEFAULT_TEMPLATE}" (the default) or one the server is configured with`,
+  },
   role: { type: 'string', enum: ROLES, description: 'manager (may orchestrate sub-agents) or worker; default manager' },
   connectors: connectorListSchema,
 } as const;

@@ -157,7 +157,12 @@ export function buildOpenApi(): OpenAPIV3.Document {
       '/api/v1/agents/{name}/ws': {
         get: {
           operationId: 'streamEvents',
-          description: 'WebSocket upgrade: each text message is one Event (JSON). Errors before the upgrade are plain HTTP.',
+          description:
+            'WebSocket upgrade: each text message is one Event (JSON). Errors before the upgrade are plain HTTP. ' +
+            'Without `since` the replay starts at the current task\'s first event; `since=N` replays every event with a greater seq ' +
+            '(seqs never repeat for an agent name, so a cursor from a deleted agent of the same name resumes on the new one). ' +
+            'The server closes the socket with code 4410, reason "agent deleted", when the agent is deleted (or marked for deletion), ' +
+            'and with 4404 "agent not found" if it vanished during the upgrade; 1011 if the replay failed.',
           parameters: [nameParam, nsParam, { name: 'since', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'replay events with seq above this first' }],
           responses: { '101': { description: 'Switching Protocols; messages: Event', content: json(ref('Event')) }, ...errors(400, 404) },
         },

@@ -18,7 +18,12 @@ export interface ListOptions {
 }
 
 export interface EventStore {
-  /** Appends and assigns the next seq of the stream (1, 2, 3...). */
+  /**
+   * Appends and assigns the next seq: 1, 2, 3... for a new name. A seq never repeats for a
+   * (namespace, name): the store keeps the highest seq it ever assigned to the name, also after
+   * `deleteStream`, and a later stream of that name (a re-created agent, a new uid) continues
+   * above it. So a client's `since=N` cursor from a deleted agent reads the new agent's events.
+   */
   append(stream: StreamRef, draft: EventDraft): Promise<AgentEvent>;
   /** The most recent events (optionally before a seq), oldest first. */
   list(stream: StreamRef, opts: ListOptions): Promise<AgentEvent[]>;
@@ -28,7 +33,7 @@ export interface EventStore {
   taskStart(stream: StreamRef, task: number): Promise<number | undefined>;
   /** Highest seq of the stream, 0 when empty. */
   lastSeq(stream: StreamRef): Promise<number>;
-  /** Removes the whole stream (agent deletion). */
+  /** Removes the whole stream (agent deletion); the name's highest seq is kept (see append). */
   deleteStream(stream: StreamRef): Promise<void>;
   close(): Promise<void>;
 }

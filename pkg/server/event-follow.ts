@@ -3,11 +3,14 @@
 // Subscribe first, then replay history, then go live, dropping anything already sent, so a
 // reader never misses an event nor sees one twice. Without `since`, the replay starts at the
 // current task's first event: a reader that connects right after the task was sent sees it all.
+// A live reader ends with its agent (`watchAgentGone`): the WebSocket closes with
+// AGENT_DELETED_CLOSE, the log stream ends.
 
 import type { Agent } from '../api/agent.js';
 import type { AgentEvent } from '../api/event.js';
 import { streamOf } from '../controller/agent-controller.js';
 import type { EventLog } from '../registry/event-log.js';
+import type { Registry } from '../registry/registry.js';
 
 const REPLAY_PAGE = 500;
 
@@ -63,4 +66,39 @@ export function followEvents(events: EventLog, agent: Agent, send: (ev: AgentEve
     throw err;
   });
   return { replayed, stop };
+}
+
+/** The WebSocket close code (and reason) a subscriber gets when its agent is deleted. */
+export const AGENT_DELETED_CLOSE = { code: 4410, reason: 'agent deleted' } as const;
+
+/**
+ * Calls `gone` once when the agent is marked for deletion, deleted, or replaced by a new agent
+ * of its name (another uid): its stream ends then, as no more of its events will come. Returns
+ * a function that stops watching.
+ */
+export function watchAgentGone(agents: Pick<Registry<Agent>, 'get' | 'watch'>, agent: Agent, gone: () => void): () => void {
+  const { namespace, name, uid } = agent.metadata;
+  const isGone = (a: Agent | undefined): boolean => !a || a.metadata.uid !== uid || !!a.metadata.deletionTimestamp;
+  let done = false;
+  let unwatch: () => void = () => undefined;
+  const stop = (): void => {
+    done = true;
+    unwatch();
+  };
+  const fire = (): void => {
+    if (done) return;
+    stop();
+    gone();
+  };
+  unwatch = agents.watch((ev) => {
+    const m = ev.object.metadata;
+    if (m.namespace === namespace && m.name === name && (ev.type === 'DELETED' || isGone(ev.object))) fire();
+  });
+  if (done) unwatch();
+  // Deleted between the caller's read and the watch: look once more.
+  agents.get(namespace, name).then(
+    (a) => isGone(a) && fire(),
+    () => undefined,
+  );
+  return stop;
 }

@@ -1,5 +1,7 @@
 // SQLite-backed EventStore (embedded mode). One table keyed by (uid, seq); seq is assigned
-// atomically per stream inside a better-sqlite3 transaction.
+// atomically inside a better-sqlite3 transaction. A second table keeps, per (namespace, name),
+// the highest seq ever assigned, and outlives deleteStream: a re-created agent's stream continues
+// above it, so a seq never repeats for a name (a cursor from the old agent stays meaningful).
 
 import Database from 'better-sqlite3';
 
@@ -30,7 +32,8 @@ const COLUMNS = 'seq, namespace, name, task, type, ts, payload';
 
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
-  private readonly nextSeqStmt: Database.Statement<[string], { next: number }>;
+  private readonly nextSeqStmt: Database.Statement<[string, string, string], { next: number }>;
+  private readonly markStmt: Database.Statement<[string, string, number]>;
   private readonly insertStmt: Database.Statement<[string, number, string, string, number, string, string, string]>;
   private readonly listStmt: Database.Statement<[string, number], EventRow>;
   private readonly listBeforeStmt: Database.Statement<[string, number, number], EventRow>;
@@ -67,8 +70,33 @@ export class SqliteEventStore implements EventStore {
       this.db.exec('ALTER TABLE events ADD COLUMN task INTEGER NOT NULL DEFAULT 0');
     }
     this.db.exec('CREATE INDEX IF NOT EXISTS events_task ON events (uid, task, seq)');
+    // The high-water mark per name. A database written before it existed seeds it from the events
+    // it holds (streams deleted before then are forgotten).
+    const hadMarks = this.db
+      .prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'seq_marks'")
+      .get()!.n;
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS seq_marks (
+        namespace TEXT NOT NULL,
+        name TEXT NOT NULL,
+        last_seq INTEGER NOT NULL,
+        PRIMARY KEY (namespace, name)
+      ) WITHOUT ROWID
+    `);
+    if (!hadMarks) {
+      this.db.exec('INSERT OR IGNORE INTO seq_marks SELECT namespace, name, MAX(seq) FROM events GROUP BY namespace, name');
+    }
 
-    this.nextSeqStmt = this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM events WHERE uid = ?');
+    this.nextSeqStmt = this.db.prepare(
+      `SELECT MAX(
+         COALESCE((SELECT last_seq FROM seq_marks WHERE namespace = ? AND name = ?), 0),
+         COALESCE((SELECT MAX(seq) FROM events WHERE uid = ?), 0)
+       ) + 1 AS next`,
+    );
+    this.markStmt = this.db.prepare(
+      `INSERT INTO seq_marks (namespace, name, last_seq) VALUES (?, ?, ?)
+       ON CONFLICT (namespace, name) DO UPDATE SET last_seq = MAX(last_seq, excluded.last_seq)`,
+    );
     this.insertStmt = this.db.prepare(
       'INSERT INTO events (uid, seq, namespace, name, task, type, ts, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
@@ -87,7 +115,8 @@ export class SqliteEventStore implements EventStore {
     this.deleteStmt = this.db.prepare('DELETE FROM events WHERE uid = ?');
 
     this.appendTx = this.db.transaction((stream: StreamRef, draft: EventDraft): AgentEvent => {
-      const seq = this.nextSeqStmt.get(stream.uid)!.next;
+      const seq = this.nextSeqStmt.get(stream.namespace, stream.name, stream.uid)!.next;
+      this.markStmt.run(stream.namespace, stream.name, seq);
       const timestamp = draft.timestamp ?? new Date().toISOString();
       // The service sets the task; a draft without one is stored as task 0 (no task).
       const task = draft.task ?? 0;

@@ -99,17 +99,18 @@ export function eventStoreConformance(name: string, make: () => Promise<EventSto
         expect(bList.every((e) => e.namespace === 'ns-b')).to.equal(true);
       });
 
-      it('keeps a re-created agent (same namespace/name, different uid) independent', async () => {
+      it('keeps a re-created agent (same namespace/name, different uid) apart, its seq continuing above the old one', async () => {
         const old = freshStream({ namespace: 'ns', name: 'reborn' });
         const fresh: StreamRef = { ...old, uid: `${old.uid}-v2` };
         await appendN(store, old, 4, 'old');
         const first = await store.append(fresh, text('new1'));
-        expect(first.seq).to.equal(1);
+        expect(first.seq).to.equal(5);
         expect(await store.lastSeq(old)).to.equal(4);
-        expect(await store.lastSeq(fresh)).to.equal(1);
+        expect(await store.lastSeq(fresh)).to.equal(5);
         const freshList = await store.list(fresh, { limit: 10 });
         expect(freshList).to.have.length(1);
         expect(freshList[0]!.payload).to.deep.equal({ content: 'new1' });
+        expect(seqs(await store.list(old, { limit: 10 }))).to.deep.equal([1, 2, 3, 4]);
       });
 
       it('concurrent appends yield distinct consecutive seqs', async () => {
@@ -228,13 +229,13 @@ export function eventStoreConformance(name: string, make: () => Promise<EventSto
         const b: StreamRef = { ...a, uid: `${a.uid}-b` };
         await store.append(a, { ...text('a1'), task: 1 });
         await store.append(a, { ...text('a2'), task: 2 });
-        await store.append(b, { ...text('b1'), task: 2 });
+        await store.append(b, { ...text('b1'), task: 2 }); // seq 3: the name's seqs never repeat
         expect(await store.taskStart(a, 2)).to.equal(2);
-        expect(await store.taskStart(b, 2)).to.equal(1);
+        expect(await store.taskStart(b, 2)).to.equal(3);
         expect(await store.taskStart(b, 1)).to.equal(undefined);
         await store.deleteStream(a);
         expect(await store.taskStart(a, 1)).to.equal(undefined);
-        expect(await store.taskStart(b, 2)).to.equal(1);
+        expect(await store.taskStart(b, 2)).to.equal(3);
       });
     });
 
@@ -263,15 +264,68 @@ export function eventStoreConformance(name: string, make: () => Promise<EventSto
         expect(await store.lastSeq(victim)).to.equal(0);
         expect(await store.list(victim, { limit: 10 })).to.deep.equal([]);
         expect(await store.since(victim, 0)).to.deep.equal([]);
-        expect(seqs(await store.list(sibling, { limit: 10 }))).to.deep.equal([1, 2]);
+        expect(seqs(await store.list(sibling, { limit: 10 }))).to.deep.equal([6, 7]);
         expect(seqs(await store.since(other, 0))).to.deep.equal([1, 2, 3]);
       });
 
-      it('restarts seq at 1 for a stream appended to after deletion', async () => {
+      it('never repeats a seq for a name: a stream appended to after deletion continues above it', async () => {
         const s = freshStream();
         await appendN(store, s, 3);
         await store.deleteStream(s);
-        expect((await store.append(s, text('again'))).seq).to.equal(1);
+        expect(await store.lastSeq(s)).to.equal(0);
+        expect((await store.append(s, text('again'))).seq).to.equal(4);
+      });
+
+      it('a re-created agent after deletion continues above the old seqs; old cursors read its events', async () => {
+        const old = freshStream({ namespace: 'ns-re', name: 'phoenix' });
+        await appendN(store, old, 6, 'old');
+        await store.deleteStream(old);
+        const fresh: StreamRef = { ...old, uid: `${old.uid}-v2` };
+        expect(await store.lastSeq(fresh)).to.equal(0);
+        expect(await store.since(fresh, 0)).to.deep.equal([]);
+        const created = await appendN(store, fresh, 4, 'new');
+        expect(seqs(created)).to.deep.equal([7, 8, 9, 10]);
+        expect(await store.lastSeq(fresh)).to.equal(10);
+        // A client that had read the old agent up to 6 (or only up to 3) resumes on the new one.
+        expect((await store.since(fresh, 6)).map((e) => (e.payload as { content: string }).content)).to.deep.equal([
+          'new1',
+          'new2',
+          'new3',
+          'new4',
+        ]);
+        expect(seqs(await store.since(fresh, 3))).to.deep.equal([7, 8, 9, 10]);
+        expect(seqs(await store.since(fresh, 8))).to.deep.equal([9, 10]);
+        // History paging works on the new incarnation's seqs.
+        expect(seqs(await store.list(fresh, { limit: 2 }))).to.deep.equal([9, 10]);
+        expect(seqs(await store.list(fresh, { limit: 10, before: 9 }))).to.deep.equal([7, 8]);
+        expect(await store.list(fresh, { limit: 10, before: 7 })).to.deep.equal([]);
+        expect(await store.taskStart(fresh, 0)).to.equal(7);
+        // Twice deleted and re-created: still above everything seen.
+        await store.deleteStream(fresh);
+        const third: StreamRef = { ...old, uid: `${old.uid}-v3` };
+        expect((await store.append(third, text('third'))).seq).to.equal(11);
+      });
+
+      it('keeps the high-water mark per namespace and name', async () => {
+        const a = freshStream({ namespace: 'ns-hw-a', name: 'same' });
+        await appendN(store, a, 5);
+        await store.deleteStream(a);
+        // Another namespace, and another name in the same namespace, are not affected.
+        const otherNs = freshStream({ namespace: 'ns-hw-b', name: 'same' });
+        const otherName = freshStream({ namespace: 'ns-hw-a', name: 'different' });
+        expect((await store.append(otherNs, text('x'))).seq).to.equal(1);
+        expect((await store.append(otherName, text('y'))).seq).to.equal(1);
+        expect((await store.append({ ...a, uid: `${a.uid}-v2` }, text('z'))).seq).to.equal(6);
+      });
+
+      it('concurrent appends to a re-created stream yield distinct consecutive seqs above the old ones', async () => {
+        const old = freshStream({ namespace: 'ns-cc', name: 'busy' });
+        await appendN(store, old, 10);
+        await store.deleteStream(old);
+        const fresh: StreamRef = { ...old, uid: `${old.uid}-v2` };
+        const results = await Promise.all(range(1, 50).map((i) => store.append(fresh, text(`c${i}`))));
+        expect(seqs(results).sort((x, y) => x - y)).to.deep.equal(range(11, 60));
+        expect(seqs(await store.since(fresh, 0))).to.deep.equal(range(11, 60));
       });
 
       it('is a no-op on an unknown stream', async () => {

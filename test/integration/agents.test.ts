@@ -287,6 +287,7 @@ describe('agents (integration)', function () {
       const ws = new EventClient(wsUrl(h, 'doomed'));
       await ws.untilTaskEnd();
       ws.close();
+      const oldLast = ws.events.at(-1)!.seq;
       const dir = join(h.dataDir, 'workspaces', 'default', 'doomed');
       expect(existsSync(join(dir, 'keep.txt'))).to.equal(true);
       const del = await h.api('DELETE', '/api/v1/agents/doomed');
@@ -295,13 +296,14 @@ describe('agents (integration)', function () {
       expect(existsSync(dir)).to.equal(false);
       expect(h.server.runtime.isRunning({ namespace: 'default', name: 'doomed' })).to.equal(false);
       expect((await h.api('GET', '/api/v1/agents/doomed')).status).to.equal(404);
-      // A new agent of the same name starts from an empty stream.
+      // A new agent of the same name starts a stream of its own, its seqs above the old ones.
       await h.api('POST', '/api/v1/agents', { name: 'doomed', instructions: '@say reborn' });
       const hist = await eventually(async () => {
         const r = await h.api('GET', '/api/v1/agents/doomed/events');
         return r.body.events.length > 0 && r.body.events;
       });
-      expect(hist[0].seq).to.equal(1);
+      expect(hist[0].seq).to.equal(oldLast + 1);
+      expect(hist[0]).to.include({ type: 'task_started', task: 1 });
     });
   });
 

@@ -62,6 +62,42 @@ describe('SqliteEventStore', () => {
     }
   });
 
+  it('keeps the highest seq of a deleted stream across close and reopen', async () => {
+    const file = path.join(dir, 'marks.db');
+    const s: StreamRef = { namespace: 'default', name: 'again', uid: 'u-1' };
+    const first = new SqliteEventStore(file);
+    for (let i = 0; i < 3; i++) await first.append(s, { type: 'text', payload: { content: `m${i}` } });
+    await first.deleteStream(s);
+    await first.close();
+
+    const second = new SqliteEventStore(file);
+    try {
+      const ev = await second.append({ ...s, uid: 'u-2' }, { type: 'text', payload: { content: 'new' } });
+      expect(ev.seq).to.equal(4);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('seeds the high-water marks of a database written before them from its events', async () => {
+    const file = path.join(dir, 'premarks.db');
+    const old = new Database(file);
+    old.exec(`CREATE TABLE events (uid TEXT, seq INTEGER, namespace TEXT, name TEXT, task INTEGER NOT NULL DEFAULT 0,
+      type TEXT, ts TEXT, payload TEXT, PRIMARY KEY (uid, seq)) WITHOUT ROWID`);
+    const ins = old.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    for (let seq = 1; seq <= 5; seq++) ins.run('u-pre', seq, 'default', 'pre', 1, 'text', '2024-01-01T00:00:00.000Z', '{"content":"x"}');
+    old.close();
+
+    const store = new SqliteEventStore(file);
+    try {
+      const s: StreamRef = { namespace: 'default', name: 'pre', uid: 'u-pre' };
+      await store.deleteStream(s);
+      expect((await store.append({ ...s, uid: 'u-post' }, { type: 'text', payload: { content: 'y' } })).seq).to.equal(6);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('upgrades an events table written without a task column', async () => {
     const file = path.join(dir, 'old.db');
     const old = new Database(file);

@@ -125,6 +125,36 @@ describe('validateSchema with the agent schemas', () => {
     });
   });
 
+  describe('templateRef and model', () => {
+    const task = (over: Record<string, unknown>) => validateSchema(agentTaskRequestSchema, { name: 'writer', instructions: 'x', ...over });
+
+    it('accepts DNS-1123 template names, with dots', () => {
+      for (const t of ['default', 'gpu-large', 'pool.gpu-2', 'a', 'x'.repeat(253)]) expect(task({ templateRef: t }), t).to.deep.equal([]);
+    });
+
+    it('refuses a path, upper case, spaces, leading or doubled dots, and over-long names, stating the rule', () => {
+      for (const t of ['../../etc/passwd', '/etc/passwd', 'GPU', 'gpu large', '.hidden', 'a..b', 'a.', '-gpu', 'gpu\n', 'x'.repeat(254), '']) {
+        const c = causeFor(task({ templateRef: t }), 'templateRef');
+        expect(c.message, JSON.stringify(t)).to.match(/^must be a DNS-1123 name \(lowercase letters, digits, hyphens and dots/);
+      }
+    });
+
+    it('accepts model identifiers of the providers (dots, colons, slashes, @, brackets)', () => {
+      for (const m of ['claude-sonnet-4-5', 'anthropic.claude-3-5-sonnet-20241022-v2:0', 'claude-sonnet-4@20250514', 'sonnet[1m]', 'arn:aws:bedrock:us-east-1:1:inference-profile/x']) {
+        expect(task({ model: m }), m).to.deep.equal([]);
+      }
+    });
+
+    it('refuses a model with whitespace, control or invisible characters, stating the rule', () => {
+      for (const m of ['claude\nsonnet', 'claude sonnet', ' claude', 'claude\t', 'claude\u0000', 'claude\u007f', 'claude\u0085', 'claude\u200b', 'claude\u202e', 'claude\u2028', 'x'.repeat(257)]) {
+        for (const causes of [task({ model: m }), validateSchema(agentPatchRequestSchema, { model: m })]) {
+          const c = causeFor(causes, 'model');
+          expect(c.message, JSON.stringify(m)).to.match(/^must be a model identifier without whitespace or control characters, at most 256 characters/);
+        }
+      }
+    });
+  });
+
   describe('AgentPatchRequest', () => {
     it('rejects an empty patch body {}', () => {
       const causes = validateSchema(agentPatchRequestSchema, {});

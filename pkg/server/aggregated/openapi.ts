@@ -210,7 +210,7 @@ function agentSubresourcePaths(base: string, r: ResourceDef): Record<string, Pat
           method: 'get',
           id: `read${GV_ID}Namespaced${r.kind}Log`,
           action: 'get',
-          description: "read the agent's events as lines of JSON: the current task's (or all after `since`), then live ones with follow=true",
+          description: "read the agent's events as lines of JSON: the current task's (or all after `since`), then live ones with follow=true until the agent is deleted (the response then ends)",
           params: [q('follow', 'boolean', 'Keep streaming live events.'), q('since', 'integer', 'Replay every event with a greater seq (0: all).')],
           responses: { '200': { description: 'one JSON event per line' } },
           produces: ['text/plain'],

@@ -12,7 +12,7 @@ import type { Agent } from '../../api/agent.js';
 import { notFound } from '../../api/errors.js';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../api/event.js';
 import { API_VERSION } from '../../api/meta.js';
-import { followEvents } from '../event-follow.js';
+import { followEvents, watchAgentGone } from '../event-follow.js';
 import { boolParam, intParam, type Query } from './query.js';
 import type { AggregatedApiDeps } from './resources.js';
 import type { WatchSink } from './watch.js';
@@ -43,12 +43,7 @@ export async function prepareAgentLog(d: AggregatedApiDeps, namespace: string, n
       ...(since !== undefined ? { since } : {}),
     });
     // The stream ends with its agent: a deleted (or re-created) agent's events are gone.
-    const unwatch = follow
-      ? d.agents.watch((ev) => {
-          const m = ev.object.metadata;
-          if (m.namespace === namespace && m.name === name && (ev.type === 'DELETED' || m.uid !== agent.metadata.uid || m.deletionTimestamp)) end();
-        })
-      : () => undefined;
+    const unwatch = follow ? watchAgentGone(d.agents, agent, () => end()) : () => undefined;
     const stop = (): void => {
       done = true;
       following.stop();

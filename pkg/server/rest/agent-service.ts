@@ -21,6 +21,7 @@ import type { EventLog } from '../../registry/event-log.js';
 import type { Registry } from '../../registry/registry.js';
 import type { AgentRuntime } from '../../runtime/runtime.js';
 import { streamOf } from '../../controller/agent-controller.js';
+import { watchAgentGone } from '../event-follow.js';
 
 export interface SubmitResult {
   agent: Agent;
@@ -168,6 +169,11 @@ export class AgentService {
     const agent = await this.agents.mustGet(namespace, name);
     await this.agents.delete(namespace, name);
     return this.waitFor(namespace, name, (a) => !a, agent);
+  }
+
+  /** Calls `gone` once the agent is marked for deletion, deleted or replaced; returns unwatch. */
+  onGone(agent: Agent, gone: () => void): () => void {
+    return watchAgentGone(this.agents, agent, gone);
   }
 
   async history(namespace: string, name: string, limit: number, before?: number): Promise<AgentEvent[]> {

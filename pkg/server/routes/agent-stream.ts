@@ -1,14 +1,15 @@
 // Live events over WebSocket: /api/v1/agents/:name/ws[?since=<seq>].
 // Replay from history, then live, each event once (event-follow.ts). Without `since`, the replay
 // starts at the current task's first event: a client that connects right after POST sees the
-// whole task.
+// whole task. When the agent is deleted (marked for deletion, gone, or replaced by a new agent of
+// its name) the socket closes with 4410 "agent deleted" (AGENT_DELETED_CLOSE).
 
 import type { FastifyInstance } from 'fastify';
 import type WebSocket from 'ws';
 import type { AgentService } from '../rest/agent-service.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { EventLog } from '../../registry/event-log.js';
-import { followEvents } from '../event-follow.js';
+import { AGENT_DELETED_CLOSE, followEvents } from '../event-follow.js';
 import { intParam, namespaceOf, type Query } from '../params.js';
 
 const PING_MS = 30_000;
@@ -42,7 +43,12 @@ export function agentStreamRoutes(service: AgentService, events: EventLog, metri
           since !== undefined ? { since } : {},
         );
         const ping = setInterval(() => socket.ping(), PING_MS).unref();
+        const unwatch = service.onGone(agent, () => {
+          following.stop();
+          closeWith(socket, AGENT_DELETED_CLOSE.code, AGENT_DELETED_CLOSE.reason);
+        });
         socket.on('close', () => {
+          unwatch();
           following.stop();
           clearInterval(ping);
           metrics.wsClients.dec();
