@@ -13,6 +13,7 @@ import { AgentController } from '../../pkg/controller/agent-controller.js';
 import { Controller } from '../../pkg/controller/framework/controller.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
 import { Manager } from '../../pkg/manager/manager.js';
+import { CredentialRegistry, MODEL_PROXY_PATH, ModelProxy, type RetryPolicy, UsageMeter } from '../../pkg/modelproxy/index.js';
 import { createLogger, type Logger } from '../../pkg/observability/logger.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
 import { Hooks } from '../../pkg/plugin/hooks.js';
@@ -48,6 +49,7 @@ import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { systemRoutes } from '../../pkg/server/routes/system.js';
+import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
 import { embeddedHome, type KubernetesHomeOptions, kubernetesHome } from './homes.js';
@@ -63,8 +65,13 @@ export interface ServeOptions {
   pluginOptions?: Record<string, unknown>;
   /** Start the scripted model and point workers at it (no key needed). */
   demo?: boolean;
-  /** Model endpoint and credential; default from the environment. */
+  /**
+   * The model endpoint and key; default from the environment. Only the server's model proxy
+   * holds them: workers get the proxy's URL and a per-agent credential.
+   */
   model?: { apiKey?: string; baseUrl?: string };
+  /** The model proxy's retries (docs/security.md "Model proxy"); defaults in pkg/modelproxy/retry.ts. */
+  modelRetry?: Partial<RetryPolicy>;
   logger?: Logger;
   /** Where worker processes' log lines go; default stdout. */
   workerLogSink?: (line: string) => void;
@@ -138,10 +145,37 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       : (o.model ?? { apiKey: process.env.ANTHROPIC_API_KEY, baseUrl: process.env.ANTHROPIC_BASE_URL });
     if (!modelEnv.apiKey) logger.warn('ANTHROPIC_API_KEY is not set: tasks will fail to reach the model (use --demo to try without a key)');
     const channel = new ChannelEndpoint();
+    // The model key stays here: workers reach the model through the proxy (mounted with the
+    // worker channel below) with a per-agent credential the runtime issues and revokes.
+    const modelCredentials = new CredentialRegistry();
+    const usageMeter = new UsageMeter(metrics);
+    // Set once the agent controller exists: the proxy reports retries and failures into tasks.
+    let proxyEvents: Pick<AgentController, 'taskEvent' | 'failTask'> | undefined;
+    const modelProxy = new ModelProxy({
+      ...(modelEnv.baseUrl ? { upstream: modelEnv.baseUrl } : {}),
+      ...(modelEnv.apiKey ? { apiKey: modelEnv.apiKey } : {}),
+      credentials: modelCredentials,
+      meter: usageMeter,
+      logger: child('model-proxy'),
+      ...(o.modelRetry ? { retry: o.modelRetry } : {}),
+      onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }),
+      events: {
+        retry: (g, payload) => void proxyEvents?.taskEvent(g.ref, g.uid, { type: 'model_retry', payload }).catch(() => undefined),
+        failed: (g, error) => void proxyEvents?.failTask(g.ref, g.uid, error).catch(() => undefined),
+      },
+    });
+    manager.onStop('model proxy', () => modelProxy.close());
     const runtime = new LocalRuntime({
       dataDir,
       logger: child('runtime'),
-      modelEnv,
+      model: {
+        baseUrl: () => `${channel.url}${MODEL_PROXY_PATH}`,
+        issue: (ref, uid) => modelCredentials.issue(ref, uid),
+        revoke: (ref) => {
+          modelCredentials.revoke(ref);
+          usageMeter.forget(ref);
+        },
+      },
       sandbox,
       workerMain: WORKER_MAIN,
       channelUrl: () => channel.url,
@@ -208,7 +242,17 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     );
 
     // Controllers.
-    const agentController = new AgentController({ agents, informers, events, runtime, hooks, metrics, logger: child('agent-controller') });
+    const agentController = new AgentController({
+      agents,
+      informers,
+      events,
+      runtime,
+      hooks,
+      metrics,
+      logger: child('agent-controller'),
+      taskUsage: usageMeter,
+    });
+    proxyEvents = agentController;
     const squadController = new SquadController({
       squads,
       agents,
@@ -239,6 +283,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     await app.register(aggregatedApiRoutes({ agents, squads, connectors: connectorRegistry, agentService: service, events }));
     const workers = home.separateWorkerListener ? await createApp({ logger: logger.child({ listener: 'workers' }), metrics }) : app;
     await workers.register(workerChannelRoutes(runtime.channel));
+    await workers.register(modelProxyRoutes(modelProxy));
     if (workers !== app) {
       manager.add({
         name: 'worker listener',
