@@ -97,6 +97,8 @@ export interface RunningServer {
   controller: AgentController;
   events: EventLog;
   runtime: LocalRuntime;
+  /** The model proxy: its URL (as workers see it) and its credentials (tests and benches). */
+  modelProxy: { url: string; credentials: CredentialRegistry };
   model?: ScriptedModel;
   close(): Promise<void>;
 }
@@ -315,7 +317,9 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const port = portOf(app, o.port);
     const url = `${home.tls ? 'https' : 'http'}://${displayHost(o.host)}:${port}`;
     logger.info({ url, home: home.name, dataDir, plugins: plugins.names }, 'agentplane is serving');
-    return { routes: () => routesOf(app), url, port, dataDir, logger, agents, controller: agentController, events, runtime, model, close: () => manager.stop() };
+    return { routes: () => routesOf(app), url, port, dataDir, logger, agents, controller: agentController, events, runtime,
+      modelProxy: { url: `${channel.url}${MODEL_PROXY_PATH}`, credentials: modelCredentials },
+      model, close: () => manager.stop() };
   } catch (err) {
     await manager.stop();
     throw err;

@@ -64,7 +64,7 @@ export class ModelProxy {
     this.upstream = new URL(o.upstream || DEFAULT_UPSTREAM);
     const tls = this.upstream.protocol === 'https:';
     this.client = tls ? https : http;
-    this.agent = tls ? new https.Agent({ keepAlive: true, maxSockets: 256 }) : new http.Agent({ keepAlive: true, maxSockets: 256 });
+    this.agent = tls ? new https.Agent({ keepAlive: true, maxSockets: 256, noDelay: true }) : new http.Agent({ keepAlive: true, maxSockets: 256, noDelay: true });
   }
 
   /**
