@@ -3,14 +3,16 @@
 
 import { cpus, platform, arch } from 'node:os';
 import { IDLE_PAUSE_MS, idleTaskLatency, wakeLatency, warmUp, type LatencySamples } from './latency.js';
-import { fmt, summarize, table } from './stats.js';
-import { startBenchServer, type BenchServer } from './support.js';
+import { proxyOverhead } from './proxy.js';
+import { fmt, percentile, summarize, table } from './stats.js';
+import { API_KEY, startBenchServer, type BenchServer } from './support.js';
 import { agentplaneThroughput, bareThroughput, mbPerSecond, perSecond, type Throughput } from './throughput.js';
 
 const AGENT = 'bench';
 const ROUNDS = 20;
 const WAKE_ROUNDS = 10;
 const EVENTS = 20_000;
+const PROXY_ROUNDS = 500;
 const WATCHDOG_MS = 150_000;
 
 /** Latency figures, each printed as one section. Add wake latency here when it exists. */
@@ -39,6 +41,8 @@ async function main(): Promise<void> {
       printLatency(bench.title, await bench.run(b));
     }
 
+    printProxyOverhead(await proxyOverhead(b, API_KEY, PROXY_ROUNDS));
+
     const { result: ap, sample } = await agentplaneThroughput(b, AGENT, EVENTS);
     const bare = await bareThroughput(sample, EVENTS);
     printThroughput(sample, ap, bare);
@@ -54,6 +58,17 @@ function printLatency(title: string, sets: LatencySamples[]): void {
     return [label, fmt(s.min), fmt(s.median), fmt(s.p90), fmt(s.max)];
   });
   console.log(table(['ms', 'min', 'median', 'p90', 'max'], rows) + '\n');
+}
+
+function printProxyOverhead({ direct, proxied }: { direct: number[]; proxied: number[] }): void {
+  console.log(`Model proxy overhead (${PROXY_ROUNDS} streamed "@say" requests each way, interleaved, one keep-alive connection)`);
+  const p = (ms: number[], q: number): number => percentile([...ms].sort((a, b) => a - b), q);
+  const rows = [
+    ['direct to the scripted model', direct],
+    ['through the model proxy', proxied],
+  ].map(([label, ms]) => [label as string, fmt(p(ms as number[], 50), 3), fmt(p(ms as number[], 99), 3)]);
+  rows.push(['model proxy overhead', fmt(p(proxied, 50) - p(direct, 50), 3), fmt(p(proxied, 99) - p(direct, 99), 3)]);
+  console.log(table(['ms', 'p50', 'p99'], rows) + '\n');
 }
 
 function printThroughput(sample: string, ap: Throughput, bare: Throughput): void {

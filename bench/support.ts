@@ -17,7 +17,7 @@ import { DEFAULT_PLUGINS } from '../pkg/plugin/loader.js';
 import { startScriptedModel, type ScriptedModel } from '../pkg/scriptedmodel/index.js';
 import { opened } from '../test/support/waiting.js';
 
-const API_KEY = 'sk-ant-bench-0000000000000000';
+export const API_KEY = 'sk-ant-bench-0000000000000000';
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface BenchServer {

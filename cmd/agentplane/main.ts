@@ -43,6 +43,11 @@ Flags (each can also be set by the environment variable shown):
                          with a warning; bwrap: bubblewrap or refuse to start; none: unconfined.
                        Confined tools see only their workspace: no data directory (state,
                        events, stored secrets), no other workspace, no other process.
+  --model-task-deadline <seconds>
+                       how long after a task began the model proxy still retries a failed
+                       model request (429, 5xx, 529, timeout), with backoff, at most 8 times
+                       (AGENTPLANE_MODEL_TASK_DEADLINE; config "modelTaskDeadlineSeconds";
+                       default 600)
 
 Kubernetes mode:
   --kubeconfig <file>  how to reach kube-apiserver (KUBECONFIG; default: in-cluster config)
@@ -52,7 +57,8 @@ Kubernetes mode:
   -h, --help           show this help
 
 The model endpoint and credential come from the server's environment only, never from clients:
-  ANTHROPIC_API_KEY    the model provider key, handed to agent workers and never returned
+  ANTHROPIC_API_KEY    the model provider key; only the server's model proxy holds it (agent
+                       workers get the proxy's URL and a per-agent credential)
   ANTHROPIC_BASE_URL   Anthropic Messages API endpoint (default: Anthropic's)
 `;
 
@@ -71,6 +77,7 @@ interface ConfigFile {
   allowPrivateConnectorUrls?: boolean;
   sandbox?: string;
   templates?: string[];
+  modelTaskDeadlineSeconds?: number;
 }
 
 function fail(msg: string): never {
@@ -131,6 +138,7 @@ async function serve(argv: string[]): Promise<void> {
         'log-level': { type: 'string' },
         sandbox: { type: 'string' },
         templates: { type: 'string' },
+        'model-task-deadline': { type: 'string' },
         mode: { type: 'string' },
         kubeconfig: { type: 'string' },
         'tls-cert-file': { type: 'string' },
@@ -160,6 +168,9 @@ async function serve(argv: string[]): Promise<void> {
   if (mode !== 'embedded' && mode !== 'kubernetes') fail(`--mode must be "embedded" or "kubernetes", got "${mode}"`);
   const sandbox = values.sandbox ?? env.AGENTPLANE_SANDBOX ?? cfg.sandbox ?? 'auto';
   if (!SANDBOX_MODES.includes(sandbox as SandboxMode)) fail(`--sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${sandbox}"`);
+  const deadlineRaw = values['model-task-deadline'] ?? env.AGENTPLANE_MODEL_TASK_DEADLINE ?? cfg.modelTaskDeadlineSeconds;
+  const deadline = deadlineRaw === undefined ? undefined : Number(deadlineRaw);
+  if (deadline !== undefined && !(Number.isFinite(deadline) && deadline > 0)) fail(`--model-task-deadline must be a positive number of seconds, got "${deadlineRaw}"`);
   let kubernetes: ServeOptions['kubernetes'];
   if (mode === 'kubernetes') {
     const cert = values['tls-cert-file'] ?? env.AGENTPLANE_TLS_CERT_FILE;
@@ -179,6 +190,7 @@ async function serve(argv: string[]): Promise<void> {
       allowPrivateConnectorUrls: values['allow-private-connector-urls'] ?? boolEnv('AGENTPLANE_ALLOW_PRIVATE_CONNECTOR_URLS') ?? cfg.allowPrivateConnectorUrls ?? false,
       sandbox: sandbox as SandboxMode,
       templates,
+      ...(deadline !== undefined ? { modelRetry: { taskDeadlineMs: deadline * 1000 } } : {}),
       ...(kubernetes ? { kubernetes } : {}),
     });
     let closing = false;

@@ -13,6 +13,7 @@ import { AgentController } from '../../pkg/controller/agent-controller.js';
 import { Controller } from '../../pkg/controller/framework/controller.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
 import { Manager } from '../../pkg/manager/manager.js';
+import { CredentialRegistry, MODEL_PROXY_PATH, ModelProxy, type RetryPolicy, UsageMeter } from '../../pkg/modelproxy/index.js';
 import { createLogger, type Logger } from '../../pkg/observability/logger.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
 import { Hooks } from '../../pkg/plugin/hooks.js';
@@ -49,6 +50,7 @@ import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { systemRoutes } from '../../pkg/server/routes/system.js';
+import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
 import { embeddedHome, type KubernetesHomeOptions, kubernetesHome } from './homes.js';
@@ -64,8 +66,13 @@ export interface ServeOptions {
   pluginOptions?: Record<string, unknown>;
   /** Start the scripted model and point workers at it (no key needed). */
   demo?: boolean;
-  /** Model endpoint and credential; default from the environment. */
+  /**
+   * The model endpoint and key; default from the environment. Only the server's model proxy
+   * holds them: workers get the proxy's URL and a per-agent credential.
+   */
   model?: { apiKey?: string; baseUrl?: string };
+  /** The model proxy's retries (docs/security.md "Model proxy"); defaults in pkg/modelproxy/retry.ts. */
+  modelRetry?: Partial<RetryPolicy>;
   logger?: Logger;
   /** Where worker processes' log lines go; default stdout. */
   workerLogSink?: (line: string) => void;
@@ -96,6 +103,8 @@ export interface RunningServer {
   controller: AgentController;
   events: EventLog;
   runtime: LocalRuntime;
+  /** The model proxy: its URL (as workers see it) and its credentials (tests and benches). */
+  modelProxy: { url: string; credentials: CredentialRegistry };
   model?: ScriptedModel;
   close(): Promise<void>;
 }
@@ -146,10 +155,37 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       : (o.model ?? { apiKey: process.env.ANTHROPIC_API_KEY, baseUrl: process.env.ANTHROPIC_BASE_URL });
     if (!modelEnv.apiKey) logger.warn('ANTHROPIC_API_KEY is not set: tasks will fail to reach the model (use --demo to try without a key)');
     const channel = new ChannelEndpoint();
+    // The model key stays here: workers reach the model through the proxy (mounted with the
+    // worker channel below) with a per-agent credential the runtime issues and revokes.
+    const modelCredentials = new CredentialRegistry();
+    const usageMeter = new UsageMeter(metrics);
+    // Set once the agent controller exists: the proxy reports retries and failures into tasks.
+    let proxyEvents: Pick<AgentController, 'taskEvent' | 'failTask'> | undefined;
+    const modelProxy = new ModelProxy({
+      ...(modelEnv.baseUrl ? { upstream: modelEnv.baseUrl } : {}),
+      ...(modelEnv.apiKey ? { apiKey: modelEnv.apiKey } : {}),
+      credentials: modelCredentials,
+      meter: usageMeter,
+      logger: child('model-proxy'),
+      ...(o.modelRetry ? { retry: o.modelRetry } : {}),
+      onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }),
+      events: {
+        retry: (g, payload) => void proxyEvents?.taskEvent(g.ref, g.uid, { type: 'model_retry', payload }).catch(() => undefined),
+        failed: (g, error) => void proxyEvents?.failTask(g.ref, g.uid, error).catch(() => undefined),
+      },
+    });
+    manager.onStop('model proxy', () => modelProxy.close());
     const runtime = new LocalRuntime({
       dataDir,
       logger: child('runtime'),
-      modelEnv,
+      model: {
+        baseUrl: () => `${channel.url}${MODEL_PROXY_PATH}`,
+        issue: (ref, uid) => modelCredentials.issue(ref, uid),
+        revoke: (ref) => {
+          modelCredentials.revoke(ref);
+          usageMeter.forget(ref);
+        },
+      },
       sandbox,
       workerMain: WORKER_MAIN,
       channelUrl: () => channel.url,
@@ -218,7 +254,17 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     );
 
     // Controllers.
-    const agentController = new AgentController({ agents, informers, events, runtime, hooks, metrics, logger: child('agent-controller') });
+    const agentController = new AgentController({
+      agents,
+      informers,
+      events,
+      runtime,
+      hooks,
+      metrics,
+      logger: child('agent-controller'),
+      taskUsage: usageMeter,
+    });
+    proxyEvents = agentController;
     const squadController = new SquadController({
       squads,
       agents,
@@ -249,6 +295,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     await app.register(aggregatedApiRoutes({ agents, squads, connectors: connectorRegistry, agentService: service, events }));
     const workers = home.separateWorkerListener ? await createApp({ logger: logger.child({ listener: 'workers' }), metrics }) : app;
     await workers.register(workerChannelRoutes(runtime.channel));
+    await workers.register(modelProxyRoutes(modelProxy));
     if (workers !== app) {
       manager.add({
         name: 'worker listener',
@@ -280,7 +327,9 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const port = portOf(app, o.port);
     const url = `${home.tls ? 'https' : 'http'}://${displayHost(o.host)}:${port}`;
     logger.info({ url, home: home.name, dataDir, plugins: plugins.names }, 'agentplane is serving');
-    return { routes: () => routesOf(app), url, port, dataDir, logger, agents, controller: agentController, events, runtime, model, close: () => manager.stop() };
+    return { routes: () => routesOf(app), url, port, dataDir, logger, agents, controller: agentController, events, runtime,
+      modelProxy: { url: `${channel.url}${MODEL_PROXY_PATH}`, credentials: modelCredentials },
+      model, close: () => manager.stop() };
   } catch (err) {
     await manager.stop();
     throw err;

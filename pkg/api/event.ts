@@ -7,6 +7,7 @@ export type EventType =
   | 'tool_call'
   | 'tool_result'
   | 'user_message'
+  | 'model_retry'
   | 'task_completed'
   | 'task_cancelled'
   | 'error';
@@ -18,6 +19,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'tool_call',
   'tool_result',
   'user_message',
+  'model_retry',
   'task_completed',
   'task_cancelled',
   'error',
@@ -26,6 +28,14 @@ export const EVENT_TYPES: readonly EventType[] = [
 /** Types that end a task: a stream reader stops on these. */
 export const TERMINAL_EVENT_TYPES: readonly EventType[] = ['task_completed', 'task_cancelled', 'error'];
 
+/** Model tokens, as the model's responses reported them (counted by the model proxy). */
+export interface TokenUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}
+
 export interface TaskCompletedPayload {
   result: string;
   cost_usd: number;
@@ -33,6 +43,21 @@ export interface TaskCompletedPayload {
   turns: number;
   stop_reason: string;
   session_id: string;
+  /** Extra to the spec: the task's model tokens, summed over its requests through the proxy. */
+  usage?: TokenUsage;
+}
+
+/** The model proxy waits and retries a failed model request (429, 5xx, 529, timeout). */
+export interface ModelRetryPayload {
+  /** This retry's number, 1-based. */
+  attempt: number;
+  /** Retries allowed at most. */
+  of: number;
+  delayMs: number;
+  /** The model's HTTP status, or 0 for a timeout or connection failure. */
+  status: number;
+  /** Readable, e.g. "model overloaded, retry 2 of 8 in 4 s". */
+  message: string;
 }
 
 export interface EventPayloads {
@@ -43,6 +68,7 @@ export interface EventPayloads {
   tool_result: { id: string; tool: string; output: string; isError: boolean };
   /** A follow-up sent into the running task (PATCH instructions on a busy agent). */
   user_message: { content: string };
+  model_retry: ModelRetryPayload;
   task_completed: TaskCompletedPayload;
   task_cancelled: { reason: string };
   error: { message: string; reason: string };

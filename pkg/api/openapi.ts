@@ -47,7 +47,15 @@ const eventSchema: Schema = {
     task: { type: 'integer', minimum: 1 },
     type: { type: 'string', enum: [...EVENT_TYPES] },
     timestamp: { type: 'string', format: 'date-time' },
-    payload: { type: 'object' },
+    payload: {
+      type: 'object',
+      description:
+        'By type: task_started{instructions}, text{content}, thinking{content}, tool_call{id, tool, input}, ' +
+        'tool_result{id, tool, output, isError}, user_message{content}, ' +
+        'model_retry{attempt, of, delayMs, status, message} (the model proxy retries a failed model request), ' +
+        'task_completed{result, cost_usd, duration_ms, turns, stop_reason, session_id, usage?{input_tokens, output_tokens, ' +
+        'cache_read_input_tokens, cache_creation_input_tokens}}, task_cancelled{reason}, error{message, reason}.',
+    },
   },
 };
 

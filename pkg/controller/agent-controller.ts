@@ -8,7 +8,7 @@
 
 import { type Agent, cancelRequested, isBusy, WORKER_READY } from '../api/agent.js';
 import { type ConditionStatus, findCondition, setCondition } from '../api/condition.js';
-import type { AgentEvent, EventDraft } from '../api/event.js';
+import type { AgentEvent, EventDraft, TokenUsage } from '../api/event.js';
 import { isTerminal } from '../api/event.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
 import type { Squad } from '../api/squad.js';
@@ -37,6 +37,16 @@ export interface AgentControllerDeps {
   hooks: Hooks;
   metrics: Metrics;
   logger: Logger;
+  /** Model tokens per task (the model proxy's meter): added to task_completed as `usage`. */
+  taskUsage?: TaskUsageSource;
+}
+
+/** Counts an agent's model tokens per task; the controller marks where tasks begin and end. */
+export interface TaskUsageSource {
+  /** The agent's task was handed to its worker. */
+  taskStarted(ref: ObjectRef, uid: string): void;
+  /** The task ended: its tokens, if any were counted. */
+  taskEnded(ref: ObjectRef, uid: string): TokenUsage | undefined;
 }
 
 export const streamOf = (a: Agent): StreamRef => ({
@@ -61,6 +71,8 @@ export class AgentController {
   private readonly startFailures = new Map<string, number>();
   /** The task whose cancel was handed to the worker, per agent: a request is sent once. */
   private readonly cancelsSent = new Map<string, number>();
+  /** The last task that ended, per agent (`uid:task`): later events of it are dropped. */
+  private readonly ended = new Map<string, string>();
   private unsubscribe?: () => void;
   private resync?: NodeJS.Timeout;
 
@@ -95,6 +107,29 @@ export class AgentController {
   /** Appends a service-side event to an agent's stream (same path as worker events). */
   emit(agent: Agent, draft: EventDraft): Promise<AgentEvent | undefined> {
     return this.ingest(agent.metadata, agent.metadata.uid, agent.spec.task, draft);
+  }
+
+  /**
+   * Appends a service-side event to the agent incarnation's running task (a model retry);
+   * undefined when no task of that incarnation is running.
+   */
+  async taskEvent(ref: ObjectRef, uid: string, draft: EventDraft): Promise<AgentEvent | undefined> {
+    const agent = this.d.informers.agents.get(ref.namespace, ref.name);
+    if (!agent || agent.metadata.uid !== uid || !isBusy(agent)) return undefined;
+    return this.ingest(ref, uid, agent.spec.task, draft);
+  }
+
+  /**
+   * Ends the agent incarnation's running task from the service side (the model rejected the key,
+   * or stayed unavailable): appends the `error` and asks the worker to stop the task. What the
+   * worker reports for the task afterwards is dropped: the task ends once.
+   */
+  async failTask(ref: ObjectRef, uid: string, error: { message: string; reason: string }): Promise<void> {
+    const agent = this.d.informers.agents.get(ref.namespace, ref.name);
+    if (!agent || agent.metadata.uid !== uid || !isBusy(agent)) return;
+    const task = agent.spec.task;
+    const ev = await this.ingest(ref, uid, task, { type: 'error', payload: error });
+    if (ev) await this.d.runtime.cancel(ref, task, error.message);
   }
 
   private onRuntimeEvent(ev: RuntimeEvent): void {
@@ -222,6 +257,7 @@ export class AgentController {
       ...(agent.status.sessionId ? { resume: agent.status.sessionId } : {}),
       mcpServers: await this.d.hooks.resolveMcpServers(agent),
     };
+    this.d.taskUsage?.taskStarted(ref, agent.metadata.uid);
     if (!(await this.d.runtime.dispatch(ref, task))) return; // not ready after all; the next `ready` retries
     await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => {
       s.observedTask = Math.max(s.observedTask, task.taskId);
@@ -237,6 +273,15 @@ export class AgentController {
       const agent = this.d.informers.agents.get(ref.namespace, ref.name);
       if (!agent || agent.metadata.uid !== uid || agent.metadata.deletionTimestamp) return undefined;
       if (taskId !== agent.spec.task) return undefined; // a stale event of an earlier task
+      const key = refKey(ref);
+      if (this.ended.get(key) === `${uid}:${taskId}`) return undefined; // the task already ended
+      if (isTerminal(draft.type)) {
+        this.ended.set(key, `${uid}:${taskId}`);
+        const usage = this.d.taskUsage?.taskEnded(ref, uid);
+        if (usage && draft.type === 'task_completed') {
+          draft = { ...draft, payload: { ...(draft as EventDraft<'task_completed'>).payload, usage } };
+        }
+      }
       const ev = await this.d.events.append(streamOf(agent), { ...draft, task: taskId });
       const updated = await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => applyEvent(s, ev));
       if (isTerminal(ev.type)) await this.taskEnded(updated, ev);
@@ -307,6 +352,7 @@ export class AgentController {
     await this.d.hooks.notifyAgentDeleted(agent);
     await this.d.agents.finalize(ref.namespace, ref.name);
     this.cancelsSent.delete(refKey(ref));
+    this.ended.delete(refKey(ref));
     log.info('agent deleted');
   }
 

@@ -48,6 +48,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly modelTokens = new Counter({
+    name: 'agentplane_model_tokens_total',
+    help: 'Model tokens by namespace, agent, model and kind (input, output, cache_read, cache_creation), from the responses passing the model proxy.',
+    labelNames: ['namespace', 'agent', 'model', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly modelRetries = new Counter({
+    name: 'agentplane_model_retries_total',
+    help: 'Model requests the model proxy retried, by the status that caused it (0: timeout or connection failure).',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
   readonly eventsAppended = new Counter({
     name: 'agentplane_events_appended_total',
     help: 'Agent events appended to the event store, by type.',

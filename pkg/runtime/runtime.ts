@@ -74,3 +74,18 @@ export interface AgentRuntime {
   watch(fn: (ev: RuntimeEvent) => void): () => void;
   close(): Promise<void>;
 }
+
+/**
+ * How a runtime gives a worker's engine access to the model without the model key: a base URL
+ * (the server's model proxy) and a per-agent credential only that proxy accepts. The runtime
+ * issues one when it starts a worker and revokes it when the worker stops or is removed.
+ * Implemented by pkg/modelproxy; wired in cmd/agentplane/serve.ts.
+ */
+export interface ModelCredentialIssuer {
+  /** Where the engine sends Messages API requests (its ANTHROPIC_BASE_URL). */
+  baseUrl(): string;
+  /** A fresh credential for the agent's next worker, bound to `uid`; earlier ones stop working. */
+  issue(ref: ObjectRef, uid: string): string;
+  /** Revokes the agent's credential. Idempotent. */
+  revoke(ref: ObjectRef): void;
+}

@@ -11,7 +11,7 @@ export type Directive =
   | { kind: 'tool'; name: string; input: Record<string, unknown> }
   | { kind: 'say'; text: string }
   | { kind: 'echo' }
-  | { kind: 'fail'; status: number; type: string; message: string }
+  | { kind: 'fail'; status: number; type: string; message: string; times?: number }
   | { kind: 'delay'; ms: number };
 
 export interface Script {
@@ -29,7 +29,7 @@ export type StopReason = 'end_turn' | 'tool_use';
 
 export type Turn =
   | { kind: 'message'; content: Block[]; stopReason: StopReason; delayMs: number }
-  | { kind: 'error'; status: number; type: string; message: string; delayMs: number };
+  | { kind: 'error'; status: number; type: string; message: string; delayMs: number; /** A counted `@fail … xN`: its directive index. */ failIndex?: number };
 
 /** The task being worked on, as seen in one request. */
 export interface Task {
@@ -85,7 +85,16 @@ function parseDirective(kind: string, rest: string, note: (msg: string) => undef
         note(`status ${JSON.stringify(statusText)} is not 400-599; using 400`);
         status = 400;
       }
-      return { kind, status, type: type || 'invalid_request_error', message: message || 'scripted failure' };
+      // A trailing `xN` fails that many requests, then the script goes on past it.
+      const times = /(?:^|\s)x(\d+)$/.exec(message);
+      const said = times ? message.slice(0, times.index).trim() : message;
+      return {
+        kind,
+        status,
+        type: type || 'invalid_request_error',
+        message: said || 'scripted failure',
+        ...(times ? { times: Math.max(1, Number(times[1])) } : {}),
+      };
     }
     case 'delay': {
       const ms = Number(text);
@@ -113,25 +122,33 @@ function parseInput(json: string, note: (msg: string) => void): Record<string, u
   return {};
 }
 
-/** Decides the reply to one Messages API request body (already JSON-parsed). */
-export function nextTurn(body: unknown): Turn {
+/**
+ * Decides the reply to one Messages API request body (already JSON-parsed). `spent(i)` tells
+ * whether the counted `@fail … xN` at directive index `i` has failed its N requests (the
+ * server keeps that count); such a directive is passed over.
+ */
+export function nextTurn(body: unknown, spent?: (task: Task, index: number) => boolean): Turn {
   const req = isRecord(body) ? body : {};
   // Auxiliary requests (titles, quota probes) carry no tools and must not consume the script.
   if (!Array.isArray(req.tools) || req.tools.length === 0) return say('ok');
   const task = currentTask(Array.isArray(req.messages) ? req.messages : []);
-  return task ? turnFor(parseScript(task.prompt), task) : say('ok');
+  return task ? turnFor(parseScript(task.prompt), task, spent && ((i) => spent(task, i))) : say('ok');
 }
 
 /** Plays turn number `task.step` of `script`. */
-export function turnFor(script: Script, task: Task): Turn {
+export function turnFor(script: Script, task: Task, spent?: (index: number) => boolean): Turn {
   if (script.directives.length === 0) return demoTurn(task);
   let delayMs = 0;
   let turns = 0;
   let lastSay: string | undefined;
-  for (const d of script.directives) {
+  for (const [i, d] of script.directives.entries()) {
     if (d.kind === 'delay') {
       delayMs = Math.min(delayMs + d.ms, MAX_DELAY_MS);
       continue;
+    }
+    if (d.kind === 'fail' && d.times !== undefined) {
+      if (spent?.(i)) continue;
+      if (turns === task.step) return { kind: 'error', status: d.status, type: d.type, message: d.message, delayMs, failIndex: i };
     }
     if (d.kind === 'say') lastSay = d.text;
     if (turns++ === task.step) return directiveTurn(d, delayMs, task);

@@ -3,7 +3,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { currentTask, estimateTokens, isRecord, nextTurn } from './script.js';
+import { currentTask, estimateTokens, isRecord, nextTurn, parseScript, type Task } from './script.js';
 import { assistantMessage, errorBody, newId, sseEvents, sseFrame } from './sse.js';
 
 export interface ScriptedModelOptions {
@@ -52,6 +52,9 @@ class HttpError extends Error {
 
 export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promise<ScriptedModel> {
   const requests: RecordedRequest[] = [];
+  // Requests failed so far by each counted `@fail … xN`, by task prompt and directive index.
+  const failed = new Map<string, number>();
+  const failKey = (task: Task, index: number): string => `${index}\u0000${task.prompt}`;
   // Pending @delay waits, so close() can cut them short instead of hanging for minutes.
   const waits = new Set<() => void>();
   let closing = false;
@@ -95,7 +98,14 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
     }
     if (path === '/v1/messages/count_tokens') return sendJson(res, 200, { input_tokens: estimateTokens(body) });
 
-    const turn = nextTurn(body);
+    const turn = nextTurn(body, (task, i) => {
+      const d = parseScript(task.prompt).directives[i];
+      return d?.kind === 'fail' && (failed.get(failKey(task, i)) ?? 0) >= (d.times ?? 1);
+    });
+    if (turn.kind === 'error' && turn.failIndex !== undefined) {
+      const task = currentTask(body.messages)!;
+      failed.set(failKey(task, turn.failIndex), (failed.get(failKey(task, turn.failIndex)) ?? 0) + 1);
+    }
     if (turn.delayMs > 0) await wait(turn.delayMs);
     if (closing || res.destroyed) return void res.destroy();
     if (turn.kind === 'error') throw new HttpError(turn.status, turn.type, turn.message);

@@ -10,7 +10,7 @@ import { TaskInput } from './task-input.js';
 
 export interface EngineEnv {
   workspace: string;
-  /** The model endpoint and credential; never logged, never put in an event. */
+  /** The model proxy's endpoint and the agent's credential for it; never logged, never put in an event. */
   apiKey?: string;
   baseUrl?: string;
   /** A squad member's view of its squad: one link per member to that member's workspace. */
@@ -36,6 +36,9 @@ export function engineEnvironment(env: EngineEnv): Record<string, string> {
     CLAUDE_CONFIG_DIR: `${env.workspace}/.claude`,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
+    // The model proxy's URL and this agent's credential for it (never the model key). The proxy
+    // retries failed model requests and reports each retry, so the engine does not retry too.
+    CLAUDE_CODE_MAX_RETRIES: '0',
     ...(env.apiKey ? { ANTHROPIC_API_KEY: env.apiKey } : {}),
     ...(env.baseUrl ? { ANTHROPIC_BASE_URL: env.baseUrl } : {}),
     // Bypass-permissions mode refuses to run as root outside a sandbox; the agent's workspace is

@@ -14,7 +14,10 @@ import Fastify from 'fastify';
 import { createLogger } from '../../pkg/observability/logger.js';
 import { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
 import { startScriptedModel } from '../../pkg/scriptedmodel/index.js';
+import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
+import { CredentialRegistry, MODEL_PROXY_PATH, ModelProxy, UsageMeter } from '../../pkg/modelproxy/index.js';
+import { Metrics } from '../../pkg/observability/metrics.js';
 import { runtimeConformance } from '../conformance/runtime.js';
 import { busyFor, TEST_API_KEY } from '../support/harness.js';
 
@@ -26,10 +29,16 @@ runtimeConformance('LocalRuntime', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-runtime-'));
   const logger = createLogger({ level: 'silent' });
   let channelUrl = '';
+  const credentials = new CredentialRegistry();
+  const proxy = new ModelProxy({ upstream: model.url, apiKey: TEST_API_KEY, credentials, meter: new UsageMeter(new Metrics()), logger });
   const runtime = new LocalRuntime({
     dataDir,
     logger,
-    modelEnv: { apiKey: TEST_API_KEY, baseUrl: model.url },
+    model: {
+      baseUrl: () => `${channelUrl}${MODEL_PROXY_PATH}`,
+      issue: (ref, uid) => credentials.issue(ref, uid),
+      revoke: (ref) => credentials.revoke(ref),
+    },
     stopGraceMs: 2000,
     logSink: () => {},
     workerMain: WORKER_MAIN,
@@ -39,6 +48,7 @@ runtimeConformance('LocalRuntime', async () => {
   const app = Fastify({ forceCloseConnections: true });
   await app.register(websocket);
   await app.register(workerChannelRoutes(runtime.channel));
+  await app.register(modelProxyRoutes(proxy));
   await app.listen({ host: '127.0.0.1', port: 0 });
   channelUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
@@ -55,6 +65,7 @@ runtimeConformance('LocalRuntime', async () => {
     longTask: () => ({ ...task, instructions: `@bash ${busyFor(600)}\n@say finished` }),
     close: async () => {
       await runtime.close();
+      proxy.close();
       await app.close();
       await model.close();
       rmSync(dataDir, { recursive: true, force: true });

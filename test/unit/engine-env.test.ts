@@ -98,9 +98,14 @@ describe('engineEnvironment', () => {
       'CLAUDE_CONFIG_DIR',
       'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC',
       'DISABLE_AUTOUPDATER',
+      'CLAUDE_CODE_MAX_RETRIES',
       'IS_SANDBOX',
     ]);
     for (const k of Object.keys(env)) expect(allowed.has(k), `unexpected variable ${k}`).to.equal(true);
+  });
+
+  it('turns off the engine’s own retries: the model proxy retries and reports them', () => {
+    expect(engineEnvironment({ workspace: '/w' }).CLAUDE_CODE_MAX_RETRIES).to.equal('0');
   });
 
   it('omits allow-listed variables the server does not have', () => {

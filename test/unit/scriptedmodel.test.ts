@@ -418,3 +418,31 @@ describe('scriptedmodel', () => {
     });
   });
 });
+
+describe('scriptedmodel @fail … xN', () => {
+  it('parses the count and keeps it out of the message', () => {
+    expect(parseScript('@fail 529 overloaded_error the model is busy x3').directives).to.deep.equal([
+      { kind: 'fail', status: 529, type: 'overloaded_error', message: 'the model is busy', times: 3 },
+    ]);
+    expect(parseScript('@fail 500 api_error boom').directives[0]).to.not.have.property('times');
+  });
+
+  it('fails N requests of the turn, then plays the next directive in its place', async () => {
+    const model = await startScriptedModel();
+    try {
+      const send = () =>
+        fetch(`${model.url}/v1/messages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...request([userTask('@fail 529 overloaded_error busy x2\n@say through')]), stream: false }),
+        });
+      expect((await send()).status).to.equal(529);
+      expect((await send()).status).to.equal(529);
+      const ok = await send();
+      expect(ok.status).to.equal(200);
+      expect(((await ok.json()) as { content: { text: string }[] }).content[0]!.text).to.equal('through');
+    } finally {
+      await model.close();
+    }
+  });
+});

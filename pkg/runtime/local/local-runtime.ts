@@ -15,15 +15,18 @@ import { fileURLToPath } from 'node:url';
 import { type ObjectRef, refKey } from '../../api/meta.js';
 import type { Logger } from '../../observability/logger.js';
 import { type WorkerChannel, WorkerHub } from '../channel/hub.js';
-import type { AgentRuntime, RuntimeEvent, TaskSpec, WorkerSpec, WorkerStatus } from '../runtime.js';
+import type { AgentRuntime, ModelCredentialIssuer, RuntimeEvent, TaskSpec, WorkerSpec, WorkerStatus } from '../runtime.js';
 import type { PodCommand, PodReport } from './pod-protocol.js';
 import { NO_SANDBOX, type Sandbox } from './sandbox.js';
 
 export interface LocalRuntimeOptions {
   dataDir: string;
   logger: Logger;
-  /** The model endpoint and credential handed to workers (never to clients). */
-  modelEnv: { apiKey?: string; baseUrl?: string };
+  /**
+   * The model proxy's endpoint and per-agent credentials: a worker gets only these, never the
+   * model key (which stays in the server's proxy).
+   */
+  model: ModelCredentialIssuer;
   /** Grace period between SIGTERM and SIGKILL. */
   stopGraceMs?: number;
   /** Where workers' JSON log lines go; default the service's stdout. */
@@ -155,7 +158,8 @@ export class LocalRuntime implements AgentRuntime {
     // connection (one that exited and whose socket is not closed yet) stop working now.
     this.hub.revoke(spec.ref);
     const token = this.hub.issueToken(spec.ref, spec.uid);
-    const env = this.workerEnv(spec, workspace, token);
+    const modelCredential = this.opts.model.issue(spec.ref, spec.uid);
+    const env = this.workerEnv(spec, workspace, token, modelCredential);
     const workerMain = this.opts.workerMain;
     const log = { namespace: spec.ref.namespace, name: spec.ref.name };
     const sandbox = this.opts.sandbox ?? NO_SANDBOX;
@@ -195,8 +199,10 @@ export class LocalRuntime implements AgentRuntime {
 
   async stop(ref: ObjectRef): Promise<void> {
     const key = refKey(ref);
-    // The credential goes first: the worker's connection closes and cannot come back.
+    // The credentials go first: the worker's connection closes and cannot come back, and its
+    // engine can no longer reach the model.
     this.hub.revoke(ref);
+    this.opts.model.revoke(ref);
     const w = this.workers.get(key);
     if (!w) return;
     this.workers.delete(key);
@@ -298,7 +304,7 @@ export class LocalRuntime implements AgentRuntime {
     return join(this.opts.dataDir, 'groups', group.replace(/[^a-z0-9-]+/g, '_'));
   }
 
-  private workerEnv(spec: WorkerSpec, workspace: string, token: string): Record<string, string> {
+  private workerEnv(spec: WorkerSpec, workspace: string, token: string, modelCredential: string): Record<string, string> {
     return {
       PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       ...(process.env.AGENTPLANE_LOG_LEVEL ? { AGENTPLANE_LOG_LEVEL: process.env.AGENTPLANE_LOG_LEVEL } : {}),
@@ -307,8 +313,9 @@ export class LocalRuntime implements AgentRuntime {
       AGENTPLANE_NAMESPACE: spec.ref.namespace,
       AGENTPLANE_AGENT_NAME: spec.ref.name,
       AGENTPLANE_WORKSPACE: workspace,
-      ...(this.opts.modelEnv.apiKey ? { ANTHROPIC_API_KEY: this.opts.modelEnv.apiKey } : {}),
-      ...(this.opts.modelEnv.baseUrl ? { ANTHROPIC_BASE_URL: this.opts.modelEnv.baseUrl } : {}),
+      // The model proxy and this agent's credential for it; the model key stays in the server.
+      ANTHROPIC_BASE_URL: this.opts.model.baseUrl(),
+      ANTHROPIC_API_KEY: modelCredential,
       ...(spec.wakeIdle ? { AGENTPLANE_WAKE_IDLE: 'true' } : {}),
     };
   }

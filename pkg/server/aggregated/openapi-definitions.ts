@@ -84,7 +84,7 @@ function resourceDefinitions(r: ResourceDef): Record<string, Schema> {
 function eventDefinitions(): Record<string, Schema> {
   return {
     [`${OWN}.AgentEvent`]: {
-      description: 'One event of an agent (task_started, text, thinking, tool_call, tool_result, task_completed, task_cancelled, error).',
+      description: 'One event of an agent (task_started, text, thinking, tool_call, tool_result, user_message, model_retry, task_completed, task_cancelled, error).',
       type: 'object',
       required: ['seq', 'agentName', 'namespace', 'task', 'type', 'timestamp', 'payload'],
       properties: {

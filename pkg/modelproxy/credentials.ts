@@ -1,0 +1,51 @@
+// Per-agent model credentials: what a worker's engine presents to the model proxy instead of the
+// model key. Issued when the runtime starts the agent's worker, bound to the agent's uid (this
+// incarnation of the name), revoked when the worker stops or the agent is removed. Only the
+// proxy accepts them; they are worthless anywhere else.
+
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { type ObjectRef, refKey } from '../api/meta.js';
+
+/** What a model credential entitles its holder to: calling the model for one agent incarnation. */
+export interface ModelGrant {
+  ref: ObjectRef;
+  uid: string;
+}
+
+interface Entry extends ModelGrant {
+  token: Buffer;
+}
+
+/** Recognisable in logs and leak scans; never a valid Anthropic key. */
+export const CREDENTIAL_PREFIX = 'apmc_';
+
+export class CredentialRegistry {
+  private readonly entries = new Map<string, Entry>();
+
+  /** A fresh credential for the agent; the agent's earlier credential stops working. */
+  issue(ref: ObjectRef, uid: string): string {
+    const token = `${CREDENTIAL_PREFIX}${randomBytes(32).toString('base64url')}`;
+    this.entries.set(refKey(ref), { ref: { namespace: ref.namespace, name: ref.name }, uid, token: Buffer.from(token) });
+    return token;
+  }
+
+  revoke(ref: ObjectRef): void {
+    this.entries.delete(refKey(ref));
+  }
+
+  /** The grant a credential belongs to, compared in constant time; undefined when unknown. */
+  authenticate(credential: string | undefined): ModelGrant | undefined {
+    if (!credential) return undefined;
+    const given = Buffer.from(credential);
+    let found: Entry | undefined;
+    // Every entry is compared, so the time taken does not tell which one matched.
+    for (const e of this.entries.values()) {
+      if (e.token.length === given.length && timingSafeEqual(e.token, given)) found = e;
+    }
+    return found ? { ref: found.ref, uid: found.uid } : undefined;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

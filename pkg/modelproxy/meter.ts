@@ -1,0 +1,65 @@
+// Where counted tokens go: the Prometheus counter (by namespace, agent, model and kind) and the
+// running total of the agent's current task, which the agent controller takes when the task ends
+// and adds to its task_completed payload. Also when the task began, for the retry deadline.
+
+import { type ObjectRef, refKey } from '../api/meta.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { ModelGrant } from './credentials.js';
+import { addUsage, emptyUsage, type TokenUsage, USAGE_KINDS } from './usage.js';
+
+interface TaskTotals {
+  uid: string;
+  startedAt: number;
+  usage: TokenUsage;
+  counted: boolean;
+}
+
+export class UsageMeter {
+  private readonly tasks = new Map<string, TaskTotals>();
+
+  constructor(
+    private readonly metrics: Pick<Metrics, 'modelTokens'>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  record(grant: ModelGrant, model: string, usage: TokenUsage): void {
+    const labels = { namespace: grant.ref.namespace, agent: grant.ref.name, model };
+    for (const [kind, key] of Object.entries(USAGE_KINDS)) if (usage[key] > 0) this.metrics.modelTokens.inc({ ...labels, kind }, usage[key]);
+    const t = this.totals(grant.ref, grant.uid);
+    addUsage(t.usage, usage);
+    t.counted = true;
+  }
+
+  /** A task of the agent was handed to its worker: its totals start at zero, its deadline now. */
+  taskStarted(ref: ObjectRef, uid: string): void {
+    this.tasks.set(refKey(ref), { uid, startedAt: this.now(), usage: emptyUsage(), counted: false });
+  }
+
+  /** The task ended: its totals (undefined when no response was counted), and forget them. */
+  taskEnded(ref: ObjectRef, uid: string): TokenUsage | undefined {
+    const key = refKey(ref);
+    const t = this.tasks.get(key);
+    this.tasks.delete(key);
+    return t && t.uid === uid && t.counted ? t.usage : undefined;
+  }
+
+  /** When the agent's current task began (for its retry deadline); undefined when unknown. */
+  taskStartedAt(ref: ObjectRef, uid: string): number | undefined {
+    const t = this.tasks.get(refKey(ref));
+    return t && t.uid === uid ? t.startedAt : undefined;
+  }
+
+  forget(ref: ObjectRef): void {
+    this.tasks.delete(refKey(ref));
+  }
+
+  private totals(ref: ObjectRef, uid: string): TaskTotals {
+    const key = refKey(ref);
+    let t = this.tasks.get(key);
+    if (!t || t.uid !== uid) {
+      t = { uid, startedAt: this.now(), usage: emptyUsage(), counted: false };
+      this.tasks.set(key, t);
+    }
+    return t;
+  }
+}
