@@ -16,14 +16,24 @@ served behind kube-apiserver as an APIService, state in Kubernetes, delegated au
 
 Flags (each can also be set by the environment variable shown):
   --mode <mode>        embedded or kubernetes (AGENTPLANE_MODE, default embedded)
-  --host <addr>        address to bind (AGENTPLANE_HOST, default 127.0.0.1: loopback only)
+  --host <addr>        address to bind (AGENTPLANE_HOST, default 127.0.0.1: loopback only).
+                       Embedded mode refuses any address but loopback (127.0.0.0/8, ::1,
+                       localhost) unless --token-file is given
+  --token-file <file>  bearer tokens, each with a user, namespaces and verbs, stored as
+                       sha256 hashes (YAML or JSON; docs/auth.md "Embedded home");
+                       re-read when it changes (AGENTPLANE_TOKEN_FILE; config "tokenFile").
+                       With it every request needs a token, except /healthz, /readyz,
+                       /livez and /metrics
+  --metrics-auth       /metrics needs a token too (AGENTPLANE_METRICS_AUTH=true; config
+                       "metricsAuth"; needs --token-file)
   --port <n>           port to listen on, 0 for any free port (AGENTPLANE_PORT, default 8080)
   --data-dir <dir>     where state, events and agent workspaces live
                        (AGENTPLANE_DATA_DIR, default ./.agentplane)
   --plugins <a,b>      plugins to load at boot, in order: built-in names or module paths
                        (AGENTPLANE_PLUGINS, default ${DEFAULT_PLUGINS.join(',')})
   --config <file>      JSON config file: {"plugins": [...], "pluginOptions": {...},
-                       "allowPrivateConnectorUrls": true|false, "sandbox": "..."}
+                       "allowPrivateConnectorUrls": true|false, "sandbox": "...",
+                       "tokenFile": "...", "metricsAuth": true|false}
                        (AGENTPLANE_CONFIG); flags and variables override it
   --demo               start the built-in scripted model server and point agents at it, so
                        agents really run tools without a model key (AGENTPLANE_DEMO=true)
@@ -66,6 +76,8 @@ interface ConfigFile {
   pluginOptions?: Record<string, unknown>;
   allowPrivateConnectorUrls?: boolean;
   sandbox?: string;
+  tokenFile?: string;
+  metricsAuth?: boolean;
 }
 
 function fail(msg: string): never {
@@ -82,6 +94,12 @@ function readConfig(path: string | undefined): ConfigFile {
     }
     if (cfg.allowPrivateConnectorUrls !== undefined && typeof cfg.allowPrivateConnectorUrls !== 'boolean') {
       fail(`config ${path}: "allowPrivateConnectorUrls" must be true or false`);
+    }
+    if (cfg.tokenFile !== undefined && (typeof cfg.tokenFile !== 'string' || cfg.tokenFile === '')) {
+      fail(`config ${path}: "tokenFile" must be a file path`);
+    }
+    if (cfg.metricsAuth !== undefined && typeof cfg.metricsAuth !== 'boolean') {
+      fail(`config ${path}: "metricsAuth" must be true or false`);
     }
     return cfg;
   } catch (err) {
@@ -120,6 +138,8 @@ async function serve(argv: string[]): Promise<void> {
         config: { type: 'string' },
         demo: { type: 'boolean' },
         'allow-private-connector-urls': { type: 'boolean' },
+        'token-file': { type: 'string' },
+        'metrics-auth': { type: 'boolean' },
         'log-level': { type: 'string' },
         sandbox: { type: 'string' },
         mode: { type: 'string' },
@@ -149,6 +169,10 @@ async function serve(argv: string[]): Promise<void> {
   if (mode !== 'embedded' && mode !== 'kubernetes') fail(`--mode must be "embedded" or "kubernetes", got "${mode}"`);
   const sandbox = values.sandbox ?? env.AGENTPLANE_SANDBOX ?? cfg.sandbox ?? 'auto';
   if (!SANDBOX_MODES.includes(sandbox as SandboxMode)) fail(`--sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${sandbox}"`);
+  const tokenFile = values['token-file'] ?? (env.AGENTPLANE_TOKEN_FILE || undefined) ?? cfg.tokenFile;
+  const metricsAuth = values['metrics-auth'] ?? boolEnv('AGENTPLANE_METRICS_AUTH') ?? cfg.metricsAuth ?? false;
+  if (mode === 'kubernetes' && tokenFile) fail('--token-file is for embedded mode; Kubernetes mode delegates authentication to kube-apiserver');
+  if (mode === 'embedded' && metricsAuth && !tokenFile) fail('--metrics-auth needs --token-file (AGENTPLANE_TOKEN_FILE, config "tokenFile")');
   let kubernetes: ServeOptions['kubernetes'];
   if (mode === 'kubernetes') {
     const cert = values['tls-cert-file'] ?? env.AGENTPLANE_TLS_CERT_FILE;
@@ -167,6 +191,8 @@ async function serve(argv: string[]): Promise<void> {
       demo: values.demo ?? env.AGENTPLANE_DEMO === 'true',
       allowPrivateConnectorUrls: values['allow-private-connector-urls'] ?? boolEnv('AGENTPLANE_ALLOW_PRIVATE_CONNECTOR_URLS') ?? cfg.allowPrivateConnectorUrls ?? false,
       sandbox: sandbox as SandboxMode,
+      ...(tokenFile ? { tokenFile } : {}),
+      ...(metricsAuth ? { metricsAuth } : {}),
       ...(kubernetes ? { kubernetes } : {}),
     });
     let closing = false;

@@ -1,6 +1,7 @@
-// The authn/authz filter of the cluster home: fastify hooks that authenticate every request
-// (delegated: front proxy, client certificate, TokenReview) and authorize it
-// (SubjectAccessReview) before any handler runs. Refusals are metav1.Status for Kubernetes paths
+// The authn/authz filter: fastify hooks that authenticate every request and authorize it
+// before any handler runs. The cluster home gives it delegated authn/authz (front proxy, client
+// certificate, TokenReview; SubjectAccessReview), the embedded home a token file (bearer
+// tokens scoped to namespaces and verbs, token-file.ts). Refusals are metav1.Status for Kubernetes paths
 // and the REST error body for the /api/v1 mirror.
 //
 // Authentication and, where the URL says everything, authorization happen in onRequest, before
@@ -19,7 +20,7 @@ import { peerChainOf } from './x509.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The authenticated caller (cluster home only; undefined on unauthenticated paths). */
+    /** The authenticated caller (undefined without auth and on unauthenticated paths). */
     user?: UserInfo;
   }
 }
@@ -42,6 +43,14 @@ export interface AuthFilterOptions {
    * existing one needs `update`. Without it (or when it fails) both are required.
    */
   agentExists?: (namespace: string, name: string) => Promise<boolean>;
+}
+
+/**
+ * A home's auth, ready for the filter: the cluster home's delegated authn/authz
+ * (delegated.ts) or the embedded home's token file (token-file.ts).
+ */
+export interface RequestAuth extends Pick<AuthFilterOptions, 'authenticator' | 'authorizer' | 'alwaysAllowPaths'> {
+  stop(): void;
 }
 
 const AUTHORIZED = Symbol('agentplane.authorized');
