@@ -1,7 +1,8 @@
 // The two homes of the one service. A home decides where state lives, how the public port is
 // served and who may call it; everything else (controllers, APIs, runtime) is the same.
 //
-//   embedded:   SQLite state, plain HTTP on loopback, no auth (the bind is the boundary)
+//   embedded:   SQLite state, plain HTTP; bearer tokens from a token file, or no auth on a
+//               loopback bind (the bind is the boundary; other binds need the token file)
 //   kubernetes: state as custom resources through kube-apiserver, TLS with HTTP/2 and
 //               HTTP/1.1, delegated authn/authz (front-proxy, TokenReview, SubjectAccessReview)
 
@@ -15,7 +16,9 @@ import type { SecretStore } from '../../pkg/registry/secrets.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
 import type { Store, StoredObject } from '../../pkg/registry/store.js';
 import type { TlsOptions } from '../../pkg/server/app.js';
-import { type DelegatedAuth, startDelegatedAuth } from '../../pkg/server/auth/delegated.js';
+import { startDelegatedAuth } from '../../pkg/server/auth/delegated.js';
+import type { RequestAuth } from '../../pkg/server/auth/filter.js';
+import { startTokenFileAuth } from '../../pkg/server/auth/token-file.js';
 
 export interface State {
   store<T extends StoredObject>(kind: string): Store<T>;
@@ -29,8 +32,8 @@ export interface Home {
   secrets: SecretStore;
   /** Serve the public port over TLS (HTTP/2 + HTTP/1.1). */
   tls?: TlsOptions;
-  /** Delegated authn/authz for every public request. */
-  auth?: DelegatedAuth;
+  /** Authn/authz for every public request (cluster: delegated; embedded: the token file, if given). */
+  auth?: RequestAuth;
   /**
    * Local workers dial the control channel on a separate plain loopback listener, so the public
    * port can be TLS-only without handing workers a CA.
@@ -39,10 +42,38 @@ export interface Home {
   close(): void;
 }
 
-export function embeddedHome(dataDir: string): Home {
+export interface EmbeddedHomeOptions {
+  /** Bearer tokens with their scopes (docs/auth.md "Embedded home"); no auth without it. */
+  tokenFile?: string;
+  /** Require a token for /metrics too. */
+  metricsAuth?: boolean;
+  /** How often the token file is re-read; default 2 s. */
+  tokenFileReloadMs?: number;
+}
+
+export function embeddedHome(dataDir: string, o: EmbeddedHomeOptions, logger: Logger): Home {
+  // The token file first: a bad one stops start-up before the database is opened.
+  const auth = o.tokenFile
+    ? startTokenFileAuth({
+        path: o.tokenFile,
+        logger: logger.child({ component: 'auth' }),
+        ...(o.metricsAuth ? { metricsAuth: true } : {}),
+        ...(o.tokenFileReloadMs !== undefined ? { reloadIntervalMs: o.tokenFileReloadMs } : {}),
+      })
+    : undefined;
   const state = new SqliteState(join(dataDir, 'state.db'));
   const secrets = new FileSecretStore(join(dataDir, 'secrets'));
-  return { name: 'embedded', state, secrets, separateWorkerListener: false, close: () => state.close() };
+  return {
+    name: 'embedded',
+    state,
+    secrets,
+    ...(auth ? { auth } : {}),
+    separateWorkerListener: false,
+    close: () => {
+      auth?.stop();
+      state.close();
+    },
+  };
 }
 
 export interface KubernetesHomeOptions {

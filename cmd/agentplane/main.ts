@@ -16,7 +16,16 @@ served behind kube-apiserver as an APIService, state in Kubernetes, delegated au
 
 Flags (each can also be set by the environment variable shown):
   --mode <mode>        embedded or kubernetes (AGENTPLANE_MODE, default embedded)
-  --host <addr>        address to bind (AGENTPLANE_HOST, default 127.0.0.1: loopback only)
+  --host <addr>        address to bind (AGENTPLANE_HOST, default 127.0.0.1: loopback only).
+                       Embedded mode refuses any address but loopback (127.0.0.0/8, ::1,
+                       localhost) unless --token-file is given
+  --token-file <file>  bearer tokens, each with a user, namespaces and verbs, stored as
+                       sha256 hashes (YAML or JSON; docs/auth.md "Embedded home");
+                       re-read when it changes (AGENTPLANE_TOKEN_FILE; config "tokenFile").
+                       With it every request needs a token, except /healthz, /readyz,
+                       /livez and /metrics
+  --metrics-auth       /metrics needs a token too (AGENTPLANE_METRICS_AUTH=true; config
+                       "metricsAuth"; needs --token-file)
   --port <n>           port to listen on, 0 for any free port (AGENTPLANE_PORT, default 8080)
   --data-dir <dir>     where state, events and agent workspaces live
                        (AGENTPLANE_DATA_DIR, default ./.agentplane)
@@ -24,7 +33,8 @@ Flags (each can also be set by the environment variable shown):
                        (AGENTPLANE_PLUGINS, default ${DEFAULT_PLUGINS.join(',')})
   --config <file>      JSON config file: {"plugins": [...], "pluginOptions": {...},
                        "allowPrivateConnectorUrls": true|false, "sandbox": "...",
-                       "templates": [...]}
+                       "templates": [...], "modelTaskDeadlineSeconds": 600,
+                       "tokenFile": "...", "metricsAuth": true|false}
                        (AGENTPLANE_CONFIG); flags and variables override it
   --demo               start the built-in scripted model server and point agents at it, so
                        agents really run tools without a model key (AGENTPLANE_DEMO=true)
@@ -78,6 +88,8 @@ interface ConfigFile {
   sandbox?: string;
   templates?: string[];
   modelTaskDeadlineSeconds?: number;
+  tokenFile?: string;
+  metricsAuth?: boolean;
 }
 
 function fail(msg: string): never {
@@ -97,6 +109,12 @@ function readConfig(path: string | undefined): ConfigFile {
     }
     if (cfg.allowPrivateConnectorUrls !== undefined && typeof cfg.allowPrivateConnectorUrls !== 'boolean') {
       fail(`config ${path}: "allowPrivateConnectorUrls" must be true or false`);
+    }
+    if (cfg.tokenFile !== undefined && (typeof cfg.tokenFile !== 'string' || cfg.tokenFile === '')) {
+      fail(`config ${path}: "tokenFile" must be a file path`);
+    }
+    if (cfg.metricsAuth !== undefined && typeof cfg.metricsAuth !== 'boolean') {
+      fail(`config ${path}: "metricsAuth" must be true or false`);
     }
     return cfg;
   } catch (err) {
@@ -135,6 +153,8 @@ async function serve(argv: string[]): Promise<void> {
         config: { type: 'string' },
         demo: { type: 'boolean' },
         'allow-private-connector-urls': { type: 'boolean' },
+        'token-file': { type: 'string' },
+        'metrics-auth': { type: 'boolean' },
         'log-level': { type: 'string' },
         sandbox: { type: 'string' },
         templates: { type: 'string' },
@@ -171,6 +191,10 @@ async function serve(argv: string[]): Promise<void> {
   const deadlineRaw = values['model-task-deadline'] ?? env.AGENTPLANE_MODEL_TASK_DEADLINE ?? cfg.modelTaskDeadlineSeconds;
   const deadline = deadlineRaw === undefined ? undefined : Number(deadlineRaw);
   if (deadline !== undefined && !(Number.isFinite(deadline) && deadline > 0)) fail(`--model-task-deadline must be a positive number of seconds, got "${deadlineRaw}"`);
+  const tokenFile = values['token-file'] ?? (env.AGENTPLANE_TOKEN_FILE || undefined) ?? cfg.tokenFile;
+  const metricsAuth = values['metrics-auth'] ?? boolEnv('AGENTPLANE_METRICS_AUTH') ?? cfg.metricsAuth ?? false;
+  if (mode === 'kubernetes' && tokenFile) fail('--token-file is for embedded mode; Kubernetes mode delegates authentication to kube-apiserver');
+  if (mode === 'embedded' && metricsAuth && !tokenFile) fail('--metrics-auth needs --token-file (AGENTPLANE_TOKEN_FILE, config "tokenFile")');
   let kubernetes: ServeOptions['kubernetes'];
   if (mode === 'kubernetes') {
     const cert = values['tls-cert-file'] ?? env.AGENTPLANE_TLS_CERT_FILE;
@@ -191,6 +215,8 @@ async function serve(argv: string[]): Promise<void> {
       sandbox: sandbox as SandboxMode,
       templates,
       ...(deadline !== undefined ? { modelRetry: { taskDeadlineMs: deadline * 1000 } } : {}),
+      ...(tokenFile ? { tokenFile } : {}),
+      ...(metricsAuth ? { metricsAuth } : {}),
       ...(kubernetes ? { kubernetes } : {}),
     });
     let closing = false;

@@ -39,6 +39,7 @@ import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/
 import { createApp } from '../../pkg/server/app.js';
 import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
 import { installAuthFilter } from '../../pkg/server/auth/filter.js';
+import { isLoopbackHost } from '../../pkg/server/auth/token-file.js';
 import { AgentService } from '../../pkg/server/rest/agent-service.js';
 import { ConnectorService } from '../../pkg/server/rest/connector-service.js';
 import { SecretService } from '../../pkg/server/rest/secret-service.js';
@@ -88,6 +89,15 @@ export interface ServeOptions {
    * Each a DNS-1123 name; start-up fails on another.
    */
   templates?: string[];
+  /**
+   * Embedded home: bearer tokens with their scopes (docs/auth.md "Embedded home"). Without it
+   * the API is open, so only a loopback `host` is accepted.
+   */
+  tokenFile?: string;
+  /** Embedded home with a token file: /metrics needs a token too (default: open). */
+  metricsAuth?: boolean;
+  /** How often the token file is re-read; default 2 s. */
+  tokenFileReloadMs?: number;
   /** Kubernetes mode: state in Kubernetes, TLS, delegated auth. Embedded mode when absent. */
   kubernetes?: KubernetesHomeOptions;
 }
@@ -113,6 +123,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   const badTemplate = (o.templates ?? []).find((t) => t.length > TEMPLATE_NAME_MAX_LENGTH || !new RegExp(TEMPLATE_NAME_PATTERN).test(t));
   if (badTemplate !== undefined) throw new Error(`template ${JSON.stringify(badTemplate)}: must be ${TEMPLATE_NAME_RULE}`);
   const logger = o.logger ?? createLogger();
+  // Before anything starts: an open API must not be reachable from elsewhere.
+  if (!o.kubernetes && !o.tokenFile && !isLoopbackHost(o.host)) throw new Error(openBindRefusal(o.host));
   const dataDir = resolve(o.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const manager = new Manager(logger.child({ component: 'manager' }));
@@ -123,7 +135,12 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const sandbox = resolveSandbox(o.sandbox ?? 'auto', dataDir, child('runtime'));
     const metrics = new Metrics({ defaultMetrics: true });
     const hooks = new Hooks();
-    const home = o.kubernetes ? await kubernetesHome(o.kubernetes, dataDir, logger) : embeddedHome(dataDir);
+    const embedded = {
+      ...(o.tokenFile ? { tokenFile: o.tokenFile } : {}),
+      ...(o.metricsAuth ? { metricsAuth: true } : {}),
+      ...(o.tokenFileReloadMs !== undefined ? { tokenFileReloadMs: o.tokenFileReloadMs } : {}),
+    };
+    const home = o.kubernetes ? await kubernetesHome(o.kubernetes, dataDir, logger) : embeddedHome(dataDir, embedded, logger);
     manager.onStop('home', () => home.close());
 
     // Storage: one admission chain for every registry (the rules across objects, for every
@@ -334,6 +351,15 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     await manager.stop();
     throw err;
   }
+}
+
+/** Why an embedded server without a token file will not bind `host`, and what to do. */
+export function openBindRefusal(host: string): string {
+  return (
+    `refusing to listen on ${host} without authentication: only a loopback address (127.0.0.1, ::1, localhost) may be served without it. ` +
+    'Give a token file with --token-file <file> (environment AGENTPLANE_TOKEN_FILE, config key "tokenFile"; format in docs/auth.md), ' +
+    'or bind to 127.0.0.1'
+  );
 }
 
 /** Asks for the agent's running task to be cancelled (plugins and controllers; no wait). */

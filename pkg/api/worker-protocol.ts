@@ -7,6 +7,8 @@ import type { EventDraft } from './event.js';
 import type { Role } from './agent.js';
 
 export const CONTROL_PATH = '/internal/v1/workers/connect';
+/** Where the model proxy is mounted on the worker-facing listener: ANTHROPIC_BASE_URL=<channel url><path>. */
+export const MODEL_PROXY_PATH = '/internal/v1/model';
 
 /** An MCP server the engine attaches for one task; headers carry the connector's token. */
 export interface McpServerSpec {

@@ -6,6 +6,4 @@ export { UsageMeter } from './meter.js';
 export { DEFAULT_UPSTREAM, ModelProxy, type ModelProxyEvents, type ModelProxyOptions } from './proxy.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export { type TokenUsage, UsageTap } from './usage.js';
-
-/** Where the proxy is mounted on the worker-facing listener: ANTHROPIC_BASE_URL=<channel url><path>. */
-export const MODEL_PROXY_PATH = '/internal/v1/model';
+export { MODEL_PROXY_PATH } from '../api/worker-protocol.js';

@@ -9,6 +9,7 @@ import Fastify, { type FastifyError, type FastifyInstance, LogController } from 
 import { ApiError, internalError, isApiError, toRestBody } from '../api/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { selectWebSocketProtocol } from './auth/token-file.js';
 import { installBodyParsers } from './body.js';
 import { RouteTable } from './route-table.js';
 
@@ -77,7 +78,7 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
   const routes = new RouteTable();
   routes.track(app);
   installBodyParsers(app);
-  await app.register(websocket, { options: { maxPayload: BODY_LIMIT } });
+  await app.register(websocket, { options: { maxPayload: BODY_LIMIT, handleProtocols: selectWebSocketProtocol } });
 
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
     const apiErr = toApiError(err);

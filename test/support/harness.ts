@@ -56,7 +56,15 @@ export async function startHarness(opts: Partial<ServeOptions> = {}): Promise<Ha
       ...opts,
       ...more,
     });
-  let server = await serve(0);
+  let server: RunningServer;
+  try {
+    server = await serve(0);
+  } catch (err) {
+    // A server that refuses to start (a test of start-up checks) leaves nothing behind.
+    await model.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
 
   const h: Harness = {
     get server() {

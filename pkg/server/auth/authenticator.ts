@@ -267,7 +267,8 @@ function unescapeExtraKey(key: string): string {
   }
 }
 
-function bearerToken(rawHeaders: string[]): string | undefined {
+/** The token of the first `Authorization: Bearer <token>` header, if any. */
+export function bearerToken(rawHeaders: string[]): string | undefined {
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     if (rawHeaders[i]!.toLowerCase() !== 'authorization') continue;
     const m = /^bearer\s+(\S+)\s*$/i.exec(rawHeaders[i + 1]!);

@@ -1,6 +1,7 @@
-// The authn/authz filter of the cluster home: fastify hooks that authenticate every request
-// (delegated: front proxy, client certificate, TokenReview) and authorize it
-// (SubjectAccessReview) before any handler runs. Refusals are metav1.Status for Kubernetes paths
+// The authn/authz filter: fastify hooks that authenticate every request and authorize it
+// before any handler runs. The cluster home gives it delegated authn/authz (front proxy, client
+// certificate, TokenReview; SubjectAccessReview), the embedded home a token file (bearer
+// tokens scoped to namespaces and verbs, token-file.ts). Refusals are metav1.Status for Kubernetes paths
 // and the REST error body for the /api/v1 mirror.
 //
 // Authentication and, where the URL says everything, authorization happen in onRequest, before
@@ -10,7 +11,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, badRequest, internalError, isApiError, toRestBody, toStatus } from '../../api/errors.js';
-import { CONTROL_PATH } from '../../api/worker-protocol.js';
+import { CONTROL_PATH, MODEL_PROXY_PATH } from '../../api/worker-protocol.js';
 import { planFor, type AuthorizationPlan, type RequestAttributes } from './attributes.js';
 import type { DelegatedAuthenticator } from './authenticator.js';
 import type { DelegatedAuthorizer } from './authorizer.js';
@@ -19,7 +20,7 @@ import { peerChainOf } from './x509.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The authenticated caller (cluster home only; undefined on unauthenticated paths). */
+    /** The authenticated caller (undefined without auth and on unauthenticated paths). */
     user?: UserInfo;
   }
 }
@@ -29,8 +30,11 @@ declare module 'fastify' {
  * kube's delegated-authorization default (AlwaysAllowPaths /healthz, /readyz, /livez).
  */
 export const ALWAYS_ALLOW_PATHS = ['/healthz', '/readyz', '/livez'];
-/** Not delegated at all: the worker control channel authenticates workers with its own token. */
-export const BYPASS_PATHS = [CONTROL_PATH];
+/**
+ * Not for users at all: the worker control channel and the model proxy (and everything under
+ * them) authenticate workers with their own per-agent credentials.
+ */
+export const BYPASS_PATHS = [CONTROL_PATH, MODEL_PROXY_PATH];
 
 export interface AuthFilterOptions {
   authenticator: Pick<DelegatedAuthenticator, 'authenticate' | 'isIdentityHeader'>;
@@ -44,13 +48,22 @@ export interface AuthFilterOptions {
   agentExists?: (namespace: string, name: string) => Promise<boolean>;
 }
 
+/**
+ * A home's auth, ready for the filter: the cluster home's delegated authn/authz
+ * (delegated.ts) or the embedded home's token file (token-file.ts).
+ */
+export interface RequestAuth extends Pick<AuthFilterOptions, 'authenticator' | 'authorizer' | 'alwaysAllowPaths'> {
+  stop(): void;
+}
+
 const AUTHORIZED = Symbol('agentplane.authorized');
 type Marked = FastifyRequest & { [AUTHORIZED]?: boolean };
 
 /** Adds the hooks to `app` itself (call before registering routes, on the root instance). */
 export function installAuthFilter(app: FastifyInstance, opts: AuthFilterOptions): void {
   const alwaysAllow = new Set(opts.alwaysAllowPaths ?? ALWAYS_ALLOW_PATHS);
-  const bypass = new Set(opts.bypassPaths ?? BYPASS_PATHS);
+  const bypassed = opts.bypassPaths ?? BYPASS_PATHS;
+  const bypass = { has: (path: string): boolean => bypassed.some((p) => path === p || path.startsWith(`${p}/`)) };
 
   app.addHook('onRequest', async (req, reply) => {
     const path = pathOf(req.url);

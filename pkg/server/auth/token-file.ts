@@ -1,0 +1,293 @@
+// Authentication and authorization of the embedded home: bearer tokens from a token file, each
+// scoped to namespaces and Kubernetes verbs. The two classes fit the same filter
+// (filter.ts, installAuthFilter) as the cluster home's delegated ones.
+//
+// The file (YAML or JSON) holds no token, only its SHA-256:
+//
+//   tokens:
+//     - user: alice
+//       namespaces: [team-a]              # or "*"
+//       verbs: [get, list, watch]         # or "*"; get list watch create update patch delete
+//       tokenHash: sha256:<hex of sha256(token)>
+//
+// A presented token is hashed and compared with every entry's hash in constant time
+// (crypto.timingSafeEqual, no early exit). The file is re-read every couple of seconds; a file
+// that does not parse keeps the last good one in force and logs an error.
+
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { Logger } from '../../observability/logger.js';
+import type { RequestAttributes } from './attributes.js';
+import { type AuthenticationInput, type AuthenticationResult, bearerToken } from './authenticator.js';
+import type { Decision } from './authorizer.js';
+import { ALWAYS_ALLOW_PATHS, type RequestAuth } from './filter.js';
+import { AUTHENTICATED_GROUP, type UserInfo } from './user.js';
+
+/** The verbs a token may be given (deletecollection counts as delete). */
+export const TOKEN_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] as const;
+/** Kubernetes' WebSocket bearer subprotocol: this prefix, then the token in unpadded base64url. */
+export const WS_BEARER_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
+/** Where the token's scope travels on the authenticated user, for the authorizer. */
+export const NAMESPACES_EXTRA = 'agentplane.io/namespaces';
+export const VERBS_EXTRA = 'agentplane.io/verbs';
+
+export interface TokenEntry {
+  user: string;
+  /** ['*'] for every namespace. */
+  namespaces: string[];
+  /** ['*'] for every verb. */
+  verbs: string[];
+  /** The SHA-256 of the token (32 bytes). */
+  hash: Buffer;
+}
+
+export class TokenFileError extends Error {}
+
+const HASH_RE = /^sha256:([0-9a-f]{64})$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** Parses a token file's text (YAML or JSON); throws TokenFileError saying what is wrong. */
+export function parseTokenFile(text: string): TokenEntry[] {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new TokenFileError(`not YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const list = Array.isArray(doc) ? doc : doc && typeof doc === 'object' ? (doc as { tokens?: unknown }).tokens : undefined;
+  if (!Array.isArray(list)) throw new TokenFileError('expected "tokens:" with a list of entries');
+  const seen = new Set<string>();
+  return list.map((raw, i): TokenEntry => {
+    const at = `tokens[${i}]`;
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new TokenFileError(`${at}: must be a mapping`);
+    const e = raw as Record<string, unknown>;
+    if ('token' in e) throw new TokenFileError(`${at}: holds a plain "token"; store only its hash, as tokenHash: sha256:<hex> (printf %s "$TOKEN" | sha256sum)`);
+    if (typeof e.user !== 'string' || e.user.trim() === '') throw new TokenFileError(`${at}: "user" must be a non-empty string`);
+    const hashText = typeof e.tokenHash === 'string' ? e.tokenHash.trim().toLowerCase() : '';
+    const m = HASH_RE.exec(hashText);
+    if (!m) throw new TokenFileError(`${at} (${e.user}): "tokenHash" must be sha256:<64 hex digits>`);
+    if (seen.has(m[1]!)) throw new TokenFileError(`${at} (${e.user}): the same tokenHash appears twice`);
+    seen.add(m[1]!);
+    const namespaces = starOrList(e.namespaces, `${at} (${e.user}): "namespaces"`, (ns) => DNS_LABEL.test(ns), 'a namespace name');
+    const verbs = starOrList(e.verbs, `${at} (${e.user}): "verbs"`, (v) => (TOKEN_VERBS as readonly string[]).includes(v), `one of ${TOKEN_VERBS.join(', ')}`);
+    return { user: e.user.trim(), namespaces, verbs, hash: Buffer.from(m[1]!, 'hex') };
+  });
+}
+
+function starOrList(v: unknown, what: string, ok: (s: string) => boolean, expected: string): string[] {
+  if (v === '*') return ['*'];
+  if (!Array.isArray(v) || v.length === 0) throw new TokenFileError(`${what} must be "*" or a non-empty list`);
+  const out: string[] = [];
+  for (const x of v) {
+    if (x === '*') return ['*'];
+    if (typeof x !== 'string' || !ok(x)) throw new TokenFileError(`${what}: ${JSON.stringify(x)} is not ${expected}`);
+    out.push(x);
+  }
+  return out;
+}
+
+/** `sha256:<hex>` of a token, as the file stores it. */
+export const hashToken = (token: string): string => `sha256:${createHash('sha256').update(token, 'utf8').digest('hex')}`;
+
+/** How hashes are compared. Exported so a test can see it is the constant-time one. */
+export const compareHashes: (a: Buffer, b: Buffer) => boolean = timingSafeEqual;
+
+export interface TokenFileAuthenticatorOptions {
+  path: string;
+  logger: Logger;
+  /** How often the file is re-read; default 2 s. */
+  reloadIntervalMs?: number;
+  /** For tests: the comparison (default compareHashes, i.e. crypto.timingSafeEqual). */
+  compare?: (a: Buffer, b: Buffer) => boolean;
+}
+
+export class TokenFileAuthenticator {
+  private entries: TokenEntry[] = [];
+  private lastSeen = '';
+  private timer: NodeJS.Timeout | undefined;
+  private readonly log: Logger;
+
+  constructor(private readonly opts: TokenFileAuthenticatorOptions) {
+    this.log = opts.logger.child({ component: 'authn', tokenFile: opts.path });
+  }
+
+  /** Loads the file (throwing when it cannot be read or parsed), then re-reads it periodically. */
+  start(): void {
+    const text = this.read();
+    this.entries = parseTokenFile(text);
+    this.lastSeen = digest(text);
+    this.log.info({ entries: this.entries.length }, 'loaded the token file');
+    this.timer = setInterval(() => this.reload(), this.opts.reloadIntervalMs ?? 2_000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Re-reads the file if it changed; a file that cannot be read or parsed keeps the last good one. */
+  reload(): void {
+    let text: string;
+    try {
+      text = readFileSync(this.opts.path, 'utf8');
+    } catch (err) {
+      const key = `unreadable:${(err as NodeJS.ErrnoException).code ?? ''}`;
+      if (key !== this.lastSeen) this.log.error({ err: (err as Error).message }, 'cannot read the token file; keeping the tokens loaded before');
+      this.lastSeen = key;
+      return;
+    }
+    const d = digest(text);
+    if (d === this.lastSeen) return;
+    this.lastSeen = d;
+    try {
+      this.entries = parseTokenFile(text);
+      this.log.info({ entries: this.entries.length }, 'reloaded the token file');
+    } catch (err) {
+      this.log.error({ err: (err as Error).message }, 'the token file is invalid; keeping the tokens loaded before');
+    }
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** The X-Remote-* headers mean nothing here; the filter strips them so nothing trusts them. */
+  isIdentityHeader(name: string): boolean {
+    const n = name.toLowerCase();
+    return n === 'x-remote-user' || n === 'x-remote-uid' || n === 'x-remote-group' || n.startsWith('x-remote-extra-');
+  }
+
+  async authenticate(input: AuthenticationInput): Promise<AuthenticationResult> {
+    const token = bearerToken(input.rawHeaders) ?? wsProtocolToken(input.rawHeaders);
+    if (token === undefined) return { errors: [] };
+    const entry = this.match(token);
+    if (!entry) return { errors: ['token: not in the token file'] };
+    return {
+      method: 'token',
+      user: { username: entry.user, groups: [AUTHENTICATED_GROUP], extra: { [NAMESPACES_EXTRA]: [...entry.namespaces], [VERBS_EXTRA]: [...entry.verbs] } },
+    };
+  }
+
+  /** Compares the token's hash with every entry's, without stopping at a match. */
+  match(token: string): TokenEntry | undefined {
+    const presented = createHash('sha256').update(token, 'utf8').digest();
+    const compare = this.opts.compare ?? compareHashes;
+    let found: TokenEntry | undefined;
+    for (const e of this.entries) {
+      if (compare(presented, e.hash) && !found) found = e;
+    }
+    return found;
+  }
+
+  private read(): string {
+    try {
+      return readFileSync(this.opts.path, 'utf8');
+    } catch (err) {
+      throw new TokenFileError(`cannot read the token file ${this.opts.path}: ${(err as Error).message}`);
+    }
+  }
+}
+
+const digest = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * The token in Kubernetes' WebSocket bearer subprotocol (`Sec-WebSocket-Protocol:
+ * base64url.bearer.authorization.k8s.io.<token>`), for browsers, which cannot set headers on
+ * a WebSocket. Only on upgrade requests.
+ */
+export function wsProtocolToken(rawHeaders: string[]): string | undefined {
+  let upgrade = false;
+  const offered: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    if (name === 'upgrade' && rawHeaders[i + 1]!.trim().toLowerCase() === 'websocket') upgrade = true;
+    if (name === 'sec-websocket-protocol') offered.push(...rawHeaders[i + 1]!.split(',').map((p) => p.trim()));
+  }
+  if (!upgrade) return undefined;
+  for (const p of offered) {
+    if (!p.startsWith(WS_BEARER_PROTOCOL_PREFIX)) continue;
+    const encoded = p.slice(WS_BEARER_PROTOCOL_PREFIX.length);
+    if (!/^[A-Za-z0-9_-]+$/.test(encoded)) return undefined;
+    const token = Buffer.from(encoded, 'base64url').toString('utf8');
+    return token === '' ? undefined : token;
+  }
+  return undefined;
+}
+
+/** Namespaces × verbs, from the scope the token file gave the authenticated token. */
+export class TokenScopeAuthorizer {
+  async authorize(user: UserInfo, attrs: RequestAttributes): Promise<Decision> {
+    const namespaces = user.extra[NAMESPACES_EXTRA] ?? [];
+    const verbs = user.extra[VERBS_EXTRA] ?? [];
+    const allVerbs = verbs.includes('*');
+    if ('nonResource' in attrs) {
+      // Discovery, OpenAPI, metrics (when guarded): readable with any valid token.
+      if (attrs.nonResource.verb === 'get' || allVerbs) return { allowed: true, reason: '' };
+      return { allowed: false, reason: 'tokens may only read non-resource paths' };
+    }
+    const r = attrs.resource;
+    const verb = r.verb === 'deletecollection' ? 'delete' : r.verb;
+    if (!allVerbs && !verbs.includes(verb)) return { allowed: false, reason: `the token allows the verbs ${verbs.join(', ')}` };
+    if (namespaces.includes('*')) return { allowed: true, reason: '' };
+    if (r.namespace === '') return { allowed: false, reason: `the token allows the namespaces ${namespaces.join(', ')}, not all of them` };
+    if (!namespaces.includes(r.namespace)) return { allowed: false, reason: `the token allows the namespaces ${namespaces.join(', ')}` };
+    return { allowed: true, reason: '' };
+  }
+}
+
+export interface TokenFileAuthOptions {
+  path: string;
+  logger: Logger;
+  /** Require a token for /metrics too (default: /metrics is open, like /healthz). */
+  metricsAuth?: boolean;
+  reloadIntervalMs?: number;
+}
+
+/**
+ * The embedded home's auth: loads the token file (failing if it cannot) and returns what the
+ * filter needs:
+ *
+ *   const auth = startTokenFileAuth({ path, logger });
+ *   installAuthFilter(app, { ...auth, agentExists });   // before the routes
+ *   closers.push(() => auth.stop());
+ */
+export function startTokenFileAuth(o: TokenFileAuthOptions): RequestAuth & { authenticator: TokenFileAuthenticator } {
+  const authenticator = new TokenFileAuthenticator({
+    path: o.path,
+    logger: o.logger,
+    ...(o.reloadIntervalMs !== undefined ? { reloadIntervalMs: o.reloadIntervalMs } : {}),
+  });
+  authenticator.start();
+  return {
+    authenticator,
+    authorizer: new TokenScopeAuthorizer(),
+    alwaysAllowPaths: o.metricsAuth ? [...ALWAYS_ALLOW_PATHS] : [...ALWAYS_ALLOW_PATHS, '/metrics'],
+    stop: () => authenticator.stop(),
+  };
+}
+
+/** 127.0.0.0/8, ::1 (also v4-mapped loopback) and `localhost`: the binds that need no auth. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  const v4 = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
+  return !!v4 && v4.slice(1).every((o) => Number(o) <= 255) && v4[1] === '127';
+}
+
+/**
+ * The subprotocol a WebSocket upgrade answers with (ws's `handleProtocols`). A client that
+ * offers protocols must get one of them back or a browser drops the connection. The first
+ * offered protocol that is not a bearer token wins, so a client that also offers one (e.g.
+ * `agentplane.io.events`) never sees its token echoed; a client that offered only the bearer
+ * protocol gets that back, as the only answer it accepts.
+ */
+export function selectWebSocketProtocol(offered: Set<string>): string | false {
+  let bearer: string | undefined;
+  for (const p of offered) {
+    if (!p.startsWith(WS_BEARER_PROTOCOL_PREFIX)) return p;
+    bearer ??= p;
+  }
+  return bearer ?? false;
+}
