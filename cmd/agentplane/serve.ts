@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Agent, isBusy, requestCancel, TEMPLATE_NAME_MAX_LENGTH, TEMPLATE_NAME_PATTERN, TEMPLATE_NAME_RULE } from '../../pkg/api/agent.js';
+import { type Agent, TEMPLATE_NAME_MAX_LENGTH, TEMPLATE_NAME_PATTERN, TEMPLATE_NAME_RULE } from '../../pkg/api/agent.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import type { Squad } from '../../pkg/api/squad.js';
 import { urlEgressRefusal } from '../../pkg/connector/egress.js';
@@ -25,6 +25,7 @@ import { connectorSecretBinding } from '../../pkg/registry/admission/connector-s
 import { connectorsExist } from '../../pkg/registry/admission/connectors-exist.js';
 import { squadMembership } from '../../pkg/registry/admission/squad-membership.js';
 import { templateExists } from '../../pkg/registry/admission/template-exists.js';
+import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import { Informer } from '../../pkg/registry/cache/informer.js';
 import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
@@ -230,7 +231,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       runtime,
       hooks,
       operations: {
-        cancel: async (ns, name, reason) => void (await cancelTask(agents, ns, name, reason)),
+        cancel: (ns, name, reason) => cancelRunningTask(agents, ns, name, reason),
         delete: async (ns, name) => void (await agents.delete(ns, name)),
       },
       onStart: (fn) => void pluginStarts.push(fn),
@@ -286,7 +287,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       squads,
       agents,
       informers,
-      cancel: async (ns, name, reason) => void (await cancelTask(agents, ns, name, reason)),
+      cancel: (ns, name, reason) => cancelRunningTask(agents, ns, name, reason),
       logger: child('squad-controller'),
     });
     metrics.collectAgentsBy(async () => {
@@ -360,13 +361,6 @@ export function openBindRefusal(host: string): string {
     'Give a token file with --token-file <file> (environment AGENTPLANE_TOKEN_FILE, config key "tokenFile"; format in docs/auth.md), ' +
     'or bind to 127.0.0.1'
   );
-}
-
-/** Asks for the agent's running task to be cancelled (plugins and controllers; no wait). */
-async function cancelTask(agents: Registry<Agent>, namespace: string, name: string, reason: string): Promise<void> {
-  await agents.update(namespace, name, (a) => {
-    if (isBusy(a)) requestCancel(a, reason);
-  });
 }
 
 /** Where local workers dial the control channel: known once its listener is bound. */

@@ -41,3 +41,12 @@ export function opened(ws: WebSocket): Promise<void> {
     ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
   });
 }
+
+/** Polls `cond` until it holds; fails naming `what` after `timeoutMs` (unit tests: short waits). */
+export async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

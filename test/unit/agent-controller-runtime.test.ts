@@ -28,6 +28,7 @@ import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
 import { SqliteEventStore } from '../../plugins/event-store-sqlite/sqlite-event-store.js';
 import { MemoryRuntime } from '../support/memory-runtime.js';
+import { until } from '../support/waiting.js';
 
 describe('AgentController on the in-memory runtime', function () {
   this.timeout(10_000);
@@ -84,13 +85,6 @@ describe('AgentController on the in-memory runtime', function () {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function until(what: string, cond: () => Promise<boolean>): Promise<void> {
-    const deadline = Date.now() + 5000;
-    while (!(await cond())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
   const agent = (): Promise<Agent> => agents.mustGet(ref.namespace, ref.name);
   const history = async (): Promise<string[]> => {
     const a = await agent();

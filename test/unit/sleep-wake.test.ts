@@ -14,6 +14,7 @@ import type { PluginContext } from '../../pkg/plugin/types.js';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
 import { AUTO_DELETE_AFTER } from '../../plugins/sleep-wake/sleep-wake.js';
 import { testPluginContext } from '../support/plugin-context.js';
+import { until } from '../support/waiting.js';
 
 const NS = 'default';
 
@@ -59,13 +60,6 @@ describe('sleep-wake plugin', function () {
   const agents = (): PluginContext['registry']['agents'] => ctx.registry.agents;
   const get = (name: string): Promise<Agent> => agents().mustGet(NS, name);
   const asleep = async (name: string): Promise<string | undefined> => findCondition((await get(name)).status.conditions, ASLEEP)?.status;
-  async function until(what: string, cond: () => Promise<boolean>): Promise<void> {
-    const deadline = Date.now() + 5000;
-    while (!(await cond())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 3; i++) {
       await new Promise((r) => setTimeout(r, 20));

@@ -9,7 +9,7 @@ import path from 'node:path';
 
 import { expect } from 'chai';
 
-import { type Agent, agentFromRequest, ASLEEP, CANCEL_TASK_ANNOTATION, isBusy, requestCancel } from '../../pkg/api/agent.js';
+import { type Agent, agentFromRequest, ASLEEP, CANCEL_TASK_ANNOTATION, isBusy } from '../../pkg/api/agent.js';
 import { setCondition } from '../../pkg/api/condition.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import { ApiError } from '../../pkg/api/errors.js';
@@ -26,6 +26,8 @@ import { Registry } from '../../pkg/registry/registry.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
+import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
+import { until } from '../support/waiting.js';
 
 const NS = 'default';
 
@@ -54,11 +56,7 @@ describe('SquadController', function () {
       squads,
       agents,
       informers,
-      // cancelTask of cmd/agentplane/serve.ts
-      cancel: async (namespace, name, reason) =>
-        void (await agents.update(namespace, name, (a) => {
-          if (isBusy(a)) requestCancel(a, reason);
-        })),
+      cancel: (namespace, name, reason) => cancelRunningTask(agents, namespace, name, reason),
       logger,
     });
   });
@@ -74,13 +72,6 @@ describe('SquadController', function () {
     await Promise.all(Object.values(informers).map((i) => i.start()));
     await controller.controller.start();
   };
-  async function until(what: string, cond: () => Promise<boolean> | boolean): Promise<void> {
-    const deadline = Date.now() + 5000;
-    while (!(await cond())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
   /** Lets every queued reconcile run: informers deliver, then the queue drains. */
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 3; i++) {
