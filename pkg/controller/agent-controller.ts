@@ -22,12 +22,14 @@ import type { Registry } from '../registry/registry.js';
 import { KeyedSerializer } from '../registry/serializer.js';
 import { groupName, memberNames, squadListing } from '../registry/squad/membership.js';
 import type { AgentRuntime, RuntimeEvent, TaskSpec, WorkerStatus } from '../runtime/runtime.js';
-import { Controller } from './framework/controller.js';
+import { Controller, type Result } from './framework/controller.js';
 import { applyEvent } from './task-status.js';
 
 /** Consecutive worker exits without a connection before the agent is marked Failed. */
 const MAX_START_FAILURES = 3;
 const RESYNC_MS = 30_000;
+/** How soon a cancel the worker could not take is tried again. */
+const CANCEL_RETRY_MS = 500;
 
 export interface AgentControllerDeps {
   agents: Registry<Agent>;
@@ -136,6 +138,8 @@ export class AgentController {
     switch (ev.type) {
       case 'ready':
         this.startFailures.delete(refKey(ev.ref));
+        // A worker that connects again may have missed a cancel: hand it over once more.
+        this.cancelsSent.delete(refKey(ev.ref));
         this.controller.enqueue(ev.ref);
         break;
       case 'disconnected':
@@ -155,7 +159,7 @@ export class AgentController {
     return squad ? memberNames(squad).map((name) => ({ namespace: ref.namespace, name })).filter((m) => m.name !== ref.name) : [];
   }
 
-  private async reconcile(ref: ObjectRef): Promise<void> {
+  private async reconcile(ref: ObjectRef): Promise<Result | void> {
     const { runtime } = this.d;
     const agent = this.d.informers.agents.get(ref.namespace, ref.name);
     const log = this.d.logger.child({ namespace: ref.namespace, name: ref.name });
@@ -166,7 +170,10 @@ export class AgentController {
     if (agent.metadata.deletionTimestamp) return this.finalize(agent, log);
 
     let worker = await runtime.status(ref);
-    if (await this.settleCancel(agent, worker)) return;
+    const cancel = await this.settleCancel(agent, worker);
+    if (cancel === 'settled') return;
+    // A cancel the worker could not take now (it is reconnecting) is tried again shortly.
+    if (cancel === 'pending') return { requeueAfter: CANCEL_RETRY_MS };
 
     const asleep = agent.status.status === 'Sleeping';
     const failed = agent.status.status === 'Failed';
@@ -203,28 +210,30 @@ export class AgentController {
   }
 
   /**
-   * Acts on a cancel request for the current task: hands it to the worker running the task, or
-   * settles a task no worker has yet. Returns true when the pass is done.
+   * Acts on a cancel request for the current task: hands it to the worker running the task
+   * (`sent`), or settles a task no worker has yet (`settled`). `pending` when the task was
+   * handed over but its worker cannot take the cancel now; undefined when there is none to act on.
    */
-  private async settleCancel(agent: Agent, worker: WorkerStatus): Promise<boolean> {
+  private async settleCancel(agent: Agent, worker: WorkerStatus): Promise<'sent' | 'settled' | 'pending' | undefined> {
     const request = cancelRequested(agent);
-    if (!request || !isBusy(agent)) return false;
+    if (!request || !isBusy(agent)) return undefined;
     const { namespace, name } = agent.metadata;
     const key = refKey(agent.metadata);
     const task = agent.spec.task;
-    if (worker.runningTask === task) {
-      if (this.cancelsSent.get(key) !== task && (await this.d.runtime.cancel(agent.metadata, task, request.reason))) this.cancelsSent.set(key, task);
-      return false;
-    }
-    if (task > agent.status.observedTask) {
+    if (this.cancelsSent.get(key) === task) return 'sent';
+    if (task > agent.status.observedTask && worker.runningTask !== task) {
       // Not handed to a worker: settle it here, so it is never dispatched.
       await this.d.agents.updateStatus(namespace, name, (s) => {
         s.observedTask = Math.max(s.observedTask, task);
       });
       await this.emit(agent, { type: 'task_cancelled', payload: { reason: request.reason } });
-      return true;
+      return 'settled';
     }
-    return false; // handed over, and its worker is reconnecting: its hello tells which task runs
+    if (worker.runningTask === task && (await this.d.runtime.cancel(agent.metadata, task, request.reason))) {
+      this.cancelsSent.set(key, task);
+      return 'sent';
+    }
+    return 'pending';
   }
 
   /**
