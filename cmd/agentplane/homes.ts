@@ -28,7 +28,7 @@ export interface State {
 export interface Home {
   name: 'embedded' | 'kubernetes';
   state: State;
-  /** Connector credentials (embedded: 0600 files under the data dir; Kubernetes Secrets are to come). */
+  /** Connector credentials (0600 files under the data dir, values encrypted; Kubernetes Secrets are to come). */
   secrets: SecretStore;
   /** Serve the public port over TLS (HTTP/2 + HTTP/1.1). */
   tls?: TlsOptions;
@@ -51,8 +51,22 @@ export interface EmbeddedHomeOptions {
   tokenFileReloadMs?: number;
 }
 
-export function embeddedHome(dataDir: string, o: EmbeddedHomeOptions, logger: Logger): Home {
-  // The token file first: a bad one stops start-up before the database is opened.
+/**
+ * The stored secrets under <dataDir>/secrets, values encrypted with `key` (loadSecretsKey). Before
+ * it is used: refuses a key other than the one the files were written with, and encrypts files
+ * an older version wrote in clear.
+ */
+async function openSecretStore(dataDir: string, key: Buffer, logger: Logger): Promise<SecretStore> {
+  const store = new FileSecretStore(join(dataDir, 'secrets'), key);
+  const { migrated } = await store.open();
+  if (migrated.length) logger.child({ component: 'secrets' }).info({ secrets: migrated }, 'stored secrets written in clear by an older version are now encrypted');
+  return store;
+}
+
+export async function embeddedHome(dataDir: string, secretsKey: Buffer, o: EmbeddedHomeOptions, logger: Logger): Promise<Home> {
+  // The secrets (wrong key, say) and the token file first: either stops start-up before the
+  // database is opened.
+  const secrets = await openSecretStore(dataDir, secretsKey, logger);
   const auth = o.tokenFile
     ? startTokenFileAuth({
         path: o.tokenFile,
@@ -62,7 +76,6 @@ export function embeddedHome(dataDir: string, o: EmbeddedHomeOptions, logger: Lo
       })
     : undefined;
   const state = new SqliteState(join(dataDir, 'state.db'));
-  const secrets = new FileSecretStore(join(dataDir, 'secrets'));
   return {
     name: 'embedded',
     state,
@@ -82,7 +95,8 @@ export interface KubernetesHomeOptions {
   tls: TlsOptions;
 }
 
-export async function kubernetesHome(o: KubernetesHomeOptions, dataDir: string, logger: Logger): Promise<Home> {
+export async function kubernetesHome(o: KubernetesHomeOptions, dataDir: string, secretsKey: Buffer, logger: Logger): Promise<Home> {
+  const secrets = await openSecretStore(dataDir, secretsKey, logger);
   const kc = new KubeConfig();
   if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
   else kc.loadFromCluster();
@@ -94,7 +108,7 @@ export async function kubernetesHome(o: KubernetesHomeOptions, dataDir: string, 
   return {
     name: 'kubernetes',
     state,
-    secrets: new FileSecretStore(join(dataDir, 'secrets')),
+    secrets,
     tls: o.tls,
     auth,
     separateWorkerListener: true,

@@ -29,12 +29,20 @@ Flags (each can also be set by the environment variable shown):
   --port <n>           port to listen on, 0 for any free port (AGENTPLANE_PORT, default 8080)
   --data-dir <dir>     where state, events and agent workspaces live
                        (AGENTPLANE_DATA_DIR, default ./.agentplane)
+  --secrets-key-file <file>
+                       the key that encrypts stored secret values (AES-256-GCM): exactly 32
+                       random bytes, mode 0600 (AGENTPLANE_SECRETS_KEY_FILE; config
+                       "secretsKeyFile"). Default <data-dir>/secrets.key, created on first
+                       start; a file named here must exist (head -c 32 /dev/urandom > f).
+                       Start-up stops on a key file of another size, one group or others
+                       may access, or a key other than the one the secrets were written with
   --plugins <a,b>      plugins to load at boot, in order: built-in names or module paths
                        (AGENTPLANE_PLUGINS, default ${DEFAULT_PLUGINS.join(',')})
   --config <file>      JSON config file: {"plugins": [...], "pluginOptions": {...},
                        "allowPrivateConnectorUrls": true|false, "sandbox": "...",
                        "templates": [...], "modelTaskDeadlineSeconds": 600,
-                       "tokenFile": "...", "metricsAuth": true|false}
+                       "tokenFile": "...", "metricsAuth": true|false,
+                       "secretsKeyFile": "..."}
                        (AGENTPLANE_CONFIG); flags and variables override it
   --demo               start the built-in scripted model server and point agents at it, so
                        agents really run tools without a model key (AGENTPLANE_DEMO=true)
@@ -90,6 +98,7 @@ interface ConfigFile {
   modelTaskDeadlineSeconds?: number;
   tokenFile?: string;
   metricsAuth?: boolean;
+  secretsKeyFile?: string;
 }
 
 function fail(msg: string): never {
@@ -112,6 +121,9 @@ function readConfig(path: string | undefined): ConfigFile {
     }
     if (cfg.tokenFile !== undefined && (typeof cfg.tokenFile !== 'string' || cfg.tokenFile === '')) {
       fail(`config ${path}: "tokenFile" must be a file path`);
+    }
+    if (cfg.secretsKeyFile !== undefined && (typeof cfg.secretsKeyFile !== 'string' || cfg.secretsKeyFile === '')) {
+      fail(`config ${path}: "secretsKeyFile" must be a file path`);
     }
     if (cfg.metricsAuth !== undefined && typeof cfg.metricsAuth !== 'boolean') {
       fail(`config ${path}: "metricsAuth" must be true or false`);
@@ -154,6 +166,7 @@ async function serve(argv: string[]): Promise<void> {
         demo: { type: 'boolean' },
         'allow-private-connector-urls': { type: 'boolean' },
         'token-file': { type: 'string' },
+        'secrets-key-file': { type: 'string' },
         'metrics-auth': { type: 'boolean' },
         'log-level': { type: 'string' },
         sandbox: { type: 'string' },
@@ -192,6 +205,7 @@ async function serve(argv: string[]): Promise<void> {
   const deadline = deadlineRaw === undefined ? undefined : Number(deadlineRaw);
   if (deadline !== undefined && !(Number.isFinite(deadline) && deadline > 0)) fail(`--model-task-deadline must be a positive number of seconds, got "${deadlineRaw}"`);
   const tokenFile = values['token-file'] ?? (env.AGENTPLANE_TOKEN_FILE || undefined) ?? cfg.tokenFile;
+  const secretsKeyFile = values['secrets-key-file'] ?? (env.AGENTPLANE_SECRETS_KEY_FILE || undefined) ?? cfg.secretsKeyFile;
   const metricsAuth = values['metrics-auth'] ?? boolEnv('AGENTPLANE_METRICS_AUTH') ?? cfg.metricsAuth ?? false;
   if (mode === 'kubernetes' && tokenFile) fail('--token-file is for embedded mode; Kubernetes mode delegates authentication to kube-apiserver');
   if (mode === 'embedded' && metricsAuth && !tokenFile) fail('--metrics-auth needs --token-file (AGENTPLANE_TOKEN_FILE, config "tokenFile")');
@@ -216,6 +230,7 @@ async function serve(argv: string[]): Promise<void> {
       templates,
       ...(deadline !== undefined ? { modelRetry: { taskDeadlineMs: deadline * 1000 } } : {}),
       ...(tokenFile ? { tokenFile } : {}),
+      ...(secretsKeyFile ? { secretsKeyFile } : {}),
       ...(metricsAuth ? { metricsAuth } : {}),
       ...(kubernetes ? { kubernetes } : {}),
     });

@@ -3,7 +3,7 @@
 // and stopped in reverse.
 
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Agent, TEMPLATE_NAME_MAX_LENGTH, TEMPLATE_NAME_PATTERN, TEMPLATE_NAME_RULE } from '../../pkg/api/agent.js';
 import type { Connector } from '../../pkg/api/connector.js';
@@ -32,6 +32,7 @@ import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
 import { EventLog } from '../../pkg/registry/event-log.js';
 import type { EventStore } from '../../pkg/registry/events.js';
 import { Registry } from '../../pkg/registry/registry.js';
+import { loadSecretsKey } from '../../pkg/registry/secrets/secrets-key.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
 import { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
@@ -99,6 +100,11 @@ export interface ServeOptions {
   metricsAuth?: boolean;
   /** How often the token file is re-read; default 2 s. */
   tokenFileReloadMs?: number;
+  /**
+   * The key file (32 random bytes, mode 0600) that encrypts stored secret values. Default
+   * <dataDir>/secrets.key, created on first start; a file named here must exist.
+   */
+  secretsKeyFile?: string;
   /** Kubernetes mode: state in Kubernetes, TLS, delegated auth. Embedded mode when absent. */
   kubernetes?: KubernetesHomeOptions;
 }
@@ -141,7 +147,13 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       ...(o.metricsAuth ? { metricsAuth: true } : {}),
       ...(o.tokenFileReloadMs !== undefined ? { tokenFileReloadMs: o.tokenFileReloadMs } : {}),
     };
-    const home = o.kubernetes ? await kubernetesHome(o.kubernetes, dataDir, logger) : embeddedHome(dataDir, embedded, logger);
+    // The key of the stored secrets: a missing (named), exposed or wrong-sized key file stops start-up.
+    const secretsKey = o.secretsKeyFile
+      ? loadSecretsKey(resolve(o.secretsKeyFile))
+      : loadSecretsKey(join(dataDir, 'secrets.key'), { createIfAbsent: true });
+    const home = o.kubernetes
+      ? await kubernetesHome(o.kubernetes, dataDir, secretsKey, logger)
+      : await embeddedHome(dataDir, secretsKey, embedded, logger);
     manager.onStop('home', () => home.close());
 
     // Storage: one admission chain for every registry (the rules across objects, for every
