@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_PLUGINS, PluginError } from '../../pkg/plugin/loader.js';
 import { SANDBOX_MODES, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
+import { AUDIT_LEVELS, type AuditLevel, isAuditLevel } from '../../pkg/server/audit/index.js';
 import { type ServeOptions, startServer } from './serve.js';
 
 const SERVE_HELP = `Usage: agentplane serve [flags]
@@ -26,6 +27,12 @@ Flags (each can also be set by the environment variable shown):
                        /livez and /metrics
   --metrics-auth       /metrics needs a token too (AGENTPLANE_METRICS_AUTH=true; config
                        "metricsAuth"; needs --token-file)
+  --audit-log <file>   append an audit log: every mutating request (who, verb, resource,
+                       namespace, name, result, time) as one audit.k8s.io/v1 Event JSON line;
+                       "-" for stdout (AGENTPLANE_AUDIT_LOG; config "auditLog"; docs/audit.md)
+  --audit-level <lvl>  None, Metadata or Request (AGENTPLANE_AUDIT_LEVEL; config "auditLevel";
+                       default Metadata with --audit-log). Request adds the request body;
+                       secret values are never written at any level
   --port <n>           port to listen on, 0 for any free port (AGENTPLANE_PORT, default 8080)
   --data-dir <dir>     where state, events and agent workspaces live
                        (AGENTPLANE_DATA_DIR, default ./.agentplane)
@@ -42,7 +49,8 @@ Flags (each can also be set by the environment variable shown):
                        "allowPrivateConnectorUrls": true|false, "sandbox": "...",
                        "templates": [...], "modelTaskDeadlineSeconds": 600,
                        "tokenFile": "...", "metricsAuth": true|false,
-                       "secretsKeyFile": "..."}
+                       "secretsKeyFile": "...",
+                       "auditLog": "...", "auditLevel": "Metadata"}
                        (AGENTPLANE_CONFIG); flags and variables override it
   --demo               start the built-in scripted model server and point agents at it, so
                        agents really run tools without a model key (AGENTPLANE_DEMO=true)
@@ -99,6 +107,8 @@ interface ConfigFile {
   tokenFile?: string;
   metricsAuth?: boolean;
   secretsKeyFile?: string;
+  auditLog?: string;
+  auditLevel?: string;
 }
 
 function fail(msg: string): never {
@@ -127,6 +137,12 @@ function readConfig(path: string | undefined): ConfigFile {
     }
     if (cfg.metricsAuth !== undefined && typeof cfg.metricsAuth !== 'boolean') {
       fail(`config ${path}: "metricsAuth" must be true or false`);
+    }
+    if (cfg.auditLog !== undefined && (typeof cfg.auditLog !== 'string' || cfg.auditLog === '')) {
+      fail(`config ${path}: "auditLog" must be a file path or "-"`);
+    }
+    if (cfg.auditLevel !== undefined && !(typeof cfg.auditLevel === 'string' && isAuditLevel(cfg.auditLevel))) {
+      fail(`config ${path}: "auditLevel" must be one of ${AUDIT_LEVELS.join(', ')}`);
     }
     return cfg;
   } catch (err) {
@@ -168,6 +184,8 @@ async function serve(argv: string[]): Promise<void> {
         'token-file': { type: 'string' },
         'secrets-key-file': { type: 'string' },
         'metrics-auth': { type: 'boolean' },
+        'audit-log': { type: 'string' },
+        'audit-level': { type: 'string' },
         'log-level': { type: 'string' },
         sandbox: { type: 'string' },
         templates: { type: 'string' },
@@ -209,6 +227,10 @@ async function serve(argv: string[]): Promise<void> {
   const metricsAuth = values['metrics-auth'] ?? boolEnv('AGENTPLANE_METRICS_AUTH') ?? cfg.metricsAuth ?? false;
   if (mode === 'kubernetes' && tokenFile) fail('--token-file is for embedded mode; Kubernetes mode delegates authentication to kube-apiserver');
   if (mode === 'embedded' && metricsAuth && !tokenFile) fail('--metrics-auth needs --token-file (AGENTPLANE_TOKEN_FILE, config "tokenFile")');
+  const auditLog = values['audit-log'] ?? (env.AGENTPLANE_AUDIT_LOG || undefined) ?? cfg.auditLog;
+  const auditLevel = values['audit-level'] ?? (env.AGENTPLANE_AUDIT_LEVEL || undefined) ?? cfg.auditLevel;
+  if (auditLevel !== undefined && !isAuditLevel(auditLevel)) fail(`--audit-level must be one of ${AUDIT_LEVELS.join(', ')}, got "${auditLevel}"`);
+  if (auditLevel !== undefined && auditLevel !== 'None' && !auditLog) fail('--audit-level needs --audit-log (AGENTPLANE_AUDIT_LOG, config "auditLog")');
   let kubernetes: ServeOptions['kubernetes'];
   if (mode === 'kubernetes') {
     const cert = values['tls-cert-file'] ?? env.AGENTPLANE_TLS_CERT_FILE;
@@ -232,6 +254,7 @@ async function serve(argv: string[]): Promise<void> {
       ...(tokenFile ? { tokenFile } : {}),
       ...(secretsKeyFile ? { secretsKeyFile } : {}),
       ...(metricsAuth ? { metricsAuth } : {}),
+      ...(auditLog ? { audit: { path: auditLog, ...(auditLevel ? { level: auditLevel as AuditLevel } : {}) } } : {}),
       ...(kubernetes ? { kubernetes } : {}),
     });
     let closing = false;

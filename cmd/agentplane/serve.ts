@@ -40,6 +40,7 @@ import { resolveSandbox, type SandboxMode } from '../../pkg/runtime/local/sandbo
 import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { createApp } from '../../pkg/server/app.js';
 import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
+import { type AuditLevel, installAuditLog, openAuditSink } from '../../pkg/server/audit/index.js';
 import { installAuthFilter } from '../../pkg/server/auth/filter.js';
 import { isLoopbackHost } from '../../pkg/server/auth/token-file.js';
 import { AgentService } from '../../pkg/server/rest/agent-service.js';
@@ -105,6 +106,11 @@ export interface ServeOptions {
    * <dataDir>/secrets.key, created on first start; a file named here must exist.
    */
   secretsKeyFile?: string;
+  /**
+   * The audit log (docs/audit.md): mutating requests as audit.k8s.io/v1 Events, one JSON line
+   * each, appended to `path` ("-" for stdout). `level` defaults to Metadata; None writes nothing.
+   */
+  audit?: { path: string; level?: AuditLevel };
   /** Kubernetes mode: state in Kubernetes, TLS, delegated auth. Embedded mode when absent. */
   kubernetes?: KubernetesHomeOptions;
 }
@@ -312,6 +318,14 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     // server in the embedded home; on its own loopback listener when the public port is TLS).
     const service = new AgentService(agents, events, runtime);
     const app = await createApp({ logger, metrics, ...(home.tls ? { tls: home.tls } : {}) });
+    const auditLevel = o.audit ? (o.audit.level ?? 'Metadata') : 'None';
+    if (o.audit && auditLevel !== 'None') {
+      // Before the auth filter, so that refusals are audited too; stopped after the HTTP server
+      // (added to the manager before it), so the last responses' lines are flushed.
+      const sink = openAuditSink(o.audit.path, child('audit'));
+      manager.onStop('audit log', () => sink.close());
+      installAuditLog(app, { level: auditLevel, sink });
+    }
     if (home.auth) {
       // Before any route: hooks added later would not reach route plugins registered earlier.
       installAuthFilter(app, { ...home.auth, agentExists: async (ns, name) => !!(await agents.get(ns, name)) });

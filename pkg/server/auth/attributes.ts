@@ -68,6 +68,37 @@ export function planFor(req: RequestFacts): PlanResult {
   return { checks: [nonResource(req.method, path)] };
 }
 
+/**
+ * The attributes that name what a request does, for the audit log (pkg/server/audit): the
+ * plan's first check, as the filter authorizes it. POST /api/v1/agents naming an agent is
+ * `create` of that name, or `update` when `existed` says the agent was already there. Never
+ * throws: a request whose query or body the plan refuses (a repeated parameter, namespaces
+ * that differ) is described as if those were absent, so a refused request is still described.
+ */
+export function primaryAttributes(req: RequestFacts, existed = false): RequestAttributes {
+  const attempts: RequestFacts[] = [
+    { ...req, hasBody: true },
+    { ...req, hasBody: true, body: undefined },
+    { ...req, query: {}, hasBody: true, body: undefined },
+  ];
+  for (const facts of attempts) {
+    let plan: PlanResult;
+    try {
+      plan = planFor(facts);
+    } catch {
+      continue;
+    }
+    if ('needsBody' in plan) continue;
+    if (plan.upsertAgent) {
+      const { namespace, name } = plan.upsertAgent;
+      const verb = existed ? 'update' : 'create';
+      return { resource: { verb, group: GROUP, version: VERSION, resource: 'agents', subresource: '', namespace, name } };
+    }
+    if (plan.checks[0]) return plan.checks[0];
+  }
+  return nonResource(req.method, req.url.split('?')[0]!);
+}
+
 function nonResource(method: string, path: string): RequestAttributes {
   return { nonResource: { verb: method === 'HEAD' ? 'get' : method.toLowerCase(), path } };
 }

@@ -22,6 +22,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated caller (undefined without auth and on unauthenticated paths). */
     user?: UserInfo;
+    /**
+     * What the filter authorized the request as (every check, in order), once it has; the
+     * audit log names the first (pkg/server/audit).
+     */
+    authorizedAs?: RequestAttributes[];
   }
 }
 
@@ -120,6 +125,7 @@ export function installAuthFilter(app: FastifyInstance, opts: AuthFilterOptions)
       }
     }
     (req as Marked)[AUTHORIZED] = true;
+    req.authorizedAs = checks;
     return undefined;
   }
 }
