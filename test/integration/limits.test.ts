@@ -2,8 +2,10 @@
 // with real HTTP and WebSocket clients, and each refusal is checked in the project's own error
 // formats: the REST body on /api/v1, metav1.Status on /apis.
 
+import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
 import { INSTRUCTIONS_MAX_LENGTH, SYSTEM_PROMPT_MAX_LENGTH } from '../../pkg/api/agent.js';
+import { MAX_HEADER_SIZE, MAX_URL_LENGTH } from '../../pkg/server/app.js';
 import { type Harness, startHarness } from '../support/harness.js';
 
 const GV = 'agentplane.io/v1alpha1';
@@ -57,6 +59,64 @@ describe('limits (integration)', function () {
       });
       const ok = await h.api('POST', `${AGG_NS}/agents`, agent('agg-at-limit', `@say ok\n${'x'.repeat(INSTRUCTIONS_MAX_LENGTH - 8)}`));
       expect(ok.status, ok.text.slice(0, 300)).to.equal(201);
+    });
+  });
+
+  describe('URL and path parameter length', () => {
+    /** A raw GET whose URL is `path` (fetch would not show a connection Node closes early). */
+    const rawGet = (path: string): Promise<{ status: number; headers: Record<string, unknown>; body: any }> =>
+      new Promise((resolve, reject) => {
+        const u = new URL(h.url);
+        const req = httpRequest({ host: u.hostname, port: u.port, path, method: 'GET' }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(text) }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+
+    it('a URL over the limit is 414 URITooLong: the REST body on /api/v1, metav1.Status on /apis', async () => {
+      const pad = 'a'.repeat(MAX_URL_LENGTH);
+      const rest = await rawGet(`/api/v1/agents?namespace=${pad}`);
+      expect(rest.status).to.equal(414);
+      expect(rest.body).to.deep.equal({
+        error: `request URL is longer than the limit of ${MAX_URL_LENGTH} bytes`,
+        reason: 'URITooLong',
+        code: 414,
+        details: {},
+      });
+      const agg = await rawGet(`${AGG_NS}/agents?labelSelector=${pad}`);
+      expect(agg.status).to.equal(414);
+      expect(agg.body).to.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'URITooLong', code: 414 });
+      // Just under the limit is served.
+      const under = await rawGet(`/api/v1/agents?x=${'a'.repeat(MAX_URL_LENGTH - 40)}`);
+      expect(under.status).to.equal(200);
+    });
+
+    it('a request line past what Node reads at all is still 414 in the path\'s format, not fastify\'s 431', async () => {
+      const pad = 'a'.repeat(MAX_HEADER_SIZE + 100);
+      const rest = await rawGet(`/api/v1/agents?namespace=${pad}`);
+      expect(rest.status).to.equal(414);
+      expect(rest.body).to.include({ reason: 'URITooLong', code: 414 });
+      const agg = await rawGet(`${AGG_NS}/agents?x=${pad}`);
+      expect(agg.status).to.equal(414);
+      expect(agg.body).to.include({ kind: 'Status', reason: 'URITooLong', code: 414 });
+    });
+
+    it('an over-long name in the path gets the same answer as any unknown name, in the project\'s format', async () => {
+      const long = 'n'.repeat(300);
+      const rest = await h.api('GET', `/api/v1/agents/${long}`);
+      expect(rest.status, rest.text.slice(0, 300)).to.be.oneOf([400, 404]);
+      expect(rest.body.reason).to.be.oneOf(['NotFound', 'BadRequest', 'Invalid']);
+      expect(rest.body).to.not.have.property('statusCode');
+      const agg = await h.api('GET', `${AGG_NS}/agents/${long}`);
+      expect(agg.status, agg.text.slice(0, 300)).to.be.oneOf([400, 404]);
+      expect(agg.body).to.include({ kind: 'Status', status: 'Failure' });
+      const ws = await h.api('GET', `/api/v1/agents/${long}/events`);
+      expect(ws.status).to.be.oneOf([400, 404]);
+      expect(ws.body.reason).to.be.a('string');
     });
   });
 });
