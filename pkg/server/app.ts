@@ -110,6 +110,8 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
     const apiErr = toApiError(err);
     if (apiErr.code >= 500) req.log.error({ err }, 'request failed');
+    const retry = apiErr.details.retryAfterSeconds;
+    if (typeof retry === 'number') void reply.header('retry-after', String(retry));
     void reply.status(apiErr.code).send(toRestBody(apiErr));
   });
 
