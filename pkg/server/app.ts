@@ -64,7 +64,6 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
     // Requests are counted in metrics; per-request log lines would drown the agents' own.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
-    maxHeaderSize: MAX_HEADER_SIZE,
     // A path parameter (a name) may be as long as the URL: an over-long name then reaches its
     // route and gets the same 400/404 as any other bad name, not fastify's own 414.
     routerOptions: { maxParamLength: MAX_URL_LENGTH },
@@ -94,7 +93,7 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
             minVersion: 'TLSv1.2',
           },
         })
-      : Fastify(common)
+      : Fastify({ ...common, http: { maxHeaderSize: MAX_HEADER_SIZE } })
   ) as unknown as FastifyInstance;
 
   const routes = new RouteTable();

@@ -70,10 +70,10 @@ describe('limits (integration)', function () {
 
   describe('URL and path parameter length', () => {
     /** A raw GET whose URL is `path` (fetch would not show a connection Node closes early). */
-    const rawGet = (path: string): Promise<{ status: number; headers: Record<string, unknown>; body: any }> =>
+    const rawGet = (path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: any }> =>
       new Promise((resolve, reject) => {
         const u = new URL(h.url);
-        const req = httpRequest({ host: u.hostname, port: u.port, path, method: 'GET' }, (res) => {
+        const req = httpRequest({ host: u.hostname, port: u.port, path, method: 'GET', headers }, (res) => {
           let text = '';
           res.setEncoding('utf8');
           res.on('data', (d: string) => (text += d));
@@ -109,6 +109,16 @@ describe('limits (integration)', function () {
       const agg = await rawGet(`${AGG_NS}/agents?x=${pad}`);
       expect(agg.status).to.equal(414);
       expect(agg.body).to.include({ kind: 'Status', reason: 'URITooLong', code: 414 });
+    });
+
+    it('headers past the limit with a short URL are 431 RequestHeaderFieldsTooLarge in the path\'s format', async () => {
+      const big = { 'x-padding': 'p'.repeat(MAX_HEADER_SIZE + 100) };
+      const rest = await rawGet('/api/v1/agents', big);
+      expect(rest.status).to.equal(431);
+      expect(rest.body).to.include({ reason: 'RequestHeaderFieldsTooLarge', code: 431 });
+      const agg = await rawGet(`${AGG_NS}/agents`, big);
+      expect(agg.status).to.equal(431);
+      expect(agg.body).to.include({ kind: 'Status', reason: 'RequestHeaderFieldsTooLarge', code: 431 });
     });
 
     it('an over-long name in the path gets the same answer as any unknown name, in the project\'s format', async () => {
