@@ -50,7 +50,10 @@ Flags (each can also be set by the environment variable shown):
                        "templates": [...], "modelTaskDeadlineSeconds": 600,
                        "tokenFile": "...", "metricsAuth": true|false,
                        "secretsKeyFile": "...",
-                       "auditLog": "...", "auditLevel": "Metadata"}
+                       "auditLog": "...", "auditLevel": "Metadata",
+                       "rateLimit": 100,
+                       "rateLimitBurst": 200, "wsClientsPerAgent": 100,
+                       "eventsPerAgent": 10000}
                        (AGENTPLANE_CONFIG); flags and variables override it
   --demo               start the built-in scripted model server and point agents at it, so
                        agents really run tools without a model key (AGENTPLANE_DEMO=true)
@@ -74,6 +77,20 @@ Flags (each can also be set by the environment variable shown):
                        model request (429, 5xx, 529, timeout), with backoff, at most 8 times
                        (AGENTPLANE_MODEL_TASK_DEADLINE; config "modelTaskDeadlineSeconds";
                        default 600)
+  --rate-limit <n>     requests per second per user (per client address without a token file),
+                       a token bucket; over it: 429 TooManyRequests with Retry-After
+                       (AGENTPLANE_RATE_LIMIT; config "rateLimit"; 0 turns it off). Default 100
+                       with --token-file and in Kubernetes mode, off on the open loopback home
+  --rate-limit-burst <n>
+                       requests at once after a quiet spell (AGENTPLANE_RATE_LIMIT_BURST; config
+                       "rateLimitBurst"; default twice the rate)
+  --ws-clients-per-agent <n>
+                       live event WebSockets one agent may have at once; one more is refused
+                       with HTTP 429 before the upgrade (AGENTPLANE_WS_CLIENTS_PER_AGENT; config
+                       "wsClientsPerAgent"; default 100)
+  --events-per-agent <n>
+                       events kept per agent; the oldest are trimmed as new ones arrive
+                       (AGENTPLANE_EVENTS_PER_AGENT; config "eventsPerAgent"; default 10000)
 
 Kubernetes mode:
   --kubeconfig <file>  how to reach kube-apiserver (KUBECONFIG; default: in-cluster config)
@@ -109,6 +126,10 @@ interface ConfigFile {
   secretsKeyFile?: string;
   auditLog?: string;
   auditLevel?: string;
+  rateLimit?: number;
+  rateLimitBurst?: number;
+  wsClientsPerAgent?: number;
+  eventsPerAgent?: number;
 }
 
 function fail(msg: string): never {
@@ -159,6 +180,14 @@ function boolEnv(name: string): boolean | undefined {
   return fail(`${name} must be "true" or "false", got "${v}"`);
 }
 
+/** A number setting from its flag, variable or config key; undefined when none is given. */
+function numberSetting(flag: string, raw: string | number | undefined, ok: (n: number) => boolean, rule: string): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const n = typeof raw === 'number' ? raw : /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!ok(n)) fail(`--${flag} must be ${rule}, got "${raw}"`);
+  return n;
+}
+
 function readPem(path: string): Buffer {
   try {
     return readFileSync(path);
@@ -190,6 +219,10 @@ async function serve(argv: string[]): Promise<void> {
         sandbox: { type: 'string' },
         templates: { type: 'string' },
         'model-task-deadline': { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'rate-limit-burst': { type: 'string' },
+        'ws-clients-per-agent': { type: 'string' },
+        'events-per-agent': { type: 'string' },
         mode: { type: 'string' },
         kubeconfig: { type: 'string' },
         'tls-cert-file': { type: 'string' },
@@ -231,6 +264,11 @@ async function serve(argv: string[]): Promise<void> {
   const auditLevel = values['audit-level'] ?? (env.AGENTPLANE_AUDIT_LEVEL || undefined) ?? cfg.auditLevel;
   if (auditLevel !== undefined && !isAuditLevel(auditLevel)) fail(`--audit-level must be one of ${AUDIT_LEVELS.join(', ')}, got "${auditLevel}"`);
   if (auditLevel !== undefined && auditLevel !== 'None' && !auditLog) fail('--audit-level needs --audit-log (AGENTPLANE_AUDIT_LOG, config "auditLog")');
+  const rateLimit = numberSetting('rate-limit', values['rate-limit'] ?? env.AGENTPLANE_RATE_LIMIT ?? cfg.rateLimit, (n) => Number.isFinite(n) && n >= 0, 'a number of requests per second, 0 for none');
+  const positiveInt = (n: number): boolean => Number.isInteger(n) && n >= 1;
+  const rateLimitBurst = numberSetting('rate-limit-burst', values['rate-limit-burst'] ?? env.AGENTPLANE_RATE_LIMIT_BURST ?? cfg.rateLimitBurst, positiveInt, 'a whole number of at least 1');
+  const wsClientsPerAgent = numberSetting('ws-clients-per-agent', values['ws-clients-per-agent'] ?? env.AGENTPLANE_WS_CLIENTS_PER_AGENT ?? cfg.wsClientsPerAgent, positiveInt, 'a whole number of at least 1');
+  const eventsPerAgent = numberSetting('events-per-agent', values['events-per-agent'] ?? env.AGENTPLANE_EVENTS_PER_AGENT ?? cfg.eventsPerAgent, positiveInt, 'a whole number of at least 1');
   let kubernetes: ServeOptions['kubernetes'];
   if (mode === 'kubernetes') {
     const cert = values['tls-cert-file'] ?? env.AGENTPLANE_TLS_CERT_FILE;
@@ -255,6 +293,10 @@ async function serve(argv: string[]): Promise<void> {
       ...(secretsKeyFile ? { secretsKeyFile } : {}),
       ...(metricsAuth ? { metricsAuth } : {}),
       ...(auditLog ? { audit: { path: auditLog, ...(auditLevel ? { level: auditLevel as AuditLevel } : {}) } } : {}),
+      ...(rateLimit !== undefined ? { rateLimit } : {}),
+      ...(rateLimitBurst !== undefined ? { rateLimitBurst } : {}),
+      ...(wsClientsPerAgent !== undefined ? { wsClientsPerAgent } : {}),
+      ...(eventsPerAgent !== undefined ? { eventsPerAgent } : {}),
       ...(kubernetes ? { kubernetes } : {}),
     });
     let closing = false;

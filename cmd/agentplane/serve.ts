@@ -30,7 +30,7 @@ import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import { Informer } from '../../pkg/registry/cache/informer.js';
 import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
 import { EventLog } from '../../pkg/registry/event-log.js';
-import type { EventStore } from '../../pkg/registry/events.js';
+import { DEFAULT_EVENTS_PER_AGENT, type EventStore } from '../../pkg/registry/events.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { loadSecretsKey } from '../../pkg/registry/secrets/secrets-key.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
@@ -41,7 +41,8 @@ import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/
 import { createApp } from '../../pkg/server/app.js';
 import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
 import { type AuditLevel, installAuditLog, openAuditSink } from '../../pkg/server/audit/index.js';
-import { installAuthFilter } from '../../pkg/server/auth/filter.js';
+import { ALWAYS_ALLOW_PATHS, BYPASS_PATHS, installAuthFilter } from '../../pkg/server/auth/filter.js';
+import { DEFAULT_RATE_LIMIT, installRateLimit } from '../../pkg/server/rate-limit.js';
 import { isLoopbackHost } from '../../pkg/server/auth/token-file.js';
 import { AgentService } from '../../pkg/server/rest/agent-service.js';
 import { ConnectorService } from '../../pkg/server/rest/connector-service.js';
@@ -113,6 +114,18 @@ export interface ServeOptions {
   audit?: { path: string; level?: AuditLevel };
   /** Kubernetes mode: state in Kubernetes, TLS, delegated auth. Embedded mode when absent. */
   kubernetes?: KubernetesHomeOptions;
+  /** Live event sockets one agent may have at once; default DEFAULT_WS_CLIENTS_PER_AGENT (100). */
+  wsClientsPerAgent?: number;
+  /**
+   * Requests per second per user (per client IP without auth); 0 turns it off. Default:
+   * DEFAULT_RATE_LIMIT (100) when callers authenticate (token file, Kubernetes), off on the open
+   * loopback-only embedded home.
+   */
+  rateLimit?: number;
+  /** The rate limit's burst; default twice the rate. */
+  rateLimitBurst?: number;
+  /** Events kept per agent, the oldest trimmed; default DEFAULT_EVENTS_PER_AGENT (10 000). */
+  eventsPerAgent?: number;
 }
 
 export interface RunningServer {
@@ -235,7 +248,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const pluginControllers: Controller[] = [];
     const pluginStarts: (() => Promise<void> | void)[] = [];
     const ctx: PluginContext = {
-      config: { dataDir, options: o.pluginOptions ?? {} },
+      config: { dataDir, options: o.pluginOptions ?? {}, eventsPerAgent: o.eventsPerAgent ?? DEFAULT_EVENTS_PER_AGENT },
       logger: child('plugin'),
       metrics,
       registry: { agents, squads },
@@ -330,9 +343,16 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       // Before any route: hooks added later would not reach route plugins registered earlier.
       installAuthFilter(app, { ...home.auth, agentExists: async (ns, name) => !!(await agents.get(ns, name)) });
     }
+    // After the auth filter (the bucket is the user's), before any route.
+    const rate = o.rateLimit ?? (home.auth ? DEFAULT_RATE_LIMIT : 0);
+    installRateLimit(app, {
+      requestsPerSecond: rate,
+      ...(o.rateLimitBurst !== undefined ? { burst: o.rateLimitBurst } : {}),
+      exemptPaths: [...ALWAYS_ALLOW_PATHS, ...BYPASS_PATHS],
+    });
     await app.register(systemRoutes(metrics));
     await app.register(agentRoutes(service));
-    await app.register(agentStreamRoutes(service, events, metrics));
+    await app.register(agentStreamRoutes(service, events, metrics, o.wsClientsPerAgent !== undefined ? { maxClientsPerAgent: o.wsClientsPerAgent } : {}));
     await app.register(squadRoutes(new SquadService(squads, agents)));
     await app.register(connectorRoutes(connectors));
     await app.register(secretRoutes(secrets));

@@ -22,6 +22,15 @@ export const MODEL_PATTERN = '^[^\\s\\p{Cc}\\p{Cf}]+$';
 export const MODEL_MAX_LENGTH = 256;
 export const MODEL_RULE = `a model identifier without whitespace or control characters, at most 256 characters, such as "${DEFAULT_MODEL}" (the default)`;
 
+/**
+ * The longest `instructions` (a task, or a follow-up sent by PATCH) and `systemPrompt`, in
+ * characters (UTF-16 code units, as JSON Schema counts them). Longer ones are refused with
+ * 400 Invalid (REST) / 422 Invalid (aggregated API) naming the field: "must be at most N
+ * characters". docs/decisions.md "Limits".
+ */
+export const INSTRUCTIONS_MAX_LENGTH = 262144;
+export const SYSTEM_PROMPT_MAX_LENGTH = 65536;
+
 export type Role = 'manager' | 'worker';
 export const ROLES: readonly Role[] = ['manager', 'worker'];
 
@@ -158,8 +167,8 @@ const lifecycleSchema = {
 } as const;
 
 const agentFields = {
-  instructions: { type: 'string', minLength: 1, maxLength: 262144, description: 'the task prompt' },
-  systemPrompt: { type: 'string', maxLength: 65536, description: 'placed before the built-in role prompt' },
+  instructions: { type: 'string', minLength: 1, maxLength: INSTRUCTIONS_MAX_LENGTH, description: `the task prompt, at most ${INSTRUCTIONS_MAX_LENGTH} characters` },
+  systemPrompt: { type: 'string', maxLength: SYSTEM_PROMPT_MAX_LENGTH, description: `placed before the built-in role prompt, at most ${SYSTEM_PROMPT_MAX_LENGTH} characters` },
   // A string with a pattern states its whole rule in `description`: the validation message is
   // "must be <description>".
   model: {

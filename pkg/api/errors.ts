@@ -14,6 +14,9 @@ export type Reason =
   | 'MethodNotAllowed'
   | 'NotAcceptable'
   | 'RequestEntityTooLarge'
+  | 'URITooLong'
+  | 'RequestHeaderFieldsTooLarge'
+  | 'RequestTimeout'
   | 'UnsupportedMediaType'
   | 'TooManyRequests'
   | 'InternalError'
@@ -86,6 +89,10 @@ export const restField = (field: string): string =>
 export const secretBindingMismatch = (message: string, details: ErrorDetails): ApiError =>
   new ApiError('SecretBindingMismatch', 422, message, details);
 
+/** Refused for the rate of requests; the client may retry after `retryAfterSeconds`. */
+export const tooManyRequests = (message: string, retryAfterSeconds: number): ApiError =>
+  new ApiError('TooManyRequests', 429, message, { retryAfterSeconds });
+
 export const internalError = (message = 'internal error'): ApiError =>
   new ApiError('InternalError', 500, message);
 
@@ -148,6 +155,9 @@ const STATUS_CODES: Partial<Record<Reason, number>> = {
   Conflict: 409,
   Expired: 410,
   RequestEntityTooLarge: 413,
+  URITooLong: 414,
+  RequestTimeout: 408,
+  RequestHeaderFieldsTooLarge: 431,
   UnsupportedMediaType: 415,
   Invalid: 422,
   SecretBindingMismatch: 422,

@@ -20,6 +20,7 @@ export type { AdmissionPlugin, Attributes, Operation, Undo } from '../registry/a
 export type { Controller, Result } from '../controller/framework/controller.js';
 export type { Informer, Lister } from '../registry/cache/informer.js';
 export type { EventStore, ListOptions, StreamRef } from '../registry/events.js';
+export { DEFAULT_EVENTS_PER_AGENT } from '../registry/events.js';
 export type { Logger } from '../observability/logger.js';
 export type { Metrics } from '../observability/metrics.js';
 export type { Registry } from '../registry/registry.js';
@@ -31,6 +32,8 @@ export interface PluginConfig {
   dataDir: string;
   /** Plugin-specific options from the config file, keyed by plugin name. */
   options: Record<string, unknown>;
+  /** Events an event store keeps per agent, the oldest trimmed on append (--events-per-agent). */
+  eventsPerAgent?: number;
 }
 
 /** Agent operations a plugin may perform; usable once the service runs (not during setup). */

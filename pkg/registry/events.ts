@@ -3,6 +3,9 @@
 
 import type { AgentEvent, EventDraft } from '../api/event.js';
 
+/** Events kept per agent stream unless configured otherwise (--events-per-agent). */
+export const DEFAULT_EVENTS_PER_AGENT = 10_000;
+
 /** Identifies one agent's stream. `uid` keeps a re-created agent of the same name apart. */
 export interface StreamRef {
   namespace: string;
@@ -23,6 +26,11 @@ export interface EventStore {
    * (namespace, name): the store keeps the highest seq it ever assigned to the name, also after
    * `deleteStream`, and a later stream of that name (a re-created agent, a new uid) continues
    * above it. So a client's `since=N` cursor from a deleted agent reads the new agent's events.
+   *
+   * A store made with a cap on events per stream (DEFAULT_EVENTS_PER_AGENT by default) removes
+   * the stream's oldest events in the same step once it holds more: afterwards `list`, `since`
+   * and `taskStart` see only what is kept (a `since` older than the oldest kept event gets all
+   * that is left), while `lastSeq` and the seq numbering are unaffected.
    */
   append(stream: StreamRef, draft: EventDraft): Promise<AgentEvent>;
   /** The most recent events (optionally before a seq), oldest first. */

@@ -5,15 +5,26 @@
 // as HTTP/1.1, which @fastify/websocket handles on the same server's 'upgrade' event).
 
 import websocket from '@fastify/websocket';
-import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { ApiError, internalError, isApiError, toRestBody } from '../api/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { selectWebSocketProtocol } from './auth/token-file.js';
 import { installBodyParsers } from './body.js';
+import { errorBodyFor, sendError } from './error-reply.js';
 import { RouteTable } from './route-table.js';
 
 export const BODY_LIMIT = 1024 * 1024;
+/**
+ * The longest request URL (path and query) in bytes: longer ones are refused with 414
+ * URITooLong in the path's error format. Node itself stops reading a request whose request line
+ * and headers pass MAX_HEADER_SIZE; those are answered on the socket, also in our format (414 if
+ * the request line alone is too long, else 431).
+ */
+export const MAX_URL_LENGTH = 8192;
+export const MAX_HEADER_SIZE = 16 * 1024;
 
 export interface TlsOptions {
   /** PEM private key of the serving certificate. */
@@ -53,6 +64,16 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
     // Requests are counted in metrics; per-request log lines would drown the agents' own.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
+    // A path parameter (a name) may be as long as the URL: an over-long name then reaches its
+    // route and gets the same 400/404 as any other bad name, not fastify's own 414.
+    routerOptions: { maxParamLength: MAX_URL_LENGTH },
+    // Typed for the HTTP/1 server; the same function serves the HTTP/2 one.
+    frameworkErrors: ((err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
+      const apiErr =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? uriTooLong() : err.code === 'FST_ERR_BAD_URL' ? new ApiError('BadRequest', 400, `malformed URL: ${err.message}`) : toApiError(err);
+      void sendError(req, reply, apiErr);
+    }) as never,
+    clientErrorHandler,
     return503OnClosing: true,
     forceCloseConnections: true,
   };
@@ -72,7 +93,7 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
             minVersion: 'TLSv1.2',
           },
         })
-      : Fastify(common)
+      : Fastify({ ...common, http: { maxHeaderSize: MAX_HEADER_SIZE } })
   ) as unknown as FastifyInstance;
 
   const routes = new RouteTable();
@@ -80,9 +101,16 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
   installBodyParsers(app);
   await app.register(websocket, { options: { maxPayload: BODY_LIMIT, handleProtocols: selectWebSocketProtocol } });
 
+  app.addHook('onRequest', async (req, reply) => {
+    if (Buffer.byteLength(req.url) > MAX_URL_LENGTH) return sendError(req, reply, uriTooLong());
+    return undefined;
+  });
+
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
     const apiErr = toApiError(err);
     if (apiErr.code >= 500) req.log.error({ err }, 'request failed');
+    const retry = apiErr.details.retryAfterSeconds;
+    if (typeof retry === 'number') void reply.header('retry-after', String(retry));
     void reply.status(apiErr.code).send(toRestBody(apiErr));
   });
 
@@ -126,4 +154,36 @@ export function toApiError(err: FastifyError | ApiError): ApiError {
     return new ApiError('BadRequest', status, err.message);
   }
   return internalError();
+}
+
+const uriTooLong = (): ApiError => new ApiError('URITooLong', 414, `request URL is longer than the limit of ${MAX_URL_LENGTH} bytes`);
+
+/**
+ * Errors Node's HTTP parser meets before there is a request (fastify's default answers them in
+ * its own format): a request line or headers past MAX_HEADER_SIZE, a timeout, a malformed
+ * request. The path, when the request line can be read, picks the error format.
+ */
+function clientErrorHandler(error: Error, socket: Socket): void {
+  const err = error as Error & { code?: string; rawPacket?: Buffer };
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const head = err.rawPacket ? err.rawPacket.subarray(0, MAX_HEADER_SIZE + 1024).toString('latin1') : '';
+  const lineEnd = head.indexOf('\r\n');
+  const requestLine = lineEnd >= 0 ? head.slice(0, lineEnd) : head;
+  const target = /^[A-Z]+ (\S+)/.exec(requestLine)?.[1] ?? '';
+  let apiErr: ApiError;
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') apiErr = new ApiError('RequestTimeout', 408, 'the request was not received in time');
+  else if (err.code === 'HPE_HEADER_OVERFLOW') {
+    apiErr =
+      lineEnd < 0 || requestLine.length > MAX_URL_LENGTH
+        ? uriTooLong()
+        : new ApiError('RequestHeaderFieldsTooLarge', 431, `request headers are larger than the limit of ${MAX_HEADER_SIZE} bytes`);
+  } else apiErr = new ApiError('BadRequest', 400, 'malformed HTTP request');
+  if (socket.writable) {
+    const body = JSON.stringify(errorBodyFor(target.split('?')[0]!, apiErr));
+    socket.write(
+      `HTTP/1.1 ${apiErr.code} ${http.STATUS_CODES[apiErr.code] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import type { Plugin, PluginContext, Teardown } from '../../pkg/plugin/types.js';
+import { DEFAULT_EVENTS_PER_AGENT, type Plugin, type PluginContext, type Teardown } from '../../pkg/plugin/types.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 
 export const PLUGIN_NAME = 'event-store-sqlite';
@@ -25,9 +25,10 @@ const plugin: Plugin = {
     if (file !== ':memory:' && !file.startsWith('file:')) {
       fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     }
-    const store = new SqliteEventStore(file);
+    const maxEventsPerStream = ctx.config.eventsPerAgent ?? DEFAULT_EVENTS_PER_AGENT;
+    const store = new SqliteEventStore(file, { maxEventsPerStream });
     ctx.provideEventStore(store);
-    ctx.logger.info({ plugin: PLUGIN_NAME, path: file }, 'sqlite event store opened');
+    ctx.logger.info({ plugin: PLUGIN_NAME, path: file, eventsPerAgent: maxEventsPerStream }, 'sqlite event store opened');
     return async () => {
       await store.close();
     };

@@ -2,6 +2,8 @@
 // atomically inside a better-sqlite3 transaction. A second table keeps, per (namespace, name),
 // the highest seq ever assigned, and outlives deleteStream: a re-created agent's stream continues
 // above it, so a seq never repeats for a name (a cursor from the old agent stays meaningful).
+// With `maxEventsPerStream`, an append also deletes the stream's events more than that many seqs
+// below the new one (the oldest), in the same transaction: a stream keeps at most that many.
 
 import Database from 'better-sqlite3';
 
@@ -42,10 +44,17 @@ export class SqliteEventStore implements EventStore {
   private readonly taskStartStmt: Database.Statement<[string, number], { first: number | null }>;
   private readonly lastSeqStmt: Database.Statement<[string], { last: number }>;
   private readonly deleteStmt: Database.Statement<[string]>;
+  private readonly trimStmt: Database.Statement<[string, number]>;
   private readonly appendTx: (stream: StreamRef, draft: EventDraft) => AgentEvent;
   private closed = false;
 
-  constructor(filePath: string) {
+  private readonly maxEventsPerStream: number | undefined;
+
+  /** `maxEventsPerStream`: events kept per stream (the newest); unbounded when absent. */
+  constructor(filePath: string, opts: { maxEventsPerStream?: number } = {}) {
+    const max = opts.maxEventsPerStream;
+    if (max !== undefined && !(Number.isInteger(max) && max >= 1)) throw new Error(`maxEventsPerStream must be a positive integer, got ${max}`);
+    this.maxEventsPerStream = max;
     this.db = new Database(filePath);
     // WAL is not available for in-memory databases (SQLite reports "memory"); harmless there.
     this.db.pragma('journal_mode = WAL');
@@ -113,6 +122,7 @@ export class SqliteEventStore implements EventStore {
     this.taskStartStmt = this.db.prepare('SELECT MIN(seq) AS first FROM events WHERE uid = ? AND task = ?');
     this.lastSeqStmt = this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS last FROM events WHERE uid = ?');
     this.deleteStmt = this.db.prepare('DELETE FROM events WHERE uid = ?');
+    this.trimStmt = this.db.prepare('DELETE FROM events WHERE uid = ? AND seq <= ?');
 
     this.appendTx = this.db.transaction((stream: StreamRef, draft: EventDraft): AgentEvent => {
       const seq = this.nextSeqStmt.get(stream.namespace, stream.name, stream.uid)!.next;
@@ -130,6 +140,9 @@ export class SqliteEventStore implements EventStore {
         timestamp,
         JSON.stringify(draft.payload),
       );
+      // Seqs of one stream are distinct, so this leaves at most `max` events (exactly the newest
+      // `max` when its seqs are consecutive, as they are unless two streams of a name interleave).
+      if (this.maxEventsPerStream !== undefined && seq > this.maxEventsPerStream) this.trimStmt.run(stream.uid, seq - this.maxEventsPerStream);
       return {
         seq,
         agentName: stream.name,

@@ -1,6 +1,8 @@
 // Reusable conformance suite: every EventStore implementation must pass these cases.
 //
-//   eventStoreConformance('SqliteEventStore', async () => ({ store, cleanup }));
+//   eventStoreConformance('SqliteEventStore', async () => ({ store, cleanup }), {
+//     capped: async (maxEventsPerStream) => ({ store, cleanup }),  // a store keeping at most N per stream
+//   });
 
 import { expect } from 'chai';
 
@@ -40,7 +42,12 @@ async function appendN(store: EventStore, stream: StreamRef, n: number, prefix =
   return out;
 }
 
-export function eventStoreConformance(name: string, make: () => Promise<EventStoreFixture>): void {
+export interface ConformanceOptions {
+  /** A store that keeps at most `maxEventsPerStream` events per stream (the oldest trimmed). */
+  capped?: (maxEventsPerStream: number) => Promise<EventStoreFixture>;
+}
+
+export function eventStoreConformance(name: string, make: () => Promise<EventStoreFixture>, opts: ConformanceOptions = {}): void {
   describe(`EventStore conformance: ${name}`, function () {
     this.timeout(20_000);
 
@@ -368,6 +375,75 @@ export function eventStoreConformance(name: string, make: () => Promise<EventSto
         for (const got of [listed, streamed]) {
           expect(got.map((e) => e.type)).to.deep.equal(['tool_call', 'text', 'task_completed']);
           got.forEach((e, i) => expect(e.payload).to.deep.equal(drafts[i]!.payload));
+        }
+      });
+    });
+    describe('events kept per stream', () => {
+      const cappedStore = (max: number): Promise<EventStoreFixture> => {
+        if (!opts.capped) throw new Error('eventStoreConformance(..., { capped }) must be given: every store keeps a bounded number of events per stream');
+        return opts.capped(max);
+      };
+
+      it('is a required capability: a store for production must offer a cap', () => {
+        expect(opts.capped, 'eventStoreConformance(..., { capped }) must be given').to.be.a('function');
+      });
+
+      it('trims the oldest on append; list, since, taskStart and lastSeq see what is kept', async () => {
+        const capped = await cappedStore(5);
+        try {
+          const st = capped.store;
+          const s = freshStream();
+          for (let i = 1; i <= 3; i++) await st.append(s, { ...text(`a${i}`), task: 1 });
+          for (let i = 1; i <= 5; i++) await st.append(s, { ...text(`b${i}`), task: 2 });
+          expect(seqs(await st.list(s, { limit: 100 }))).to.deep.equal([4, 5, 6, 7, 8]);
+          expect(seqs(await st.list(s, { limit: 100, before: 6 }))).to.deep.equal([4, 5]);
+          expect(seqs(await st.list(s, { limit: 2 }))).to.deep.equal([7, 8]);
+          // A cursor older than the oldest kept event gets everything that is left.
+          expect(seqs(await st.since(s, 0))).to.deep.equal([4, 5, 6, 7, 8]);
+          expect(seqs(await st.since(s, 2))).to.deep.equal([4, 5, 6, 7, 8]);
+          expect(seqs(await st.since(s, 2, 2))).to.deep.equal([4, 5]);
+          expect(seqs(await st.since(s, 6))).to.deep.equal([7, 8]);
+          expect(await st.lastSeq(s)).to.equal(8);
+          expect(await st.taskStart(s, 1)).to.equal(undefined);
+          expect(await st.taskStart(s, 2)).to.equal(4);
+          // Numbering goes on; the window moves.
+          expect((await st.append(s, text('c1'))).seq).to.equal(9);
+          expect(seqs(await st.since(s, 0))).to.deep.equal([5, 6, 7, 8, 9]);
+          expect((await st.list(s, { limit: 1 }))[0]!.payload).to.deep.equal({ content: 'c1' });
+        } finally {
+          await capped.cleanup();
+        }
+      });
+
+      it('counts each stream on its own, also a re-created one of the same name', async () => {
+        const capped = await cappedStore(3);
+        try {
+          const st = capped.store;
+          const a = freshStream();
+          const b = freshStream();
+          await appendN(st, a, 10, 'a');
+          await appendN(st, b, 2, 'b');
+          expect(seqs(await st.since(a, 0))).to.deep.equal([8, 9, 10]);
+          expect(seqs(await st.since(b, 0))).to.deep.equal([1, 2]);
+          await st.deleteStream(a);
+          const reborn: StreamRef = { ...a, uid: `${a.uid}-v2` };
+          await appendN(st, reborn, 4, 'r');
+          expect(seqs(await st.since(reborn, 0))).to.deep.equal([12, 13, 14]);
+          expect(await st.lastSeq(reborn)).to.equal(14);
+        } finally {
+          await capped.cleanup();
+        }
+      });
+
+      it('keeps at most the cap under concurrent appends', async () => {
+        const capped = await cappedStore(10);
+        try {
+          const st = capped.store;
+          const s = freshStream();
+          await Promise.all(range(1, 50).map((i) => st.append(s, text(`c${i}`))));
+          expect(seqs(await st.since(s, 0))).to.deep.equal(range(41, 50));
+        } finally {
+          await capped.cleanup();
         }
       });
     });

@@ -14,9 +14,9 @@ import { eventStoreConformance } from '../conformance/event-store.js';
 
 const tmpDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-es-'));
 
-eventStoreConformance('SqliteEventStore (file)', async () => {
+const fileStore = async (opts: { maxEventsPerStream?: number } = {}) => {
   const dir = tmpDir();
-  const store = new SqliteEventStore(path.join(dir, 'events.db'));
+  const store = new SqliteEventStore(path.join(dir, 'events.db'), opts);
   return {
     store,
     cleanup: async () => {
@@ -24,12 +24,16 @@ eventStoreConformance('SqliteEventStore (file)', async () => {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
-});
+};
 
-eventStoreConformance('SqliteEventStore (:memory:)', async () => {
-  const store = new SqliteEventStore(':memory:');
+const memoryStore = async (opts: { maxEventsPerStream?: number } = {}) => {
+  const store = new SqliteEventStore(':memory:', opts);
   return { store, cleanup: () => store.close() };
-});
+};
+
+eventStoreConformance('SqliteEventStore (file)', () => fileStore(), { capped: (max) => fileStore({ maxEventsPerStream: max }) });
+
+eventStoreConformance('SqliteEventStore (:memory:)', () => memoryStore(), { capped: (max) => memoryStore({ maxEventsPerStream: max }) });
 
 describe('SqliteEventStore', () => {
   let dir: string;

@@ -10,12 +10,13 @@
 // hooks run first) or handler.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, badRequest, internalError, isApiError, toRestBody, toStatus } from '../../api/errors.js';
+import { ApiError, badRequest, internalError, isApiError } from '../../api/errors.js';
 import { CONTROL_PATH, MODEL_PROXY_PATH } from '../../api/worker-protocol.js';
 import { planFor, type AuthorizationPlan, type RequestAttributes } from './attributes.js';
 import type { DelegatedAuthenticator } from './authenticator.js';
 import type { DelegatedAuthorizer } from './authorizer.js';
 import type { UserInfo } from './user.js';
+import { pathOf, sendError } from '../error-reply.js';
 import { peerChainOf } from './x509.js';
 
 declare module 'fastify' {
@@ -162,10 +163,6 @@ function stripIdentityHeaders(req: FastifyRequest, authn: Pick<DelegatedAuthenti
   }
 }
 
-const pathOf = (url: string): string => url.split('?')[0]!;
-
-/** True for the REST mirror, whose errors use the REST body rather than metav1.Status. */
-const isRestPath = (path: string): boolean => path === '/api/v1' || path.startsWith('/api/v1/');
 
 /** kube-apiserver's Forbidden wording (responsewriters.forbiddenMessage + errors.NewForbidden). */
 export function forbidden(user: UserInfo, attrs: RequestAttributes, reason = ''): ApiError {
@@ -184,9 +181,7 @@ export function forbidden(user: UserInfo, attrs: RequestAttributes, reason = '')
 }
 
 function refuse(req: FastifyRequest, reply: FastifyReply, err: ApiError): FastifyReply {
-  const group = typeof err.details.group === 'string' ? err.details.group : undefined;
-  const body = isRestPath(pathOf(req.url)) ? toRestBody(err) : toStatus(err, group);
-  return reply.code(err.code).header('content-type', 'application/json; charset=utf-8').send(body);
+  return sendError(req, reply, err);
 }
 
 function describe(attrs: RequestAttributes): Record<string, string> {

@@ -3,18 +3,41 @@
 // starts at the current task's first event: a client that connects right after POST sees the
 // whole task. When the agent is deleted (marked for deletion, gone, or replaced by a new agent of
 // its name) the socket closes with 4410 "agent deleted" (AGENT_DELETED_CLOSE).
+//
+// At most `maxClientsPerAgent` sockets per agent (DEFAULT_WS_CLIENTS_PER_AGENT). One more is
+// refused before the upgrade with HTTP 429 TooManyRequests in the REST error body, as every
+// other refusal of this route is: WebSocket clients report a handshake's HTTP status and the
+// client never takes it for a stream that opened and then ended. Two upgrades racing for the last
+// place both pass that check; the later one is closed at once with 4429 "too many subscribers"
+// (TOO_MANY_SUBSCRIBERS_CLOSE).
 
 import type { FastifyInstance } from 'fastify';
 import type WebSocket from 'ws';
 import type { AgentService } from '../rest/agent-service.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { EventLog } from '../../registry/event-log.js';
+import { ApiError } from '../../api/errors.js';
 import { AGENT_DELETED_CLOSE, followEvents } from '../event-follow.js';
 import { intParam, namespaceOf, type Query } from '../params.js';
 
 const PING_MS = 30_000;
 
-export function agentStreamRoutes(service: AgentService, events: EventLog, metrics: Metrics) {
+/** Default cap on live event sockets per agent (`--ws-clients-per-agent`). */
+export const DEFAULT_WS_CLIENTS_PER_AGENT = 100;
+export const TOO_MANY_SUBSCRIBERS_CLOSE = { code: 4429, reason: 'too many subscribers' } as const;
+
+export interface AgentStreamOptions {
+  /** Sockets one agent may have at once; default DEFAULT_WS_CLIENTS_PER_AGENT. */
+  maxClientsPerAgent?: number;
+}
+
+const tooManySubscribers = (name: string, max: number): ApiError =>
+  new ApiError('TooManyRequests', 429, `agent "${name}" already has ${max} event subscribers, the limit; close one and connect again`, { kind: 'Agent', name });
+
+export function agentStreamRoutes(service: AgentService, events: EventLog, metrics: Metrics, opts: AgentStreamOptions = {}) {
+  const max = opts.maxClientsPerAgent ?? DEFAULT_WS_CLIENTS_PER_AGENT;
+  /** Open sockets per agent uid. */
+  const open = new Map<string, number>();
   return async (app: FastifyInstance): Promise<void> => {
     app.get<{ Params: { name: string } }>(
       '/api/v1/agents/:name/ws',
@@ -23,14 +46,19 @@ export function agentStreamRoutes(service: AgentService, events: EventLog, metri
         // Runs before the upgrade, so a bad request gets a plain HTTP error, not a closed socket.
         preValidation: async (req) => {
           const q = req.query as Query;
-          await service.get(namespaceOf(q), req.params.name);
+          const agent = await service.get(namespaceOf(q), req.params.name);
           intParam(q, 'since', { min: 0 });
+          if ((open.get(agent.metadata.uid) ?? 0) >= max) throw tooManySubscribers(req.params.name, max);
         },
       },
       async (socket, req) => {
         const q = req.query as Query;
         const agent = await service.get(namespaceOf(q), req.params.name).catch(() => undefined);
         if (!agent) return socket.close(4404, 'agent not found');
+        const uid = agent.metadata.uid;
+        const count = open.get(uid) ?? 0;
+        if (count >= max) return socket.close(TOO_MANY_SUBSCRIBERS_CLOSE.code, TOO_MANY_SUBSCRIBERS_CLOSE.reason);
+        open.set(uid, count + 1);
         metrics.wsClients.inc();
 
         const since = intParam(q, 'since', { min: 0 });
@@ -52,6 +80,9 @@ export function agentStreamRoutes(service: AgentService, events: EventLog, metri
           following.stop();
           clearInterval(ping);
           metrics.wsClients.dec();
+          const left = (open.get(uid) ?? 1) - 1;
+          if (left > 0) open.set(uid, left);
+          else open.delete(uid);
         });
         socket.on('message', () => undefined); // clients have nothing to say; ignore
 
