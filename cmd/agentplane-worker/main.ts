@@ -4,6 +4,7 @@
 
 import { createLogger } from '../../pkg/observability/logger.js';
 import { AgentWorker } from '../../pkg/worker/agent-worker.js';
+import { startHealthServer } from '../../pkg/worker/health.js';
 
 function required(name: string): string {
   const v = process.env[name];
@@ -46,3 +47,6 @@ process.on('SIGINT', shutdown);
 if (process.send) process.on('disconnect', shutdown);
 
 worker.start();
+// In a pod: the readiness probe's endpoint (the container's one port).
+const healthPort = Number(process.env.AGENTPLANE_HEALTH_PORT);
+if (Number.isInteger(healthPort) && healthPort > 0) startHealthServer(healthPort, () => worker.connected);

@@ -197,6 +197,7 @@ export class AgentController {
       await runtime.ensure({
         ref,
         uid: agent.metadata.uid,
+        template: agent.spec.templateRef,
         ...(place.group ? { group: place.group, peers: place.peers } : {}),
         ...(place.group && asleep ? { wakeIdle: true } : {}),
       });

@@ -29,6 +29,15 @@ export class CredentialRegistry {
     return token;
   }
 
+  /**
+   * Accepts `credential` (one this registry issued earlier, stored with the worker and read back
+   * after a restart) for the agent incarnation `uid`; replaces the agent's earlier credential.
+   */
+  adopt(ref: ObjectRef, uid: string, credential: string): void {
+    if (!credential.startsWith(CREDENTIAL_PREFIX)) throw new Error('not a model credential issued by agentplane');
+    this.entries.set(refKey(ref), { ref: { namespace: ref.namespace, name: ref.name }, uid, token: Buffer.from(credential) });
+  }
+
   revoke(ref: ObjectRef): void {
     this.entries.delete(refKey(ref));
   }

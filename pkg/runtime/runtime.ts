@@ -19,6 +19,8 @@ export interface WorkerSpec {
   peers?: string[];
   /** Start idle: serve, but do not re-run earlier instructions (AGENTPLANE_WAKE_IDLE). */
   wakeIdle?: boolean;
+  /** The agent's pod template (`spec.templateRef`); runtimes without templates ignore it. */
+  template?: string;
 }
 
 /** A task to hand to a worker: the control channel's task message without its envelope. */
@@ -86,6 +88,11 @@ export interface ModelCredentialIssuer {
   baseUrl(): string;
   /** A fresh credential for the agent's next worker, bound to `uid`; earlier ones stop working. */
   issue(ref: ObjectRef, uid: string): string;
+  /**
+   * Accepts again a credential issued earlier for `uid` and stored with the worker (a pod's
+   * Secret), after the server restarted. Runtimes whose workers outlive the server need it.
+   */
+  restore?(ref: ObjectRef, uid: string, credential: string): void;
   /** Revokes the agent's credential. Idempotent. */
   revoke(ref: ObjectRef): void;
 }

@@ -45,6 +45,11 @@ export class AgentWorker {
     this.connect();
   }
 
+  /** True while the control channel is open (a pod's readiness). */
+  get connected(): boolean {
+    return this.ws?.readyState === WebSocket.OPEN;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     this.running?.abort.abort('worker stopping');
@@ -70,9 +75,10 @@ export class AgentWorker {
       if (this.ws === ws) this.ws = undefined;
       if (this.stopped) return;
       if (code === 4401 || code === 4404) {
-        // Revoked: the agent was stopped, put to sleep or deleted; this worker has no future.
+        // Revoked: the agent was stopped, put to sleep or deleted; this worker has no future. A
+        // clean exit, so a pod's OnFailure policy leaves the container ended, not restarted.
         this.opts.logger.info({ code }, 'server revoked this worker; exiting');
-        void this.stop().then(() => process.exit(1));
+        void this.stop().then(() => process.exit(0));
         return;
       }
       const giveUp = this.opts.giveUpAfterMs ?? 60_000;

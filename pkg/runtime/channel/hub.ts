@@ -56,6 +56,21 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
     return token;
   }
 
+  /**
+   * Accepts `token` for the agent incarnation `uid` (a token the runtime stored with the worker,
+   * such as a pod's Secret, read back after the server restarted). Replaces an earlier grant.
+   */
+  adopt(ref: ObjectRef, uid: string, token: string): void {
+    const cur = this.grants.get(refKey(ref));
+    if (cur?.uid === uid && cur.token === token) return;
+    this.grants.set(refKey(ref), { ref: { namespace: ref.namespace, name: ref.name }, uid, token });
+  }
+
+  /** True while the agent has a grant (issued or adopted, not revoked). */
+  hasGrant(ref: ObjectRef): boolean {
+    return this.grants.has(refKey(ref));
+  }
+
   /** Revokes the agent's token and closes its connection. */
   revoke(ref: ObjectRef): void {
     const key = refKey(ref);
