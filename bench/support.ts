@@ -112,7 +112,7 @@ export async function startBenchServer(): Promise<BenchServer> {
     async waitAsleep(name, timeoutMs = DEFAULT_TIMEOUT_MS) {
       const deadline = Date.now() + timeoutMs;
       const ref = { namespace: DEFAULT_NAMESPACE, name };
-      while ((await b.getAgent(name)).status !== 'Sleeping' || server.runtime.isRunning(ref)) {
+      while ((await b.getAgent(name)).status !== 'Sleeping' || server.local!.isRunning(ref)) {
         if (Date.now() > deadline) throw new Error(`agent ${name} still awake after ${timeoutMs} ms`);
         await sleep(10);
       }

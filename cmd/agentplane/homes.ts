@@ -39,6 +39,8 @@ export interface Home {
    * port can be TLS-only without handing workers a CA.
    */
   separateWorkerListener: boolean;
+  /** The cluster home's connection to kube-apiserver (the Kubernetes runtime, plugins). */
+  kubeConfig?: KubeConfig;
   close(): void;
 }
 
@@ -112,6 +114,7 @@ export async function kubernetesHome(o: KubernetesHomeOptions, dataDir: string, 
     tls: o.tls,
     auth,
     separateWorkerListener: true,
+    kubeConfig: kc,
     close: () => {
       auth.stop();
       state.close();

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_PLUGINS, PluginError } from '../../pkg/plugin/loader.js';
 import { SANDBOX_MODES, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { AUDIT_LEVELS, type AuditLevel, isAuditLevel } from '../../pkg/server/audit/index.js';
+import { RUNTIME_KINDS, type PodOptions, type RuntimeKind } from './runtimes.js';
 import { type ServeOptions, startServer } from './serve.js';
 
 const SERVE_HELP = `Usage: agentplane serve [flags]
@@ -97,6 +98,25 @@ Kubernetes mode:
   --tls-cert-file <f>  serving certificate, PEM (AGENTPLANE_TLS_CERT_FILE; required)
   --tls-private-key-file <f>
                        its private key, PEM (AGENTPLANE_TLS_PRIVATE_KEY_FILE; required)
+  --runtime <kind>     where agents run: kubernetes (default in this mode: a pod, a workspace
+                       claim, a Secret and a ConfigMap per agent) or local (worker processes
+                       beside the server) (AGENTPLANE_RUNTIME; docs/kubernetes-runtime.md)
+  --worker-image <ref> the "default" template's image (AGENTPLANE_WORKER_IMAGE, default
+                       agentplane/worker:latest); template ConfigMaps may name others
+  --worker-image-pull-policy <p>
+                       Always, IfNotPresent (default) or Never (AGENTPLANE_WORKER_IMAGE_PULL_POLICY)
+  --install-namespace <ns>
+                       where template ConfigMaps and the model Secret live
+                       (AGENTPLANE_INSTALL_NAMESPACE; default $POD_NAMESPACE or agentplane-system)
+  --worker-listen <host:port>
+                       where the worker listener (control channel and model proxy) binds
+                       (AGENTPLANE_WORKER_LISTEN, default 0.0.0.0:8081)
+  --worker-url <url>   the URL worker pods dial (AGENTPLANE_WORKER_URL; default
+                       http://agentplane-workers.<install namespace>.svc:<port>)
+  --workspace-size <q> the default template's workspace claim size (AGENTPLANE_WORKSPACE_SIZE,
+                       default 1Gi)
+  --storage-class <c>  the default template's storage class (AGENTPLANE_STORAGE_CLASS; default:
+                       the cluster's default class)
   -h, --help           show this help
 
 The model endpoint and credential come from the server's environment only, never from clients:
@@ -196,6 +216,43 @@ function readPem(path: string): Buffer {
   }
 }
 
+/** The Kubernetes runtime's flags, checked; each undefined when not given. */
+function podOptions(raw: Record<string, string | undefined>): PodOptions {
+  const o: PodOptions = {};
+  if (raw.image) o.image = raw.image;
+  if (raw.pullPolicy) {
+    if (!['Always', 'IfNotPresent', 'Never'].includes(raw.pullPolicy)) fail(`--worker-image-pull-policy must be Always, IfNotPresent or Never, got "${raw.pullPolicy}"`);
+    o.imagePullPolicy = raw.pullPolicy as PodOptions['imagePullPolicy'];
+  }
+  if (raw.installNamespace) {
+    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(raw.installNamespace)) fail(`--install-namespace must be a namespace name, got "${raw.installNamespace}"`);
+    o.installNamespace = raw.installNamespace;
+  }
+  if (raw.listen) {
+    const m = /^(.*):(\d+)$/.exec(raw.listen);
+    const port = m ? Number(m[2]) : NaN;
+    if (!m || !m[1] || !(port >= 0 && port <= 65535)) fail(`--worker-listen must be <host>:<port>, got "${raw.listen}"`);
+    o.listenHost = m[1].replace(/^\[|\]$/g, '');
+    o.listenPort = port;
+  }
+  if (raw.workerUrl) {
+    let url: URL | undefined;
+    try {
+      url = new URL(raw.workerUrl);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol)) fail(`--worker-url must be an http(s) URL, got "${raw.workerUrl}"`);
+    o.workerUrl = raw.workerUrl.replace(/\/+$/, '');
+  }
+  if (raw.workspaceSize) {
+    if (!/^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/.test(raw.workspaceSize)) fail(`--workspace-size must be a quantity such as 1Gi, got "${raw.workspaceSize}"`);
+    o.workspaceSize = raw.workspaceSize;
+  }
+  if (raw.storageClass) o.storageClass = raw.storageClass;
+  return o;
+}
+
 async function serve(argv: string[]): Promise<void> {
   let values;
   try {
@@ -227,6 +284,14 @@ async function serve(argv: string[]): Promise<void> {
         kubeconfig: { type: 'string' },
         'tls-cert-file': { type: 'string' },
         'tls-private-key-file': { type: 'string' },
+        runtime: { type: 'string' },
+        'worker-image': { type: 'string' },
+        'worker-image-pull-policy': { type: 'string' },
+        'install-namespace': { type: 'string' },
+        'worker-listen': { type: 'string' },
+        'worker-url': { type: 'string' },
+        'workspace-size': { type: 'string' },
+        'storage-class': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -276,6 +341,18 @@ async function serve(argv: string[]): Promise<void> {
     if (!cert || !key) fail('Kubernetes mode serves TLS: --tls-cert-file and --tls-private-key-file are required');
     kubernetes = { kubeconfig: values.kubeconfig ?? env.KUBECONFIG, tls: { cert: readPem(cert), key: readPem(key) } };
   }
+  const runtime = values.runtime ?? (env.AGENTPLANE_RUNTIME || undefined);
+  if (runtime !== undefined && !RUNTIME_KINDS.includes(runtime as RuntimeKind)) fail(`--runtime must be one of ${RUNTIME_KINDS.join(', ')}, got "${runtime}"`);
+  if (runtime === 'kubernetes' && mode !== 'kubernetes') fail('--runtime kubernetes needs --mode kubernetes (state and pods both live in the cluster)');
+  const pods = podOptions({
+    image: values['worker-image'] ?? env.AGENTPLANE_WORKER_IMAGE,
+    pullPolicy: values['worker-image-pull-policy'] ?? env.AGENTPLANE_WORKER_IMAGE_PULL_POLICY,
+    installNamespace: values['install-namespace'] ?? env.AGENTPLANE_INSTALL_NAMESPACE,
+    listen: values['worker-listen'] ?? env.AGENTPLANE_WORKER_LISTEN,
+    workerUrl: values['worker-url'] ?? env.AGENTPLANE_WORKER_URL,
+    workspaceSize: values['workspace-size'] ?? env.AGENTPLANE_WORKSPACE_SIZE,
+    storageClass: values['storage-class'] ?? env.AGENTPLANE_STORAGE_CLASS,
+  });
 
   try {
     const server = await startServer({
@@ -298,6 +375,8 @@ async function serve(argv: string[]): Promise<void> {
       ...(wsClientsPerAgent !== undefined ? { wsClientsPerAgent } : {}),
       ...(eventsPerAgent !== undefined ? { eventsPerAgent } : {}),
       ...(kubernetes ? { kubernetes } : {}),
+      ...(runtime ? { runtime: runtime as RuntimeKind } : {}),
+      pods,
     });
     let closing = false;
     const shutdown = (): void => {

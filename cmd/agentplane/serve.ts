@@ -35,7 +35,8 @@ import { Registry } from '../../pkg/registry/registry.js';
 import { loadSecretsKey } from '../../pkg/registry/secrets/secrets-key.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
-import { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
+import type { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
+import type { AgentRuntime } from '../../pkg/runtime/runtime.js';
 import { resolveSandbox, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { createApp } from '../../pkg/server/app.js';
@@ -59,6 +60,7 @@ import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
 import { embeddedHome, type KubernetesHomeOptions, kubernetesHome } from './homes.js';
+import { buildRuntime, type PodOptions, type RuntimeKind } from './runtimes.js';
 
 /** The worker's entry script, which the local runtime runs for each agent. */
 const WORKER_MAIN = fileURLToPath(new URL('../agentplane-worker/main.js', import.meta.url));
@@ -114,6 +116,13 @@ export interface ServeOptions {
   audit?: { path: string; level?: AuditLevel };
   /** Kubernetes mode: state in Kubernetes, TLS, delegated auth. Embedded mode when absent. */
   kubernetes?: KubernetesHomeOptions;
+  /**
+   * Where agents run: `local` worker processes (the embedded home's default) or `kubernetes`
+   * pods (the cluster home's default; needs Kubernetes mode). docs/kubernetes-runtime.md.
+   */
+  runtime?: RuntimeKind;
+  /** The Kubernetes runtime's settings: image, install namespace, worker listener, claims. */
+  pods?: PodOptions;
   /** Live event sockets one agent may have at once; default DEFAULT_WS_CLIENTS_PER_AGENT (100). */
   wsClientsPerAgent?: number;
   /**
@@ -138,7 +147,9 @@ export interface RunningServer {
   agents: Registry<Agent>;
   controller: AgentController;
   events: EventLog;
-  runtime: LocalRuntime;
+  runtime: AgentRuntime;
+  /** The local runtime's diagnostics (tests, benches); absent when agents run as pods. */
+  local?: LocalRuntime;
   /** The model proxy: its URL (as workers see it) and its credentials (tests and benches). */
   modelProxy: { url: string; credentials: CredentialRegistry };
   model?: ScriptedModel;
@@ -224,23 +235,27 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       },
     });
     manager.onStop('model proxy', () => modelProxy.close());
-    const runtime = new LocalRuntime({
-      dataDir,
+    const runtimeKind: RuntimeKind = o.runtime ?? (o.kubernetes ? 'kubernetes' : 'local');
+    const built = buildRuntime({
+      kind: runtimeKind,
       logger: child('runtime'),
       model: {
         baseUrl: () => `${channel.url}${MODEL_PROXY_PATH}`,
         issue: (ref, uid) => modelCredentials.issue(ref, uid),
+        restore: (ref, uid, credential) => modelCredentials.adopt(ref, uid, credential),
         revoke: (ref) => {
           modelCredentials.revoke(ref);
           usageMeter.forget(ref);
         },
       },
-      sandbox,
-      workerMain: WORKER_MAIN,
       channelUrl: () => channel.url,
-      ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}),
+      templates: o.templates ?? [],
+      local: { dataDir, sandbox, workerMain: WORKER_MAIN, ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}) },
+      ...(home.kubeConfig ? { kubeConfig: home.kubeConfig } : {}),
+      ...(o.pods ? { pods: o.pods } : {}),
     });
-    manager.onStop('runtime', () => runtime.close());
+    const { runtime } = built;
+    manager.onStop('runtime', () => built.stop());
 
     // Plugins: the event store, sleep and wake, third-party modules. Their controllers and start
     // steps run once the service is serving.
@@ -295,7 +310,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const egress = { allowPrivate: o.allowPrivateConnectorUrls === true };
     admission.register(
       // First: a squad's embedded agents are checked before any member is claimed.
-      templateExists(o.templates),
+      templateExists(built.templateNames),
       connectorsExist(readThrough(informers.connectors, connectorRegistry)),
       connectorInUse(storageReader(agents)),
       squadMembership(agents, readThrough(informers.connectors, connectorRegistry)),
@@ -357,15 +372,18 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     await app.register(connectorRoutes(connectors));
     await app.register(secretRoutes(secrets));
     await app.register(aggregatedApiRoutes({ agents, squads, connectors: connectorRegistry, agentService: service, events }));
-    const workers = home.separateWorkerListener ? await createApp({ logger: logger.child({ listener: 'workers' }), metrics }) : app;
+    const workers = home.separateWorkerListener || built.listen ? await createApp({ logger: logger.child({ listener: 'workers' }), metrics }) : app;
     await workers.register(workerChannelRoutes(runtime.channel));
     await workers.register(modelProxyRoutes(modelProxy));
     if (workers !== app) {
+      // Local workers: a loopback port of its own. Pods: where they can reach it (the workers'
+      // Service), plain HTTP with per-agent credentials (docs/kubernetes-runtime.md "Network").
+      const listen = built.listen ?? { host: '127.0.0.1', port: 0 };
       manager.add({
         name: 'worker listener',
         start: async () => {
-          await workers.listen({ host: '127.0.0.1', port: 0 });
-          channel.bind(`http://127.0.0.1:${portOf(workers, 0)}`);
+          await workers.listen(listen);
+          channel.bind(built.workerUrl(`http://${loopbackFor(listen.host)}:${portOf(workers, listen.port)}`));
         },
         stop: () => workers.close(),
       });
@@ -378,6 +396,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       },
       stop: () => app.close(),
     });
+    // The runtime's watches and stored credentials, before any reconcile asks it for a worker.
+    manager.add({ name: 'runtime', start: () => built.start() });
     manager.add({ name: 'agent controller', start: () => agentController.start(), stop: () => agentController.stop() });
     manager.add({ name: 'squad controller', start: () => squadController.controller.start(), stop: () => squadController.controller.stop() });
     manager.add({
@@ -392,6 +412,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const url = `${home.tls ? 'https' : 'http'}://${displayHost(o.host)}:${port}`;
     logger.info({ url, home: home.name, dataDir, plugins: plugins.names }, 'agentplane is serving');
     return { routes: () => routesOf(app), url, port, dataDir, logger, agents, controller: agentController, events, runtime,
+      ...(built.local ? { local: built.local } : {}),
       modelProxy: { url: `${channel.url}${MODEL_PROXY_PATH}`, credentials: modelCredentials },
       model, close: () => manager.stop() };
   } catch (err) {

@@ -294,7 +294,7 @@ describe('agents (integration)', function () {
       expect(del.status).to.equal(200);
       expect(del.body.name).to.equal('doomed');
       expect(existsSync(dir)).to.equal(false);
-      expect(h.server.runtime.isRunning({ namespace: 'default', name: 'doomed' })).to.equal(false);
+      expect(h.server.local!.isRunning({ namespace: 'default', name: 'doomed' })).to.equal(false);
       expect((await h.api('GET', '/api/v1/agents/doomed')).status).to.equal(404);
       // A new agent of the same name starts a stream of its own, its seqs above the old ones.
       await h.api('POST', '/api/v1/agents', { name: 'doomed', instructions: '@say reborn' });

@@ -69,7 +69,7 @@ describe('model proxy (integration)', function () {
       const all = await h.api('GET', '/api/v1/agents/snoop/events?limit=200');
       expect(all.text).to.contain('tool_result');
       expect(all.text).not.to.contain(TEST_API_KEY);
-      const ws = readAll(h.server.runtime.workspace({ namespace: 'default', name: 'snoop' }));
+      const ws = readAll(h.server.local!.workspace({ namespace: 'default', name: 'snoop' }));
       expect(ws).to.contain('ANTHROPIC_BASE_URL'); // env-copy.txt is there
       expect(ws).not.to.contain(TEST_API_KEY);
       expect(h.logs.join('\n')).not.to.contain(TEST_API_KEY);

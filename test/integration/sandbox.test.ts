@@ -52,7 +52,7 @@ describe('tool sandbox (integration)', function () {
   describe('an agent probing outside its workspace', () => {
     let out: string[];
     before(async () => {
-      expect(h.server.runtime.sandboxed, 'bubblewrap must be usable for these tests (.ci/run installs it)').to.equal(true);
+      expect(h.server.local!.sandboxed, 'bubblewrap must be usable for these tests (.ci/run installs it)').to.equal(true);
       const secret = await h.api('POST', '/api/v1/secrets', { name: 'probe-token', data: { token: SECRET_VALUE } });
       expect(secret.status).to.equal(201);
       await runTask(h, 'sibling', `@bash echo ${SIBLING_MARKER} > private.txt\n@say done`);
@@ -107,7 +107,7 @@ describe('tool sandbox (integration)', function () {
 
     it('writes and reads back its own workspace, which the server sees too', () => {
       expect(out[6]).to.contain('mine').and.to.contain('exit=0');
-      expect(readFileSync(join(h.server.runtime.workspace({ namespace: 'default', name: 'prober' }), 'own.txt'), 'utf8')).to.equal('mine\n');
+      expect(readFileSync(join(h.server.local!.workspace({ namespace: 'default', name: 'prober' }), 'own.txt'), 'utf8')).to.equal('mine\n');
     });
 
     it('cannot write outside its workspace: the data directory is a throwaway tmpfs', () => {
@@ -143,7 +143,7 @@ describe('tool sandbox (integration)', function () {
 
     it('cannot write a peer’s workspace', () => {
       expect(out[1]).to.match(/Read-only file system/);
-      expect(readdirSync(h.server.runtime.workspace({ namespace: 'default', name: 'ben' }))).not.to.include('planted.txt');
+      expect(readdirSync(h.server.local!.workspace({ namespace: 'default', name: 'ben' }))).not.to.include('planted.txt');
     });
 
     it('cannot read the workspace of an agent outside the squad', () => {
@@ -160,7 +160,7 @@ describe('tool sandbox (integration)', function () {
       try {
         await ws.until((evs) => evs.some((e) => e.type === 'tool_call'));
         const tools = await eventually(async () => processesWith(marker).length > 0 && processesWith(marker), 15_000, 'the tool process');
-        const leader = h.server.runtime.pid({ namespace: 'default', name })!;
+        const leader = h.server.local!.pid({ namespace: 'default', name })!;
         const pid = victim(leader);
         expect(pid, 'process to kill').to.be.a('number');
         process.kill(pid!, 'SIGKILL');

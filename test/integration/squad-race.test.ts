@@ -77,7 +77,7 @@ describe('squad operations under concurrency (integration)', function () {
     for (const name of AGENTS) {
       const status = agents.get(name);
       if (!status) return `${name} is gone`;
-      const where = h.server.runtime.placement({ namespace: 'default', name });
+      const where = h.server.local!.placement({ namespace: 'default', name });
       const squad = owner.get(name);
       let want: string | null | undefined;
       if (squad) {
@@ -89,7 +89,7 @@ describe('squad operations under concurrency (integration)', function () {
       if (where !== want) return `${name} (${status}, squad ${squad ?? '-'}) runs at ${where} instead of ${want}`;
       if (want !== undefined && status !== 'Sleeping' && status !== 'Running') return `${name} is ${status}`;
     }
-    const groups = h.server.runtime.groups().sort();
+    const groups = h.server.local!.groups().sort();
     const wanted = squads
       .filter((s) => s.members.some((m) => agents.get(m.name) !== 'Sleeping'))
       .map((s) => `squad:default/${s.name}`)

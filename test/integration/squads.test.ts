@@ -12,8 +12,8 @@ const ref = (name: string) => ({ namespace: 'default', name });
 describe('squads, sleep and wake (integration)', function () {
   let h: Harness;
   const group = (squad: string): string => `squad:default/${squad}`;
-  const placement = (name: string) => h.server.runtime.placement(ref(name));
-  const pid = (name: string) => h.server.runtime.pid(ref(name));
+  const placement = (name: string) => h.server.local!.placement(ref(name));
+  const pid = (name: string) => h.server.local!.pid(ref(name));
   const workerEnv = (name: string): string =>
     eventuallyPid(name).then((p) => readFileSync(`/proc/${p}/environ`, 'utf8').split('\0').join('\n')) as unknown as string;
   const eventuallyPid = (name: string): Promise<number> => eventually(async () => pid(name), 15_000, `${name}'s worker pid`);
@@ -93,7 +93,7 @@ describe('squads, sleep and wake (integration)', function () {
       expect(r.body).to.include({ name: 'crew', namespace: 'default', orphanTTL: '30m', breakUpRequested: false, orphanedSince: null });
       expect(r.body.members.map((m: { name: string }) => m.name)).to.deep.equal(['alice', 'bob']);
       await waitSquad(h, 'crew', (s) => s?.phase === 'Sleeping', 'Sleeping');
-      expect(h.server.runtime.groups()).not.to.include(group('crew'));
+      expect(h.server.local!.groups()).not.to.include(group('crew'));
     });
 
     it('member Sleeping + a task is sent: Phase cleared of Sleeping; the task is forwarded and runs', async () => {
@@ -126,7 +126,7 @@ describe('squads, sleep and wake (integration)', function () {
       expect(done.status).to.equal('Running'); // woken for good by its task
       await h.api('PATCH', '/api/v1/agents/alice', { lifecycle: 'Sleep' });
       await waitAgent(h, 'alice', (a) => a.status === 'Sleeping', 'asleep');
-      await eventually(async () => !h.server.runtime.groups().includes(group('crew')), 15_000, 'group removed');
+      await eventually(async () => !h.server.local!.groups().includes(group('crew')), 15_000, 'group removed');
       expect(placement('alice')).to.equal(undefined);
       expect(placement('bob')).to.equal(undefined);
       await waitSquad(h, 'crew', (s) => s?.phase === 'Sleeping', 'Sleeping');
@@ -195,7 +195,7 @@ describe('squads, sleep and wake (integration)', function () {
 
     it('squad + break-up: marked for dissolution; the record is deleted once every member is asleep; members then become solo agents; volumes kept', async () => {
       // crew is alice (asleep, idle in the pod) and carol (asleep): the group is down.
-      await eventually(async () => !h.server.runtime.groups().includes(group('crew')), 15_000, 'group down');
+      await eventually(async () => !h.server.local!.groups().includes(group('crew')), 15_000, 'group down');
       const r = await h.api('POST', '/api/v1/squads/crew/break-up');
       expect(r.status).to.equal(200);
       expect(r.body.breakUpRequested).to.equal(true);
@@ -229,7 +229,7 @@ describe('squads, sleep and wake (integration)', function () {
       expect(r.status).to.equal(200);
       await waitSquad(h, 'trio', (s) => s === undefined, 'record removed');
       await eventually(async () => placement('gus') === null, 15_000, 'gus solo');
-      expect(h.server.runtime.groups()).not.to.include(group('trio'));
+      expect(h.server.local!.groups()).not.to.include(group('trio'));
       await waitAgent(h, 'gus', (a) => a.status === 'Running', 'gus running solo');
     });
 

@@ -94,3 +94,14 @@ describe('TemplateExists admission', () => {
     });
   });
 });
+
+describe('TemplateExists with templates that change (the cluster home reads them from ConfigMaps)', () => {
+  it('asks for the known names on every check', async () => {
+    let names = ['default'];
+    const plugin = templateExists(() => names);
+    const before = await refusal(() => plugin.validate!(attrs('gpu')));
+    expect(before.message).to.contain('template "gpu" not found');
+    names = ['default', 'gpu'];
+    expect(() => plugin.validate!(attrs('gpu'))).not.to.throw();
+  });
+});

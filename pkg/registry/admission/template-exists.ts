@@ -1,6 +1,7 @@
-// An agent names a pod template that exists. Templates are not a resource yet: the known ones are
-// "default" and those the server is configured with (`templates` in the config file, or
-// --templates). Checked when an agent is created, when an update changes its `templateRef` (an
+// An agent names a pod template that exists. The known ones come from the runtime: in the
+// embedded home "default" and those the server is configured with (`templates` in the config
+// file, or --templates); in the cluster home "default" and the template ConfigMaps of the
+// install namespace (docs/kubernetes-runtime.md "Templates"). Checked when an agent is created, when an update changes its `templateRef` (an
 // agent whose template was dropped from the configuration keeps working until that is edited),
 // and for the new agents a squad embeds, before the squad is stored (the squad controller creates
 // them later, and must not meet a refusal then). The name's shape (a DNS-1123 name) is the agent
@@ -11,11 +12,13 @@ import { type Cause, invalid } from '../../api/errors.js';
 import { memberName, type Squad, SQUAD_KIND } from '../../api/squad.js';
 import type { AdmissionPlugin, Attributes } from './admission.js';
 
-export function templateExists(configured: readonly string[] = []): AdmissionPlugin {
-  const known = [...new Set([DEFAULT_TEMPLATE, ...configured])];
-  const list = known.map((t) => `"${t}"`).join(', ');
-  const unknown = (ref: string | undefined, field: string): Cause[] =>
-    ref === undefined || known.includes(ref) ? [] : [{ field, message: `template "${ref}" not found; known templates: ${list}` }];
+export function templateExists(configured: readonly string[] | (() => readonly string[]) = []): AdmissionPlugin {
+  const known = (): string[] => [...new Set([DEFAULT_TEMPLATE, ...(typeof configured === 'function' ? configured() : configured)])];
+  const unknown = (ref: string | undefined, field: string): Cause[] => {
+    const names = known();
+    if (ref === undefined || names.includes(ref)) return [];
+    return [{ field, message: `template "${ref}" not found; known templates: ${names.map((t) => `"${t}"`).join(', ')}` }];
+  };
 
   const validateAgent = (a: Attributes): void => {
     const ref = (a.object as Agent).spec.templateRef;

@@ -1,0 +1,116 @@
+// Where agents run, chosen per home: local worker processes (the embedded home's default) or
+// pods through kube-apiserver (the cluster home's default). Both serve workers the same control
+// channel and model proxy; they differ in where that listener binds and how workers reach it.
+
+import type { KubeConfig } from '@kubernetes/client-node';
+import { DEFAULT_TEMPLATE } from '../../pkg/api/agent.js';
+import type { Logger } from '../../pkg/observability/logger.js';
+import { RECORD_VERSION, DEFAULT_GROUP, recordNames } from '../../pkg/registry/kubernetes/records.js';
+import type { WorkerChannel } from '../../pkg/runtime/channel/hub.js';
+import { KubernetesRuntime } from '../../pkg/runtime/kubernetes/kubernetes-runtime.js';
+import { BUILTIN_TEMPLATE, type WorkerTemplate } from '../../pkg/runtime/kubernetes/template.js';
+import { TemplateCatalog } from '../../pkg/runtime/kubernetes/template-catalog.js';
+import { LocalRuntime, type LocalRuntimeOptions } from '../../pkg/runtime/local/local-runtime.js';
+import type { AgentRuntime, ModelCredentialIssuer } from '../../pkg/runtime/runtime.js';
+
+export type RuntimeKind = 'local' | 'kubernetes';
+export const RUNTIME_KINDS: readonly RuntimeKind[] = ['local', 'kubernetes'];
+
+/** The Kubernetes runtime's settings (docs/kubernetes-runtime.md). */
+export interface PodOptions {
+  /** The default template's image; default DEFAULT_WORKER_IMAGE. */
+  image?: string;
+  imagePullPolicy?: WorkerTemplate['imagePullPolicy'];
+  /** Where templates (and the model Secret) live; default $POD_NAMESPACE or agentplane-system. */
+  installNamespace?: string;
+  /** The worker listener's bind address and port; default 0.0.0.0:8081. */
+  listenHost?: string;
+  listenPort?: number;
+  /** The URL pods dial; default the manifests' Service, http://agentplane-workers.<install namespace>.svc:<port>. */
+  workerUrl?: string;
+  /** The default template's workspace claim size and storage class. */
+  workspaceSize?: string;
+  storageClass?: string;
+}
+
+export const DEFAULT_WORKER_IMAGE = 'agentplane/worker:latest';
+export const DEFAULT_INSTALL_NAMESPACE = 'agentplane-system';
+export const DEFAULT_WORKER_PORT = 8081;
+
+export interface BuiltRuntime {
+  runtime: AgentRuntime & { readonly channel: WorkerChannel };
+  /** The local runtime's diagnostics (tests, benches); absent for pods. */
+  local?: LocalRuntime;
+  /** Template names agents may use now (TemplateExists admission). */
+  templateNames: () => readonly string[];
+  /** Where the worker listener binds; undefined: the home decides (loopback). */
+  listen?: { host: string; port: number };
+  /** The URL workers dial once the listener is bound at `bound`. */
+  workerUrl(bound: string): string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface RuntimeInputs {
+  kind: RuntimeKind;
+  logger: Logger;
+  model: ModelCredentialIssuer & Required<Pick<ModelCredentialIssuer, 'restore'>>;
+  /** Where workers dial; set once the listener is bound. */
+  channelUrl: () => string;
+  /** Templates configured by name (embedded, --templates). */
+  templates: readonly string[];
+  local: Omit<LocalRuntimeOptions, 'logger' | 'model' | 'channelUrl'>;
+  kubeConfig?: KubeConfig;
+  pods?: PodOptions;
+}
+
+export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
+  if (i.kind === 'local') {
+    const local = new LocalRuntime({ ...i.local, logger: i.logger, model: i.model, channelUrl: i.channelUrl });
+    const names = [...new Set([DEFAULT_TEMPLATE, ...i.templates])];
+    return {
+      runtime: local,
+      local,
+      templateNames: () => names,
+      workerUrl: (bound) => bound,
+      start: async () => {},
+      stop: () => local.close(),
+    };
+  }
+  if (!i.kubeConfig) throw new Error('the kubernetes runtime needs the cluster home (--mode kubernetes)');
+  const p = i.pods ?? {};
+  const namespace = p.installNamespace ?? process.env.POD_NAMESPACE ?? DEFAULT_INSTALL_NAMESPACE;
+  const defaults: WorkerTemplate = {
+    ...BUILTIN_TEMPLATE,
+    image: p.image ?? DEFAULT_WORKER_IMAGE,
+    ...(p.imagePullPolicy ? { imagePullPolicy: p.imagePullPolicy } : {}),
+    storage: { size: p.workspaceSize ?? BUILTIN_TEMPLATE.storage.size, ...(p.storageClass ? { storageClassName: p.storageClass } : {}) },
+  };
+  const catalog = new TemplateCatalog({ kubeConfig: i.kubeConfig, namespace, defaults, logger: i.logger.child({ component: 'templates' }) });
+  const agentRecord = recordNames('Agent').kind;
+  const runtime = new KubernetesRuntime({
+    kubeConfig: i.kubeConfig,
+    logger: i.logger,
+    model: i.model,
+    channelUrl: i.channelUrl,
+    templates: catalog,
+    // The agent's storage record owns its objects: when the record goes, the garbage collector
+    // removes whatever the runtime's own clean-up did not reach.
+    owner: (ref, uid) => ({ apiVersion: `${DEFAULT_GROUP}/${RECORD_VERSION}`, kind: agentRecord, name: ref.name, uid, controller: true }),
+  });
+  const listen = { host: p.listenHost ?? '0.0.0.0', port: p.listenPort ?? DEFAULT_WORKER_PORT };
+  return {
+    runtime,
+    templateNames: () => catalog.names(),
+    listen,
+    workerUrl: () => p.workerUrl ?? `http://agentplane-workers.${namespace}.svc:${listen.port}`,
+    start: async () => {
+      await catalog.start();
+      await runtime.started();
+    },
+    stop: async () => {
+      await runtime.close();
+      await catalog.stop();
+    },
+  };
+}

@@ -1,0 +1,421 @@
+// The Kubernetes runtime (cluster home): an agent's worker is a container in a pod, its
+// workspace a PersistentVolumeClaim, its credentials a Secret and its settings a ConfigMap, all
+// labelled `agentplane.io/agent=<name>` and owned by the agent's storage record, so that removing
+// the agent (or the garbage collector, if the server dies mid-way) leaves nothing behind.
+//
+// Solo agents run in a pod of their own. A squad runs in one pod with a container per member:
+// the members ensured together (within `groupGatherMs`) form the pod; a member that joins while
+// the squad's pod runs gets a pod of its own beside it, labelled with the squad (pods cannot
+// gain containers with volumes; docs/kubernetes-runtime.md "Joining a running squad"). A
+// member's container stays in the pod while it sleeps; when every member is stopped the pod goes
+// and the claims stay.
+//
+// Workers dial the server (the control channel, ../channel/hub.ts). Their credentials live in
+// the Secret, so workers outlive a server restart: on start the runtime adopts the stored
+// credentials of every worker it still wants, and those workers reconnect.
+
+import { CoreV1Api, type KubeConfig, setHeaderOptions, type V1OwnerReference, type V1Pod, type V1Secret } from '@kubernetes/client-node';
+import { type ObjectRef, refKey } from '../../api/meta.js';
+import type { Logger } from '../../observability/logger.js';
+import { KeyedSerializer } from '../../registry/serializer.js';
+import { type WorkerChannel, WorkerHub } from '../channel/hub.js';
+import type { AgentRuntime, ModelCredentialIssuer, RuntimeEvent, TaskSpec, WorkerSpec, WorkerStatus } from '../runtime.js';
+import { groupPodPrefix, MANAGED_SELECTOR, objectNames, UID_ANNOTATION, WORKER_STATE_ANNOTATION } from './names.js';
+import { type Credentials, MODEL_CREDENTIAL_KEY, TOKEN_KEY, workerConfigMap, workerPod, workerSecret, workspaceClaim } from './objects.js';
+import { containerStatus, PodIndex, type PodChange, placementIn } from './pod-index.js';
+import type { WorkerTemplate } from './template.js';
+
+export interface KubernetesRuntimeOptions {
+  kubeConfig: KubeConfig;
+  logger: Logger;
+  /** Per-agent model credentials; `restore` must be implemented (workers outlive the server). */
+  model: ModelCredentialIssuer & Required<Pick<ModelCredentialIssuer, 'restore'>>;
+  /** Where pods dial the control channel (the worker listener as pods reach it). */
+  channelUrl: () => string;
+  /** The pod templates agents name (`spec.templateRef`). */
+  templates: { resolve(name: string): WorkerTemplate | undefined };
+  /** The owner of an agent's objects (its storage record), for the garbage collector. */
+  owner?: (ref: ObjectRef, uid: string) => V1OwnerReference | undefined;
+  /** How long a squad's first member waits for the others before the squad's pod is made; default 300 ms. */
+  groupGatherMs?: number;
+}
+
+/** Members ensured together, made into one pod when the gathering window closes. */
+interface Gathering {
+  namespace: string;
+  members: Map<string, { spec: WorkerSpec; template: WorkerTemplate }>;
+  done: Promise<void>;
+}
+
+/** Waiting reasons that do not clear by themselves: the pod is replaced, counting a start failure. */
+const PERMANENT_WAITING = new Set(['ErrImageNeverPull', 'InvalidImageName', 'CreateContainerConfigError', 'ErrImagePull', 'ImagePullBackOff']);
+
+export class KubernetesRuntime implements AgentRuntime {
+  readonly name = 'kubernetes';
+  private readonly hub: WorkerHub;
+  private readonly core: CoreV1Api;
+  private readonly pods: PodIndex;
+  private readonly watchers = new Set<(ev: RuntimeEvent) => void>();
+  private readonly serial = new KeyedSerializer();
+  private readonly gathering = new Map<string, Gathering>();
+  /** Pods created and not yet seen by the watch: agent key -> group (null when solo). */
+  private readonly pending = new Map<string, string | null>();
+  /** Pods this runtime deleted (uid): their disappearance is not a crash. */
+  private readonly deleting = new Set<string>();
+  /** Failures already reported, so an unchanged pod status is not reported twice. */
+  private readonly reported = new Set<string>();
+  private readonly ready: Promise<void>;
+
+  constructor(private readonly o: KubernetesRuntimeOptions) {
+    this.hub = new WorkerHub(o.logger.child({ component: 'hub' }));
+    this.hub.on('connected', (ref, runningTask) => this.publish({ type: 'ready', ref, ...(runningTask !== undefined ? { runningTask } : {}) }));
+    this.hub.on('disconnected', (ref) => this.publish({ type: 'disconnected', ref }));
+    this.hub.on('event', (ref, uid, taskId, event) => this.publish({ type: 'event', ref, uid, taskId, event }));
+    this.core = o.kubeConfig.makeApiClient(CoreV1Api);
+    this.pods = new PodIndex(o.kubeConfig, o.logger, (c) => this.onPodChange(c));
+    this.ready = this.start();
+    this.ready.catch(() => undefined);
+  }
+
+  /** The control channel's server side, for the HTTP route workers dial. */
+  get channel(): WorkerChannel {
+    return this.hub;
+  }
+
+  /** Resolves once the pod watch has listed and stored credentials are adopted; rejects when it cannot. */
+  started(): Promise<void> {
+    return this.ready;
+  }
+
+  private async start(): Promise<void> {
+    await this.pods.start();
+    // Workers that were wanted when the server stopped still run: accept their credentials again.
+    const { items } = await this.core.listSecretForAllNamespaces({ labelSelector: `${MANAGED_SELECTOR},agentplane.io/component=credentials` });
+    for (const s of items) {
+      const ann = s.metadata?.annotations ?? {};
+      const agent = s.metadata?.labels?.['agentplane.io/agent'];
+      const uid = ann[UID_ANNOTATION];
+      if (!agent || !uid || ann[WORKER_STATE_ANNOTATION] !== 'running') continue;
+      const creds = readCredentials(s);
+      if (!creds) continue;
+      const ref = { namespace: s.metadata!.namespace!, name: agent };
+      this.hub.adopt(ref, uid, creds.token);
+      this.o.model.restore(ref, uid, creds.modelCredential);
+    }
+  }
+
+  async status(ref: ObjectRef): Promise<WorkerStatus> {
+    await this.ready;
+    const absent: WorkerStatus = { phase: 'Absent', group: null };
+    if (!this.hub.hasGrant(ref)) return absent;
+    const live = this.pods.live(ref);
+    if (!live) {
+      const group = this.pending.get(refKey(ref));
+      return group === undefined ? absent : { phase: 'Starting', group };
+    }
+    const runningTask = this.hub.runningTask(ref);
+    const restarts = containerStatus(live.pod, live.container)?.restartCount ?? 0;
+    return {
+      phase: this.hub.isConnected(ref) ? 'Ready' : 'Starting',
+      group: live.group,
+      ...(runningTask !== undefined ? { runningTask } : {}),
+      // The pod and the container's restarts: a member whose pod and count are unchanged ran on.
+      incarnation: `${live.pod.metadata?.uid}/${live.container}/${restarts}`,
+    };
+  }
+
+  async dispatch(ref: ObjectRef, task: TaskSpec): Promise<boolean> {
+    return this.hub.send(ref, { type: 'task', ...task });
+  }
+
+  async cancel(ref: ObjectRef, taskId: number, reason: string): Promise<boolean> {
+    return this.hub.runningTask(ref) === taskId && this.hub.send(ref, { type: 'cancel', taskId, reason });
+  }
+
+  steer(ref: ObjectRef, taskId: number, content: string, timeoutMs: number): Promise<boolean | undefined> {
+    return this.hub.steer(ref, taskId, content, timeoutMs);
+  }
+
+  watch(fn: (ev: RuntimeEvent) => void): () => void {
+    this.watchers.add(fn);
+    return () => void this.watchers.delete(fn);
+  }
+
+  async ensure(spec: WorkerSpec): Promise<void> {
+    await this.ready;
+    const key = refKey(spec.ref);
+    await this.serial.run(key, async () => {
+      if (this.hub.hasGrant(spec.ref) && (this.pods.live(spec.ref) || this.pending.has(key))) return;
+      const templateName = spec.template ?? 'default';
+      const template = this.o.templates.resolve(templateName);
+      if (!template) throw new Error(`agent ${key}: pod template "${templateName}" not found`);
+      if (!spec.group) {
+        await this.prepare(spec, template);
+        await this.createPod(spec.ref.namespace, {
+          namespace: spec.ref.namespace,
+          agent: spec.ref.name,
+          generateName: objectNames(spec.ref.name).podPrefix,
+          members: [{ name: spec.ref.name, template }],
+          owners: this.owners([spec]),
+        });
+        this.pending.set(key, null);
+        return;
+      }
+      if (this.pods.groupPod(spec.ref.namespace, spec.group)) return this.joinBeside(spec, template);
+      await this.gather(spec, template);
+    });
+  }
+
+  async stop(ref: ObjectRef): Promise<void> {
+    await this.ready;
+    await this.serial.run(refKey(ref), () => this.stopNow(ref));
+  }
+
+  async remove(ref: ObjectRef): Promise<void> {
+    await this.ready;
+    await this.serial.run(refKey(ref), async () => {
+      await this.stopNow(ref);
+      const names = objectNames(ref.name);
+      const ns = ref.namespace;
+      await Promise.all([
+        ignoreMissing(this.core.deleteNamespacedSecret({ namespace: ns, name: names.secret })),
+        ignoreMissing(this.core.deleteNamespacedConfigMap({ namespace: ns, name: names.config })),
+        ignoreMissing(this.core.deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: names.claim })),
+      ]);
+      this.o.logger.info({ namespace: ns, name: ref.name }, 'worker objects removed');
+    });
+  }
+
+  async close(): Promise<void> {
+    // Pods keep running: their workers reconnect to the next server (or another replica).
+    this.pods.stop();
+    this.hub.closeAll();
+  }
+
+  private async stopNow(ref: ObjectRef): Promise<void> {
+    // The credentials go first: the worker's connection closes and cannot come back, its engine
+    // can no longer reach the model, and a restarted server does not adopt them.
+    this.hub.revoke(ref);
+    this.o.model.revoke(ref);
+    this.pending.delete(refKey(ref));
+    await this.markStopped(ref);
+    for (const p of this.pods.placements(ref)) {
+      if (p.pod.metadata?.deletionTimestamp) continue;
+      // A squad's pod goes with its last running member; a member's container otherwise ends
+      // by itself (the revoked worker exits 0) and stays ended.
+      if (p.own || !this.othersRunIn(p.pod, ref.name)) await this.deletePod(p.pod);
+    }
+    this.o.logger.info({ namespace: ref.namespace, name: ref.name }, 'worker stopped');
+  }
+
+  private othersRunIn(pod: V1Pod, except: string): boolean {
+    const ns = pod.metadata!.namespace!;
+    return (pod.spec?.containers ?? []).some((c) => c.name !== except && this.hub.hasGrant({ namespace: ns, name: c.name }));
+  }
+
+  /** Collects the squad's members ensured within the window, then makes their pod. */
+  private gather(spec: WorkerSpec, template: WorkerTemplate): Promise<void> {
+    const group = spec.group!;
+    let g = this.gathering.get(group);
+    if (!g) {
+      const members = new Map<string, { spec: WorkerSpec; template: WorkerTemplate }>();
+      const done = new Promise<void>((resolve, reject) => {
+        setTimeout(() => {
+          this.gathering.delete(group);
+          this.buildGroup(spec.ref.namespace, group, [...members.values()]).then(resolve, reject);
+        }, this.o.groupGatherMs ?? 300);
+      });
+      g = { namespace: spec.ref.namespace, members, done };
+      this.gathering.set(group, g);
+    }
+    g.members.set(refKey(spec.ref), { spec, template });
+    return g.done;
+  }
+
+  private async buildGroup(namespace: string, group: string, members: { spec: WorkerSpec; template: WorkerTemplate }[]): Promise<void> {
+    await Promise.all(members.map((m) => this.prepare(m.spec, m.template)));
+    const names = members.map((m) => m.spec.ref.name);
+    const peers = await this.existingClaims(namespace, peersOf(members.map((m) => m.spec)).filter((n) => !names.includes(n)));
+    await this.createPod(namespace, {
+      namespace,
+      group,
+      generateName: groupPodPrefix(group),
+      members: members.map((m) => ({ name: m.spec.ref.name, template: m.template, ...(m.spec.wakeIdle ? { wakeIdle: true } : {}) })),
+      peers,
+      owners: this.owners(members.map((m) => m.spec)),
+    });
+    for (const m of members) this.pending.set(refKey(m.spec.ref), group);
+    this.o.logger.info({ namespace, group, members: names }, 'squad pod created');
+  }
+
+  /** A member joining a running squad: a pod of its own beside the squad's, with the squad's label. */
+  private async joinBeside(spec: WorkerSpec, template: WorkerTemplate): Promise<void> {
+    await this.prepare(spec, template);
+    const peers = await this.existingClaims(spec.ref.namespace, (spec.peers ?? []).filter((n) => n !== spec.ref.name));
+    await this.createPod(spec.ref.namespace, {
+      namespace: spec.ref.namespace,
+      agent: spec.ref.name,
+      group: spec.group!,
+      generateName: objectNames(spec.ref.name).podPrefix,
+      members: [{ name: spec.ref.name, template, ...(spec.wakeIdle ? { wakeIdle: true } : {}) }],
+      peers,
+      owners: this.owners([spec]),
+    });
+    this.pending.set(refKey(spec.ref), spec.group!);
+    this.o.logger.info({ namespace: spec.ref.namespace, name: spec.ref.name, group: spec.group }, 'joined a running squad in a pod of its own');
+  }
+
+  /** Fresh credentials in the agent's Secret, its ConfigMap, and its workspace claim. */
+  private async prepare(spec: WorkerSpec, template: WorkerTemplate): Promise<void> {
+    const { ref, uid } = spec;
+    const owner = this.o.owner?.(ref, uid);
+    // A new worker gets new credentials; an earlier worker's stop working now.
+    const creds: Credentials = { token: this.hub.issueToken(ref, uid), modelCredential: this.o.model.issue(ref, uid) };
+    await this.upsert(
+      () => this.core.createNamespacedSecret({ namespace: ref.namespace, body: workerSecret(ref, uid, creds, owner) }),
+      () => this.core.replaceNamespacedSecret({ namespace: ref.namespace, name: objectNames(ref.name).secret, body: workerSecret(ref, uid, creds, owner) }),
+    );
+    const settings = { serverUrl: this.o.channelUrl(), modelBaseUrl: this.o.model.baseUrl() };
+    await this.upsert(
+      () => this.core.createNamespacedConfigMap({ namespace: ref.namespace, body: workerConfigMap(ref, settings, owner) }),
+      () => this.core.replaceNamespacedConfigMap({ namespace: ref.namespace, name: objectNames(ref.name).config, body: workerConfigMap(ref, settings, owner) }),
+    );
+    // The claim outlives workers (sleep keeps it); only remove deletes it.
+    await ignoreExisting(this.core.createNamespacedPersistentVolumeClaim({ namespace: ref.namespace, body: workspaceClaim(ref, template, owner) }));
+  }
+
+  private async upsert(create: () => Promise<unknown>, replace: () => Promise<unknown>): Promise<void> {
+    try {
+      await create();
+    } catch (err) {
+      if (httpStatus(err) !== 409) throw err;
+      await replace();
+    }
+  }
+
+  private async markStopped(ref: ObjectRef): Promise<void> {
+    const patch = { metadata: { annotations: { [WORKER_STATE_ANNOTATION]: 'stopped' } } };
+    await ignoreMissing(
+      this.core.patchNamespacedSecret(
+        { namespace: ref.namespace, name: objectNames(ref.name).secret, body: patch },
+        // A merge patch keeps the other annotations.
+        setHeaderOptions('Content-Type', 'application/merge-patch+json'),
+      ),
+    );
+  }
+
+  private async createPod(namespace: string, spec: Parameters<typeof workerPod>[0]): Promise<void> {
+    await this.core.createNamespacedPod({ namespace, body: workerPod(spec) });
+  }
+
+  private async deletePod(pod: V1Pod): Promise<void> {
+    const uid = pod.metadata?.uid;
+    if (uid) this.deleting.add(uid);
+    await ignoreMissing(this.core.deleteNamespacedPod({ namespace: pod.metadata!.namespace!, name: pod.metadata!.name!, gracePeriodSeconds: 5 }));
+  }
+
+  private async existingClaims(namespace: string, agents: string[]): Promise<string[]> {
+    if (!agents.length) return [];
+    const { items } = await this.core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: `${MANAGED_SELECTOR},agentplane.io/component=workspace` });
+    const have = new Set(items.map((c) => c.metadata?.labels?.['agentplane.io/agent']));
+    return agents.filter((a) => have.has(a));
+  }
+
+  private owners(specs: WorkerSpec[]): V1OwnerReference[] {
+    const refs = specs.map((s) => this.o.owner?.(s.ref, s.uid)).filter((o): o is V1OwnerReference => o !== undefined);
+    // A squad's pod has several owners; it goes when the last is gone. Only a solo pod has a controller.
+    return refs.length === 1 ? refs : refs.map((r) => ({ ...r, controller: false }));
+  }
+
+  /** What the pods' status says about workers: a crash, a start that cannot succeed, a vanished pod. */
+  private onPodChange(c: PodChange): void {
+    const { pod } = c;
+    const ns = pod.metadata?.namespace ?? '';
+    const uid = pod.metadata?.uid ?? '';
+    const members = (pod.spec?.containers ?? []).map((ct) => ct.name);
+    for (const name of members) {
+      const ref = { namespace: ns, name };
+      const p = placementIn(pod, name);
+      if (!p) continue;
+      if (c.type !== 'delete') this.pending.delete(refKey(ref));
+      if (!this.hub.hasGrant(ref)) continue; // not wanted: whatever happens to it is expected
+      if (c.type === 'delete') {
+        if (!this.deleting.has(uid) && !this.pods.live(ref)) this.exited(ref, null, null, `pod ${pod.metadata?.name} was deleted`);
+        continue;
+      }
+      const cs = containerStatus(pod, name);
+      const restarts = cs?.restartCount ?? 0;
+      if (restarts > 0 && this.once(`${uid}/${name}/restart/${restarts}`)) {
+        const t = cs?.lastState?.terminated;
+        this.exited(ref, t?.exitCode ?? null, t?.signal ? String(t.signal) : null, `container restarted (${t?.reason ?? 'exited'})`);
+      }
+      const waiting = cs?.state?.waiting?.reason;
+      if (waiting && PERMANENT_WAITING.has(waiting) && this.once(`${uid}/${name}/waiting/${waiting}`)) {
+        this.exited(ref, null, null, `${waiting}: ${cs?.state?.waiting?.message ?? ''}`);
+        // Replaced, so the next start is tried (and counted) afresh; a squad's pod is not
+        // replaced for one member.
+        if (p.own) void this.deletePod(pod);
+      }
+      if (pod.status?.phase === 'Failed' && this.once(`${uid}/${name}/failed`)) this.exited(ref, null, null, `pod failed: ${pod.status.reason ?? ''}`);
+    }
+    if (c.type === 'delete') {
+      this.deleting.delete(uid);
+      for (const k of [...this.reported]) if (k.startsWith(`${uid}/`)) this.reported.delete(k);
+    }
+  }
+
+  private once(key: string): boolean {
+    if (this.reported.has(key)) return false;
+    this.reported.add(key);
+    return true;
+  }
+
+  private exited(ref: ObjectRef, code: number | null, signal: string | null, why: string): void {
+    this.o.logger.warn({ namespace: ref.namespace, name: ref.name, code, signal, why }, 'worker exited');
+    this.publish({ type: 'exited', ref, code, signal });
+  }
+
+  private publish(ev: RuntimeEvent): void {
+    for (const fn of [...this.watchers]) {
+      try {
+        fn(ev);
+      } catch (err) {
+        this.o.logger.error({ err }, 'runtime watcher failed');
+      }
+    }
+  }
+}
+
+/** The names of everyone in the members' squads (their `peers`), de-duplicated. */
+function peersOf(specs: WorkerSpec[]): string[] {
+  return [...new Set(specs.flatMap((s) => s.peers ?? []))];
+}
+
+function readCredentials(s: V1Secret): Credentials | undefined {
+  const token = s.data?.[TOKEN_KEY];
+  const modelCredential = s.data?.[MODEL_CREDENTIAL_KEY];
+  if (!token || !modelCredential) return undefined;
+  return { token: Buffer.from(token, 'base64').toString(), modelCredential: Buffer.from(modelCredential, 'base64').toString() };
+}
+
+function httpStatus(err: unknown): number | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+async function ignoreMissing(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (err) {
+    if (httpStatus(err) !== 404) throw err;
+  }
+}
+
+async function ignoreExisting(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (err) {
+    if (httpStatus(err) !== 409) throw err;
+  }
+}
+

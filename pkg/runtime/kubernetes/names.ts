@@ -1,0 +1,57 @@
+// What the Kubernetes runtime names and labels. Every object made for an agent carries
+// `agentplane.io/agent=<name>` (so one label selector finds them all, and DELETE can prove none
+// is left); a squad's pod carries `agentplane.io/squad=<squad>`. Pods are named by the API
+// server (generateName), so a new incarnation never waits for the old pod's name to be free.
+
+import { createHash } from 'node:crypto';
+
+export const AGENT_LABEL = 'agentplane.io/agent';
+export const SQUAD_LABEL = 'agentplane.io/squad';
+export const COMPONENT_LABEL = 'agentplane.io/component';
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'agentplane';
+
+/** The runtime's group key (WorkerSpec.group), kept on the pod: labels cannot hold "/" or ":". */
+export const GROUP_ANNOTATION = 'agentplane.io/group';
+/** The agent incarnation a Secret's credentials belong to. */
+export const UID_ANNOTATION = 'agentplane.io/agent-uid';
+/** "running" while the runtime wants the worker; "stopped" after stop (not adopted on restart). */
+export const WORKER_STATE_ANNOTATION = 'agentplane.io/worker-state';
+
+export type Component = 'worker' | 'workspace' | 'credentials' | 'config';
+
+/** Every managed pod, claim, Secret and ConfigMap. */
+export const MANAGED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
+
+export const objectNames = (agent: string) => ({
+  /** generateName of the agent's solo pod (or of its own pod beside a running squad pod). */
+  podPrefix: `agent-${agent}-`,
+  claim: `agent-${agent}-workspace`,
+  secret: `agent-${agent}-worker`,
+  config: `agent-${agent}-config`,
+});
+
+const SQUAD_GROUP = /^squad:[^/]+\/([a-z0-9]([-a-z0-9]*[a-z0-9])?)$/;
+
+/**
+ * The label value and pod name prefix of a group: the squad's name for the server's squads
+ * (`squad:<namespace>/<name>`); any other group key (tests, plugins) is made a valid label.
+ */
+export function groupLabel(group: string): string {
+  const squad = SQUAD_GROUP.exec(group)?.[1];
+  if (squad) return squad;
+  const hash = createHash('sha256').update(group).digest('hex').slice(0, 8);
+  const base = group.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 50);
+  return `${base || 'group'}-${hash}`;
+}
+
+export const groupPodPrefix = (group: string): string => `squad-${groupLabel(group)}-`;
+
+export function labelsFor(component: Component, agent?: string, group?: string): Record<string, string> {
+  return {
+    [MANAGED_BY_LABEL]: MANAGED_BY,
+    [COMPONENT_LABEL]: component,
+    ...(agent ? { [AGENT_LABEL]: agent } : {}),
+    ...(group ? { [SQUAD_LABEL]: groupLabel(group) } : {}),
+  };
+}

@@ -1,0 +1,192 @@
+// The Kubernetes objects of an agent's worker, as plain values: its Secret (the control-channel
+// token and the model-proxy credential), its ConfigMap (its settings), its workspace claim, and
+// the pod its container runs in (solo, or one container per member in a squad's pod). Pure
+// functions of their inputs, so the shapes are unit-tested without a cluster.
+
+import type { V1ConfigMap, V1Container, V1OwnerReference, V1PersistentVolumeClaim, V1Pod, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { ObjectRef } from '../../api/meta.js';
+import { GROUP_ANNOTATION, labelsFor, objectNames, UID_ANNOTATION, WORKER_STATE_ANNOTATION } from './names.js';
+import type { WorkerTemplate } from './template.js';
+
+/** Where a worker's volumes are mounted in its container. */
+export const WORKSPACE_PATH = '/workspace';
+export const SQUAD_PATH = '/squad';
+/** Members of one pod share its network namespace: each gets its own health port from here. */
+export const HEALTH_PORT_BASE = 8080;
+
+export const TOKEN_KEY = 'token';
+export const MODEL_CREDENTIAL_KEY = 'model-credential';
+
+export interface Credentials {
+  token: string;
+  modelCredential: string;
+}
+
+export function workerSecret(ref: ObjectRef, uid: string, creds: Credentials, owner?: V1OwnerReference): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: objectNames(ref.name).secret,
+      namespace: ref.namespace,
+      labels: labelsFor('credentials', ref.name),
+      annotations: { [UID_ANNOTATION]: uid, [WORKER_STATE_ANNOTATION]: 'running' },
+      ...(owner ? { ownerReferences: [owner] } : {}),
+    },
+    type: 'Opaque',
+    stringData: { [TOKEN_KEY]: creds.token, [MODEL_CREDENTIAL_KEY]: creds.modelCredential },
+  };
+}
+
+export interface WorkerSettings {
+  /** Where the worker dials the control channel. */
+  serverUrl: string;
+  /** The model proxy, the engine's ANTHROPIC_BASE_URL. */
+  modelBaseUrl: string;
+}
+
+export function workerConfigMap(ref: ObjectRef, settings: WorkerSettings, owner?: V1OwnerReference): V1ConfigMap {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: objectNames(ref.name).config,
+      namespace: ref.namespace,
+      labels: labelsFor('config', ref.name),
+      ...(owner ? { ownerReferences: [owner] } : {}),
+    },
+    data: {
+      AGENTPLANE_SERVER_URL: settings.serverUrl,
+      ANTHROPIC_BASE_URL: settings.modelBaseUrl,
+      AGENTPLANE_NAMESPACE: ref.namespace,
+      AGENTPLANE_AGENT_NAME: ref.name,
+      AGENTPLANE_WORKSPACE: WORKSPACE_PATH,
+    },
+  };
+}
+
+export function workspaceClaim(ref: ObjectRef, template: WorkerTemplate, owner?: V1OwnerReference): V1PersistentVolumeClaim {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {
+      name: objectNames(ref.name).claim,
+      namespace: ref.namespace,
+      labels: labelsFor('workspace', ref.name),
+      ...(owner ? { ownerReferences: [owner] } : {}),
+    },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: template.storage.size } },
+      ...(template.storage.storageClassName ? { storageClassName: template.storage.storageClassName } : {}),
+    },
+  };
+}
+
+export interface PodMember {
+  name: string;
+  template: WorkerTemplate;
+  /** Start idle in a rebuilt squad pod (AGENTPLANE_WAKE_IDLE=true). */
+  wakeIdle?: boolean;
+}
+
+export interface WorkerPodSpec {
+  namespace: string;
+  /** Solo: the agent (its pod carries its label). A squad's pod: absent. */
+  agent?: string;
+  /** The group key (WorkerSpec.group): the pod is the squad's, or beside the squad's. */
+  group?: string;
+  generateName: string;
+  /** Containers, one per member (a solo pod has one). */
+  members: PodMember[];
+  /** Other members whose workspaces this pod mounts read-only under /squad (their claims exist). */
+  peers?: string[];
+  owners?: V1OwnerReference[];
+}
+
+/**
+ * A worker pod. Restart policy OnFailure: a crashed worker is restarted in place, while a worker
+ * the server revoked (stopped, asleep, removed from its squad) exits 0 and stays ended, so a
+ * squad's pod keeps its other members running. No service-account token, nothing privileged,
+ * a read-only root filesystem with /tmp and the workspace writable.
+ */
+export function workerPod(p: WorkerPodSpec): V1Pod {
+  const lead = p.members[0]!.template;
+  const volumes: V1Volume[] = [];
+  p.members.forEach((m, i) => {
+    volumes.push({ name: `workspace-${i}`, persistentVolumeClaim: { claimName: objectNames(m.name).claim } });
+    volumes.push({ name: `tmp-${i}`, emptyDir: {} });
+  });
+  const peers = (p.peers ?? []).filter((name) => !p.members.some((m) => m.name === name));
+  peers.forEach((name, j) => volumes.push({ name: `peer-${j}`, persistentVolumeClaim: { claimName: objectNames(name).claim, readOnly: true } }));
+  // Each member sees every member's workspace under /squad/<name>, read-only (its own included).
+  const squadMounts: V1VolumeMount[] = p.group
+    ? [
+        ...p.members.map((m, i) => ({ name: `workspace-${i}`, mountPath: `${SQUAD_PATH}/${m.name}`, readOnly: true })),
+        ...peers.map((name, j) => ({ name: `peer-${j}`, mountPath: `${SQUAD_PATH}/${name}`, readOnly: true })),
+      ]
+    : [];
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      generateName: p.generateName,
+      namespace: p.namespace,
+      labels: labelsFor('worker', p.agent, p.group),
+      ...(p.group ? { annotations: { [GROUP_ANNOTATION]: p.group } } : {}),
+      ...(p.owners?.length ? { ownerReferences: p.owners } : {}),
+    },
+    spec: {
+      restartPolicy: 'OnFailure',
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      terminationGracePeriodSeconds: 10,
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: lead.runAsUser,
+        runAsGroup: lead.runAsGroup,
+        fsGroup: lead.runAsGroup,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
+      ...(lead.nodeSelector ? { nodeSelector: lead.nodeSelector } : {}),
+      ...(lead.tolerations ? { tolerations: lead.tolerations } : {}),
+      containers: p.members.map((m, i) => workerContainer(m, i, squadMounts, p.group !== undefined)),
+      volumes,
+    },
+  };
+}
+
+function workerContainer(m: PodMember, i: number, squadMounts: V1VolumeMount[], inSquad: boolean): V1Container {
+  const port = HEALTH_PORT_BASE + i;
+  const secret = objectNames(m.name).secret;
+  return {
+    name: m.name,
+    image: m.template.image,
+    imagePullPolicy: m.template.imagePullPolicy,
+    envFrom: [{ configMapRef: { name: objectNames(m.name).config } }],
+    env: [
+      { name: 'AGENTPLANE_AGENT_TOKEN', valueFrom: { secretKeyRef: { name: secret, key: TOKEN_KEY } } },
+      { name: 'ANTHROPIC_API_KEY', valueFrom: { secretKeyRef: { name: secret, key: MODEL_CREDENTIAL_KEY } } },
+      { name: 'AGENTPLANE_HEALTH_PORT', value: String(port) },
+      { name: 'TMPDIR', value: '/tmp' },
+      ...(inSquad ? [{ name: 'AGENTPLANE_SQUAD_DIR', value: SQUAD_PATH }] : []),
+      ...(m.wakeIdle ? [{ name: 'AGENTPLANE_WAKE_IDLE', value: 'true' }] : []),
+    ],
+    ports: [{ name: `health-${i}`, containerPort: port, protocol: 'TCP' }],
+    readinessProbe: { httpGet: { path: '/healthz', port }, periodSeconds: 5, failureThreshold: 1 },
+    ...(m.template.resources ? { resources: m.template.resources } : {}),
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      runAsUser: m.template.runAsUser,
+      runAsGroup: m.template.runAsGroup,
+      capabilities: { drop: ['ALL'] },
+    },
+    volumeMounts: [
+      { name: `workspace-${i}`, mountPath: WORKSPACE_PATH },
+      { name: `tmp-${i}`, mountPath: '/tmp' },
+      ...squadMounts,
+    ],
+  };
+}

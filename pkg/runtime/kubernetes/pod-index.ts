@@ -1,0 +1,102 @@
+// The runtime's view of its pods: one watch of every managed pod in every namespace, and the
+// answer to "where does this agent's worker run": a solo pod (labelled with the agent), a pod of
+// its own beside a running squad pod (labelled with both), or a container named after it in a
+// squad's pod.
+
+import { CoreV1Api, type KubeConfig, makeInformer, type V1ContainerStatus, type V1Pod } from '@kubernetes/client-node';
+import type { ObjectRef } from '../../api/meta.js';
+import type { Logger } from '../../observability/logger.js';
+import { AGENT_LABEL, COMPONENT_LABEL, GROUP_ANNOTATION, MANAGED_SELECTOR } from './names.js';
+import { restartOnError } from './watch.js';
+
+export interface Placement {
+  pod: V1Pod;
+  container: string;
+  /** The group the pod belongs to (a squad's pod or a member's own pod beside it); null when solo. */
+  group: string | null;
+  /** True when the pod holds only this agent (solo, or beside its squad's pod). */
+  own: boolean;
+}
+
+export type PodChange = { type: 'add' | 'update' | 'delete'; pod: V1Pod };
+
+const WORKER_SELECTOR = `${MANAGED_SELECTOR},${COMPONENT_LABEL}=worker`;
+
+export class PodIndex {
+  private readonly informer;
+  private stopWatch?: () => void;
+
+  constructor(kubeConfig: KubeConfig, private readonly logger: Logger, onChange: (c: PodChange) => void) {
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    this.informer = makeInformer<V1Pod>(kubeConfig, '/api/v1/pods', () => core.listPodForAllNamespaces({ labelSelector: WORKER_SELECTOR }), WORKER_SELECTOR);
+    this.informer.on('add', (pod) => onChange({ type: 'add', pod }));
+    this.informer.on('update', (pod) => onChange({ type: 'update', pod }));
+    this.informer.on('delete', (pod) => onChange({ type: 'delete', pod }));
+  }
+
+  async start(): Promise<void> {
+    this.stopWatch = await restartOnError(this.informer, this.logger, 'worker pods');
+  }
+
+  stop(): void {
+    this.stopWatch?.();
+  }
+
+  /** Every placement of the agent, the live one (not terminating, not ended) first. */
+  placements(ref: ObjectRef): Placement[] {
+    const found: Placement[] = [];
+    for (const pod of this.informer.list(ref.namespace)) {
+      const p = placementIn(pod, ref.name);
+      if (p) found.push(p);
+    }
+    const rank = (p: Placement): number => (isLive(p) ? 0 : 1);
+    return found.sort((a, b) => rank(a) - rank(b) || created(b.pod) - created(a.pod));
+  }
+
+  /** The agent's live placement, if any. */
+  live(ref: ObjectRef): Placement | undefined {
+    const [p] = this.placements(ref);
+    return p && isLive(p) ? p : undefined;
+  }
+
+  /** The group's live shared pod (the squad's, not a member's own), if any. */
+  groupPod(namespace: string, group: string): V1Pod | undefined {
+    return this.informer
+      .list(namespace)
+      .find((pod) => pod.metadata?.annotations?.[GROUP_ANNOTATION] === group && !pod.metadata?.labels?.[AGENT_LABEL] && podIsLive(pod));
+  }
+
+  /** Every live pod of the group, shared or a member's own. */
+  groupPods(namespace: string, group: string): V1Pod[] {
+    return this.informer.list(namespace).filter((pod) => pod.metadata?.annotations?.[GROUP_ANNOTATION] === group && podIsLive(pod));
+  }
+}
+
+export function placementIn(pod: V1Pod, agent: string): Placement | undefined {
+  const group = pod.metadata?.annotations?.[GROUP_ANNOTATION] ?? null;
+  const owner = pod.metadata?.labels?.[AGENT_LABEL];
+  if (owner !== undefined) return owner === agent ? { pod, container: pod.spec?.containers[0]?.name ?? agent, group, own: true } : undefined;
+  if (!pod.spec?.containers.some((c) => c.name === agent)) return undefined;
+  return { pod, container: agent, group, own: false };
+}
+
+export function containerStatus(pod: V1Pod, container: string): V1ContainerStatus | undefined {
+  return pod.status?.containerStatuses?.find((s) => s.name === container);
+}
+
+/** A pod that is neither being deleted nor ended. */
+export function podIsLive(pod: V1Pod): boolean {
+  return !pod.metadata?.deletionTimestamp && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';
+}
+
+/**
+ * A placement whose container may still run: a live pod, and not a container that ended cleanly
+ * (a revoked worker exits 0, and OnFailure leaves it ended).
+ */
+export function isLive(p: Placement): boolean {
+  if (!podIsLive(p.pod)) return false;
+  const t = containerStatus(p.pod, p.container)?.state?.terminated;
+  return !(t && t.exitCode === 0);
+}
+
+const created = (pod: V1Pod): number => new Date(pod.metadata?.creationTimestamp ?? 0).getTime();

@@ -1,0 +1,110 @@
+// The Kubernetes runtime's objects as values: names and labels, the pod's security settings, the
+// squad pod's containers and mounts, and the template format (docs/kubernetes-runtime.md).
+
+import { expect } from 'chai';
+
+import { groupLabel, groupPodPrefix, labelsFor, objectNames } from '../../pkg/runtime/kubernetes/names.js';
+import { workerConfigMap, workerPod, workerSecret, workspaceClaim } from '../../pkg/runtime/kubernetes/objects.js';
+import { BUILTIN_TEMPLATE, parseTemplate, type WorkerTemplate } from '../../pkg/runtime/kubernetes/template.js';
+
+const template: WorkerTemplate = { ...BUILTIN_TEMPLATE, image: 'agentplane/worker:test' };
+const ref = { namespace: 'team-a', name: 'ada' };
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+describe('Kubernetes runtime objects', () => {
+  it('names a squad group after the squad, and any other group key as a valid label', () => {
+    expect(groupLabel('squad:team-a/crew')).to.equal('crew');
+    expect(groupPodPrefix('squad:team-a/crew')).to.equal('squad-crew-');
+    for (const key of ['conformance-crew', 'Weird Group/Name:1', 'x'.repeat(200), '---']) {
+      const label = groupLabel(key);
+      expect(label, key).to.match(DNS_LABEL);
+      expect(label.length, key).to.be.at.most(63);
+    }
+    expect(groupLabel('a b')).to.not.equal(groupLabel('a_b'), 'different keys, different labels');
+  });
+
+  it('labels every object with the agent, and a squad pod with the squad', () => {
+    expect(labelsFor('workspace', 'ada')).to.deep.equal({
+      'app.kubernetes.io/managed-by': 'agentplane',
+      'agentplane.io/component': 'workspace',
+      'agentplane.io/agent': 'ada',
+    });
+    const pod = workerPod({ namespace: 'team-a', group: 'squad:team-a/crew', generateName: 'squad-crew-', members: [{ name: 'ada', template }] });
+    expect(pod.metadata!.labels).to.include({ 'agentplane.io/squad': 'crew' }).and.not.have.property('agentplane.io/agent');
+    for (const o of [workerSecret(ref, 'u1', { token: 't', modelCredential: 'm' }), workerConfigMap(ref, { serverUrl: 's', modelBaseUrl: 'b' }), workspaceClaim(ref, template)]) {
+      expect(o.metadata!.labels, o.kind).to.include({ 'agentplane.io/agent': 'ada' });
+      expect(o.metadata!.namespace).to.equal('team-a');
+    }
+  });
+
+  it('runs a solo worker unprivileged: non-root, no token, read-only root, credentials only by reference', () => {
+    const owner = { apiVersion: 'internal.agentplane.io/v1alpha1', kind: 'AgentRecord', name: 'ada', uid: 'u1', controller: true };
+    const pod = workerPod({ namespace: 'team-a', agent: 'ada', generateName: 'agent-ada-', members: [{ name: 'ada', template }], owners: [owner] });
+    const spec = pod.spec!;
+    expect(pod.metadata!.ownerReferences).to.deep.equal([owner]);
+    expect(spec.restartPolicy, 'a revoked worker exits 0 and stays ended').to.equal('OnFailure');
+    expect(spec.automountServiceAccountToken).to.equal(false);
+    expect(spec.securityContext).to.deep.include({ runAsNonRoot: true, runAsUser: 10001 });
+    const [c] = spec.containers;
+    expect(c!.securityContext).to.deep.include({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    const secretRefs = (c!.env ?? []).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name);
+    expect(secretRefs).to.have.members(['AGENTPLANE_AGENT_TOKEN', 'ANTHROPIC_API_KEY']);
+    expect((c!.env ?? []).filter((e) => e.value !== undefined).map((e) => e.name)).to.not.include.members(['AGENTPLANE_AGENT_TOKEN', 'ANTHROPIC_API_KEY']);
+    expect(c!.envFrom).to.deep.equal([{ configMapRef: { name: objectNames('ada').config } }]);
+    expect(c!.volumeMounts!.map((m) => m.mountPath)).to.have.members(['/workspace', '/tmp']);
+    expect(spec.volumes!.find((v) => v.persistentVolumeClaim)!.persistentVolumeClaim!.claimName).to.equal('agent-ada-workspace');
+    expect(c!.readinessProbe!.httpGet).to.deep.include({ path: '/healthz', port: 8080 });
+    expect(JSON.stringify(pod)).to.not.contain('AGENTPLANE_WAKE_IDLE');
+  });
+
+  it('gives each squad member its own container, port and workspace, and every workspace read-only under /squad', () => {
+    const pod = workerPod({
+      namespace: 'team-a',
+      group: 'squad:team-a/crew',
+      generateName: 'squad-crew-',
+      members: [{ name: 'ada', template }, { name: 'bob', template, wakeIdle: true }],
+      peers: ['ada', 'bob', 'cy'],
+    });
+    const [ada, bob] = pod.spec!.containers;
+    expect([ada!.name, bob!.name]).to.deep.equal(['ada', 'bob']);
+    expect(ada!.ports![0]!.containerPort).to.not.equal(bob!.ports![0]!.containerPort);
+    const env = (c: typeof ada) => Object.fromEntries((c!.env ?? []).map((e) => [e.name, e.value]));
+    expect(env(bob).AGENTPLANE_WAKE_IDLE).to.equal('true');
+    expect(env(ada)).to.not.have.property('AGENTPLANE_WAKE_IDLE');
+    expect(env(ada).AGENTPLANE_SQUAD_DIR).to.equal('/squad');
+    const claims = pod.spec!.volumes!.filter((v) => v.persistentVolumeClaim).map((v) => v.persistentVolumeClaim!.claimName);
+    expect(claims).to.have.members(['agent-ada-workspace', 'agent-bob-workspace', 'agent-cy-workspace']);
+    const mounts = Object.fromEntries(ada!.volumeMounts!.map((m) => [m.mountPath, m]));
+    expect(mounts['/workspace']!.readOnly).to.not.equal(true);
+    for (const p of ['/squad/ada', '/squad/bob', '/squad/cy']) expect(mounts[p], p).to.deep.include({ readOnly: true });
+    const volumeOf = (c: typeof ada, path: string) => c!.volumeMounts!.find((m) => m.mountPath === path)!.name;
+    expect(volumeOf(ada, '/workspace')).to.not.equal(volumeOf(bob, '/workspace'));
+  });
+
+  it('never writes a credential into the pod or ConfigMap; the Secret holds them', () => {
+    const secret = workerSecret(ref, 'u1', { token: 'tok-123', modelCredential: 'apmc_abc' });
+    expect(secret.stringData).to.deep.equal({ token: 'tok-123', 'model-credential': 'apmc_abc' });
+    expect(secret.metadata!.annotations).to.deep.include({ 'agentplane.io/agent-uid': 'u1', 'agentplane.io/worker-state': 'running' });
+    const cm = workerConfigMap(ref, { serverUrl: 'http://w:8081', modelBaseUrl: 'http://w:8081/internal/v1/model' });
+    expect(cm.data).to.deep.include({ AGENTPLANE_SERVER_URL: 'http://w:8081', AGENTPLANE_NAMESPACE: 'team-a', AGENTPLANE_AGENT_NAME: 'ada' });
+    expect(JSON.stringify(cm)).to.not.contain('tok-123');
+  });
+});
+
+describe('Pod templates (template.yaml of a template ConfigMap)', () => {
+  it('overrides the defaults field by field', () => {
+    const t = parseTemplate('image: reg/worker:2\nresources: {limits: {cpu: "1"}}\nnodeSelector: {pool: agents}\nstorage: {size: 5Gi}\n', template);
+    expect(t).to.deep.include({ image: 'reg/worker:2', imagePullPolicy: 'IfNotPresent', runAsUser: 10001, nodeSelector: { pool: 'agents' } });
+    expect(t.storage).to.deep.equal({ size: '5Gi' });
+    expect(t.resources).to.deep.equal({ limits: { cpu: '1' } });
+    expect(parseTemplate('', template)).to.deep.equal(template);
+  });
+
+  it('refuses what would make pods that cannot start or run as root, naming the field', () => {
+    expect(() => parseTemplate('imagePullPolicy: Sometimes', template)).to.throw(/imagePullPolicy must be one of/);
+    expect(() => parseTemplate('runAsUser: 0', template)).to.throw(/runAsUser must be a positive integer/);
+    expect(() => parseTemplate('privileged: true', template)).to.throw(/unknown field\(s\) privileged/);
+    expect(() => parseTemplate('- a\n- b', template)).to.throw(/must be a mapping/);
+    expect(() => parseTemplate('nodeSelector: {a: 1}', template)).to.throw(/nodeSelector.a must be a string/);
+  });
+});
