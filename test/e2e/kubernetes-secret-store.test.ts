@@ -3,8 +3,18 @@
 // (type, labels, the binding annotation, values base64 in `data`), Secrets agentplane does not
 // own (invisible, never overwritten or deleted), a binding edited by hand, missing namespaces.
 
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+
 import { CoreV1Api, KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import { expect } from 'chai';
+
+import { kubernetesHome } from '../../cmd/agentplane/homes.js';
+import { createLogger } from '../../pkg/observability/logger.js';
+import { FileSecretStore } from '../../pkg/registry/secrets/file-secret-store.js';
 
 import { ApiError } from '../../pkg/api/errors.js';
 import {
@@ -160,6 +170,30 @@ describe('KubernetesSecretStore on a real control plane (e2e)', function () {
       expect(err.message).to.not.contain(VALUE);
       expect(JSON.stringify(err.details)).to.not.contain(VALUE);
       expect(await store.get('team', 'huge')).to.equal(undefined);
+    });
+
+    it("is the cluster home's secret store; secret files an earlier version left are named in a warning, never read", async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-home-'));
+      const key = randomBytes(32);
+      await new FileSecretStore(join(dataDir, 'secrets'), key).put('team', 'old-file', { token: VALUE });
+      const out = new PassThrough();
+      const lines: string[] = [];
+      out.on('data', (b: Buffer) => lines.push(...b.toString('utf8').split('\n').filter(Boolean)));
+      const home = await kubernetesHome({ kubeconfig: cp.kubeconfig, tls: { key: Buffer.alloc(0), cert: Buffer.alloc(0) } }, dataDir, key, createLogger({ destination: out }));
+      try {
+        expect(home.secrets).to.be.instanceOf(KubernetesSecretStore);
+        expect(home.cluster!.installNamespace).to.equal(process.env.POD_NAMESPACE || 'agentplane-system');
+        expect(home.cluster!.kubeConfig.getCurrentCluster()!.server).to.equal(kc.getCurrentCluster()!.server);
+        await home.secrets.put('team', 'via-home', { token: VALUE });
+        expect((await read('team', 'via-home')).metadata!.labels![COMPONENT_LABEL]).to.equal('connector-secret');
+        expect(await home.secrets.get('team', 'old-file')).to.equal(undefined);
+        const warning = lines.map((l) => JSON.parse(l) as { msg: string; secrets?: string[] }).find((l) => l.msg.includes('not used in the cluster home'));
+        expect(warning?.secrets).to.deep.equal(['team/old-file']);
+        expect(lines.join('\n')).to.not.contain(VALUE);
+      } finally {
+        home.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     });
 
     it('reports an unreachable API server as ServiceUnavailable', async () => {
