@@ -20,14 +20,11 @@
 import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import { ApiError, alreadyExists, invalid } from '../../api/errors.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE } from '../../api/meta.js';
-import { SECRET_KIND } from '../../api/secret.js';
+import { COMPONENT_LABEL, CONNECTOR_SECRET_COMPONENT, MANAGED_BY, MANAGED_BY_LABEL, SECRET_KIND } from '../../api/secret.js';
 import { namespaceNotFound, statusOf, toApiError } from '../kubernetes/errors.js';
 import { type Secret, type SecretMeta, type SecretStore } from '../secrets.js';
 
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
-export const MANAGED_BY = 'agentplane';
-export const COMPONENT_LABEL = 'agentplane.io/component';
-export const CONNECTOR_SECRET_COMPONENT = 'connector-secret';
+export { COMPONENT_LABEL, CONNECTOR_SECRET_COMPONENT, MANAGED_BY, MANAGED_BY_LABEL } from '../../api/secret.js';
 /** The binding: normalized URL prefixes, a JSON array of strings; absent or [] = unbound. */
 export const ALLOWED_URLS_ANNOTATION = 'agentplane.io/allowed-urls';
 /** Selects agentplane's connector secrets (and nothing else). */
