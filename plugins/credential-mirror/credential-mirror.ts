@@ -360,7 +360,7 @@ export class CredentialMirror {
   }
 
   /** What may be said of a failure: Kubernetes' status line, never a body; the values blanked. */
-  describe(err: unknown): string {
+  private describe(err: unknown): string {
     const e = err as { code?: unknown; statusCode?: unknown; body?: unknown; message?: unknown } | undefined;
     const code = typeof e?.code === 'number' ? e.code : typeof e?.statusCode === 'number' ? e.statusCode : undefined;
     let text: string;
