@@ -3,15 +3,19 @@
 //
 //   embedded:   SQLite state, plain HTTP; bearer tokens from a token file, or no auth on a
 //               loopback bind (the bind is the boundary; other binds need the token file)
-//   kubernetes: state as custom resources through kube-apiserver, TLS with HTTP/2 and
-//               HTTP/1.1, delegated authn/authz (front-proxy, TokenReview, SubjectAccessReview)
+//   kubernetes: state as custom resources through kube-apiserver, connector secrets as
+//               Kubernetes Secrets, TLS with HTTP/2 and HTTP/1.1, delegated authn/authz
+//               (front-proxy, TokenReview, SubjectAccessReview)
 
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../../pkg/observability/logger.js';
+import type { ClusterAccess } from '../../pkg/plugin/types.js';
 import { ensureCrds } from '../../pkg/registry/kubernetes/crds.js';
 import { KubernetesState } from '../../pkg/registry/kubernetes/kubernetes-state.js';
 import { FileSecretStore } from '../../pkg/registry/secrets/file-secret-store.js';
+import { KubernetesSecretStore } from '../../pkg/registry/secrets/kubernetes-secret-store.js';
 import type { SecretStore } from '../../pkg/registry/secrets.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
 import type { Store, StoredObject } from '../../pkg/registry/store.js';
@@ -28,8 +32,13 @@ export interface State {
 export interface Home {
   name: 'embedded' | 'kubernetes';
   state: State;
-  /** Connector credentials (0600 files under the data dir, values encrypted; Kubernetes Secrets are to come). */
+  /** Connector credentials: embedded, 0600 files under the data dir, values encrypted; cluster, Kubernetes Secrets. */
   secrets: SecretStore;
+  /**
+   * The cluster home only: how to reach the cluster and where agentplane is installed (for
+   * plugins that need it, e.g. credential-mirror: hand it on as `PluginContext.cluster`).
+   */
+  cluster?: ClusterAccess;
   /** Serve the public port over TLS (HTTP/2 + HTTP/1.1). */
   tls?: TlsOptions;
   /** Authn/authz for every public request (cluster: delegated; embedded: the token file, if given). */
@@ -95,13 +104,53 @@ export interface KubernetesHomeOptions {
   /** kubeconfig path; in-cluster config when absent. */
   kubeconfig?: string;
   tls: TlsOptions;
+  /**
+   * The namespace agentplane is installed in (where the model credential's Secret lives).
+   * Default: $POD_NAMESPACE (the Deployment sets it), else the service account's namespace
+   * in a pod, else the kubeconfig context's namespace, else agentplane-system.
+   */
+  installNamespace?: string;
+}
+
+/** Where the service account's namespace is mounted in a pod. */
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+export const DEFAULT_INSTALL_NAMESPACE = 'agentplane-system';
+
+/** The install namespace: the option, $POD_NAMESPACE, the pod's, the kubeconfig's, or the default. */
+export function installNamespaceOf(o: Pick<KubernetesHomeOptions, 'installNamespace' | 'kubeconfig'>, kc: KubeConfig, env = process.env): string {
+  if (o.installNamespace) return o.installNamespace;
+  if (env.POD_NAMESPACE) return env.POD_NAMESPACE;
+  if (!o.kubeconfig) {
+    try {
+      const ns = readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8').trim();
+      if (ns) return ns;
+    } catch {
+      // not in a pod
+    }
+  }
+  return kc.getContextObject(kc.getCurrentContext())?.namespace || DEFAULT_INSTALL_NAMESPACE;
+}
+
+/**
+ * Secrets an earlier version kept as files under the data directory (the cluster home used the
+ * embedded store before Kubernetes Secrets backed it): named in a warning, since they are no
+ * longer read. Listing needs no key and reads no value.
+ */
+async function warnOfSecretFiles(dataDir: string, secretsKey: Buffer, logger: Logger): Promise<void> {
+  const left = await new FileSecretStore(join(dataDir, 'secrets'), secretsKey).list().catch(() => []);
+  if (!left.length) return;
+  logger.child({ component: 'secrets' }).warn(
+    { secrets: left.map((s) => `${s.namespace}/${s.name}`) },
+    'secrets stored as files in the data directory by an earlier version are not used in the cluster home (connector secrets are Kubernetes Secrets now): create them again through the API',
+  );
 }
 
 export async function kubernetesHome(o: KubernetesHomeOptions, dataDir: string, secretsKey: Buffer, logger: Logger): Promise<Home> {
-  const secrets = await openSecretStore(dataDir, secretsKey, logger);
   const kc = new KubeConfig();
   if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
   else kc.loadFromCluster();
+  await warnOfSecretFiles(dataDir, secretsKey, logger);
+  const secrets = new KubernetesSecretStore(kc);
   // The storage CRDs come with the manifests; creating them here too makes a first start (and
   // a test control plane) work without a separate step, when the service account may.
   await ensureCrds(kc);
@@ -111,6 +160,7 @@ export async function kubernetesHome(o: KubernetesHomeOptions, dataDir: string, 
     name: 'kubernetes',
     state,
     secrets,
+    cluster: { kubeConfig: kc, installNamespace: installNamespaceOf(o, kc) },
     tls: o.tls,
     auth,
     separateWorkerListener: true,

@@ -8,6 +8,18 @@ import { SECRET_KEY_PATTERN } from './connector.js';
 import { formatPrefix, parseUrlPrefix } from './url-prefix.js';
 
 export const SECRET_KIND = 'Secret';
+
+// The Kubernetes Secrets agentplane makes in the cluster home carry these labels; a Secret
+// without them is not agentplane's, and agentplane never overwrites or deletes it.
+/** `agentplane` on every Secret agentplane makes. */
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'agentplane';
+/** What the Secret is for: `connector-secret` (the secrets API) or `model-credential` (a mirror). */
+export const COMPONENT_LABEL = 'agentplane.io/component';
+export const CONNECTOR_SECRET_COMPONENT = 'connector-secret';
+export const MODEL_CREDENTIAL_COMPONENT = 'model-credential';
+/** On a mirrored model credential: the namespace of the Secret it copies (the install namespace). */
+export const MIRRORED_FROM_LABEL = 'agentplane.io/mirrored-from';
 export const SECRET_VALUE_MAX_LENGTH = 65536;
 export const SECRET_MAX_KEYS = 64;
 export const SECRET_MAX_ALLOWED_URLS = 32;

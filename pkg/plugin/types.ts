@@ -3,6 +3,7 @@
 // and pkg/api (checked by `make lint`): everything else they use comes through `ctx`, and the
 // types of what it hands them are re-exported here.
 
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Agent } from '../api/agent.js';
 import type { ObjectRef } from '../api/meta.js';
 import type { Squad } from '../api/squad.js';
@@ -26,6 +27,7 @@ export type { Metrics } from '../observability/metrics.js';
 export type { Registry } from '../registry/registry.js';
 export type { AgentRuntime } from '../runtime/runtime.js';
 export type { Hooks, TaskOutcome } from './hooks.js';
+export type { KubeConfig } from '@kubernetes/client-node';
 
 export interface PluginConfig {
   /** The service's data directory (embedded home). */
@@ -69,6 +71,19 @@ export interface PluginContext {
   onStart(fn: () => Promise<void> | void): void;
   /** Registers the event store; exactly one plugin must provide it. */
   provideEventStore(store: EventStore): void;
+  /**
+   * The cluster home only (`serve --mode kubernetes`); absent in the embedded home. A plugin that
+   * needs the cluster refuses to set up without it.
+   */
+  cluster?: ClusterAccess;
+}
+
+/** The cluster a plugin may talk to (cluster home only). */
+export interface ClusterAccess {
+  /** The server's own credentials for kube-apiserver (its service account in a pod). */
+  kubeConfig: KubeConfig;
+  /** The namespace agentplane is installed in (where, e.g., the model credential's Secret lives). */
+  installNamespace: string;
 }
 
 export type Teardown = () => Promise<void> | void;

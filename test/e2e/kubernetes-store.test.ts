@@ -2,10 +2,6 @@
 // as SQLite, then what only a remote store has (expiry from the server, streams the server
 // ends, writers elsewhere, missing namespaces).
 
-import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { KubeConfig } from '@kubernetes/client-node';
@@ -17,7 +13,7 @@ import { KubernetesState, type KubernetesStateOptions } from '../../pkg/registry
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
 import type { Store, StoredObject, WatchEvent } from '../../pkg/registry/store.js';
 import { storeConformance, thing } from '../conformance/store.js';
-import { controlPlaneUp, REPO, type ControlPlane } from '../support/control-plane.js';
+import { controlPlaneUp, REPO, restartApiserver, type ControlPlane } from '../support/control-plane.js';
 
 /** Namespaces the conformance suite writes to ('ns-none' must stay absent). */
 const NAMESPACES = ['ns-a', 'ns-b', 'ns-c', 'other', 'e2e'];
@@ -32,33 +28,6 @@ async function until<T>(what: string, probe: () => T | undefined | false | Promi
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(20);
   }
-}
-
-/** Whether something still accepts connections on the port. */
-const listening = (port: number): Promise<boolean> =>
-  new Promise((res) => {
-    const sock = connect(port, '127.0.0.1', () => (sock.destroy(), res(true)));
-    sock.on('error', () => res(false));
-  });
-
-/**
- * Kills kube-apiserver and starts it again with the same command line (and pid file). SIGKILL:
- * a graceful stop waits about 30 s for open watches, and a crash is the harder case anyway.
- */
-async function restartApiserver(cp: ControlPlane, server: string): Promise<void> {
-  const pidFile = join(cp.dir, 'kube-apiserver.pid');
-  const pid = Number(readFileSync(pidFile, 'utf8').trim());
-  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-  process.kill(pid, 'SIGKILL');
-  // Its port is free only once every thread is gone (a zombie can still hold it).
-  const port = Number(new URL(server).port);
-  await until('the port to be free', async () => !(await listening(port)), 30_000);
-  const log = openSync(join(cp.dir, 'kube-apiserver.log'), 'a');
-  const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', log, log] });
-  child.unref();
-  closeSync(log);
-  writeFileSync(pidFile, `${child.pid}\n`);
-  await until('kube-apiserver /readyz', async () => (await cp.kubectl(['get', '--raw', '/readyz'], { allowFail: true })).code === 0, 60_000);
 }
 
 const summary = (evs: WatchEvent<StoredObject>[]): string[] =>

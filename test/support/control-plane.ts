@@ -1,11 +1,13 @@
 // A real Kubernetes control plane (etcd + kube-apiserver built by hack/) for e2e tests. Each
 // test run gets its own state directory; everything is stopped afterwards.
 
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -53,4 +55,40 @@ export async function controlPlaneUp(): Promise<ControlPlane> {
       rmSync(parent, { recursive: true, force: true });
     },
   };
+}
+
+async function waitFor(what: string, probe: () => Promise<boolean>, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** Whether something still accepts connections on the port. */
+const listening = (port: number): Promise<boolean> =>
+  new Promise((res) => {
+    const sock = connect(port, '127.0.0.1', () => (sock.destroy(), res(true)));
+    sock.on('error', () => res(false));
+  });
+
+/**
+ * Kills kube-apiserver and starts it again with the same command line (and pid file); resolves
+ * once it is ready. SIGKILL: a graceful stop waits about 30 s for open watches, and a crash is
+ * the harder case anyway. `server` is its URL (the kubeconfig's).
+ */
+export async function restartApiserver(cp: ControlPlane, server: string): Promise<void> {
+  const pidFile = join(cp.dir, 'kube-apiserver.pid');
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  process.kill(pid, 'SIGKILL');
+  // Its port is free only once every thread is gone (a zombie can still hold it).
+  const port = Number(new URL(server).port);
+  await waitFor('the port to be free', async () => !(await listening(port)), 30_000);
+  const log = openSync(join(cp.dir, 'kube-apiserver.log'), 'a');
+  const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', log, log] });
+  child.unref();
+  closeSync(log);
+  writeFileSync(pidFile, `${child.pid}\n`);
+  await waitFor('kube-apiserver /readyz', async () => (await cp.kubectl(['get', '--raw', '/readyz'], { allowFail: true })).code === 0, 60_000);
 }

@@ -1,7 +1,8 @@
 // A real PluginContext for plugin unit tests: registries on an in-memory SQLite state with the
 // admission chain, informers over them, real hooks and metrics, controllers as the service makes
 // them, and the in-memory runtime. Agent operations refuse, as they do while a real service is
-// starting.
+// starting. Like the embedded home it has no `cluster`; a test of a cluster plugin passes one
+// (`testPluginContext({ ..., cluster: { kubeConfig, installNamespace } })`, a real control plane's).
 
 import type { Agent } from '../../pkg/api/agent.js';
 import type { Squad } from '../../pkg/api/squad.js';
