@@ -48,8 +48,6 @@ export interface Home {
    * port can be TLS-only without handing workers a CA.
    */
   separateWorkerListener: boolean;
-  /** The cluster home's connection to kube-apiserver (the Kubernetes runtime, plugins). */
-  kubeConfig?: KubeConfig;
   close(): void;
 }
 
@@ -164,7 +162,6 @@ export async function kubernetesHome(o: KubernetesHomeOptions, dataDir: string, 
     tls: o.tls,
     auth,
     separateWorkerListener: true,
-    kubeConfig: kc,
     close: () => {
       auth.stop();
       state.close();

@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DEFAULT_PLUGINS, PluginError } from '../../pkg/plugin/loader.js';
+import { DEFAULT_CLUSTER_PLUGINS, DEFAULT_PLUGINS, PluginError } from '../../pkg/plugin/loader.js';
 import { SANDBOX_MODES, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { AUDIT_LEVELS, type AuditLevel, isAuditLevel } from '../../pkg/server/audit/index.js';
 import { RUNTIME_KINDS, type PodOptions, type RuntimeKind } from './runtimes.js';
@@ -45,7 +45,8 @@ Flags (each can also be set by the environment variable shown):
                        Start-up stops on a key file of another size, one group or others
                        may access, or a key other than the one the secrets were written with
   --plugins <a,b>      plugins to load at boot, in order: built-in names or module paths
-                       (AGENTPLANE_PLUGINS, default ${DEFAULT_PLUGINS.join(',')})
+                       (AGENTPLANE_PLUGINS, default ${DEFAULT_PLUGINS.join(',')}; in Kubernetes
+                       mode ${DEFAULT_CLUSTER_PLUGINS.join(',')})
   --config <file>      JSON config file: {"plugins": [...], "pluginOptions": {...},
                        "allowPrivateConnectorUrls": true|false, "sandbox": "...",
                        "templates": [...], "modelTaskDeadlineSeconds": 600,
@@ -107,7 +108,8 @@ Kubernetes mode:
                        Always, IfNotPresent (default) or Never (AGENTPLANE_WORKER_IMAGE_PULL_POLICY)
   --install-namespace <ns>
                        where template ConfigMaps and the model Secret live
-                       (AGENTPLANE_INSTALL_NAMESPACE; default $POD_NAMESPACE or agentplane-system)
+                       (AGENTPLANE_INSTALL_NAMESPACE; default $POD_NAMESPACE, the service
+                       account's namespace, the kubeconfig context's, or agentplane-system)
   --worker-listen <host:port>
                        where the worker listener (control channel and model proxy) binds
                        (AGENTPLANE_WORKER_LISTEN, default 0.0.0.0:8081)
@@ -224,10 +226,6 @@ function podOptions(raw: Record<string, string | undefined>): PodOptions {
     if (!['Always', 'IfNotPresent', 'Never'].includes(raw.pullPolicy)) fail(`--worker-image-pull-policy must be Always, IfNotPresent or Never, got "${raw.pullPolicy}"`);
     o.imagePullPolicy = raw.pullPolicy as PodOptions['imagePullPolicy'];
   }
-  if (raw.installNamespace) {
-    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(raw.installNamespace)) fail(`--install-namespace must be a namespace name, got "${raw.installNamespace}"`);
-    o.installNamespace = raw.installNamespace;
-  }
   if (raw.listen) {
     const m = /^(.*):(\d+)$/.exec(raw.listen);
     const port = m ? Number(m[2]) : NaN;
@@ -308,7 +306,9 @@ async function serve(argv: string[]): Promise<void> {
   const port = /^\d+$/.test(portRaw) ? Number(portRaw) : NaN;
   if (!(port >= 0 && port <= 65535)) fail(`--port must be a number from 0 to 65535, got "${portRaw}"`);
   const pluginList = values.plugins ?? env.AGENTPLANE_PLUGINS;
-  const plugins = pluginList !== undefined ? pluginList.split(',').map((s) => s.trim()).filter(Boolean) : (cfg.plugins ?? DEFAULT_PLUGINS);
+  const modeRaw = values.mode ?? env.AGENTPLANE_MODE ?? 'embedded';
+  const defaultPlugins = modeRaw === 'kubernetes' ? DEFAULT_CLUSTER_PLUGINS : DEFAULT_PLUGINS;
+  const plugins = pluginList !== undefined ? pluginList.split(',').map((s) => s.trim()).filter(Boolean) : (cfg.plugins ?? defaultPlugins);
   const templateList = values.templates ?? env.AGENTPLANE_TEMPLATES;
   const templates = templateList !== undefined ? templateList.split(',').map((s) => s.trim()).filter(Boolean) : (cfg.templates ?? []);
   const level = values['log-level'] ?? env.AGENTPLANE_LOG_LEVEL;
@@ -339,7 +339,15 @@ async function serve(argv: string[]): Promise<void> {
     const cert = values['tls-cert-file'] ?? env.AGENTPLANE_TLS_CERT_FILE;
     const key = values['tls-private-key-file'] ?? env.AGENTPLANE_TLS_PRIVATE_KEY_FILE;
     if (!cert || !key) fail('Kubernetes mode serves TLS: --tls-cert-file and --tls-private-key-file are required');
-    kubernetes = { kubeconfig: values.kubeconfig ?? env.KUBECONFIG, tls: { cert: readPem(cert), key: readPem(key) } };
+    const installNamespace = values['install-namespace'] ?? (env.AGENTPLANE_INSTALL_NAMESPACE || undefined);
+    if (installNamespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(installNamespace)) {
+      fail(`--install-namespace must be a namespace name, got "${installNamespace}"`);
+    }
+    kubernetes = {
+      kubeconfig: values.kubeconfig ?? env.KUBECONFIG,
+      tls: { cert: readPem(cert), key: readPem(key) },
+      ...(installNamespace ? { installNamespace } : {}),
+    };
   }
   const runtime = values.runtime ?? (env.AGENTPLANE_RUNTIME || undefined);
   if (runtime !== undefined && !RUNTIME_KINDS.includes(runtime as RuntimeKind)) fail(`--runtime must be one of ${RUNTIME_KINDS.join(', ')}, got "${runtime}"`);
@@ -347,7 +355,6 @@ async function serve(argv: string[]): Promise<void> {
   const pods = podOptions({
     image: values['worker-image'] ?? env.AGENTPLANE_WORKER_IMAGE,
     pullPolicy: values['worker-image-pull-policy'] ?? env.AGENTPLANE_WORKER_IMAGE_PULL_POLICY,
-    installNamespace: values['install-namespace'] ?? env.AGENTPLANE_INSTALL_NAMESPACE,
     listen: values['worker-listen'] ?? env.AGENTPLANE_WORKER_LISTEN,
     workerUrl: values['worker-url'] ?? env.AGENTPLANE_WORKER_URL,
     workspaceSize: values['workspace-size'] ?? env.AGENTPLANE_WORKSPACE_SIZE,

@@ -21,8 +21,6 @@ export interface PodOptions {
   /** The default template's image; default DEFAULT_WORKER_IMAGE. */
   image?: string;
   imagePullPolicy?: WorkerTemplate['imagePullPolicy'];
-  /** Where templates (and the model Secret) live; default $POD_NAMESPACE or agentplane-system. */
-  installNamespace?: string;
   /** The worker listener's bind address and port; default 0.0.0.0:8081. */
   listenHost?: string;
   listenPort?: number;
@@ -34,7 +32,6 @@ export interface PodOptions {
 }
 
 export const DEFAULT_WORKER_IMAGE = 'agentplane/worker:latest';
-export const DEFAULT_INSTALL_NAMESPACE = 'agentplane-system';
 export const DEFAULT_WORKER_PORT = 8081;
 
 export interface BuiltRuntime {
@@ -60,7 +57,8 @@ export interface RuntimeInputs {
   /** Templates configured by name (embedded, --templates). */
   templates: readonly string[];
   local: Omit<LocalRuntimeOptions, 'logger' | 'model' | 'channelUrl'>;
-  kubeConfig?: KubeConfig;
+  /** The cluster home's connection and install namespace (templates live there). */
+  cluster?: { kubeConfig: KubeConfig; installNamespace: string };
   pods?: PodOptions;
 }
 
@@ -77,19 +75,19 @@ export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
       stop: () => local.close(),
     };
   }
-  if (!i.kubeConfig) throw new Error('the kubernetes runtime needs the cluster home (--mode kubernetes)');
+  if (!i.cluster) throw new Error('the kubernetes runtime needs the cluster home (--mode kubernetes)');
+  const { kubeConfig, installNamespace: namespace } = i.cluster;
   const p = i.pods ?? {};
-  const namespace = p.installNamespace ?? process.env.POD_NAMESPACE ?? DEFAULT_INSTALL_NAMESPACE;
   const defaults: WorkerTemplate = {
     ...BUILTIN_TEMPLATE,
     image: p.image ?? DEFAULT_WORKER_IMAGE,
     ...(p.imagePullPolicy ? { imagePullPolicy: p.imagePullPolicy } : {}),
     storage: { size: p.workspaceSize ?? BUILTIN_TEMPLATE.storage.size, ...(p.storageClass ? { storageClassName: p.storageClass } : {}) },
   };
-  const catalog = new TemplateCatalog({ kubeConfig: i.kubeConfig, namespace, defaults, logger: i.logger.child({ component: 'templates' }) });
+  const catalog = new TemplateCatalog({ kubeConfig, namespace, defaults, logger: i.logger.child({ component: 'templates' }) });
   const agentRecord = recordNames('Agent').kind;
   const runtime = new KubernetesRuntime({
-    kubeConfig: i.kubeConfig,
+    kubeConfig,
     logger: i.logger,
     model: i.model,
     channelUrl: i.channelUrl,

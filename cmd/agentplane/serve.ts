@@ -251,7 +251,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       channelUrl: () => channel.url,
       templates: o.templates ?? [],
       local: { dataDir, sandbox, workerMain: WORKER_MAIN, ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}) },
-      ...(home.kubeConfig ? { kubeConfig: home.kubeConfig } : {}),
+      ...(home.cluster ? { cluster: home.cluster } : {}),
       ...(o.pods ? { pods: o.pods } : {}),
     });
     const { runtime } = built;
@@ -264,6 +264,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const pluginStarts: (() => Promise<void> | void)[] = [];
     const ctx: PluginContext = {
       config: { dataDir, options: o.pluginOptions ?? {}, eventsPerAgent: o.eventsPerAgent ?? DEFAULT_EVENTS_PER_AGENT },
+      ...(home.cluster ? { cluster: home.cluster } : {}),
       logger: child('plugin'),
       metrics,
       registry: { agents, squads },

@@ -10,6 +10,8 @@ import type { Plugin, PluginContext, Teardown } from './types.js';
 export type BuiltinPlugins = Record<string, () => Promise<Record<string, unknown>>>;
 
 export const DEFAULT_PLUGINS = ['event-store-sqlite', 'sleep-wake'];
+/** The cluster home's defaults: the model credential is mirrored into agents' namespaces too. */
+export const DEFAULT_CLUSTER_PLUGINS = [...DEFAULT_PLUGINS, 'credential-mirror'];
 
 export class PluginError extends Error {
   constructor(
