@@ -22,7 +22,8 @@ if [[ -f "$ARCHIVE" ]]; then
 fi
 
 start=$SECONDS
-tmp="$(scratch "$IMAGES_CACHE/pause")"
+scratch "$IMAGES_CACHE/pause"
+tmp="$SCRATCH"
 mkdir -p "$tmp/rootfs" "$tmp/out"
 log "compiling pause.c (static)"
 # -ffile-prefix-map and a fixed build-id source keep the binary identical across checkouts.
@@ -36,5 +37,6 @@ oci_layer --root-owned --comment "pause.c, gcc -static" "$tmp/rootfs" "$tmp/laye
 config="{\"User\":\"65535:65535\",\"Entrypoint\":$(oci_json_array /pause),\"WorkingDir\":\"/\"}"
 oci_image_archive "$tmp/out/pause.oci.tar" "$NAME" "$config" "$tmp/layer"
 publish "$tmp/out" "$OUT_DIR"
+prune "$IMAGES_CACHE/pause" '[0-9a-f]*'
 log "built $NAME in $((SECONDS - start))s: $ARCHIVE ($(stat -c %s "$ARCHIVE") bytes, manifest $(cat "$ARCHIVE.digest"))"
 echo "$ARCHIVE"
