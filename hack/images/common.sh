@@ -60,14 +60,19 @@ cleanup_scratch() {
 trap cleanup_scratch EXIT
 
 # prune <parent dir> <name glob>: keeps the $AGENTPLANE_IMAGES_KEEP (default 3) most recently
-# built entries matching the glob and deletes the rest, so that every source change does not
-# leave another few hundred MB behind. Set AGENTPLANE_IMAGES_KEEP=0 to keep everything.
+# built or used entries matching the glob, and of the rest deletes those unused for an hour
+# (another worktree sharing the cache may be about to import one), so that every source
+# change does not leave another few hundred MB behind. AGENTPLANE_IMAGES_KEEP=0 keeps all.
 prune() {
   local keep="${AGENTPLANE_IMAGES_KEEP:-3}" d
   [[ "$keep" -gt 0 ]] || return 0
-  # shellcheck disable=SC2012 # names are our own hex keys
+  # shellcheck disable=SC2012,SC2086 # names are our own hex keys; $2 is a glob on purpose
   ls -1dt "$1"/$2 2>/dev/null | tail -n +"$((keep + 1))" | while read -r d; do
+    [[ -n "$(find "$d" -maxdepth 0 -mmin +60)" ]] || continue
     log "pruning old cache entry $d"
     rm -rf --one-file-system "$d"
   done
 }
+
+# used <dir>: marks a cache entry as just used, for prune.
+used() { touch "$1" 2>/dev/null || true; }

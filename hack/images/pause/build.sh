@@ -16,6 +16,7 @@ ARCHIVE="$OUT_DIR/pause.oci.tar"
 
 if [[ "${1:-}" == --ref ]]; then echo "$NAME"; exit 0; fi
 if [[ -f "$ARCHIVE" ]]; then
+  used "$OUT_DIR"
   log "cached: $NAME $ARCHIVE"
   echo "$ARCHIVE"
   exit 0

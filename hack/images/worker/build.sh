@@ -144,6 +144,7 @@ if [[ "${1:-}" == --ref ]]; then echo "$NAME"; exit 0; fi
 OUT_DIR="$IMAGES_CACHE/worker/$TAG"
 ARCHIVE="$OUT_DIR/worker.oci.tar"
 if [[ -f "$ARCHIVE" ]]; then
+  used "$OUT_DIR"
   log "cached: $NAME $ARCHIVE"
   echo "$ARCHIVE"
   exit 0
@@ -157,6 +158,7 @@ layer() {
   local name="$1" key="$2" comment="$3" recipe="$4" dir tmp t0=$SECONDS owned=()
   dir="$(layer_dir "$name" "$key")"
   if [[ -f "$dir/layer.tar.gz" ]]; then
+    used "$dir"
     log "layer $name: cached ($dir)"
     return
   fi
