@@ -145,7 +145,7 @@ check_worker() {
   out="$(w id)"
   [[ "$out" == "uid=10001(agent) gid=10001(agent) groups=10001(agent)" ]] || die "id: $out"
   log "ok: id -> $out"
-  out="$(w sh -c 'git --version && rg --version | head -n1 && ls /etc/ssl/certs/ca-certificates.crt')"
+  out="$(w sh -c 'git --version && rg --version | sed -n 1p && ls /etc/ssl/certs/ca-certificates.crt')"
   log "ok: $(echo "$out" | tr '\n' ' ')"
   # The engine binary the SDK spawns, on the read-only root with HOME on the workspace.
   out="$(w sh -c 'exec "$(node -e "console.log(require.resolve(\"@anthropic-ai/claude-agent-sdk-linux-x64/package.json\").replace(/package.json$/, \"\"))")"claude --version')"

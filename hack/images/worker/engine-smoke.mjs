@@ -25,7 +25,7 @@ const run = async (t) => {
 
 try {
   const first = await run(task(1,
-    '@bash echo "uid $(id -u) home $HOME" > hello.txt && rg --version | head -n1 >> hello.txt && git init -q repo && git -C repo status --short && cat hello.txt\n@say done'));
+    '@bash echo "uid $(id -u) home $HOME" > hello.txt && rg --version | sed -n 1p >> hello.txt && git init -q repo && git -C repo status --short && cat hello.txt\n@say done'));
   const hello = readFileSync('/workspace/hello.txt', 'utf8');
   if (!hello.startsWith('uid 10001 home /workspace\nripgrep')) throw new Error(`hello.txt: ${hello}`);
   const tool = first.events.find((e) => e.type === 'tool_result');
