@@ -67,7 +67,7 @@ ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     LANG=C.UTF-8
 USER 10001:10001
 WORKDIR /
-ENTRYPOINT ["node", "/opt/agentplane/dist/cmd/agentplane-worker/main.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/opt/agentplane/dist/cmd/agentplane-worker/main.js"]
 
 # ---- server: agentplane:dev (manifests/deployment.yaml) ------------------------------------
 # Runs as 65532:65532 like the Deployment's securityContext, with a read-only root

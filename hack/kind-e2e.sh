@@ -123,8 +123,7 @@ k -n "$NS" create secret generic agentplane-model "${model_args[@]}" --dry-run=c
 k apply -k "$REPO_DIR/manifests" >&2
 k patch apiservice v1alpha1.agentplane.io --type merge \
   -p "{\"spec\":{\"caBundle\":\"$(base64 -w0 <"$pki/ca.crt")\"}}" >&2
-# The name of the worker image for agent pods. AGENTPLANE_WORKER_IMAGE is this script's
-# assumption about the pods runtime's setting; adjust here if it reads another.
+# The worker image for agent pods: the "default" template's image (docs/kubernetes-runtime.md).
 k -n "$NS" set env deployment/agentplane "AGENTPLANE_WORKER_IMAGE=$WORKER_IMAGE" >&2
 
 # 4. Ready.

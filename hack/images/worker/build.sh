@@ -202,7 +202,7 @@ tmp="$SCRATCH"
 env_json="$(oci_json_array "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
   "NODE_ENV=production" "LANG=C.UTF-8")"
 config="{\"User\":\"$AGENT_UID:$AGENT_UID\",\"Env\":$env_json"
-config+=",\"Entrypoint\":$(oci_json_array node "/$APP_DIR/dist/cmd/agentplane-worker/main.js")"
+config+=",\"Entrypoint\":$(oci_json_array /usr/bin/tini -- node "/$APP_DIR/dist/cmd/agentplane-worker/main.js")"
 config+=",\"WorkingDir\":\"/\",\"Labels\":{\"org.opencontainers.image.title\":\"agentplane-worker\""
 config+=",\"org.opencontainers.image.version\":$(oci_json_str "$TAG")}}"
 mkdir -p "$tmp/out"
