@@ -93,15 +93,30 @@ start_proc() { # name, binary, args...
   die "$name did not start; see $STATE_DIR/$name.log"
 }
 
-stop_proc() { # name
-  local pid _
-  pid="$(live_pid "$1")" || { rm -f "$STATE_DIR/$1.pid"; return 0; }
-  log "stopping $1 (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
-  rm -f "$STATE_DIR/$1.pid"
+# Alive and not a zombie: the daemons are reparented to pid 1 when `up` exits, and a pid 1
+# that reaps late would otherwise make every stop look slow.
+running() { # pid
+  local st
+  st="$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" || return 1
+  [[ -n "$st" && "$st" != Z ]]
 }
+
+stop_procs() { # names... : TERM them all, then wait (KILL after 10 s)
+  local name pid _ pids=()
+  for name in "$@"; do
+    pid="$(live_pid "$name")" || { rm -f "$STATE_DIR/$name.pid"; continue; }
+    kill -TERM "$pid" 2>/dev/null || true
+    pids+=("$pid")
+  done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 200); do running "$pid" || break; sleep 0.05; done
+    running "$pid" && kill -KILL "$pid" 2>/dev/null || true
+  done
+  for name in "$@"; do rm -f "$STATE_DIR/$name.pid"; done
+  ((${#pids[@]})) && mark "stopped $*"
+  return 0
+}
+stop_proc() { stop_procs "$1"; }
 
 # Starting the apiserver only once etcd accepts connections keeps its log free of a
 # burst of gRPC dial errors, and turns an etcd that cannot start into a clear error.

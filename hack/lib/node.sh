@@ -685,9 +685,7 @@ node_down() {
   [[ -d "$NODE_STATE" ]] || return 0
   BIN="$(cat "$STATE_DIR/bin-dir" 2> /dev/null || echo /nonexistent)"
   node_down_runtime
-  stop_proc local-path-provisioner
-  stop_proc kube-scheduler
-  stop_proc kube-controller-manager
+  stop_procs local-path-provisioner kube-scheduler kube-controller-manager
 }
 
 # After the control plane is stopped: everything outside processes.
