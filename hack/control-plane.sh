@@ -110,7 +110,7 @@ stop_procs() { # names... : TERM them all, then wait (KILL after 10 s)
   done
   for pid in "${pids[@]}"; do
     for _ in $(seq 200); do running "$pid" || break; sleep 0.05; done
-    running "$pid" && kill -KILL "$pid" 2>/dev/null || true
+    if running "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
   done
   for name in "$@"; do rm -f "$STATE_DIR/$name.pid"; done
   ((${#pids[@]})) && mark "stopped $*"
@@ -270,7 +270,11 @@ cmd_up() {
   # A half-up plane (one process died, or a previous `up` was interrupted) is not worth
   # repairing: start from scratch so every `up` yields the same known state.
   if [[ -d "$STATE_DIR" ]]; then
-    log "cleaning up stale state in $STATE_DIR"
+    if is_up; then
+      log "the plane in $STATE_DIR is up $( [[ -d "$NODE_STATE" ]] && echo with || echo without ) a node; restarting it in the other mode"
+    else
+      log "cleaning up stale state in $STATE_DIR"
+    fi
     cmd_down
   fi
 

@@ -49,11 +49,11 @@ node_gateway() { # the first address of POD_CIDR: the bridge's address and the n
 
 node_preflight() {
   [[ $EUID -eq 0 ]] || die "the node needs root (containerd, kubelet, CNI); use AGENTPLANE_CP_NODE=false for an API-only plane"
-  local dep missing=()
+  local dep cmd pkg missing=()
   for dep in "${NODE_DEPS[@]}"; do
-    set -- $dep
-    if [[ "$1" == /* ]]; then [[ -x "$1" ]]; else command -v "$1" > /dev/null; fi ||
-      [[ " ${missing[*]} " == *" $2 "* ]] || missing+=("$2")
+    read -r cmd pkg <<< "$dep"
+    if [[ "$cmd" == /* ]]; then [[ -x "$cmd" ]]; else command -v "$cmd" > /dev/null; fi ||
+      [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
   done
   ((${#missing[@]} == 0)) ||
     die "missing Debian packages for the node: ${missing[*]} (apt-get install -y ${missing[*]}), or use AGENTPLANE_CP_NODE=false"
@@ -564,7 +564,7 @@ node_sweep_cgroups() {
   for d in $(cgroup_kubepods); do
     grep -qxF "$d" "$BASELINE/cgroups" 2> /dev/null && continue
     # Nothing should be left in them after the CRI teardown; if something is, it is ours.
-    for pid in $(find "$d" -name cgroup.procs -exec cat {} + 2> /dev/null); do
+    find "$d" -name cgroup.procs -exec cat {} + 2> /dev/null | while read -r pid; do
       kill -KILL "$pid" 2> /dev/null || true
     done
     find "$d" -depth -type d -exec rmdir {} + 2> /dev/null || true
@@ -582,8 +582,8 @@ mounts_under() {
 }
 
 sweep_mounts() { # dir
-  local m i
-  for i in 1 2 3; do
+  local m _
+  for _ in 1 2 3; do
     for m in $(mounts_under "$1"); do
       m="$(printf '%b' "$m")"
       umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null || true
@@ -596,12 +596,13 @@ sweep_mounts() { # dir
 }
 
 node_sweep_network() {
-  # Each netns is a bind mount of an nsfs inode in /run/netns; CRI removed ours. One left
-  # behind here would only be one that appeared while we were up and is still mounted.
+  # Pod netns are mounted under the state dir (netns_mounts_under_state_dir), so the mount
+  # sweep has removed any CRI left. One in /run/netns is not ours, but worth a word.
   local ns
-  for ns in $(ls /run/netns 2> /dev/null); do
-    grep -qxF "$ns" "$BASELINE/netns" 2> /dev/null && continue
-    [[ "$ns" == cni-* ]] && log "warning: netns $ns appeared while the node was up and is still there (not removed: it may not be ours)"
+  for ns in /run/netns/cni-*; do
+    [[ -e "$ns" ]] || continue
+    grep -qxF "${ns##*/}" "$BASELINE/netns" 2> /dev/null && continue
+    log "warning: netns $ns appeared while the node was up (not removed: it is not ours)"
   done
   # Deleting the bridge also deletes any veth still attached to it.
   local veth
@@ -633,8 +634,8 @@ node_sweep_iptables() { # iptables | ip6tables
       for c in $chains; do echo "-F $c"; done
       for c in $chains; do echo "-X $c"; done
       echo COMMIT
-    } | "$ipt-restore" --noflush || log "warning: could not remove $ipt $t chains: $(echo $chains)"
-    log "removed $ipt $t chains: $(echo $chains)"
+    } | "$ipt-restore" --noflush || log "warning: could not remove $ipt $t chains: ${chains//$'\n'/ }"
+    log "removed $ipt $t chains: ${chains//$'\n'/ }"
   done
 }
 
@@ -721,7 +722,7 @@ node_check_clean() { # [report file]
       done
     done
     ip -o link show | awk -F': ' '{ print "link: " $2 }' | cut -d@ -f1
-    ls /run/netns 2> /dev/null | sed 's/^/netns: /'
+    find /run/netns -mindepth 1 -maxdepth 1 -printf 'netns: %f\n' 2> /dev/null || true
     find /sys/fs/cgroup -maxdepth 2 -mindepth 1 -type d | sed 's/^/cgroup: /'
     for p in "${NODE_PATHS[@]}" "$NODE_CLAIM"; do [[ -e "$p" ]] && echo "path: $p"; done
     find /var/log/containers /var/log/pods /var/lib/cni /run/containerd -mindepth 1 2> /dev/null | sed 's/^/file: /'

@@ -49,9 +49,13 @@ describe('e2e: the local cluster node', function () {
 
   before(async function () {
     const why = unsupported();
-    if (why) this.skip();
+    if (why) {
+      console.warn(`      (skipped: the node ${why})`);
+      this.skip();
+    }
     this.timeout(30 * 60_000); // a first run builds the Kubernetes binaries
-    cluster = await controlPlaneUp({ node: true });
+    // The pause image is all this needs; the worker image is the agent suites' business.
+    cluster = await controlPlaneUp({ node: true, workerImage: false });
   });
 
   after(async () => {

@@ -52,13 +52,24 @@ export interface Cluster extends ControlPlane {
   ctr(args: string[], opts?: RunOptions): Promise<RunResult>;
 }
 
+export interface NodeOptions {
+  node: true;
+  /** Import the worker image (hack/build-images.sh worker, built on first use). Default true. */
+  workerImage?: boolean;
+}
+
 export async function controlPlaneUp(): Promise<ControlPlane>;
 export async function controlPlaneUp(opts: { node: false }): Promise<ControlPlane>;
-export async function controlPlaneUp(opts: { node: true }): Promise<Cluster>;
-export async function controlPlaneUp(opts: { node?: boolean } = {}): Promise<ControlPlane | Cluster> {
+export async function controlPlaneUp(opts: NodeOptions): Promise<Cluster>;
+export async function controlPlaneUp(opts: { node?: boolean; workerImage?: boolean } = {}): Promise<ControlPlane | Cluster> {
   const parent = mkdtempSync(join(tmpdir(), 'agentplane-cp-'));
   const dir = join(parent, 'cp');
-  const env = { ...process.env, AGENTPLANE_CP_DIR: dir, AGENTPLANE_CP_NODE: String(opts.node === true) };
+  const env = {
+    ...process.env,
+    AGENTPLANE_CP_DIR: dir,
+    AGENTPLANE_CP_NODE: String(opts.node === true),
+    AGENTPLANE_CP_WORKER_IMAGE: String(opts.workerImage !== false),
+  };
   const down = async (): Promise<void> => {
     await run('bash', [SCRIPT, 'down'], { env, timeout: 120_000 }).catch(() => undefined);
     rmSync(parent, { recursive: true, force: true });
