@@ -4,8 +4,8 @@
 #
 #   hack/build-images.sh pause        # agentplane.local/pause:1
 #   hack/build-images.sh worker       # agentplane.local/worker:<content hash>
-#   hack/build-images.sh pause-ref    # the image names only (worker-ref builds the worker
-#   hack/build-images.sh worker-ref   #   inputs first: its tag is their content hash)
+#   hack/build-images.sh pause-ref    # the image names only, without building (the worker's
+#   hack/build-images.sh worker-ref   #   tag is a hash of its inputs, so it is known up front)
 #   hack/build-images.sh all          # both archives, one per line
 #
 # Load an archive with `ctr -n k8s.io images import <archive>` (or `docker load -i`).

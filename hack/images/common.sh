@@ -40,14 +40,13 @@ publish() {
   fi
 }
 
-# scratch <parent dir> -> a fresh scratch directory there, removed on exit unless published.
+# scratch <parent dir>: sets SCRATCH to a fresh scratch directory there, removed on exit
+# unless published. (It sets a variable: in a $(...) subshell the exit trap would not see it.)
 SCRATCH_DIRS=()
 scratch() {
   mkdir -p "$1"
-  local d
-  d="$(mktemp -d "$1/.build.XXXXXX")"
-  SCRATCH_DIRS+=("$d")
-  echo "$d"
+  SCRATCH="$(mktemp -d "$1/.build.XXXXXX")"
+  SCRATCH_DIRS+=("$SCRATCH")
 }
 cleanup_scratch() {
   local d
@@ -55,7 +54,25 @@ cleanup_scratch() {
     [[ -e "$d" ]] || continue
     # A debootstrap chroot may still have /proc or /dev mounted if it was interrupted.
     grep -F " $d/" /proc/self/mounts | cut -d' ' -f2 | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
-    rm -rf "$d"
+    rm -rf --one-file-system "$d"
   done
 }
 trap cleanup_scratch EXIT
+
+# prune <parent dir> <name glob>: keeps the $AGENTPLANE_IMAGES_KEEP (default 3) most recently
+# built or used entries matching the glob, and of the rest deletes those unused for an hour
+# (another worktree sharing the cache may be about to import one), so that every source
+# change does not leave another few hundred MB behind. AGENTPLANE_IMAGES_KEEP=0 keeps all.
+prune() {
+  local keep="${AGENTPLANE_IMAGES_KEEP:-3}" d
+  [[ "$keep" -gt 0 ]] || return 0
+  # shellcheck disable=SC2012,SC2086 # names are our own hex keys; $2 is a glob on purpose
+  ls -1dt "$1"/$2 2>/dev/null | tail -n +"$((keep + 1))" | while read -r d; do
+    [[ -n "$(find "$d" -maxdepth 0 -mmin +60)" ]] || continue
+    log "pruning old cache entry $d"
+    rm -rf --one-file-system "$d"
+  done
+}
+
+# used <dir>: marks a cache entry as just used, for prune.
+used() { touch "$1" 2>/dev/null || true; }

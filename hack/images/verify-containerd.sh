@@ -123,12 +123,16 @@ check_worker() {
   chown 10001:10001 "$T/workspace"
   # As the runtime will run it: non-root, read-only root filesystem, /tmp a tmpfs and the
   # workspace a volume, HOME pointing at the workspace.
-  local run=("${CTR[@]}" run "${RUNOPTS[@]}" --rm --user 10001:10001 --read-only
+  # ctr 1.6 (Debian 12) has no --user: the image's own User (10001:10001) applies, which
+  # the `id` check below proves. Newer ctr gets the flag too, as the runtime will set it.
+  local user=()
+  ctr run --help 2>&1 | grep -q -- '--user' && user=(--user 10001:10001)
+  local run=("${CTR[@]}" run "${RUNOPTS[@]}" --rm "${user[@]}" --read-only
     --mount "type=tmpfs,src=tmpfs,dst=/tmp,options=nosuid:nodev:mode=1777"
     --mount "type=bind,src=$T/workspace,dst=/workspace,options=rbind:rw"
-    --env HOME=/workspace --cwd /opt/agentplane "$name")
+    --env HOME=/workspace --cwd /opt/agentplane)
   local n=0 out
-  w() { n=$((n + 1)); "${run[@]}" "w$n" "$@"; }
+  w() { n=$((n + 1)); "${run[@]}" "$name" "w$n" "$@"; }
 
   out="$(w node --version)"
   log "ok: node --version -> $out"
@@ -141,14 +145,20 @@ check_worker() {
   out="$(w id)"
   [[ "$out" == "uid=10001(agent) gid=10001(agent) groups=10001(agent)" ]] || die "id: $out"
   log "ok: id -> $out"
-  out="$(w sh -c 'git --version && rg --version | head -n1 && ls /etc/ssl/certs/ca-certificates.crt')"
+  out="$(w sh -c 'git --version && rg --version | sed -n 1p && ls /etc/ssl/certs/ca-certificates.crt')"
   log "ok: $(echo "$out" | tr '\n' ' ')"
   # The engine binary the SDK spawns, on the read-only root with HOME on the workspace.
   out="$(w sh -c 'exec "$(node -e "console.log(require.resolve(\"@anthropic-ai/claude-agent-sdk-linux-x64/package.json\").replace(/package.json$/, \"\"))")"claude --version')"
   log "ok: claude --version -> $out"
+  # A real engine task (Bash tool, then a resumed session) against the scripted model.
+  out="$("${run[@]}" --mount "type=bind,src=$IMAGES_DIR/worker,dst=/smoke,options=rbind:ro" \
+    "$name" w-smoke node /smoke/engine-smoke.mjs 2>&1)" ||
+    die "engine smoke test failed: $out"
+  log "ok: $out"
+  log "workspace after the engine ran: $(cd "$T/workspace" && find . -maxdepth 2 | sort | tr '\n' ' ')"
   # The worker entrypoint itself: without its settings it must fail with exit 2 and a message.
   local rc=0
-  out="$("${CTR[@]}" run "${RUNOPTS[@]}" --rm --user 10001:10001 --read-only "$name" w-entry 2>&1)" || rc=$?
+  out="$("${CTR[@]}" run "${RUNOPTS[@]}" --rm "${user[@]}" --read-only "$name" w-entry 2>&1)" || rc=$?
   [[ $rc -eq 2 && "$out" == *"AGENTPLANE_SERVER_URL must be set"* ]] || die "entrypoint: exit $rc: $out"
   log "ok: entrypoint runs (exit 2 without AGENTPLANE_SERVER_URL, as designed)"
 }

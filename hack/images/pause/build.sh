@@ -16,13 +16,15 @@ ARCHIVE="$OUT_DIR/pause.oci.tar"
 
 if [[ "${1:-}" == --ref ]]; then echo "$NAME"; exit 0; fi
 if [[ -f "$ARCHIVE" ]]; then
+  used "$OUT_DIR"
   log "cached: $NAME $ARCHIVE"
   echo "$ARCHIVE"
   exit 0
 fi
 
 start=$SECONDS
-tmp="$(scratch "$IMAGES_CACHE/pause")"
+scratch "$IMAGES_CACHE/pause"
+tmp="$SCRATCH"
 mkdir -p "$tmp/rootfs" "$tmp/out"
 log "compiling pause.c (static)"
 # -ffile-prefix-map and a fixed build-id source keep the binary identical across checkouts.
@@ -36,5 +38,6 @@ oci_layer --root-owned --comment "pause.c, gcc -static" "$tmp/rootfs" "$tmp/laye
 config="{\"User\":\"65535:65535\",\"Entrypoint\":$(oci_json_array /pause),\"WorkingDir\":\"/\"}"
 oci_image_archive "$tmp/out/pause.oci.tar" "$NAME" "$config" "$tmp/layer"
 publish "$tmp/out" "$OUT_DIR"
+prune "$IMAGES_CACHE/pause" '[0-9a-f]*'
 log "built $NAME in $((SECONDS - start))s: $ARCHIVE ($(stat -c %s "$ARCHIVE") bytes, manifest $(cat "$ARCHIVE.digest"))"
 echo "$ARCHIVE"
