@@ -49,7 +49,12 @@ CNI_NETWORK=agentplane
 NODE_CLAIM=/run/agentplane-cp-node
 
 log() { echo "control-plane: $*" >&2; }
-die() { log "error: $*"; exit 1; }
+# A background image import (lib/node.sh) must not outlive a failed `up` and race `down`.
+die() {
+  log "error: $*"
+  [[ -n "${WORKER_JOB:-}" ]] && wait "$WORKER_JOB" 2>/dev/null
+  exit 1
+}
 
 # Step timing on stderr: "[ 3.2s +0.4s] what just finished".
 T0="$(date +%s%N)"

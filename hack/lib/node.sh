@@ -261,17 +261,31 @@ node_import() { # archive
   log "imported $name ($digest)"
 }
 
-node_images() {
+# The pause image is needed at once (every sandbox, the provisioner's helper pods). The
+# worker image unpacks about 800 MB (25 to 50 s), so it is built and imported in the
+# background while the components start, and node_images_wait waits for it at the end.
+WORKER_JOB=""
+node_images_start() {
   node_import "$PAUSE_ARCHIVE"
   mark "pause image imported"
   [[ "$WORKER_IMAGE" == false ]] && return 0
-  local worker
-  if worker="$("$HACK_DIR/build-images.sh" worker 2> "$NODE_STATE/build-worker.log" | tail -n1)" && [[ -f "$worker" ]]; then
+  (
+    worker="$("$HACK_DIR/build-images.sh" worker | tail -n1)" && [[ -f "$worker" ]] || exit 3
     node_import "$worker"
-    mark "worker image imported"
-  else
-    log "warning: no worker image (hack/build-images.sh worker failed; see $NODE_STATE/build-worker.log); pods of the worker image will not start"
-  fi
+  ) > "$NODE_STATE/worker-image.log" 2>&1 &
+  WORKER_JOB=$!
+}
+
+node_images_wait() {
+  [[ -n "$WORKER_JOB" ]] || return 0
+  local rc=0
+  wait "$WORKER_JOB" || rc=$?
+  WORKER_JOB=""
+  case "$rc" in
+    0) mark "worker image: $(tail -n1 "$NODE_STATE/worker-image.log" | sed 's/^control-plane: //')" ;;
+    3) log "warning: no worker image (hack/build-images.sh worker failed; see $NODE_STATE/worker-image.log); pods of the worker image will not start" ;;
+    *) die "importing the worker image failed; see $NODE_STATE/worker-image.log" ;;
+  esac
 }
 
 # ---------------------------------------------------------------------------------------
@@ -514,11 +528,12 @@ node_up_after_apiserver() { # server url
   gw="$(node_gateway)"
   node_wait_containerd
   mark "containerd ready"
-  node_images
+  node_images_start
   node_manifests
   node_start_components "$server" "$gw"
   mark "controller-manager, scheduler, kubelet, provisioner started"
   node_wait_ready
+  node_images_wait
 }
 
 # ---------------------------------------------------------------------------------------
@@ -693,10 +708,13 @@ node_down() {
 node_down_sweep() {
   [[ -d "$NODE_STATE" ]] || return 0
   node_sweep_cgroups
+  mark "cgroups removed"
   sweep_mounts "$STATE_DIR" || die "mounts remain under $STATE_DIR; not deleting it"
+  mark "mounts removed"
   node_sweep_network
   node_restore_sysctls
   node_sweep_paths
+  mark "network, sysctls and paths restored"
   [[ "$(cat "$NODE_CLAIM" 2> /dev/null)" == "$STATE_DIR" ]] && rm -f "$NODE_CLAIM"
   return 0
 }
