@@ -84,10 +84,16 @@ node_baseline() {
       "$ipt-save" -t "$t" 2> /dev/null | sed -n 's/^:\([^ ]*\) .*/\1/p' > "$BASELINE/$ipt-$t" || true
     done
   done
+  nft_tables > "$BASELINE/nft-tables"
   for d in "${NODE_PATHS[@]}"; do [[ -e "$d" ]] && echo "$d"; done > "$BASELINE/paths"
   cgroup_kubepods > "$BASELINE/cgroups"
   ls /run/netns 2> /dev/null > "$BASELINE/netns" || true
 }
+
+# With iptables-nft (Debian's default), adding a chain creates the nftables table and its
+# base chains, and deleting the chain leaves them: the sweep removes tables that were not
+# there at `up` and hold no rule.
+nft_tables() { if command -v nft > /dev/null; then nft list tables 2> /dev/null || true; fi; }
 
 cgroup_kubepods() { # every kubepods cgroup dir (cgroup v1 hierarchies and v2)
   local d
@@ -627,6 +633,7 @@ node_sweep_network() {
   ip link del "$BRIDGE" 2> /dev/null || true
   node_sweep_iptables iptables
   node_sweep_iptables ip6tables
+  node_sweep_nft_tables
 }
 
 # KUBE-* and CNI-* chains that were not there at `up`: every rule that jumps to them is
@@ -651,6 +658,17 @@ node_sweep_iptables() { # iptables | ip6tables
       echo COMMIT
     } | "$ipt-restore" --noflush || log "warning: could not remove $ipt $t chains: ${chains//$'\n'/ }"
     log "removed $ipt $t chains: ${chains//$'\n'/ }"
+  done
+}
+
+node_sweep_nft_tables() {
+  [[ -f "$BASELINE/nft-tables" ]] || return 0
+  local fam name
+  # "table ip nat": only base chains and no rules means empty.
+  nft_tables | grep -vxF -f "$BASELINE/nft-tables" | while read -r _ fam name; do
+    if ! nft list table "$fam" "$name" 2> /dev/null | grep -qvE '^[[:space:]]*(table |chain |type |}|$)'; then
+      nft delete table "$fam" "$name" && log "removed empty nftables table $fam $name (left by the iptables sweep)"
+    fi
   done
 }
 
@@ -739,6 +757,7 @@ node_check_clean() { # [report file]
         "$ipt-save" -t "$t" 2> /dev/null | grep -E '^(:|-A)' | sed "s/^/$ipt $t: /; s/ \[[0-9:]*\]\$//"
       done
     done
+    nft_tables | sed 's/^/nft: /'
     ip -o link show | awk -F': ' '{ print "link: " $2 }' | cut -d@ -f1
     find /run/netns -mindepth 1 -maxdepth 1 -printf 'netns: %f\n' 2> /dev/null || true
     find /sys/fs/cgroup -maxdepth 2 -mindepth 1 -type d | sed 's/^/cgroup: /'
