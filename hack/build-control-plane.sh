@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Builds the test control plane binaries (kube-apiserver, etcd, kubectl) from the Go
-# modules pinned in hack/tools, and prints the directory holding them on the last line
-# of stdout. Progress goes to stderr so callers can do: bin=$(hack/build-control-plane.sh)
+# Builds the test cluster's binaries from the Go modules pinned in hack/tools, and prints
+# the directory holding them on the last line of stdout. Progress goes to stderr so
+# callers can do: bin=$(hack/build-control-plane.sh)
+#
+#   control plane  kube-apiserver, etcd, kubectl
+#   node           kubelet, kube-controller-manager, kube-scheduler, crictl,
+#                  local-path-provisioner and its local-path-helper
+#
+# AGENTPLANE_CP_NODE=false asks for the control plane only (what the API-only
+# `control-plane.sh up` needs); the default is the whole set.
 #
 # Order of preference:
 #   1. $KUBEBUILDER_ASSETS, when it holds kube-apiserver and etcd (what envtest/setup-envtest
@@ -27,13 +34,31 @@ K8S_VERSION="$(required_version "$TOOLS_DIR/go.mod" k8s.io/kubernetes)"
 ETCD_VERSION="$(required_version "$TOOLS_DIR/etcd/go.mod" go.etcd.io/etcd/server/v3)"
 [[ -n "$K8S_VERSION" && -n "$ETCD_VERSION" ]] || die "could not read pinned versions from $TOOLS_DIR"
 K8S_MINOR="$(echo "$K8S_VERSION" | cut -d. -f2)"   # v1.34.4 -> 34
+LPP_VERSION="$(required_version "$TOOLS_DIR/local-path-provisioner/go.mod" github.com/rancher/local-path-provisioner)"
+CRICTL_VERSION="$(required_version "$TOOLS_DIR/crictl/go.mod" sigs.k8s.io/cri-tools)"
+[[ -n "$LPP_VERSION" && -n "$CRICTL_VERSION" ]] || die "could not read pinned node tool versions from $TOOLS_DIR"
+NODE="${AGENTPLANE_CP_NODE:-true}"
+[[ "$NODE" == true || "$NODE" == false ]] || die "AGENTPLANE_CP_NODE must be true or false, not '$NODE'"
 
 CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/agentplane/control-plane"
 BIN_DIR="$CACHE_ROOT/$K8S_VERSION-$ETCD_VERSION/bin"
 
-have_all() { # dir -> true when the three binaries are there and executable
-  local d="$1" b
-  for b in kube-apiserver etcd kubectl; do [[ -x "$d/$b" ]] || return 1; done
+API_BINS=(kube-apiserver etcd kubectl)
+NODE_BINS=(kubelet kube-controller-manager kube-scheduler crictl local-path-provisioner local-path-helper)
+# local-path-provisioner and crictl have versions of their own, which the directory name
+# (the Kubernetes and etcd versions) does not cover; this file in the bin dir does.
+NODE_STAMP=".node-tools"
+NODE_STAMP_TEXT="local-path-provisioner $LPP_VERSION, crictl $CRICTL_VERSION"
+REQUIRED=("${API_BINS[@]}")
+[[ "$NODE" == true ]] && REQUIRED+=("${NODE_BINS[@]}")
+
+missing() { # dir -> the required binaries it lacks, one per line
+  local d="$1" b stale=false
+  [[ "$NODE" == true && "$(cat "$d/$NODE_STAMP" 2>/dev/null)" != "$NODE_STAMP_TEXT" ]] && stale=true
+  for b in "${REQUIRED[@]}"; do
+    case "$b" in crictl | local-path-*) $stale && { echo "$b"; continue; } ;; esac
+    [[ -x "$d/$b" ]] || echo "$b"
+  done
 }
 
 # kubectl on the machine is only good enough if it is the same minor: kubectl supports
@@ -62,70 +87,95 @@ go_build() { # module dir, output dir, packages...
   #   git checkout, whose state has nothing to do with these binaries (and VCS stamping
   #   fails outright in checkouts owned by another user).
   (cd "$dir" && CGO_ENABLED=0 GOFLAGS="-mod=mod" \
-    go build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$out/" "$@")
+    go build -trimpath -buildvcs=false -ldflags "${GO_LDFLAGS:-$LDFLAGS}" -o "$out/" "$@")
+}
+
+# Builds what `missing` reports into dir. Everything goes to a scratch dir first and is
+# moved in at the end, so an interrupted build never leaves a partial set that a later
+# run would mistake for a cache hit.
+build_missing() { # dir
+  local dir="$1" b k start=$SECONDS
+  local -a want pkgs=()
+  mapfile -t want < <(missing "$dir")
+  ((${#want[@]})) || return 0
+  command -v go >/dev/null || die "go is required to build ${want[*]} (or set KUBEBUILDER_ASSETS)"
+  tmp="$(mktemp -d "$dir/.build.XXXXXX")"
+  trap 'rm -rf "$tmp"' EXIT
+  has() { [[ " ${want[*]} " == *" $1 "* ]]; }
+
+  for b in kube-apiserver kubelet kube-controller-manager kube-scheduler; do
+    has "$b" && pkgs+=("k8s.io/kubernetes/cmd/$b")
+  done
+  if has kubectl; then
+    if k="$(machine_kubectl)"; then
+      log "using machine kubectl $k (same minor as $K8S_VERSION)"
+      ln -sfn "$k" "$tmp/kubectl"
+    else
+      pkgs+=(k8s.io/kubernetes/cmd/kubectl)
+    fi
+  fi
+  if ((${#pkgs[@]})); then
+    log "building ${pkgs[*]##*/} $K8S_VERSION (many minutes with a cold Go build cache)"
+    # One go build for all of them: they share most packages, which then compile once.
+    go_build "$TOOLS_DIR" "$tmp" "${pkgs[@]}"
+  fi
+  if has etcd; then
+    log "building etcd $ETCD_VERSION"
+    go_build "$TOOLS_DIR/etcd" "$tmp" .
+  fi
+  if has local-path-provisioner || has local-path-helper; then
+    log "building local-path-provisioner $LPP_VERSION and local-path-helper"
+    # Not the Kubernetes -X flags: this links its own client-go (v0.30), whose version
+    # they would misstate.
+    GO_LDFLAGS="-s -w" go_build "$TOOLS_DIR/local-path-provisioner" "$tmp" \
+      github.com/rancher/local-path-provisioner ./local-path-helper
+  fi
+  if has crictl; then
+    log "building crictl $CRICTL_VERSION"
+    GO_LDFLAGS="-s -w -X sigs.k8s.io/cri-tools/pkg/version.Version=$CRICTL_VERSION" \
+      go_build "$TOOLS_DIR/crictl" "$tmp" sigs.k8s.io/cri-tools/cmd/crictl
+  fi
+
+  for b in "${want[@]}"; do
+    [[ -x "$tmp/$b" || -L "$tmp/$b" ]] || die "build did not produce $b"
+    mv -f "$tmp/$b" "$dir/$b"
+  done
+  [[ "$NODE" == true ]] && echo "$NODE_STAMP_TEXT" > "$dir/$NODE_STAMP"
+  rm -rf "$tmp"
+  trap - EXIT
+  log "built ${want[*]} in $((SECONDS - start))s: $dir"
 }
 
 # 1. Pre-provisioned assets.
 if [[ -n "${KUBEBUILDER_ASSETS:-}" && -x "$KUBEBUILDER_ASSETS/kube-apiserver" && -x "$KUBEBUILDER_ASSETS/etcd" ]]; then
-  if [[ -x "$KUBEBUILDER_ASSETS/kubectl" ]]; then
+  if [[ -z "$(missing "$KUBEBUILDER_ASSETS")" ]]; then
     log "using KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
     echo "$KUBEBUILDER_ASSETS"
     exit 0
   fi
-  # The assets lack kubectl: assemble one directory of symlinks, so callers still get
-  # a single bin dir. Keyed by the assets path so different asset sets do not collide.
+  # The assets lack kubectl (or the node binaries): assemble one directory of symlinks
+  # plus the missing binaries, so callers still get a single bin dir. Keyed by the assets
+  # path so different asset sets do not collide.
   key="$(printf '%s' "$KUBEBUILDER_ASSETS" | sha256sum | cut -c1-12)"
   dir="$CACHE_ROOT/kubebuilder-assets-$key/bin"
   mkdir -p "$dir"
-  ln -sfn "$KUBEBUILDER_ASSETS/kube-apiserver" "$dir/kube-apiserver"
-  ln -sfn "$KUBEBUILDER_ASSETS/etcd" "$dir/etcd"
-  if [[ ! -x "$dir/kubectl" ]]; then
-    if k="$(machine_kubectl)"; then
-      ln -sfn "$k" "$dir/kubectl"
-    else
-      log "KUBEBUILDER_ASSETS has no kubectl; building kubectl $K8S_VERSION"
-      tmp="$(mktemp -d "$dir/.build.XXXXXX")"
-      trap 'rm -rf "$tmp"' EXIT
-      go_build "$TOOLS_DIR" "$tmp" k8s.io/kubernetes/cmd/kubectl
-      mv -f "$tmp/kubectl" "$dir/kubectl"
-    fi
-  fi
-  log "using KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS (kubectl from $dir)"
+  for b in "${REQUIRED[@]}"; do
+    [[ -x "$KUBEBUILDER_ASSETS/$b" ]] && ln -sfn "$KUBEBUILDER_ASSETS/$b" "$dir/$b"
+  done
+  build_missing "$dir"
+  log "using KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS (the rest from $dir)"
   echo "$dir"
   exit 0
 fi
 
 # 2. Cache hit.
-if have_all "$BIN_DIR"; then
+mkdir -p "$BIN_DIR"
+if [[ -z "$(missing "$BIN_DIR")" ]]; then
   log "cached: $BIN_DIR"
   echo "$BIN_DIR"
   exit 0
 fi
 
-# 3. Build. Everything goes to a scratch dir first and is moved in at the end, so an
-# interrupted build never leaves a partial set that step 2 would mistake for a cache hit.
-command -v go >/dev/null || die "go is required to build the control plane (or set KUBEBUILDER_ASSETS)"
-mkdir -p "$BIN_DIR"
-tmp="$(mktemp -d "$BIN_DIR/.build.XXXXXX")"
-trap 'rm -rf "$tmp"' EXIT
-
-start=$SECONDS
-pkgs=(k8s.io/kubernetes/cmd/kube-apiserver)
-if k="$(machine_kubectl)"; then
-  log "using machine kubectl $k (same minor as $K8S_VERSION)"
-  ln -sfn "$k" "$tmp/kubectl"
-else
-  pkgs+=(k8s.io/kubernetes/cmd/kubectl)
-fi
-log "building ${pkgs[*]##*/} $K8S_VERSION (several minutes with a cold Go build cache)"
-# One go build for both commands: they share most packages, which then compile once.
-go_build "$TOOLS_DIR" "$tmp" "${pkgs[@]}"
-log "building etcd $ETCD_VERSION"
-go_build "$TOOLS_DIR/etcd" "$tmp" .
-
-for b in kube-apiserver etcd kubectl; do
-  [[ -x "$tmp/$b" || -L "$tmp/$b" ]] || die "build did not produce $b"
-  mv -f "$tmp/$b" "$BIN_DIR/$b"
-done
-log "built in $((SECONDS - start))s: $BIN_DIR"
+# 3. Build what is missing into the cache.
+build_missing "$BIN_DIR"
 echo "$BIN_DIR"

@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# A throwaway Kubernetes control plane (etcd + kube-apiserver, no controller-manager,
-# scheduler or nodes) for agentplane's aggregated-API tests.
+# A throwaway local Kubernetes cluster for agentplane's tests: etcd + kube-apiserver, and
+# (unless AGENTPLANE_CP_NODE=false) one node: containerd, kube-controller-manager,
+# kube-scheduler, a kubelet and local-path-provisioner, all as host processes.
 #
-#   hack/control-plane.sh up     build/reuse binaries, start, wait for /readyz;
-#                                last stdout line is the admin kubeconfig path
-#   hack/control-plane.sh down   stop both processes and delete the state dir
+#   hack/control-plane.sh up     build/reuse binaries, start, wait for /readyz (and for the
+#                                node to be Ready); last stdout line is the admin kubeconfig
+#   hack/control-plane.sh down   stop everything, remove every trace on the machine (pods,
+#                                mounts, network, cgroups, iptables) and the state dir
 #   hack/control-plane.sh env    print export lines (KUBECONFIG, ...) for a running plane
+#   hack/control-plane.sh check-clean
+#                                list what a node-mode plane leaves on the machine; exit 1 if
+#                                anything of ours is left (see hack/README.md)
+#   hack/control-plane.sh crictl|ctr ARGS...
+#                                run crictl / ctr (namespace k8s.io) against the node's containerd
 #   hack/control-plane.sh register
 #                                start agentplane (dist/, built by `make build`) in Kubernetes
 #                                mode against the plane and register its APIService; waits for
 #                                Available=True; last stdout line is agentplane's https URL
 #
-# State (certs, etcd data, pid files, logs, kubeconfig) lives in
-# ${AGENTPLANE_CP_DIR:-/tmp/agentplane-cp}. Progress goes to stderr.
+# State (certs, etcd data, pid files, logs, kubeconfigs, containerd and kubelet dirs, volumes)
+# lives in ${AGENTPLANE_CP_DIR:-/tmp/agentplane-cp}. Progress goes to stderr.
 set -euo pipefail
 
 HACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,8 +32,42 @@ PKI="$STATE_DIR/pki"
 KUBECONFIG_PATH="$STATE_DIR/admin.kubeconfig"
 MARKER="$STATE_DIR/.agentplane-cp"   # proves a dir is ours before `down` deletes it
 
+# --- node mode (see "node" below)
+NODE="${AGENTPLANE_CP_NODE:-true}"
+NODE_NAME="${AGENTPLANE_CP_NODE_NAME:-agentplane-node}"
+POD_CIDR="${AGENTPLANE_CP_POD_CIDR:-10.88.0.0/16}"
+WORKER_IMAGE="${AGENTPLANE_CP_WORKER_IMAGE:-true}"
+NODE_STATE="$STATE_DIR/node"            # exists iff this plane has a node; `down` keys off it
+BASELINE="$NODE_STATE/baseline"         # the machine as found by `up`, restored by `down`
+CTRD_DIR="$STATE_DIR/containerd"
+CTRD_SOCK="$CTRD_DIR/containerd.sock"
+# Machine-wide names, distinct from a Debian/podman/k3s install's (cni0, 10.88 podman0, ...)
+# so that `down` can tell what is ours. Only one node-mode plane runs per machine (it owns
+# these names); the claim file says which state dir does.
+BRIDGE=agentplane0
+CNI_NETWORK=agentplane
+NODE_CLAIM=/run/agentplane-cp-node
+
 log() { echo "control-plane: $*" >&2; }
-die() { log "error: $*"; exit 1; }
+# A background image import (lib/node.sh) must not outlive a failed `up` and race `down`.
+die() {
+  log "error: $*"
+  [[ -n "${WORKER_JOB:-}" ]] && wait "$WORKER_JOB" 2>/dev/null
+  exit 1
+}
+
+# Step timing on stderr: "[ 3.2s +0.4s] what just finished".
+T0="$(date +%s%N)"
+T_LAST="$T0"
+mark() {
+  local now
+  now="$(date +%s%N)"
+  log "$(awk -v a="$T0" -v b="$T_LAST" -v n="$now" 'BEGIN { printf "[%5.1fs +%4.1fs]", (n - a) / 1e9, (n - b) / 1e9 }') $*"
+  T_LAST="$now"
+}
+
+# shellcheck source=lib/node.sh
+source "$HACK_DIR/lib/node.sh"
 
 # ---------------------------------------------------------------------------------------
 # processes
@@ -57,15 +98,30 @@ start_proc() { # name, binary, args...
   die "$name did not start; see $STATE_DIR/$name.log"
 }
 
-stop_proc() { # name
-  local pid _
-  pid="$(live_pid "$1")" || { rm -f "$STATE_DIR/$1.pid"; return 0; }
-  log "stopping $1 (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
-  rm -f "$STATE_DIR/$1.pid"
+# Alive and not a zombie: the daemons are reparented to pid 1 when `up` exits, and a pid 1
+# that reaps late would otherwise make every stop look slow.
+running() { # pid
+  local st
+  st="$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" || return 1
+  [[ -n "$st" && "$st" != Z ]]
 }
+
+stop_procs() { # names... : TERM them all, then wait (KILL after 10 s)
+  local name pid _ pids=()
+  for name in "$@"; do
+    pid="$(live_pid "$name")" || { rm -f "$STATE_DIR/$name.pid"; continue; }
+    kill -TERM "$pid" 2>/dev/null || true
+    pids+=("$pid")
+  done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 200); do running "$pid" || break; sleep 0.05; done
+    if running "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+  done
+  for name in "$@"; do rm -f "$STATE_DIR/$name.pid"; done
+  ((${#pids[@]})) && mark "stopped $*"
+  return 0
+}
+stop_proc() { stop_procs "$1"; }
 
 # Starting the apiserver only once etcd accepts connections keeps its log free of a
 # burst of gRPC dial errors, and turns an etcd that cannot start into a clear error.
@@ -88,7 +144,16 @@ is_up() {
   [[ -f "$STATE_DIR/bin-dir" && -f "$KUBECONFIG_PATH" ]] || return 1
   live_pid etcd >/dev/null && live_pid kube-apiserver >/dev/null || return 1
   BIN="$(cat "$STATE_DIR/bin-dir")"
+  if [[ -d "$NODE_STATE" ]]; then
+    local name
+    for name in "${NODE_PROCS[@]}"; do live_pid "$name" > /dev/null || return 1; done
+  fi
   readyz
+}
+
+# The plane that is up has the mode that is asked for.
+mode_matches() {
+  if [[ "$NODE" == true ]]; then [[ -d "$NODE_STATE" ]]; else [[ ! -d "$NODE_STATE" ]]; fi
 }
 
 # Three distinct free loopback ports. All sockets stay bound until all are chosen, so
@@ -167,38 +232,39 @@ issue() { # ca, name, subject, extension section
       -out "$PKI/$name.crt" 2>/dev/null
 }
 
-write_kubeconfig() { # server url
+write_kubeconfig() { # file, server url, client cert name (pki/<name>.{crt,key})
   # Credentials are embedded rather than referenced by path, so the file keeps working
   # when copied (e.g. into a test's temp dir) and works for @kubernetes/client-node too.
   local b64='base64 -w0'
-  cat > "$KUBECONFIG_PATH" <<EOF
+  cat > "$1" <<EOF
 apiVersion: v1
 kind: Config
 clusters:
 - name: agentplane-cp
   cluster:
-    server: $1
+    server: $2
     certificate-authority-data: $($b64 < "$PKI/serving-ca.crt")
 users:
-- name: admin
+- name: $3
   user:
-    client-certificate-data: $($b64 < "$PKI/admin.crt")
-    client-key-data: $($b64 < "$PKI/admin.key")
+    client-certificate-data: $($b64 < "$PKI/$3.crt")
+    client-key-data: $($b64 < "$PKI/$3.key")
 contexts:
 - name: agentplane-cp
   context:
     cluster: agentplane-cp
-    user: admin
+    user: $3
 current-context: agentplane-cp
 EOF
-  chmod 600 "$KUBECONFIG_PATH"
+  chmod 600 "$1"
 }
 
 # ---------------------------------------------------------------------------------------
 # commands
 
 cmd_up() {
-  if is_up; then
+  [[ "$NODE" == true || "$NODE" == false ]] || die "AGENTPLANE_CP_NODE must be true or false, not '$NODE'"
+  if is_up && mode_matches; then
     log "already up"
     echo "$KUBECONFIG_PATH"
     return 0
@@ -209,17 +275,30 @@ cmd_up() {
   # A half-up plane (one process died, or a previous `up` was interrupted) is not worth
   # repairing: start from scratch so every `up` yields the same known state.
   if [[ -d "$STATE_DIR" ]]; then
-    log "cleaning up stale state in $STATE_DIR"
+    if is_up; then
+      log "the plane in $STATE_DIR is up $( [[ -d "$NODE_STATE" ]] && echo with || echo without ) a node; restarting it in the other mode"
+    else
+      log "cleaning up stale state in $STATE_DIR"
+    fi
     cmd_down
   fi
 
-  BIN="$("$HACK_DIR/build-control-plane.sh" | tail -n1)"
+  [[ "$NODE" == true ]] && node_preflight
+  BIN="$(AGENTPLANE_CP_NODE="$NODE" "$HACK_DIR/build-control-plane.sh" | tail -n1)"
   [[ -x "$BIN/kube-apiserver" && -x "$BIN/etcd" && -x "$BIN/kubectl" ]] || die "no binaries in '$BIN'"
+  if [[ "$NODE" == true ]]; then
+    PAUSE_ARCHIVE="$("$HACK_DIR/build-images.sh" pause | tail -n1)"
+    [[ -f "$PAUSE_ARCHIVE" ]] || die "hack/build-images.sh pause did not produce an archive"
+    PAUSE_IMAGE="$("$HACK_DIR/build-images.sh" pause-ref | tail -n1)"
+  fi
+  mark "binaries and images ready"
 
   mkdir -p "$STATE_DIR"
   touch "$MARKER"
   echo "$BIN" > "$STATE_DIR/bin-dir"
   gen_pki
+  [[ "$NODE" == true ]] && node_pki "$(node_gateway)"
+  mark "certificates"
 
   local etcd_port peer_port api_port
   read -r etcd_port peer_port api_port < <(free_ports)
@@ -243,6 +322,14 @@ EOF
     --unsafe-no-fsync \
     --log-level=warn
   wait_etcd "$etcd_port"
+  mark "etcd ready"
+
+  local -a mode_flags=()
+  if [[ "$NODE" == true ]]; then
+    mapfile -t mode_flags < <(node_apiserver_flags)
+  else
+    mode_flags=(--authorization-mode=RBAC --disable-admission-plugins=ServiceAccount)
+  fi
 
   # Aggregator routing. With --enable-aggregator-routing=true the aggregator dials an
   # endpoint IP taken from the backend Service's EndpointSlices; it rejects ExternalName
@@ -256,9 +343,10 @@ EOF
   # Either way the aggregator verifies the backend's serving cert against the
   # APIService caBundle for the name <service>.<namespace>.svc.
   #
-  # --disable-admission-plugins=ServiceAccount: that plugin rejects pods until the
-  # namespace's "default" ServiceAccount exists, and only the (absent) controller-manager
-  # creates it.
+  # API-only mode: --disable-admission-plugins=ServiceAccount, because that plugin rejects
+  # pods until the namespace's "default" ServiceAccount exists, and only the (absent)
+  # controller-manager creates it. With a node, node_apiserver_flags (lib/node.sh) adds the
+  # Node authorizer, NodeRestriction and the kubelet client flags, and keeps the plugin.
   # --endpoint-reconciler-type=none: the default reconciler publishes the advertise
   # address as the endpoint of the "kubernetes" Service; 127.0.0.1 fails Endpoints
   # validation (no loopback), which it would log every 10s. Nothing runs in-cluster
@@ -277,9 +365,7 @@ EOF
     --service-account-key-file="$PKI/sa.pub" \
     --service-account-signing-key-file="$PKI/sa.key" \
     --service-account-issuer=https://kubernetes.default.svc \
-    --authorization-mode=RBAC \
     --service-cluster-ip-range=10.0.0.0/24 \
-    --disable-admission-plugins=ServiceAccount \
     --endpoint-reconciler-type=none \
     --requestheader-client-ca-file="$PKI/front-proxy-ca.crt" \
     --requestheader-allowed-names=front-proxy-client \
@@ -288,9 +374,12 @@ EOF
     --requestheader-username-headers=X-Remote-User \
     --proxy-client-cert-file="$PKI/front-proxy-client.crt" \
     --proxy-client-key-file="$PKI/front-proxy-client.key" \
-    --enable-aggregator-routing="$AGGREGATOR_ROUTING"
+    --enable-aggregator-routing="$AGGREGATOR_ROUTING" \
+    "${mode_flags[@]}"
 
-  write_kubeconfig "$server"
+  write_kubeconfig "$KUBECONFIG_PATH" "$server" admin
+  # containerd needs no apiserver: it starts while the apiserver does.
+  [[ "$NODE" == true ]] && node_up "$server"
 
   log "waiting for $server/readyz (up to ${START_TIMEOUT}s)"
   local deadline=$((SECONDS + START_TIMEOUT)) name
@@ -307,7 +396,13 @@ EOF
     fi
     sleep 0.5
   done
-  log "up: $server"
+  mark "kube-apiserver ready"
+  if [[ "$NODE" == true ]]; then
+    node_up_after_apiserver "$server"
+    log "up: $server, node $NODE_NAME Ready"
+  else
+    log "up: $server (API only)"
+  fi
   echo "$KUBECONFIG_PATH"
 }
 
@@ -342,12 +437,22 @@ subjectAltName = DNS:$AP_SVC.$AP_NS.svc, DNS:$AP_SVC.$AP_NS.svc.cluster.local, D
 CNF
       issue serving-ca agentplane "/CN=$AP_SVC.$AP_NS.svc" agentplane
     fi
-    read -r port _ _ < <(free_ports)
-    log "starting agentplane on 127.0.0.1:$port (Kubernetes mode, demo model)"
+    read -r port wport _ < <(free_ports)
+    # Where agents run: worker processes beside agentplane (the default: the API suites need no
+    # node), or pods on the node (AGENTPLANE_CP_RUNTIME=kubernetes), which reach agentplane's
+    # worker listener on the node IP (the pods' gateway).
+    local runtime_args=(--runtime local)
+    if [[ "${AGENTPLANE_CP_RUNTIME:-local}" == kubernetes ]]; then
+      [[ -n "${NODE_IP:-}" ]] || die "AGENTPLANE_CP_RUNTIME=kubernetes needs the node (up without AGENTPLANE_CP_NODE=false)"
+      runtime_args=(--runtime kubernetes --worker-image "$("$HACK_DIR/build-images.sh" worker-ref)"
+        --worker-image-pull-policy Never --worker-listen "$NODE_IP:$wport" --worker-url "http://$NODE_IP:$wport"
+        --install-namespace "$AP_NS")
+    fi
+    log "starting agentplane on 127.0.0.1:$port (Kubernetes mode, demo model, ${runtime_args[*]:0:2})"
     start_proc agentplane node "$main" serve --mode kubernetes \
       --kubeconfig "$KUBECONFIG_PATH" --host 127.0.0.1 --port "$port" \
       --tls-cert-file "$PKI/agentplane.crt" --tls-private-key-file "$PKI/agentplane.key" \
-      --data-dir "$STATE_DIR/agentplane" --demo
+      --data-dir "$STATE_DIR/agentplane" --demo "${runtime_args[@]}"
     echo "AGENTPLANE_PORT=$port" > "$STATE_DIR/agentplane.env"
     AGENTPLANE_PORT="$port"
   fi
@@ -399,11 +504,15 @@ cmd_down() {
   [[ -d "$STATE_DIR" ]] || { log "not running"; return 0; }
   [[ -f "$MARKER" ]] || die "$STATE_DIR was not created by this script; not deleting it"
   stop_proc agentplane
+  node_down
   # The apiserver goes first so it does not spend its shutdown retrying a dead etcd.
   stop_proc kube-apiserver
   stop_proc etcd
-  rm -rf "$STATE_DIR"
-  log "down"
+  node_down_sweep
+  # Never follow a mount out of the state dir (node_down_sweep has unmounted everything).
+  [[ -z "$(mounts_under "$STATE_DIR")" ]] || die "mounts remain under $STATE_DIR; not deleting it"
+  rm -rf --one-file-system "$STATE_DIR"
+  mark "down"
 }
 
 cmd_env() {
@@ -416,7 +525,41 @@ export AGENTPLANE_CP_DIR=$STATE_DIR
 export AGENTPLANE_CP_SERVER=https://127.0.0.1:$APISERVER_PORT
 export AGENTPLANE_CP_BIN=$BIN
 EOF
+  if [[ -d "$NODE_STATE" ]]; then
+    # crictl and ctr read these.
+    cat <<EOF
+export AGENTPLANE_CP_NODE_NAME=$NODE_NAME
+export AGENTPLANE_CP_NODE_IP=$NODE_IP
+export AGENTPLANE_CP_CONTAINERD_SOCK=$CTRD_SOCK
+export CONTAINER_RUNTIME_ENDPOINT=unix://$CTRD_SOCK
+export IMAGE_SERVICE_ENDPOINT=unix://$CTRD_SOCK
+export CONTAINERD_ADDRESS=$CTRD_SOCK
+export CONTAINERD_NAMESPACE=k8s.io
+EOF
+  fi
 }
+
+cmd_check_clean() {
+  if node_check_clean "${1:-}"; then
+    log "clean: nothing of a node-mode plane is left on this machine"
+  else
+    log "leftovers above"
+    return 1
+  fi
+}
+
+# Read-only helpers need no lock (a `crictl logs -f` must not block `down`).
+case "${1:-}" in
+  crictl)
+    shift
+    [[ -S "$CTRD_SOCK" ]] || die "no node containerd at $CTRD_SOCK"
+    BIN="$(cat "$STATE_DIR/bin-dir")"
+    crictl_ "$@"
+    exit
+    ;;
+  ctr) shift; ctr_ "$@"; exit ;;
+  check-clean) shift; cmd_check_clean "$@"; exit ;;
+esac
 
 # Serialise concurrent invocations (e.g. parallel test workers all calling `up`). The
 # lock file sits next to the state dir because `down` deletes the dir itself.
@@ -429,5 +572,5 @@ case "${1:-}" in
   down) cmd_down ;;
   env) cmd_env ;;
   register) cmd_register ;;
-  *) echo "usage: $0 up|down|env|register" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|env|register|check-clean [report]|crictl ARGS|ctr ARGS" >&2; exit 2 ;;
 esac

@@ -1,5 +1,11 @@
-// A real Kubernetes control plane (etcd + kube-apiserver built by hack/) for e2e tests. Each
-// test run gets its own state directory; everything is stopped afterwards.
+// A real Kubernetes cluster (built and run by hack/control-plane.sh) for e2e tests. Each test run
+// gets its own state directory; everything is stopped afterwards.
+//
+// The default is API only (etcd + kube-apiserver): the aggregated-API suites need no node, and
+// it starts in about 4 s without root. `{ node: true }` adds the node (containerd, kubelet,
+// controller-manager, scheduler, local-path-provisioner) so pods really run; it needs root and
+// Debian's containerd, runc, containernetworking-plugins and iptables, takes about 15 s, and
+// only one such cluster can run on a machine at a time (it owns a bridge and the pod range).
 
 import { execFile, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,45 +21,89 @@ const run = promisify(execFile);
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const SCRIPT = join(REPO, 'hack/control-plane.sh');
 
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  input?: string;
+  allowFail?: boolean;
+}
+
 export interface ControlPlane {
   kubeconfig: string;
-  /** Directory holding kube-apiserver, etcd and kubectl. */
+  /** Directory holding kube-apiserver, etcd and kubectl (and the node binaries with a node). */
   bin: string;
   dir: string;
-  kubectl(args: string[], opts?: { input?: string; kubeconfig?: string; allowFail?: boolean }): Promise<{ code: number; stdout: string; stderr: string }>;
+  kubectl(args: string[], opts?: RunOptions & { kubeconfig?: string }): Promise<RunResult>;
   down(): Promise<void>;
 }
 
-export async function controlPlaneUp(): Promise<ControlPlane> {
+/** A cluster with a node: pods are scheduled, run in containerd and get local-path volumes. */
+export interface Cluster extends ControlPlane {
+  nodeName: string;
+  /** The node's IP: the pods' gateway, so a server on the host listening there is reachable from pods. */
+  nodeIP: string;
+  /** containerd's socket (CRI and the containerd API; images live in namespace k8s.io). */
+  containerdSocket: string;
+  /** crictl against the node's containerd. */
+  crictl(args: string[], opts?: RunOptions): Promise<RunResult>;
+  /** ctr against the node's containerd, namespace k8s.io (e.g. `images import <archive>`). */
+  ctr(args: string[], opts?: RunOptions): Promise<RunResult>;
+}
+
+export interface NodeOptions {
+  node: true;
+  /** Import the worker image (hack/build-images.sh worker, built on first use). Default true. */
+  workerImage?: boolean;
+}
+
+export async function controlPlaneUp(): Promise<ControlPlane>;
+export async function controlPlaneUp(opts: { node: false }): Promise<ControlPlane>;
+export async function controlPlaneUp(opts: NodeOptions): Promise<Cluster>;
+export async function controlPlaneUp(opts: { node?: boolean; workerImage?: boolean } = {}): Promise<ControlPlane | Cluster> {
   const parent = mkdtempSync(join(tmpdir(), 'agentplane-cp-'));
   const dir = join(parent, 'cp');
-  const env = { ...process.env, AGENTPLANE_CP_DIR: dir };
-  const up = await run('bash', [SCRIPT, 'up'], { env, maxBuffer: 16 << 20, timeout: 30 * 60_000 });
-  const kubeconfig = up.stdout.trim().split('\n').at(-1)!;
-  const bin = (await run('bash', [join(REPO, 'hack/build-control-plane.sh')], { env, maxBuffer: 16 << 20 })).stdout.trim().split('\n').at(-1)!;
-  return {
+  const env = {
+    ...process.env,
+    AGENTPLANE_CP_DIR: dir,
+    AGENTPLANE_CP_NODE: String(opts.node === true),
+    AGENTPLANE_CP_WORKER_IMAGE: String(opts.workerImage !== false),
+  };
+  const down = async (): Promise<void> => {
+    await run('bash', [SCRIPT, 'down'], { env, timeout: 120_000 }).catch(() => undefined);
+    rmSync(parent, { recursive: true, force: true });
+  };
+  let up;
+  try {
+    up = await run('bash', [SCRIPT, 'up'], { env, maxBuffer: 16 << 20, timeout: 30 * 60_000 });
+  } catch (err) {
+    // A half-started node holds machine-wide state (a bridge, cgroups, mounts): undo it now,
+    // because nobody gets a handle to call down() on.
+    await down();
+    throw err;
+  }
+  const kubeconfig = lastLine(up.stdout);
+  const vars = parseEnv((await run('bash', [SCRIPT, 'env'], { env })).stdout);
+  const bin = vars.AGENTPLANE_CP_BIN!;
+  const plane: ControlPlane = {
     kubeconfig,
     bin,
     dir,
-    async kubectl(args, opts = {}) {
-      return new Promise((res, rej) => {
-        const child = execFile(
-          join(bin, 'kubectl'),
-          ['--kubeconfig', opts.kubeconfig ?? kubeconfig, ...args],
-          { maxBuffer: 16 << 20, timeout: 120_000 },
-          (err, stdout, stderr) => {
-            const code = err ? ((err as { code?: number }).code ?? 1) : 0;
-            if (code !== 0 && !opts.allowFail) rej(new Error(`kubectl ${args.join(' ')} failed (${code}): ${stderr}`));
-            else res({ code: typeof code === 'number' ? code : 1, stdout, stderr });
-          },
-        );
-        if (opts.input !== undefined) child.stdin!.end(opts.input);
-      });
-    },
-    async down() {
-      await run('bash', [SCRIPT, 'down'], { env, timeout: 120_000 }).catch(() => undefined);
-      rmSync(parent, { recursive: true, force: true });
-    },
+    kubectl: (args, o = {}) => exec(join(bin, 'kubectl'), ['--kubeconfig', o.kubeconfig ?? kubeconfig, ...args], o),
+    down,
+  };
+  if (!opts.node) return plane;
+  return {
+    ...plane,
+    nodeName: vars.AGENTPLANE_CP_NODE_NAME!,
+    nodeIP: vars.AGENTPLANE_CP_NODE_IP!,
+    containerdSocket: vars.AGENTPLANE_CP_CONTAINERD_SOCK!,
+    // Through the script, which holds the endpoint configuration (and takes no lock for these).
+    crictl: (args, o = {}) => exec('bash', [SCRIPT, 'crictl', ...args], o, env),
+    ctr: (args, o = {}) => exec('bash', [SCRIPT, 'ctr', ...args], o, env),
   };
 }
 
@@ -91,4 +141,26 @@ export async function restartApiserver(cp: ControlPlane, server: string): Promis
   closeSync(log);
   writeFileSync(pidFile, `${child.pid}\n`);
   await waitFor('kube-apiserver /readyz', async () => (await cp.kubectl(['get', '--raw', '/readyz'], { allowFail: true })).code === 0, 60_000);
+}
+
+function exec(file: string, args: string[], opts: RunOptions, env?: NodeJS.ProcessEnv): Promise<RunResult> {
+  return new Promise((res, rej) => {
+    const child = execFile(file, args, { maxBuffer: 16 << 20, timeout: 120_000, env }, (err, stdout, stderr) => {
+      const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+      if (code !== 0 && !opts.allowFail) rej(new Error(`${file} ${args.join(' ')} failed (${code}): ${stderr}`));
+      else res({ code: typeof code === 'number' ? code : 1, stdout, stderr });
+    });
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
+  });
+}
+
+function lastLine(s: string): string {
+  return s.trim().split('\n').at(-1)!;
+}
+
+/** `export K=V` lines from `control-plane.sh env`. */
+function parseEnv(s: string): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const m of s.matchAll(/^export ([A-Z_]+)=(.*)$/gm)) vars[m[1]!] = m[2]!;
+  return vars;
 }
