@@ -42,7 +42,7 @@ describe('Kubernetes runtime objects', () => {
     const pod = workerPod({ namespace: 'team-a', agent: 'ada', generateName: 'agent-ada-', members: [{ name: 'ada', template }], owners: [owner] });
     const spec = pod.spec!;
     expect(pod.metadata!.ownerReferences).to.deep.equal([owner]);
-    expect(spec.restartPolicy, 'a revoked worker exits 0 and stays ended').to.equal('OnFailure');
+    expect(spec.restartPolicy, 'an ended worker ends its incarnation; the runtime replaces it').to.equal('Never');
     expect(spec.automountServiceAccountToken).to.equal(false);
     expect(spec.securityContext).to.deep.include({ runAsNonRoot: true, runAsUser: 10001 });
     const [c] = spec.containers;
@@ -65,6 +65,7 @@ describe('Kubernetes runtime objects', () => {
       members: [{ name: 'ada', template }, { name: 'bob', template, wakeIdle: true }],
       peers: ['ada', 'bob', 'cy'],
     });
+    expect(pod.spec!.restartPolicy, 'a crashed member restarts in place; a revoked one exits 0 and stays ended').to.equal('OnFailure');
     const [ada, bob] = pod.spec!.containers;
     expect([ada!.name, bob!.name]).to.deep.equal(['ada', 'bob']);
     expect(ada!.ports![0]!.containerPort).to.not.equal(bob!.ports![0]!.containerPort);

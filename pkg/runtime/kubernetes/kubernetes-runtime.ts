@@ -327,23 +327,36 @@ export class KubernetesRuntime implements AgentRuntime {
     return refs.length === 1 ? refs : refs.map((r) => ({ ...r, controller: false }));
   }
 
-  /** What the pods' status says about workers: a crash, a start that cannot succeed, a vanished pod. */
+  /**
+   * What the pods' status says about workers: an agent's own pod that ended (its worker crashed
+   * or exited; the pod is removed, and the next ensure makes a new one), a squad member's
+   * container that restarted, a start that cannot succeed, a pod someone else deleted. Only
+   * workers the runtime still wants are reported.
+   */
   private onPodChange(c: PodChange): void {
     const { pod } = c;
     const ns = pod.metadata?.namespace ?? '';
     const uid = pod.metadata?.uid ?? '';
-    const members = (pod.spec?.containers ?? []).map((ct) => ct.name);
-    for (const name of members) {
+    for (const name of (pod.spec?.containers ?? []).map((ct) => ct.name)) {
       const ref = { namespace: ns, name };
       const p = placementIn(pod, name);
       if (!p) continue;
       if (c.type !== 'delete') this.pending.delete(refKey(ref));
-      if (!this.hub.hasGrant(ref)) continue; // not wanted: whatever happens to it is expected
+      const wanted = this.hub.hasGrant(ref);
       if (c.type === 'delete') {
-        if (!this.deleting.has(uid) && !this.pods.live(ref)) this.exited(ref, null, null, `pod ${pod.metadata?.name} was deleted`);
+        if (wanted && !this.deleting.has(uid) && !this.pods.live(ref)) this.exited(ref, null, null, `pod ${pod.metadata?.name} was deleted`);
         continue;
       }
       const cs = containerStatus(pod, name);
+      const ended = cs?.state?.terminated;
+      if (p.own && (ended || pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded')) {
+        if (wanted && this.once(`${uid}/${name}/ended`)) {
+          this.exited(ref, ended?.exitCode ?? null, ended?.signal ? String(ended.signal) : null, `pod ended (${ended?.reason ?? pod.status?.reason ?? pod.status?.phase})`);
+        }
+        if (!pod.metadata?.deletionTimestamp && !this.deleting.has(uid)) void this.deletePod(pod).catch(() => undefined);
+        continue;
+      }
+      if (!wanted) continue;
       const restarts = cs?.restartCount ?? 0;
       if (restarts > 0 && this.once(`${uid}/${name}/restart/${restarts}`)) {
         const t = cs?.lastState?.terminated;
@@ -354,9 +367,8 @@ export class KubernetesRuntime implements AgentRuntime {
         this.exited(ref, null, null, `${waiting}: ${cs?.state?.waiting?.message ?? ''}`);
         // Replaced, so the next start is tried (and counted) afresh; a squad's pod is not
         // replaced for one member.
-        if (p.own) void this.deletePod(pod);
+        if (p.own) void this.deletePod(pod).catch(() => undefined);
       }
-      if (pod.status?.phase === 'Failed' && this.once(`${uid}/${name}/failed`)) this.exited(ref, null, null, `pod failed: ${pod.status.reason ?? ''}`);
     }
     if (c.type === 'delete') {
       this.deleting.delete(uid);

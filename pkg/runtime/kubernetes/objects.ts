@@ -105,10 +105,13 @@ export interface WorkerPodSpec {
 }
 
 /**
- * A worker pod. Restart policy OnFailure: a crashed worker is restarted in place, while a worker
- * the server revoked (stopped, asleep, removed from its squad) exits 0 and stays ended, so a
- * squad's pod keeps its other members running. No service-account token, nothing privileged,
- * a read-only root filesystem with /tmp and the workspace writable.
+ * A worker pod. An agent's own pod never restarts its container (`Never`): a worker that ends is
+ * the end of that incarnation, which the runtime reports (a crash, with its exit code) and
+ * replaces when the controller asks, counting start failures as for local workers. A squad's
+ * pod restarts a crashed member in place (`OnFailure`) so the others keep running, while a member
+ * the server revoked (asleep when all sleep, removed from the squad) exits 0 and stays ended. No
+ * service-account token, nothing privileged, a read-only root filesystem with /tmp and the
+ * workspace writable.
  */
 export function workerPod(p: WorkerPodSpec): V1Pod {
   const lead = p.members[0]!.template;
@@ -137,7 +140,7 @@ export function workerPod(p: WorkerPodSpec): V1Pod {
       ...(p.owners?.length ? { ownerReferences: p.owners } : {}),
     },
     spec: {
-      restartPolicy: 'OnFailure',
+      restartPolicy: p.agent ? 'Never' : 'OnFailure',
       automountServiceAccountToken: false,
       enableServiceLinks: false,
       terminationGracePeriodSeconds: 10,

@@ -1,0 +1,221 @@
+// Agents and squads as real pods, end to end: agentplane registered on the local cluster (with a
+// Ready node) in Kubernetes mode with the Kubernetes runtime, driven by kubectl and the /api/v1
+// mirror, every task really run by the engine inside a worker container. Checks what the spec's
+// section 3 says of pods and containers, row by row, against what the kubelet reports.
+
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+import { expect } from 'chai';
+import WebSocket from 'ws';
+
+import { REPO } from '../support/control-plane.js';
+import { eventually } from '../support/harness.js';
+import { type Cluster, clusterUp, livePods, type PodJson } from '../support/pods.js';
+
+const run = promisify(execFile);
+const NS = 'pods-e2e';
+const KINDS = 'pods,persistentvolumeclaims,secrets,configmaps';
+
+describe('e2e: agents and squads as pods on a real node', function () {
+  this.timeout(180_000);
+  let c: Cluster;
+  let url = '';
+  let tls: { ca: Buffer; cert: Buffer; key: Buffer };
+
+  const kubectl = (...args: string[]) => c.kubectl(args).then((r) => r.stdout);
+  const apply = (yaml: string) => c.kubectl(['apply', '-f', '-'], { input: yaml });
+  const agentYaml = (name: string, instructions: string, extra = '') => `apiVersion: agentplane.io/v1alpha1
+kind: Agent
+metadata: {name: ${name}, namespace: ${NS}}
+spec:
+  instructions: ${JSON.stringify(instructions)}
+${extra}`;
+  const jsonpath = (ref: string, path: string) => kubectl('get', ref, '-n', NS, '-o', `jsonpath={${path}}`);
+  const taskStatus = (name: string) => jsonpath(`agent/${name}`, '.status.taskStatus');
+  const phase = (name: string) => jsonpath(`agent/${name}`, '.status.status');
+
+  /** REST through the mirror, as the cluster admin (client certificate), TLS to agentplane. */
+  async function rest(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+    const res = await fetchTls(method, `${url}${path}`, body);
+    return res;
+  }
+  async function fetchTls(method: string, target: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+    const { request } = await import('node:https');
+    return new Promise((resolve, reject) => {
+      const req = request(target, { method, ...tls, headers: { 'content-type': 'application/json' } }, (res) => {
+        let data = '';
+        res.on('data', (d) => (data += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data ? (JSON.parse(data) as Record<string, unknown>) : {} }));
+      });
+      req.on('error', reject);
+      req.end(body === undefined ? undefined : JSON.stringify(body));
+    });
+  }
+
+  /** Events of the agent's stream over the WebSocket, from `since`, until `stop` says enough. */
+  function streamUntil(name: string, stop: (types: string[]) => boolean, timeoutMs = 120_000): Promise<string[]> {
+    return new Promise((resolve, reject) => {
+      const types: string[] = [];
+      const ws = new WebSocket(`${url.replace('https', 'wss')}/api/v1/agents/${name}/ws?namespace=${NS}&since=0`, tls);
+      const timer = setTimeout(() => {
+        ws.terminate();
+        reject(new Error(`no end of stream for ${name} within ${timeoutMs} ms; saw ${types.join(', ')}`));
+      }, timeoutMs);
+      ws.on('message', (m) => {
+        const ev = JSON.parse(String(m)) as { type: string };
+        types.push(ev.type);
+        if (stop(types)) {
+          clearTimeout(timer);
+          ws.close();
+          resolve(types);
+        }
+      });
+      ws.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+    });
+  }
+
+  const agentPods = (name: string) => livePods(c, NS, `agentplane.io/agent=${name}`);
+  const squadPods = (squad: string) => livePods(c, NS, `agentplane.io/squad=${squad},!agentplane.io/agent`);
+  const runningContainers = (pod: PodJson) => (pod.status.containerStatuses ?? []).filter((s) => s.state && 'running' in s.state).map((s) => s.name).sort();
+  const containerIds = (pod: PodJson) => Object.fromEntries((pod.status.containerStatuses ?? []).map((s) => [s.name, `${s.containerID}/${s.restartCount}`]));
+  const labelled = async (name: string) => (await kubectl('get', KINDS, '-n', NS, '-l', `agentplane.io/agent=${name}`, '-o', 'name')).split('\n').filter(Boolean);
+
+  before(async function () {
+    this.timeout(45 * 60_000);
+    c = await clusterUp();
+    const env = { ...process.env, AGENTPLANE_CP_DIR: c.dir, AGENTPLANE_CP_RUNTIME: 'kubernetes' };
+    const reg = await run('bash', [join(REPO, 'hack/control-plane.sh'), 'register'], { env, timeout: 5 * 60_000 });
+    url = reg.stdout.trim().split('\n').at(-1)!;
+    tls = {
+      ca: readFileSync(join(c.dir, 'pki/serving-ca.crt')),
+      cert: readFileSync(join(c.dir, 'pki/admin.crt')),
+      key: readFileSync(join(c.dir, 'pki/admin.key')),
+    };
+    await kubectl('create', 'namespace', NS);
+  });
+
+  after(async function () {
+    this.timeout(120_000);
+    await c?.down();
+  });
+
+  describe('a solo agent', () => {
+    it('kubectl apply -> a Running pod, a Bound claim, its Secret and ConfigMap, all labelled; the task runs in the pod', async () => {
+      await apply(agentYaml('solo', '@bash echo "ran in $(hostname) as $(id -u)" | tee proof.txt\n@say solo done'));
+      const done = await streamUntil('solo', (t) => t.includes('task_completed') || t.includes('error'));
+      expect(done, done.join(',')).to.include('task_completed');
+      const [pod] = await agentPods('solo');
+      expect(pod, 'the agent pod').to.not.equal(undefined);
+      expect(pod!.status.phase).to.equal('Running');
+      expect(await jsonpath('pvc/agent-solo-workspace', '.status.phase')).to.equal('Bound');
+      expect(await labelled('solo')).to.include.members([
+        `pod/${pod!.metadata.name}`,
+        'persistentvolumeclaim/agent-solo-workspace',
+        'secret/agent-solo-worker',
+        'configmap/agent-solo-config',
+      ]);
+      // The task ran in the container: its hostname is the pod's and its user is not root.
+      const message = await jsonpath('agent/solo', '.status.lastTaskMessage');
+      expect(message).to.equal('solo done');
+      const events = JSON.parse(await kubectl('get', '--raw', `/apis/agentplane.io/v1alpha1/namespaces/${NS}/agents/solo/events?limit=200`));
+      const out = JSON.stringify(events);
+      expect(out).to.contain(`ran in ${pod!.metadata.name} as 10001`);
+    });
+
+    it('DELETE leaves nothing labelled with the agent, of any kind', async () => {
+      await kubectl('delete', 'agent', 'solo', '-n', NS);
+      await eventually(async () => (await labelled('solo')).length === 0, 60_000, 'every labelled object gone');
+      expect(await kubectl('get', 'pods,pvc,secrets,configmaps', '-n', NS, '-l', 'agentplane.io/agent=solo', '-o', 'name')).to.equal('');
+    });
+  });
+
+  describe('a squad (spec section 3)', () => {
+    const squadBody = {
+      name: 'crew',
+      namespace: NS,
+      members: ['ada', 'bob'].map((name) => ({ name, spec: { instructions: `@bash echo ${name} > mine.txt\n@say ${name} ready` } })),
+    };
+
+    it('runs in one pod labelled with the squad, a container per member, each with its own claim', async () => {
+      const created = await rest('POST', '/api/v1/squads', squadBody);
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      await eventually(async () => (await taskStatus('ada')) === 'Complete' && (await taskStatus('bob')) === 'Complete', 120_000, 'both first tasks');
+      const [pod] = await squadPods('crew');
+      expect(pod, 'the squad pod').to.not.equal(undefined);
+      expect(runningContainers(pod!)).to.deep.equal(['ada', 'bob']);
+      for (const m of ['ada', 'bob']) expect(await jsonpath(`pvc/agent-${m}-workspace`, '.status.phase')).to.equal('Bound');
+      expect(await agentPods('ada'), 'no solo pod for a member').to.deep.equal([]);
+    });
+
+    it('a member put to sleep keeps its container running idle in the squad pod', async () => {
+      const before = containerIds((await squadPods('crew'))[0]!);
+      expect((await rest('PATCH', `/api/v1/agents/ada?namespace=${NS}`, { lifecycle: 'Sleep' })).status).to.equal(200);
+      await eventually(async () => (await phase('ada')) === 'Sleeping', 60_000, 'ada asleep');
+      const [pod] = await squadPods('crew');
+      expect(runningContainers(pod!)).to.deep.equal(['ada', 'bob']);
+      expect(containerIds(pod!), 'no container restarted').to.deep.equal(before);
+    });
+
+    it('every member asleep: the squad pod is removed and the claims are kept', async () => {
+      expect((await rest('PATCH', `/api/v1/agents/bob?namespace=${NS}`, { lifecycle: 'Sleep' })).status).to.equal(200);
+      await eventually(async () => (await squadPods('crew')).length === 0, 60_000, 'squad pod removed');
+      for (const m of ['ada', 'bob']) expect(await jsonpath(`pvc/agent-${m}-workspace`, '.status.phase')).to.equal('Bound');
+    });
+
+    it('a woken member rebuilds the pod: it runs its task, the others start with AGENTPLANE_WAKE_IDLE=true', async () => {
+      const sent = await rest('POST', '/api/v1/agents', { name: 'ada', namespace: NS, instructions: '@bash cat mine.txt\n@say ada woke' });
+      expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
+      await eventually(async () => (await jsonpath('agent/ada', '.status.lastTaskMessage')) === 'ada woke', 120_000, 'ada ran after waking');
+      const [pod] = await squadPods('crew');
+      const env = (name: string) => Object.fromEntries((pod!.spec.containers.find((x) => x.name === name)!.env ?? []).map((e) => [e.name, e.value]));
+      expect(env('bob').AGENTPLANE_WAKE_IDLE).to.equal('true');
+      expect(env('ada')).to.not.have.property('AGENTPLANE_WAKE_IDLE');
+      expect(await phase('bob')).to.equal('Sleeping');
+      // ada's workspace survived the pod: the task read the file its first task wrote.
+      const events = JSON.stringify(JSON.parse(await kubectl('get', '--raw', `/apis/agentplane.io/v1alpha1/namespaces/${NS}/agents/ada/events?limit=200`)));
+      expect(events.match(/"ada\\n"|ada\\n/g) ?? [], 'cat mine.txt printed ada').to.not.have.length(0);
+    });
+
+    it('an agent added to the running squad runs without restarting any member, in its own workspace', async () => {
+      await apply(agentYaml('cy', '@bash echo cy > mine.txt\n@say cy solo'));
+      await eventually(async () => (await taskStatus('cy')) === 'Complete', 120_000, 'cy first task');
+      expect((await rest('PATCH', `/api/v1/agents/cy?namespace=${NS}`, { lifecycle: 'Sleep' })).status).to.equal(200);
+      await eventually(async () => (await phase('cy')) === 'Sleeping' && (await agentPods('cy')).length === 0, 60_000, 'cy asleep, pod gone');
+      const [pod] = await squadPods('crew');
+      const before = { uid: pod!.metadata.uid, ids: containerIds(pod!) };
+
+      const added = await rest('POST', `/api/v1/squads/crew/members?namespace=${NS}`, { ref: { name: 'cy' } });
+      expect(added.status, JSON.stringify(added.body)).to.be.oneOf([200, 201]);
+      const sent = await rest('POST', '/api/v1/agents', { name: 'cy', namespace: NS, instructions: '@bash cat mine.txt && ls /squad\n@say cy joined' });
+      expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
+      await eventually(async () => (await jsonpath('agent/cy', '.status.lastTaskMessage')) === 'cy joined', 120_000, 'cy ran in the squad');
+
+      const [after] = await squadPods('crew');
+      expect(after!.metadata.uid, 'the squad pod was not replaced').to.equal(before.uid);
+      expect(containerIds(after!), 'no member container restarted').to.deep.equal(before.ids);
+      const [own] = await agentPods('cy');
+      expect(own!.metadata.labels).to.include({ 'agentplane.io/squad': 'crew', 'agentplane.io/agent': 'cy' });
+      const events = JSON.stringify(JSON.parse(await kubectl('get', '--raw', `/apis/agentplane.io/v1alpha1/namespaces/${NS}/agents/cy/events?limit=200`)));
+      expect(events, 'its own workspace (cy) and the squad (ada, bob) are there').to.match(/cy\\n/);
+      expect(events).to.match(/ada\\nbob\\ncy/);
+    });
+
+    it('membership down to one: the squad pod is deleted and the last agent runs in a pod of its own', async () => {
+      for (const m of ['cy', 'bob']) {
+        const res = await rest('DELETE', `/api/v1/squads/crew/members/${m}?namespace=${NS}`);
+        expect(res.status, JSON.stringify(res.body)).to.be.oneOf([200, 204]);
+      }
+      await eventually(async () => (await squadPods('crew')).length === 0, 90_000, 'squad pod deleted');
+      await eventually(async () => (await agentPods('ada')).some((p) => p.status.phase === 'Running' && !p.metadata.labels?.['agentplane.io/squad']), 90_000, 'ada in a solo pod');
+      const sent = await rest('POST', '/api/v1/agents', { name: 'ada', namespace: NS, instructions: '@bash cat mine.txt\n@say ada solo again' });
+      expect(sent.status).to.equal(200);
+      await eventually(async () => (await jsonpath('agent/ada', '.status.lastTaskMessage')) === 'ada solo again', 120_000, 'ada runs solo');
+    });
+  });
+});
