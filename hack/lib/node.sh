@@ -634,6 +634,7 @@ node_sweep_network() {
   node_sweep_iptables iptables
   node_sweep_iptables ip6tables
   node_sweep_nft_tables
+  return 0
 }
 
 # KUBE-* and CNI-* chains that were not there at `up`: every rule that jumps to them is
@@ -645,7 +646,7 @@ node_sweep_iptables() { # iptables | ip6tables
     chains="$("$ipt-save" -t "$t" 2> /dev/null | sed -n 's/^:\(\(KUBE\|CNI\)-[^ ]*\) .*/\1/p' |
       grep -vxF -f "$BASELINE/$ipt-$t" 2> /dev/null || true)"
     [[ -n "$chains" ]] || continue
-    rules="$("$ipt-save" -t "$t" | grep '^-A ' | while IFS= read -r r; do
+    rules="$("$ipt-save" -t "$t" | { grep '^-A ' || true; } | while IFS= read -r r; do
       for c in $chains; do
         if [[ "$r" =~ \ -[jg]\ $c(\ |$) ]]; then echo "-D ${r#-A }"; break; fi
       done
@@ -659,17 +660,20 @@ node_sweep_iptables() { # iptables | ip6tables
     } | "$ipt-restore" --noflush || log "warning: could not remove $ipt $t chains: ${chains//$'\n'/ }"
     log "removed $ipt $t chains: ${chains//$'\n'/ }"
   done
+  return 0
 }
 
 node_sweep_nft_tables() {
   [[ -f "$BASELINE/nft-tables" ]] || return 0
   local fam name
   # "table ip nat": only base chains and no rules means empty.
-  nft_tables | grep -vxF -f "$BASELINE/nft-tables" | while read -r _ fam name; do
-    if ! nft list table "$fam" "$name" 2> /dev/null | grep -qvE '^[[:space:]]*(table |chain |type |}|$)'; then
+  nft_tables | { grep -vxF -f "$BASELINE/nft-tables" || true; } | while read -r _ fam name; do
+    # (No grep -q: with pipefail, nft dying of SIGPIPE would read as "empty".)
+    if ! nft list table "$fam" "$name" 2> /dev/null | grep -vE '^[[:space:]]*(table |chain |type |}|$)' > /dev/null; then
       nft delete table "$fam" "$name" && log "removed empty nftables table $fam $name (left by the iptables sweep)"
     fi
   done
+  return 0
 }
 
 node_restore_sysctls() {
@@ -681,6 +685,7 @@ node_restore_sysctls() {
       echo "$v" > "/proc/sys/${k//.//}" && log "restored $k = $v (was $cur)"
     fi
   done < "$BASELINE/sysctl"
+  return 0
 }
 
 node_sweep_paths() {
@@ -713,6 +718,7 @@ node_sweep_paths() {
   if [[ -d /usr/libexec/kubernetes ]] && ! grep -qxF /usr/libexec/kubernetes "$BASELINE/paths" 2> /dev/null; then
     find /usr/libexec/kubernetes -depth -type d -empty -delete 2> /dev/null || true
   fi
+  return 0
 }
 
 node_down() {
@@ -725,15 +731,20 @@ node_down() {
 # After the control plane is stopped: everything outside processes.
 node_down_sweep() {
   [[ -d "$NODE_STATE" ]] || return 0
-  node_sweep_cgroups
+  # Best effort, step by step: one step failing must not keep the others from running
+  # (called with ||, a function runs without errexit). Mounts left behind keep cmd_down
+  # from deleting the state dir, and keep the claim, so the next `up` says so.
+  node_sweep_cgroups || log "warning: the cgroup sweep failed"
   mark "cgroups removed"
-  sweep_mounts "$STATE_DIR" || die "mounts remain under $STATE_DIR; not deleting it"
+  local mounts_ok=true
+  sweep_mounts "$STATE_DIR" || mounts_ok=false
   mark "mounts removed"
-  node_sweep_network
-  node_restore_sysctls
-  node_sweep_paths
+  node_sweep_network || log "warning: the network sweep failed"
+  node_restore_sysctls || log "warning: restoring the sysctls failed"
+  node_sweep_paths || log "warning: the path sweep failed"
   mark "network, sysctls and paths restored"
-  [[ "$(cat "$NODE_CLAIM" 2> /dev/null)" == "$STATE_DIR" ]] && rm -f "$NODE_CLAIM"
+  $mounts_ok || die "mounts remain under $STATE_DIR; not deleting it"
+  if [[ "$(cat "$NODE_CLAIM" 2> /dev/null)" == "$STATE_DIR" ]]; then rm -f "$NODE_CLAIM"; fi
   return 0
 }
 

@@ -72,8 +72,14 @@ export async function controlPlaneUp(opts: { node?: boolean; workerImage?: boole
     AGENTPLANE_CP_NODE: String(opts.node === true),
     AGENTPLANE_CP_WORKER_IMAGE: String(opts.workerImage !== false),
   };
+  // Only a successful `down` removes the temp dir: after a failed one, pod volumes may still be
+  // mounted in it, and a recursive delete would follow them into the host's files.
   const down = async (): Promise<void> => {
-    await run('bash', [SCRIPT, 'down'], { env, timeout: 120_000 }).catch(() => undefined);
+    try {
+      await run('bash', [SCRIPT, 'down'], { env, timeout: 120_000 });
+    } catch (err) {
+      throw new Error(`hack/control-plane.sh down failed for ${dir}; left in place: ${(err as { stderr?: string }).stderr ?? err}`);
+    }
     rmSync(parent, { recursive: true, force: true });
   };
   let up;
@@ -82,7 +88,7 @@ export async function controlPlaneUp(opts: { node?: boolean; workerImage?: boole
   } catch (err) {
     // A half-started node holds machine-wide state (a bridge, cgroups, mounts): undo it now,
     // because nobody gets a handle to call down() on.
-    await down();
+    await down().catch(() => undefined);
     throw err;
   }
   const kubeconfig = lastLine(up.stdout);
