@@ -4,7 +4,7 @@ NODE ?= node
 NPM ?= npm
 MOCHA = $(NODE) node_modules/mocha/bin/mocha.js
 
-.PHONY: all deps build lint control-plane run test test-unit test-integration test-e2e bench clean
+.PHONY: all deps build lint control-plane run test test-unit test-integration test-e2e test-pods bench bench-pods clean
 
 all: build
 
@@ -49,8 +49,19 @@ test-integration: build
 test-e2e: build control-plane
 	$(MOCHA) 'dist/test/e2e/**/*.test.js'
 
+# Agents and squads as real pods on the local cluster's node (hack/control-plane.sh up; needs root
+# and the node's Debian packages, which .ci/run installs). Slow: builds and imports the worker
+# image, so it is its own target; CI runs it after make test.
+test-pods: build control-plane
+	$(MOCHA) 'dist/test/pods/**/*.test.js'
+
 bench: build
 	$(NODE) dist/bench/run.js
+
+# Create -> pod Running -> task_started and wake -> task_started on the local cluster's node,
+# beside a bare pod of the same image as the baseline.
+bench-pods: build control-plane
+	$(NODE) dist/bench/pods.js
 
 clean:
 	rm -rf dist

@@ -1,0 +1,199 @@
+// Agents as pods, timed on the local cluster's real node (`make bench-pods`): how long from a
+// create to the agent's pod Running and to `task_started` reaching a WebSocket client, and from a
+// task sent to a sleeping agent to `task_started`, beside the floor every pod pays: a bare pod of
+// the same worker image, created and watched the same way in the same run. Prints figures;
+// asserts nothing.
+
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+import { CoreV1Api, Watch, type V1Pod } from '@kubernetes/client-node';
+import WebSocket from 'ws';
+
+import { REPO } from '../test/support/control-plane.js';
+import { type Cluster, clusterUp } from '../test/support/pods.js';
+import { fmt, summarize, table } from './stats.js';
+
+const run = promisify(execFile);
+const NS = 'bench-pods';
+const ROUNDS = 5;
+const WATCHDOG_MS = 20 * 60_000;
+
+interface Tls {
+  ca: Buffer;
+  cert: Buffer;
+  key: Buffer;
+}
+
+/** When each pod (by a label's value) was first seen Running, from one watch of the namespace. */
+class PodClock {
+  private readonly running = new Map<string, number>();
+  private readonly waiters = new Map<string, (t: number) => void>();
+  private abort?: AbortController;
+
+  constructor(private readonly c: Cluster, private readonly label: string) {}
+
+  async start(): Promise<void> {
+    this.abort = await new Watch(this.c.kc).watch(
+      `/api/v1/namespaces/${NS}/pods`,
+      { labelSelector: this.label },
+      (_type: string, pod: V1Pod) => {
+        const key = pod.metadata?.labels?.[this.label];
+        if (!key || pod.status?.phase !== 'Running' || this.running.has(`${key}/${pod.metadata?.uid}`)) return;
+        const t = performance.now();
+        this.running.set(`${key}/${pod.metadata?.uid}`, t);
+        this.waiters.get(key)?.(t);
+        this.waiters.delete(key);
+      },
+      () => undefined,
+    );
+  }
+
+  /** Resolves with the time the next pod labelled `key` runs. */
+  next(key: string): Promise<number> {
+    return new Promise((resolve) => this.waiters.set(key, resolve));
+  }
+
+  stop(): void {
+    this.abort?.abort();
+  }
+}
+
+function rest(url: string, tls: Tls, method: string, path: string, body?: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}${path}`, { method, ...tls, headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+/** A WebSocket on the agent's stream; `next(type)` resolves with the time that event arrives. */
+function follow(url: string, tls: Tls, name: string): Promise<{ next: (type: string) => Promise<number>; close: () => void }> {
+  return new Promise((resolve, reject) => {
+    const waiters = new Map<string, (t: number) => void>();
+    const ws = new WebSocket(`${url.replace('https', 'wss')}/api/v1/agents/${name}/ws?namespace=${NS}`, tls);
+    ws.on('message', (m) => {
+      const t = performance.now();
+      const { type } = JSON.parse(String(m)) as { type: string };
+      waiters.get(type)?.(t);
+      waiters.delete(type);
+    });
+    ws.on('open', () =>
+      resolve({ next: (type) => new Promise((r) => waiters.set(type, r)), close: () => ws.close() }),
+    );
+    ws.on('error', reject);
+  });
+}
+
+async function barePods(c: Cluster, clock: PodClock): Promise<number[]> {
+  const core = c.kc.makeApiClient(CoreV1Api);
+  const samples: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const key = `bare-${i}`;
+    const running = clock.next(key);
+    const t0 = performance.now();
+    await core.createNamespacedPod({
+      namespace: NS,
+      body: {
+        metadata: { name: key, labels: { bench: key } },
+        spec: {
+          restartPolicy: 'Never',
+          containers: [{ name: 'w', image: c.workerImage, imagePullPolicy: 'Never', command: ['sleep', '300'] }],
+        },
+      },
+    });
+    samples.push((await running) - t0);
+    await core.deleteNamespacedPod({ namespace: NS, name: key, gracePeriodSeconds: 0 });
+  }
+  return samples;
+}
+
+async function main(): Promise<void> {
+  const watchdog = setTimeout(() => {
+    console.error('bench-pods: watchdog fired');
+    process.exit(1);
+  }, WATCHDOG_MS);
+  console.log('agentplane pods benchmark: the local cluster, one real node (containerd, kubelet), scripted model\n');
+  const c = await clusterUp();
+  try {
+    const env = { ...process.env, AGENTPLANE_CP_DIR: c.dir, AGENTPLANE_CP_RUNTIME: 'kubernetes' };
+    const url = (await run('bash', [join(REPO, 'hack/control-plane.sh'), 'register'], { env, timeout: 5 * 60_000 })).stdout.trim().split('\n').at(-1)!;
+    const tls: Tls = {
+      ca: readFileSync(join(c.dir, 'pki/serving-ca.crt')),
+      cert: readFileSync(join(c.dir, 'pki/admin.crt')),
+      key: readFileSync(join(c.dir, 'pki/admin.key')),
+    };
+    await c.kubectl(['create', 'namespace', NS]);
+
+    const bareClock = new PodClock(c, 'bench');
+    await bareClock.start();
+    const bare = await barePods(c, bareClock);
+    bareClock.stop();
+
+    const clock = new PodClock(c, 'agentplane.io/agent');
+    await clock.start();
+    const create = { running: [] as number[], started: [] as number[] };
+    const wake: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const name = `agent-${i}`;
+      const running = clock.next(name);
+      // The stream of a name that does not exist yet is refused; the create comes first, and the
+      // socket opens long before the pod can run.
+      const t0 = performance.now();
+      const status = await rest(url, tls, 'POST', '/api/v1/agents', { name, namespace: NS, instructions: '@say first' });
+      if (status !== 201) throw new Error(`create ${name}: HTTP ${status}`);
+      const stream = await follow(url, tls, name);
+      const started = stream.next('task_started');
+      const completed = stream.next('task_completed');
+      create.running.push((await running) - t0);
+      create.started.push((await started) - t0);
+      await completed;
+
+      // Sleep (the pod goes, the claim stays), then wake with a task.
+      await rest(url, tls, 'PATCH', `/api/v1/agents/${name}?namespace=${NS}`, { lifecycle: 'Sleep' });
+      const core = c.kc.makeApiClient(CoreV1Api);
+      for (let t = 0; ; t++) {
+        const { items } = await core.listNamespacedPod({ namespace: NS, labelSelector: `agentplane.io/agent=${name}` });
+        if (items.length === 0) break;
+        if (t > 600) throw new Error(`${name}: pod still there after sleep`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const woke = stream.next('task_started');
+      const t1 = performance.now();
+      await rest(url, tls, 'POST', '/api/v1/agents', { name, namespace: NS, instructions: '@say again' });
+      wake.push((await woke) - t1);
+      stream.close();
+    }
+    clock.stop();
+
+    const row = (label: string, samples: number[]): string[] => {
+      const s = summarize(samples);
+      return [label, String(s.n), fmt(s.min, 0), fmt(s.median, 0), fmt(s.p90, 0), fmt(s.max, 0)];
+    };
+    console.log(
+      table(
+        ['ms (one at a time)', 'n', 'min', 'median', 'p90', 'max'],
+        [
+          row('baseline: bare pod of the worker image -> Running', bare),
+          row('create agent -> its pod Running', create.running),
+          row('create agent -> task_started on the WebSocket', create.started),
+          row('task to a sleeping agent -> task_started', wake),
+        ],
+      ),
+    );
+    console.log('\nThe agent rows include what the baseline pays (scheduling, the sandbox, the container) plus');
+    console.log("agentplane's part: its Secret, ConfigMap and claim (a local-path volume made by a helper pod),");
+    console.log('then the worker starting the engine, dialing back and receiving the task.');
+  } finally {
+    clearTimeout(watchdog);
+    await c.down();
+  }
+}
+
+await main();
