@@ -438,11 +438,12 @@ CNF
       issue serving-ca agentplane "/CN=$AP_SVC.$AP_NS.svc" agentplane
     fi
     read -r port wport _ < <(free_ports)
-    # Where agents run: worker processes beside agentplane (the default: the API suites need no
-    # node), or pods on the node (AGENTPLANE_CP_RUNTIME=kubernetes), which reach agentplane's
-    # worker listener on the node IP (the pods' gateway).
-    local runtime_args=(--runtime local)
-    if [[ "${AGENTPLANE_CP_RUNTIME:-local}" == kubernetes ]]; then
+    # Where agents run: pods on the node when there is one (they reach agentplane's worker
+    # listener on the node IP, the pods' gateway), else worker processes beside agentplane (the
+    # API-only plane of the aggregated-API suites). AGENTPLANE_CP_RUNTIME=local|kubernetes decides.
+    local runtime_args=(--runtime local) runtime=${AGENTPLANE_CP_RUNTIME:-}
+    [[ -n "$runtime" ]] || { [[ -n "${NODE_IP:-}" ]] && runtime=kubernetes || runtime=local; }
+    if [[ "$runtime" == kubernetes ]]; then
       [[ -n "${NODE_IP:-}" ]] || die "AGENTPLANE_CP_RUNTIME=kubernetes needs the node (up without AGENTPLANE_CP_NODE=false)"
       runtime_args=(--runtime kubernetes --worker-image "$("$HACK_DIR/build-images.sh" worker-ref)"
         --worker-image-pull-policy Never --worker-listen "$NODE_IP:$wport" --worker-url "http://$NODE_IP:$wport"

@@ -9,13 +9,10 @@ import { formatPrefix, parseUrlPrefix } from './url-prefix.js';
 
 export const SECRET_KIND = 'Secret';
 
-// The Kubernetes Secrets agentplane makes in the cluster home carry these labels; a Secret
-// without them is not agentplane's, and agentplane never overwrites or deletes it.
-/** `agentplane` on every Secret agentplane makes. */
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
-export const MANAGED_BY = 'agentplane';
-/** What the Secret is for: `connector-secret` (the secrets API) or `model-credential` (a mirror). */
-export const COMPONENT_LABEL = 'agentplane.io/component';
+// The Kubernetes Secrets agentplane makes in the cluster home carry the labels of ./labels.ts; a
+// Secret without them is not agentplane's, and agentplane never overwrites or deletes it. Their
+// component is `connector-secret` (the secrets API) or `model-credential` (a mirror).
+export { COMPONENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL } from './labels.js';
 export const CONNECTOR_SECRET_COMPONENT = 'connector-secret';
 export const MODEL_CREDENTIAL_COMPONENT = 'model-credential';
 /** On a mirrored model credential: the namespace of the Secret it copies (the install namespace). */

@@ -198,6 +198,7 @@ export class AgentController {
         ref,
         uid: agent.metadata.uid,
         template: agent.spec.templateRef,
+        role: agent.spec.role,
         ...(place.group ? { group: place.group, peers: place.peers } : {}),
         ...(place.group && asleep ? { wakeIdle: true } : {}),
       });

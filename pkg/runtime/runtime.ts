@@ -5,6 +5,7 @@
 // (cluster home) runs pods, and a test runtime runs nothing at all. Every runtime passes the
 // conformance suite in test/conformance/runtime.ts.
 
+import type { Role } from '../api/agent.js';
 import type { EventDraft } from '../api/event.js';
 import type { ObjectRef } from '../api/meta.js';
 import type { TaskMessage } from '../api/worker-protocol.js';
@@ -21,6 +22,11 @@ export interface WorkerSpec {
   wakeIdle?: boolean;
   /** The agent's pod template (`spec.templateRef`); runtimes without templates ignore it. */
   template?: string;
+  /**
+   * The agent's role: a manager orchestrates sub-agents through the API, so a runtime that can
+   * gives it credentials for its own namespace (the Kubernetes runtime: a service account).
+   */
+  role?: Role;
 }
 
 /** A task to hand to a worker: the control channel's task message without its envelope. */

@@ -134,10 +134,51 @@ ${extra}`;
       expect(await toolOutputs('solo')).to.deep.equal([`ran in ${pod!.metadata.name} as 10001`]);
     });
 
+    it("a manager runs as its namespace's manager service account, limited to agentplane.io there", async () => {
+      const [pod] = await agentPods('solo');
+      const spec = (await c.json<{ spec: { serviceAccountName?: string; automountServiceAccountToken?: boolean } }>(['get', 'pod', pod!.metadata.name, '-n', NS])).spec;
+      expect(spec).to.deep.include({ serviceAccountName: 'agentplane-manager', automountServiceAccountToken: true });
+      const can = async (...args: string[]) => (await c.kubectl(['auth', 'can-i', ...args, `--as=system:serviceaccount:${NS}:agentplane-manager`], { allowFail: true })).stdout.trim();
+      expect(await can('create', 'agents.agentplane.io', '-n', NS)).to.equal('yes');
+      expect(await can('create', 'agents.agentplane.io', '-n', 'default')).to.equal('no');
+      expect(await can('get', 'secrets', '-n', NS)).to.equal('no');
+      expect(await can('create', 'pods', '-n', NS)).to.equal('no');
+    });
+
+    it('a worker-role agent has no service-account token', async () => {
+      await apply(agentYaml('plain', '@say plain', '  role: worker\n'));
+      await eventually(async () => (await taskStatus('plain')) === 'Complete', 120_000, 'plain task');
+      const [pod] = await agentPods('plain');
+      const spec = (await c.json<{ spec: { serviceAccountName?: string; automountServiceAccountToken?: boolean } }>(['get', 'pod', pod!.metadata.name, '-n', NS])).spec;
+      expect(spec.automountServiceAccountToken).to.equal(false);
+      await kubectl('delete', 'agent', 'plain', '-n', NS);
+    });
+
+    it('cancel ends the running task; the pod stays alive, unrestarted, and takes the next task', async () => {
+      await apply(agentYaml('solo', '@bash sleep 600\n@say never'));
+      await eventually(async () => (await taskStatus('solo')) === 'InProgress', 60_000, 'long task running');
+      const [before] = await agentPods('solo');
+      const cancelled = streamUntil('solo', (t) => t.lastIndexOf('task_cancelled') > t.lastIndexOf('task_started'));
+      expect((await rest('POST', `/api/v1/agents/solo/cancel?namespace=${NS}`)).status).to.be.oneOf([200, 202]);
+      await cancelled;
+      await eventually(async () => (await taskStatus('solo')) === 'Cancelled', 60_000, 'task cancelled');
+      const [after] = await agentPods('solo');
+      expect(after!.metadata.uid, 'the same pod').to.equal(before!.metadata.uid);
+      expect(containerIds(after!), 'its container was not restarted').to.deep.equal(containerIds(before!));
+      await apply(agentYaml('solo', '@say after cancel'));
+      await eventually(async () => (await jsonpath('agent/solo', '.status.lastTaskMessage')) === 'after cancel', 120_000, 'next task');
+    });
+
     it('DELETE leaves nothing labelled with the agent, of any kind', async () => {
       await kubectl('delete', 'agent', 'solo', '-n', NS);
-      await eventually(async () => (await labelled('solo')).length === 0, 60_000, 'every labelled object gone');
-      expect(await kubectl('get', 'pods,pvc,secrets,configmaps', '-n', NS, '-l', 'agentplane.io/agent=solo', '-o', 'name')).to.equal('');
+      // Every kind the namespace can hold, not only those the runtime is known to make.
+      const kinds = (await kubectl('api-resources', '--namespaced=true', '--verbs=list', '-o', 'name'))
+        .split('\n')
+        .filter((k) => k && !k.endsWith('.agentplane.io') && !k.startsWith('events'));
+      expect(kinds).to.include.members(['pods', 'persistentvolumeclaims', 'secrets', 'configmaps']);
+      const left = async () => (await kubectl('get', kinds.join(','), '-n', NS, '-l', 'agentplane.io/agent=solo', '-o', 'name', '--ignore-not-found')).trim();
+      await eventually(async () => (await left()) === '', 60_000, 'every labelled object gone');
+      expect(await labelled('solo')).to.deep.equal([]);
     });
   });
 
@@ -215,6 +256,9 @@ ${extra}`;
         expect(res.status, JSON.stringify(res.body)).to.be.oneOf([200, 204]);
       }
       await eventually(async () => (await squadPods('crew')).length === 0, 90_000, 'squad pod deleted');
+      // A member that left stays an agent with its workspace (bob is asleep, so it has no pod).
+      expect(await jsonpath('pvc/agent-bob-workspace', '.status.phase')).to.equal('Bound');
+      expect(await phase('bob')).to.equal('Sleeping');
       await eventually(async () => (await agentPods('ada')).some((p) => p.status.phase === 'Running' && !p.metadata.labels?.['agentplane.io/squad']), 90_000, 'ada in a solo pod');
       const sent = await rest('POST', '/api/v1/agents', { name: 'ada', namespace: NS, instructions: '@bash cat mine.txt\n@say ada solo again' });
       expect(sent.status).to.equal(200);

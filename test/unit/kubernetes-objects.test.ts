@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 
 import { groupLabel, groupPodPrefix, labelsFor, objectNames } from '../../pkg/runtime/kubernetes/names.js';
-import { workerConfigMap, workerPod, workerSecret, workspaceClaim } from '../../pkg/runtime/kubernetes/objects.js';
+import { managerAccess, workerConfigMap, workerPod, workerSecret, workspaceClaim } from '../../pkg/runtime/kubernetes/objects.js';
 import { BUILTIN_TEMPLATE, parseTemplate, type WorkerTemplate } from '../../pkg/runtime/kubernetes/template.js';
 
 const template: WorkerTemplate = { ...BUILTIN_TEMPLATE, image: 'agentplane/worker:test' };
@@ -107,5 +107,22 @@ describe('Pod templates (template.yaml of a template ConfigMap)', () => {
     expect(() => parseTemplate('privileged: true', template)).to.throw(/unknown field\(s\) privileged/);
     expect(() => parseTemplate('- a\n- b', template)).to.throw(/must be a mapping/);
     expect(() => parseTemplate('nodeSelector: {a: 1}', template)).to.throw(/nodeSelector.a must be a string/);
+  });
+});
+
+describe('Manager access', () => {
+  it('mounts a token only for managers, bound to agentplane.io verbs of their own namespace', () => {
+    const worker = workerPod({ namespace: 'team-a', agent: 'w', generateName: 'agent-w-', members: [{ name: 'w', template }] });
+    expect(worker.spec!.automountServiceAccountToken).to.equal(false);
+    expect(worker.spec!.serviceAccountName).to.equal(undefined);
+    const manager = workerPod({ namespace: 'team-a', agent: 'm', generateName: 'agent-m-', members: [{ name: 'm', template, manager: true }] });
+    expect(manager.spec).to.deep.include({ serviceAccountName: 'agentplane-manager', automountServiceAccountToken: true });
+
+    const [account, role, binding] = managerAccess('team-a');
+    expect(account.metadata).to.deep.include({ name: 'agentplane-manager', namespace: 'team-a' });
+    expect(role.rules!.flatMap((r) => r.apiGroups)).to.deep.equal(['agentplane.io', 'agentplane.io', 'agentplane.io']);
+    expect(role.rules!.flatMap((r) => r.resources)).to.not.include.members(['secrets', 'pods', '*']);
+    expect(binding.subjects).to.deep.equal([{ kind: 'ServiceAccount', name: 'agentplane-manager', namespace: 'team-a' }]);
+    expect(binding.roleRef).to.deep.include({ kind: 'Role', name: 'agentplane-manager' });
   });
 });

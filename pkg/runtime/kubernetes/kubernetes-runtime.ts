@@ -14,14 +14,14 @@
 // the Secret, so workers outlive a server restart: on start the runtime adopts the stored
 // credentials of every worker it still wants, and those workers reconnect.
 
-import { CoreV1Api, type KubeConfig, setHeaderOptions, type V1OwnerReference, type V1Pod, type V1Secret } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, RbacAuthorizationV1Api, setHeaderOptions, type V1OwnerReference, type V1Pod, type V1Secret } from '@kubernetes/client-node';
 import { type ObjectRef, refKey } from '../../api/meta.js';
 import type { Logger } from '../../observability/logger.js';
 import { KeyedSerializer } from '../../registry/serializer.js';
-import { type WorkerChannel, WorkerHub } from '../channel/hub.js';
-import type { AgentRuntime, ModelCredentialIssuer, RuntimeEvent, TaskSpec, WorkerSpec, WorkerStatus } from '../runtime.js';
+import { ChannelRuntime } from '../channel/channel-runtime.js';
+import type { AgentRuntime, ModelCredentialIssuer, WorkerSpec, WorkerStatus } from '../runtime.js';
 import { groupPodPrefix, MANAGED_SELECTOR, objectNames, UID_ANNOTATION, WORKER_STATE_ANNOTATION } from './names.js';
-import { type Credentials, MODEL_CREDENTIAL_KEY, TOKEN_KEY, workerConfigMap, workerPod, workerSecret, workspaceClaim } from './objects.js';
+import { type Credentials, managerAccess, type PodMember, MODEL_CREDENTIAL_KEY, TOKEN_KEY, workerConfigMap, workerPod, workerSecret, workspaceClaim } from './objects.js';
 import { containerStatus, PodIndex, type PodChange, placementIn } from './pod-index.js';
 import type { WorkerTemplate } from './template.js';
 
@@ -50,12 +50,11 @@ interface Gathering {
 /** Waiting reasons that do not clear by themselves: the pod is replaced, counting a start failure. */
 const PERMANENT_WAITING = new Set(['ErrImageNeverPull', 'InvalidImageName', 'CreateContainerConfigError', 'ErrImagePull', 'ImagePullBackOff']);
 
-export class KubernetesRuntime implements AgentRuntime {
+export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   readonly name = 'kubernetes';
-  private readonly hub: WorkerHub;
   private readonly core: CoreV1Api;
+  private readonly rbac: RbacAuthorizationV1Api;
   private readonly pods: PodIndex;
-  private readonly watchers = new Set<(ev: RuntimeEvent) => void>();
   private readonly serial = new KeyedSerializer();
   private readonly gathering = new Map<string, Gathering>();
   /** Pods created and not yet seen by the watch: agent key -> group (null when solo). */
@@ -67,19 +66,12 @@ export class KubernetesRuntime implements AgentRuntime {
   private readonly ready: Promise<void>;
 
   constructor(private readonly o: KubernetesRuntimeOptions) {
-    this.hub = new WorkerHub(o.logger.child({ component: 'hub' }));
-    this.hub.on('connected', (ref, runningTask) => this.publish({ type: 'ready', ref, ...(runningTask !== undefined ? { runningTask } : {}) }));
-    this.hub.on('disconnected', (ref) => this.publish({ type: 'disconnected', ref }));
-    this.hub.on('event', (ref, uid, taskId, event) => this.publish({ type: 'event', ref, uid, taskId, event }));
+    super(o.logger);
     this.core = o.kubeConfig.makeApiClient(CoreV1Api);
+    this.rbac = o.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
     this.pods = new PodIndex(o.kubeConfig, o.logger, (c) => this.onPodChange(c));
     this.ready = this.start();
     this.ready.catch(() => undefined);
-  }
-
-  /** The control channel's server side, for the HTTP route workers dial. */
-  get channel(): WorkerChannel {
-    return this.hub;
   }
 
   /** Resolves once the pod watch has listed and stored credentials are adopted; rejects when it cannot. */
@@ -124,23 +116,6 @@ export class KubernetesRuntime implements AgentRuntime {
     };
   }
 
-  async dispatch(ref: ObjectRef, task: TaskSpec): Promise<boolean> {
-    return this.hub.send(ref, { type: 'task', ...task });
-  }
-
-  async cancel(ref: ObjectRef, taskId: number, reason: string): Promise<boolean> {
-    return this.hub.runningTask(ref) === taskId && this.hub.send(ref, { type: 'cancel', taskId, reason });
-  }
-
-  steer(ref: ObjectRef, taskId: number, content: string, timeoutMs: number): Promise<boolean | undefined> {
-    return this.hub.steer(ref, taskId, content, timeoutMs);
-  }
-
-  watch(fn: (ev: RuntimeEvent) => void): () => void {
-    this.watchers.add(fn);
-    return () => void this.watchers.delete(fn);
-  }
-
   async ensure(spec: WorkerSpec): Promise<void> {
     await this.ready;
     const key = refKey(spec.ref);
@@ -155,7 +130,7 @@ export class KubernetesRuntime implements AgentRuntime {
           namespace: spec.ref.namespace,
           agent: spec.ref.name,
           generateName: objectNames(spec.ref.name).podPrefix,
-          members: [{ name: spec.ref.name, template }],
+          members: [member(spec, template)],
           owners: this.owners([spec]),
         });
         this.pending.set(key, null);
@@ -240,7 +215,7 @@ export class KubernetesRuntime implements AgentRuntime {
       namespace,
       group,
       generateName: groupPodPrefix(group),
-      members: members.map((m) => ({ name: m.spec.ref.name, template: m.template, ...(m.spec.wakeIdle ? { wakeIdle: true } : {}) })),
+      members: members.map((m) => member(m.spec, m.template)),
       peers,
       owners: this.owners(members.map((m) => m.spec)),
     });
@@ -257,7 +232,7 @@ export class KubernetesRuntime implements AgentRuntime {
       agent: spec.ref.name,
       group: spec.group!,
       generateName: objectNames(spec.ref.name).podPrefix,
-      members: [{ name: spec.ref.name, template, ...(spec.wakeIdle ? { wakeIdle: true } : {}) }],
+      members: [member(spec, template)],
       peers,
       owners: this.owners([spec]),
     });
@@ -282,6 +257,18 @@ export class KubernetesRuntime implements AgentRuntime {
     );
     // The claim outlives workers (sleep keeps it); only remove deletes it.
     await ignoreExisting(this.core.createNamespacedPersistentVolumeClaim({ namespace: ref.namespace, body: workspaceClaim(ref, template, owner) }));
+    if (spec.role === 'manager') await this.ensureManagerAccess(ref.namespace);
+  }
+
+  /** The namespace's manager service account and its Role (shared by its managers; kept). */
+  private async ensureManagerAccess(namespace: string): Promise<void> {
+    const [account, role, binding] = managerAccess(namespace);
+    await ignoreExisting(this.core.createNamespacedServiceAccount({ namespace, body: account }));
+    await this.upsert(
+      () => this.rbac.createNamespacedRole({ namespace, body: role }),
+      () => this.rbac.replaceNamespacedRole({ namespace, name: role.metadata!.name!, body: role }),
+    );
+    await ignoreExisting(this.rbac.createNamespacedRoleBinding({ namespace, body: binding }));
   }
 
   private async upsert(create: () => Promise<unknown>, replace: () => Promise<unknown>): Promise<void> {
@@ -381,21 +368,16 @@ export class KubernetesRuntime implements AgentRuntime {
     this.reported.add(key);
     return true;
   }
+}
 
-  private exited(ref: ObjectRef, code: number | null, signal: string | null, why: string): void {
-    this.o.logger.warn({ namespace: ref.namespace, name: ref.name, code, signal, why }, 'worker exited');
-    this.publish({ type: 'exited', ref, code, signal });
-  }
-
-  private publish(ev: RuntimeEvent): void {
-    for (const fn of [...this.watchers]) {
-      try {
-        fn(ev);
-      } catch (err) {
-        this.o.logger.error({ err }, 'runtime watcher failed');
-      }
-    }
-  }
+/** A container of the pod for the worker `spec`. */
+function member(spec: WorkerSpec, template: WorkerTemplate): PodMember {
+  return {
+    name: spec.ref.name,
+    template,
+    ...(spec.wakeIdle ? { wakeIdle: true } : {}),
+    ...(spec.role === 'manager' ? { manager: true } : {}),
+  };
 }
 
 /** The names of everyone in the members' squads (their `peers`), de-duplicated. */

@@ -4,12 +4,11 @@
 // server (generateName), so a new incarnation never waits for the old pod's name to be free.
 
 import { createHash } from 'node:crypto';
+import { COMPONENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL } from '../../api/labels.js';
 
+export { COMPONENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL };
 export const AGENT_LABEL = 'agentplane.io/agent';
 export const SQUAD_LABEL = 'agentplane.io/squad';
-export const COMPONENT_LABEL = 'agentplane.io/component';
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
-export const MANAGED_BY = 'agentplane';
 
 /** The runtime's group key (WorkerSpec.group), kept on the pod: labels cannot hold "/" or ":". */
 export const GROUP_ANNOTATION = 'agentplane.io/group';
@@ -18,7 +17,7 @@ export const UID_ANNOTATION = 'agentplane.io/agent-uid';
 /** "running" while the runtime wants the worker; "stopped" after stop (not adopted on restart). */
 export const WORKER_STATE_ANNOTATION = 'agentplane.io/worker-state';
 
-export type Component = 'worker' | 'workspace' | 'credentials' | 'config';
+export type Component = 'worker' | 'workspace' | 'credentials' | 'config' | 'manager-access';
 
 /** Every managed pod, claim, Secret and ConfigMap. */
 export const MANAGED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;

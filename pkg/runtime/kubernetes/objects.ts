@@ -3,7 +3,7 @@
 // the pod its container runs in (solo, or one container per member in a squad's pod). Pure
 // functions of their inputs, so the shapes are unit-tested without a cluster.
 
-import type { V1ConfigMap, V1Container, V1OwnerReference, V1PersistentVolumeClaim, V1Pod, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Container, V1Role, V1RoleBinding, V1ServiceAccount, V1OwnerReference, V1PersistentVolumeClaim, V1Pod, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { ObjectRef } from '../../api/meta.js';
 import { GROUP_ANNOTATION, labelsFor, objectNames, UID_ANNOTATION, WORKER_STATE_ANNOTATION } from './names.js';
 import type { WorkerTemplate } from './template.js';
@@ -15,6 +15,8 @@ export const SQUAD_PATH = '/squad';
 export const HEALTH_PORT_BASE = 8080;
 
 export const TOKEN_KEY = 'token';
+/** The service account, Role and RoleBinding of managers, one set per namespace with managers. */
+export const MANAGER_ACCOUNT = 'agentplane-manager';
 export const MODEL_CREDENTIAL_KEY = 'model-credential';
 
 export interface Credentials {
@@ -86,6 +88,8 @@ export function workspaceClaim(ref: ObjectRef, template: WorkerTemplate, owner?:
 export interface PodMember {
   name: string;
   template: WorkerTemplate;
+  /** A manager gets the namespace's manager service account (the pod's, shared by a squad). */
+  manager?: boolean;
   /** Start idle in a rebuilt squad pod (AGENTPLANE_WAKE_IDLE=true). */
   wakeIdle?: boolean;
 }
@@ -141,7 +145,9 @@ export function workerPod(p: WorkerPodSpec): V1Pod {
     },
     spec: {
       restartPolicy: p.agent ? 'Never' : 'OnFailure',
-      automountServiceAccountToken: false,
+      // Only a manager talks to the API (to orchestrate sub-agents), with a token for its own
+      // namespace; every other worker has no Kubernetes credentials at all.
+      ...(p.members.some((m) => m.manager) ? { serviceAccountName: MANAGER_ACCOUNT, automountServiceAccountToken: true } : { automountServiceAccountToken: false }),
       enableServiceLinks: false,
       terminationGracePeriodSeconds: 10,
       securityContext: {
@@ -192,4 +198,32 @@ function workerContainer(m: PodMember, i: number, squadMounts: V1VolumeMount[], 
       ...squadMounts,
     ],
   };
+}
+
+/**
+ * What a manager may do through the API: manage agents, squads and connectors of its own
+ * namespace (agentplane.io), and nothing else: no Secrets, no pods, no other namespace.
+ */
+export function managerAccess(namespace: string): [V1ServiceAccount, V1Role, V1RoleBinding] {
+  const metadata = { name: MANAGER_ACCOUNT, namespace, labels: labelsFor('manager-access') };
+  return [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata,
+      rules: [
+        { apiGroups: ['agentplane.io'], resources: ['agents', 'squads', 'connectors'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+        { apiGroups: ['agentplane.io'], resources: ['agents/status', 'agents/events', 'agents/log', 'squads/status', 'connectors/status'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: ['agentplane.io'], resources: ['agents/cancel'], verbs: ['create'] },
+      ],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: MANAGER_ACCOUNT },
+      subjects: [{ kind: 'ServiceAccount', name: MANAGER_ACCOUNT, namespace }],
+    },
+  ];
 }

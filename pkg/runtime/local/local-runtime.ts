@@ -14,8 +14,8 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { type ObjectRef, refKey } from '../../api/meta.js';
 import type { Logger } from '../../observability/logger.js';
-import { type WorkerChannel, WorkerHub } from '../channel/hub.js';
-import type { AgentRuntime, ModelCredentialIssuer, RuntimeEvent, TaskSpec, WorkerSpec, WorkerStatus } from '../runtime.js';
+import { ChannelRuntime } from '../channel/channel-runtime.js';
+import type { AgentRuntime, ModelCredentialIssuer, WorkerSpec, WorkerStatus } from '../runtime.js';
 import type { PodCommand, PodReport } from './pod-protocol.js';
 import { NO_SANDBOX, type Sandbox } from './sandbox.js';
 
@@ -39,8 +39,6 @@ export interface LocalRuntimeOptions {
   channelUrl: () => string;
 }
 
-type WorkerExit = Extract<RuntimeEvent, { type: 'exited' }>;
-
 const POD_MAIN = fileURLToPath(new URL('./pod-main.js', import.meta.url));
 
 interface Solo {
@@ -63,25 +61,13 @@ interface Pod {
   stopping: Map<string, () => void>;
 }
 
-export class LocalRuntime implements AgentRuntime {
+export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
   readonly name = 'local';
   private readonly workers = new Map<string, Solo | Member>();
   private readonly pods = new Map<string, Pod>();
-  private readonly watchers = new Set<(ev: RuntimeEvent) => void>();
-  private readonly hub: WorkerHub;
 
   constructor(private readonly opts: LocalRuntimeOptions) {
-    this.hub = new WorkerHub(opts.logger.child({ component: 'hub' }));
-    this.hub.on('connected', (ref, runningTask) =>
-      this.publish({ type: 'ready', ref, ...(runningTask !== undefined ? { runningTask } : {}) }),
-    );
-    this.hub.on('disconnected', (ref) => this.publish({ type: 'disconnected', ref }));
-    this.hub.on('event', (ref, uid, taskId, event) => this.publish({ type: 'event', ref, uid, taskId, event }));
-  }
-
-  /** The control channel's server side, for the HTTP route workers dial. */
-  get channel(): WorkerChannel {
-    return this.hub;
+    super(opts.logger);
   }
 
   // Diagnostics of this runtime's processes and directories (tests, benches); not part of
@@ -132,23 +118,6 @@ export class LocalRuntime implements AgentRuntime {
     };
   }
 
-  async dispatch(ref: ObjectRef, task: TaskSpec): Promise<boolean> {
-    return this.hub.send(ref, { type: 'task', ...task });
-  }
-
-  async cancel(ref: ObjectRef, taskId: number, reason: string): Promise<boolean> {
-    return this.hub.runningTask(ref) === taskId && this.hub.send(ref, { type: 'cancel', taskId, reason });
-  }
-
-  steer(ref: ObjectRef, taskId: number, content: string, timeoutMs: number): Promise<boolean | undefined> {
-    return this.hub.steer(ref, taskId, content, timeoutMs);
-  }
-
-  watch(fn: (ev: RuntimeEvent) => void): () => void {
-    this.watchers.add(fn);
-    return () => void this.watchers.delete(fn);
-  }
-
   async ensure(spec: WorkerSpec): Promise<void> {
     const key = refKey(spec.ref);
     if (this.workers.has(key)) return;
@@ -192,7 +161,7 @@ export class LocalRuntime implements AgentRuntime {
       // A worker that dies takes its tools with it (in the sandbox its PID namespace already has).
       signalGroup(child.pid!, 'SIGKILL');
       this.workers.delete(key);
-      this.exited({ type: 'exited', ref: spec.ref, code, signal });
+      this.exited(spec.ref, code, signal);
     });
     this.opts.logger.info({ ...log, pid: child.pid }, 'worker started');
   }
@@ -245,7 +214,7 @@ export class LocalRuntime implements AgentRuntime {
       this.pods.delete(group);
       for (const [key, m] of pod.members) {
         if (this.workers.get(key) === m) this.workers.delete(key);
-        this.exited({ type: 'exited', ref: m.ref, code, signal });
+        this.exited(m.ref, code, signal);
       }
     });
     this.opts.logger.info({ namespace, group, pid: child.pid }, 'group started');
@@ -263,7 +232,7 @@ export class LocalRuntime implements AgentRuntime {
     if (!m) return;
     pod.members.delete(r.member);
     if (this.workers.get(r.member) === m) this.workers.delete(r.member);
-    this.exited({ type: 'exited', ref: m.ref, code: r.code, signal: r.signal });
+    this.exited(m.ref, r.code, r.signal);
   }
 
   private async stopMember(pod: Pod, group: string, key: string): Promise<void> {
@@ -318,21 +287,6 @@ export class LocalRuntime implements AgentRuntime {
       ANTHROPIC_API_KEY: modelCredential,
       ...(spec.wakeIdle ? { AGENTPLANE_WAKE_IDLE: 'true' } : {}),
     };
-  }
-
-  private exited(e: WorkerExit): void {
-    this.opts.logger.warn({ namespace: e.ref.namespace, name: e.ref.name, code: e.code, signal: e.signal }, 'worker exited');
-    this.publish(e);
-  }
-
-  private publish(ev: RuntimeEvent): void {
-    for (const fn of [...this.watchers]) {
-      try {
-        fn(ev);
-      } catch (err) {
-        this.opts.logger.error({ err }, 'runtime watcher failed');
-      }
-    }
   }
 
   private forwardLogs(child: ChildProcess, fields: Record<string, string>): void {
