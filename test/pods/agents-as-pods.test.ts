@@ -265,4 +265,30 @@ ${extra}`;
       await eventually(async () => (await jsonpath('agent/ada', '.status.lastTaskMessage')) === 'ada solo again', 120_000, 'ada runs solo');
     });
   });
+  describe('a namespace deleted with its agents inside', () => {
+    it('kube-controller-manager deletes the namespace; its agents, squad, pods, claims, Secrets and ConfigMaps go with it', async () => {
+      const ns = 'doomed-team';
+      await kubectl('create', 'namespace', ns);
+      await c.kubectl(['apply', '-f', '-'], {
+        input: ['ann', 'bea'].map((n) => agentYaml(n, `@say ${n} here`).replace(`namespace: ${NS}`, `namespace: ${ns}`)).join('---\n'),
+      });
+      const created = await rest('POST', '/api/v1/squads', { name: 'pair', namespace: ns, members: [{ name: 'cid', spec: { instructions: '@say cid here' } }, { name: 'dee', spec: { instructions: '@say dee here' } }] });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const running = async () => (await livePods(c, ns, 'app.kubernetes.io/managed-by=agentplane')).filter((p) => p.status.phase === 'Running').length;
+      await eventually(async () => (await running()) === 3, 120_000, 'two solo pods and the squad pod running');
+
+      await kubectl('delete', 'namespace', ns, '--wait=false');
+      const left = async () => {
+        const res = await c.kubectl(['get', 'agents.agentplane.io,squads.agentplane.io,pods,pvc,secrets,configmaps', '-n', ns, '-o', 'name', '--ignore-not-found'], { allowFail: true });
+        return res.stdout.split('\n').filter((l) => l && !l.endsWith('/kube-root-ca.crt'));
+      };
+      await eventually(async () => (await c.kubectl(['get', 'namespace', ns], { allowFail: true })).code !== 0, 90_000, 'the namespace gone');
+      expect(await left()).to.deep.equal([]);
+      // Nothing of the namespace's agents is left in any namespace either (pods are namespaced,
+      // volumes are not): every claim's volume was released and deleted.
+      const volumesOf = async () =>
+        (await c.json<{ items: { spec: { claimRef?: { namespace?: string } } }[] }>(['get', 'pv'])).items.filter((v) => v.spec.claimRef?.namespace === ns);
+      await eventually(async () => (await volumesOf()).length === 0, 60_000, 'the claims\' volumes deleted');
+    });
+  });
 });
