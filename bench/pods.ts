@@ -4,29 +4,15 @@
 // the same worker image, created and watched the same way in the same run. Prints figures;
 // asserts nothing.
 
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { request } from 'node:https';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-
 import { CoreV1Api, Watch, type V1Pod } from '@kubernetes/client-node';
 import WebSocket from 'ws';
 
-import { REPO } from '../test/support/control-plane.js';
-import { type Cluster, clusterUp } from '../test/support/pods.js';
+import { type Cluster, clusterUp, registerAgentplane, type Tls } from '../test/support/pods.js';
 import { fmt, summarize, table } from './stats.js';
 
-const run = promisify(execFile);
 const NS = 'bench-pods';
 const ROUNDS = 5;
 const WATCHDOG_MS = 20 * 60_000;
-
-interface Tls {
-  ca: Buffer;
-  cert: Buffer;
-  key: Buffer;
-}
 
 /** When each pod (by a label's value) was first seen Running, from one watch of the namespace. */
 class PodClock {
@@ -60,17 +46,6 @@ class PodClock {
   stop(): void {
     this.abort?.abort();
   }
-}
-
-function rest(url: string, tls: Tls, method: string, path: string, body?: unknown): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method, ...tls, headers: { 'content-type': 'application/json' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
 }
 
 /** A WebSocket on the agent's stream; `next(type)` resolves with the time that event arrives. */
@@ -122,13 +97,7 @@ async function main(): Promise<void> {
   console.log('agentplane pods benchmark: the local cluster, one real node (containerd, kubelet), scripted model\n');
   const c = await clusterUp();
   try {
-    const env = { ...process.env, AGENTPLANE_CP_DIR: c.dir, AGENTPLANE_CP_RUNTIME: 'kubernetes' };
-    const url = (await run('bash', [join(REPO, 'hack/control-plane.sh'), 'register'], { env, timeout: 5 * 60_000 })).stdout.trim().split('\n').at(-1)!;
-    const tls: Tls = {
-      ca: readFileSync(join(c.dir, 'pki/serving-ca.crt')),
-      cert: readFileSync(join(c.dir, 'pki/admin.crt')),
-      key: readFileSync(join(c.dir, 'pki/admin.key')),
-    };
+    const { url, tls, rest } = await registerAgentplane(c);
     await c.kubectl(['create', 'namespace', NS]);
 
     const bareClock = new PodClock(c, 'bench');
@@ -146,7 +115,7 @@ async function main(): Promise<void> {
       // The stream of a name that does not exist yet is refused; the create comes first, and the
       // socket opens long before the pod can run.
       const t0 = performance.now();
-      const status = await rest(url, tls, 'POST', '/api/v1/agents', { name, namespace: NS, instructions: '@say first' });
+      const { status } = await rest('POST', '/api/v1/agents', { name, namespace: NS, instructions: '@say first' });
       if (status !== 201) throw new Error(`create ${name}: HTTP ${status}`);
       const stream = await follow(url, tls, name);
       const started = stream.next('task_started');
@@ -156,7 +125,7 @@ async function main(): Promise<void> {
       await completed;
 
       // Sleep (the pod goes, the claim stays), then wake with a task.
-      await rest(url, tls, 'PATCH', `/api/v1/agents/${name}?namespace=${NS}`, { lifecycle: 'Sleep' });
+      await rest('PATCH', `/api/v1/agents/${name}?namespace=${NS}`, { lifecycle: 'Sleep' });
       const core = c.kc.makeApiClient(CoreV1Api);
       for (let t = 0; ; t++) {
         const { items } = await core.listNamespacedPod({ namespace: NS, labelSelector: `agentplane.io/agent=${name}` });
@@ -166,7 +135,7 @@ async function main(): Promise<void> {
       }
       const woke = stream.next('task_started');
       const t1 = performance.now();
-      await rest(url, tls, 'POST', '/api/v1/agents', { name, namespace: NS, instructions: '@say again' });
+      await rest('POST', '/api/v1/agents', { name, namespace: NS, instructions: '@say again' });
       wake.push((await woke) - t1);
       stream.close();
     }

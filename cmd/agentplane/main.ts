@@ -306,15 +306,14 @@ async function serve(argv: string[]): Promise<void> {
   const port = /^\d+$/.test(portRaw) ? Number(portRaw) : NaN;
   if (!(port >= 0 && port <= 65535)) fail(`--port must be a number from 0 to 65535, got "${portRaw}"`);
   const pluginList = values.plugins ?? env.AGENTPLANE_PLUGINS;
-  const modeRaw = values.mode ?? env.AGENTPLANE_MODE ?? 'embedded';
-  const defaultPlugins = modeRaw === 'kubernetes' ? DEFAULT_CLUSTER_PLUGINS : DEFAULT_PLUGINS;
+  const mode = values.mode ?? env.AGENTPLANE_MODE ?? 'embedded';
+  if (mode !== 'embedded' && mode !== 'kubernetes') fail(`--mode must be "embedded" or "kubernetes", got "${mode}"`);
+  const defaultPlugins = mode === 'kubernetes' ? DEFAULT_CLUSTER_PLUGINS : DEFAULT_PLUGINS;
   const plugins = pluginList !== undefined ? pluginList.split(',').map((s) => s.trim()).filter(Boolean) : (cfg.plugins ?? defaultPlugins);
   const templateList = values.templates ?? env.AGENTPLANE_TEMPLATES;
   const templates = templateList !== undefined ? templateList.split(',').map((s) => s.trim()).filter(Boolean) : (cfg.templates ?? []);
   const level = values['log-level'] ?? env.AGENTPLANE_LOG_LEVEL;
   if (level) process.env.AGENTPLANE_LOG_LEVEL = level;
-  const mode = values.mode ?? env.AGENTPLANE_MODE ?? 'embedded';
-  if (mode !== 'embedded' && mode !== 'kubernetes') fail(`--mode must be "embedded" or "kubernetes", got "${mode}"`);
   const sandbox = values.sandbox ?? env.AGENTPLANE_SANDBOX ?? cfg.sandbox ?? 'auto';
   if (!SANDBOX_MODES.includes(sandbox as SandboxMode)) fail(`--sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${sandbox}"`);
   const deadlineRaw = values['model-task-deadline'] ?? env.AGENTPLANE_MODEL_TASK_DEADLINE ?? cfg.modelTaskDeadlineSeconds;

@@ -3,27 +3,20 @@
 // mirror, every task really run by the engine inside a worker container. Checks what the spec's
 // section 3 says of pods and containers, row by row, against what the kubelet reports.
 
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-
 import { expect } from 'chai';
 import WebSocket from 'ws';
 
-import { REPO } from '../support/control-plane.js';
 import { eventually } from '../support/harness.js';
-import { type Cluster, clusterUp, livePods, type PodJson } from '../support/pods.js';
+import { type Agentplane, type Cluster, clusterUp, livePods, type PodJson, registerAgentplane } from '../support/pods.js';
 
-const run = promisify(execFile);
 const NS = 'pods-e2e';
 const KINDS = 'pods,persistentvolumeclaims,secrets,configmaps';
 
 describe('e2e: agents and squads as pods on a real node', function () {
   this.timeout(180_000);
   let c: Cluster;
-  let url = '';
-  let tls: { ca: Buffer; cert: Buffer; key: Buffer };
+  let ap: Agentplane;
+  const rest: Agentplane['rest'] = (method, path, body) => ap.rest(method, path, body);
 
   const kubectl = (...args: string[]) => c.kubectl(args).then((r) => r.stdout);
   const apply = (yaml: string) => c.kubectl(['apply', '-f', '-'], { input: yaml });
@@ -37,29 +30,11 @@ ${extra}`;
   const taskStatus = (name: string) => jsonpath(`agent/${name}`, '.status.taskStatus');
   const phase = (name: string) => jsonpath(`agent/${name}`, '.status.status');
 
-  /** REST through the mirror, as the cluster admin (client certificate), TLS to agentplane. */
-  async function rest(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-    const res = await fetchTls(method, `${url}${path}`, body);
-    return res;
-  }
-  async function fetchTls(method: string, target: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-    const { request } = await import('node:https');
-    return new Promise((resolve, reject) => {
-      const req = request(target, { method, ...tls, headers: { 'content-type': 'application/json' } }, (res) => {
-        let data = '';
-        res.on('data', (d) => (data += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data ? (JSON.parse(data) as Record<string, unknown>) : {} }));
-      });
-      req.on('error', reject);
-      req.end(body === undefined ? undefined : JSON.stringify(body));
-    });
-  }
-
   /** Events of the agent's stream over the WebSocket, from `since`, until `stop` says enough. */
   function streamUntil(name: string, stop: (types: string[]) => boolean, timeoutMs = 120_000): Promise<string[]> {
     return new Promise((resolve, reject) => {
       const types: string[] = [];
-      const ws = new WebSocket(`${url.replace('https', 'wss')}/api/v1/agents/${name}/ws?namespace=${NS}&since=0`, tls);
+      const ws = new WebSocket(`${ap.url.replace('https', 'wss')}/api/v1/agents/${name}/ws?namespace=${NS}&since=0`, ap.tls);
       const timer = setTimeout(() => {
         ws.terminate();
         reject(new Error(`no end of stream for ${name} within ${timeoutMs} ms; saw ${types.join(', ')}`));
@@ -97,14 +72,7 @@ ${extra}`;
   before(async function () {
     this.timeout(45 * 60_000);
     c = await clusterUp();
-    const env = { ...process.env, AGENTPLANE_CP_DIR: c.dir, AGENTPLANE_CP_RUNTIME: 'kubernetes' };
-    const reg = await run('bash', [join(REPO, 'hack/control-plane.sh'), 'register'], { env, timeout: 5 * 60_000 });
-    url = reg.stdout.trim().split('\n').at(-1)!;
-    tls = {
-      ca: readFileSync(join(c.dir, 'pki/serving-ca.crt')),
-      cert: readFileSync(join(c.dir, 'pki/admin.crt')),
-      key: readFileSync(join(c.dir, 'pki/admin.key')),
-    };
+    ap = await registerAgentplane(c);
     await kubectl('create', 'namespace', NS);
   });
 

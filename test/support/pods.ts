@@ -3,6 +3,8 @@
 // small readers of what kubectl sees.
 
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 
@@ -44,4 +46,43 @@ export interface PodJson {
 export async function livePods(c: Cluster, namespace: string, selector: string): Promise<PodJson[]> {
   const list = await c.json<{ items: PodJson[] }>(['get', 'pods', '-n', namespace, '-l', selector]);
   return list.items.filter((p) => !p.metadata.deletionTimestamp);
+}
+
+export interface Tls {
+  ca: Buffer;
+  cert: Buffer;
+  key: Buffer;
+}
+
+/** agentplane registered on the cluster, its agents as pods, and how to call it as the admin. */
+export interface Agentplane {
+  /** Its own URL (https, on loopback): the /api/v1 mirror and the WebSockets. */
+  url: string;
+  /** The serving CA and the admin's client certificate. */
+  tls: Tls;
+  /** A request to the /api/v1 mirror; the body is parsed JSON ({} when empty). */
+  rest(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+}
+
+/** `hack/control-plane.sh register` with the Kubernetes runtime. */
+export async function registerAgentplane(c: Cluster): Promise<Agentplane> {
+  const env = { ...process.env, AGENTPLANE_CP_DIR: c.dir, AGENTPLANE_CP_RUNTIME: 'kubernetes' };
+  const reg = await run('bash', [join(REPO, 'hack/control-plane.sh'), 'register'], { env, timeout: 5 * 60_000 });
+  const url = reg.stdout.trim().split('\n').at(-1)!;
+  const tls: Tls = {
+    ca: readFileSync(join(c.dir, 'pki/serving-ca.crt')),
+    cert: readFileSync(join(c.dir, 'pki/admin.crt')),
+    key: readFileSync(join(c.dir, 'pki/admin.key')),
+  };
+  const rest: Agentplane['rest'] = (method, path, body) =>
+    new Promise((resolve, reject) => {
+      const req = request(`${url}${path}`, { method, ...tls, headers: { 'content-type': 'application/json' } }, (res) => {
+        let data = '';
+        res.on('data', (d) => (data += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data ? (JSON.parse(data) as Record<string, unknown>) : {} }));
+      });
+      req.on('error', reject);
+      req.end(body === undefined ? undefined : JSON.stringify(body));
+    });
+  return { url, tls, rest };
 }

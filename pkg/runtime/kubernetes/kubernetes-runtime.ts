@@ -20,7 +20,7 @@ import type { Logger } from '../../observability/logger.js';
 import { KeyedSerializer } from '../../registry/serializer.js';
 import { ChannelRuntime } from '../channel/channel-runtime.js';
 import type { AgentRuntime, ModelCredentialIssuer, WorkerSpec, WorkerStatus } from '../runtime.js';
-import { groupPodPrefix, MANAGED_SELECTOR, objectNames, UID_ANNOTATION, WORKER_STATE_ANNOTATION } from './names.js';
+import { AGENT_LABEL, componentSelector, groupPodPrefix, objectNames, UID_ANNOTATION, WORKER_STATE_ANNOTATION } from './names.js';
 import { type Credentials, managerAccess, type PodMember, MODEL_CREDENTIAL_KEY, TOKEN_KEY, workerConfigMap, workerPod, workerSecret, workspaceClaim } from './objects.js';
 import { containerStatus, PodIndex, type PodChange, placementIn } from './pod-index.js';
 import type { WorkerTemplate } from './template.js';
@@ -82,10 +82,10 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   private async start(): Promise<void> {
     await this.pods.start();
     // Workers that were wanted when the server stopped still run: accept their credentials again.
-    const { items } = await this.core.listSecretForAllNamespaces({ labelSelector: `${MANAGED_SELECTOR},agentplane.io/component=credentials` });
+    const { items } = await this.core.listSecretForAllNamespaces({ labelSelector: componentSelector('credentials') });
     for (const s of items) {
       const ann = s.metadata?.annotations ?? {};
-      const agent = s.metadata?.labels?.['agentplane.io/agent'];
+      const agent = s.metadata?.labels?.[AGENT_LABEL];
       const uid = ann[UID_ANNOTATION];
       if (!agent || !uid || ann[WORKER_STATE_ANNOTATION] !== 'running') continue;
       const creds = readCredentials(s);
@@ -303,8 +303,8 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
 
   private async existingClaims(namespace: string, agents: string[]): Promise<string[]> {
     if (!agents.length) return [];
-    const { items } = await this.core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: `${MANAGED_SELECTOR},agentplane.io/component=workspace` });
-    const have = new Set(items.map((c) => c.metadata?.labels?.['agentplane.io/agent']));
+    const { items } = await this.core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: componentSelector('workspace') });
+    const have = new Set(items.map((c) => c.metadata?.labels?.[AGENT_LABEL]));
     return agents.filter((a) => have.has(a));
   }
 

@@ -22,6 +22,9 @@ export type Component = 'worker' | 'workspace' | 'credentials' | 'config' | 'man
 /** Every managed pod, claim, Secret and ConfigMap. */
 export const MANAGED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
 
+/** The managed objects of one component (worker pods, workspace claims, credentials...). */
+export const componentSelector = (c: Component): string => `${MANAGED_SELECTOR},${COMPONENT_LABEL}=${c}`;
+
 export const objectNames = (agent: string) => ({
   /** generateName of the agent's solo pod (or of its own pod beside a running squad pod). */
   podPrefix: `agent-${agent}-`,

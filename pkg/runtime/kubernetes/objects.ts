@@ -3,9 +3,9 @@
 // the pod its container runs in (solo, or one container per member in a squad's pod). Pure
 // functions of their inputs, so the shapes are unit-tested without a cluster.
 
-import type { V1ConfigMap, V1Container, V1Role, V1RoleBinding, V1ServiceAccount, V1OwnerReference, V1PersistentVolumeClaim, V1Pod, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Container, V1ObjectMeta, V1Role, V1RoleBinding, V1ServiceAccount, V1OwnerReference, V1PersistentVolumeClaim, V1Pod, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { ObjectRef } from '../../api/meta.js';
-import { GROUP_ANNOTATION, labelsFor, objectNames, UID_ANNOTATION, WORKER_STATE_ANNOTATION } from './names.js';
+import { type Component, GROUP_ANNOTATION, labelsFor, objectNames, UID_ANNOTATION, WORKER_STATE_ANNOTATION } from './names.js';
 import type { WorkerTemplate } from './template.js';
 
 /** Where a worker's volumes are mounted in its container. */
@@ -24,16 +24,23 @@ export interface Credentials {
   modelCredential: string;
 }
 
+/** The metadata every per-agent object shares: its name, namespace, labels and owner. */
+function agentObjectMeta(ref: ObjectRef, name: string, component: Component, owner?: V1OwnerReference): V1ObjectMeta {
+  return {
+    name,
+    namespace: ref.namespace,
+    labels: labelsFor(component, ref.name),
+    ...(owner ? { ownerReferences: [owner] } : {}),
+  };
+}
+
 export function workerSecret(ref: ObjectRef, uid: string, creds: Credentials, owner?: V1OwnerReference): V1Secret {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: {
-      name: objectNames(ref.name).secret,
-      namespace: ref.namespace,
-      labels: labelsFor('credentials', ref.name),
+      ...agentObjectMeta(ref, objectNames(ref.name).secret, 'credentials', owner),
       annotations: { [UID_ANNOTATION]: uid, [WORKER_STATE_ANNOTATION]: 'running' },
-      ...(owner ? { ownerReferences: [owner] } : {}),
     },
     type: 'Opaque',
     stringData: { [TOKEN_KEY]: creds.token, [MODEL_CREDENTIAL_KEY]: creds.modelCredential },
@@ -51,12 +58,7 @@ export function workerConfigMap(ref: ObjectRef, settings: WorkerSettings, owner?
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: {
-      name: objectNames(ref.name).config,
-      namespace: ref.namespace,
-      labels: labelsFor('config', ref.name),
-      ...(owner ? { ownerReferences: [owner] } : {}),
-    },
+    metadata: agentObjectMeta(ref, objectNames(ref.name).config, 'config', owner),
     data: {
       AGENTPLANE_SERVER_URL: settings.serverUrl,
       ANTHROPIC_BASE_URL: settings.modelBaseUrl,
@@ -71,12 +73,7 @@ export function workspaceClaim(ref: ObjectRef, template: WorkerTemplate, owner?:
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: {
-      name: objectNames(ref.name).claim,
-      namespace: ref.namespace,
-      labels: labelsFor('workspace', ref.name),
-      ...(owner ? { ownerReferences: [owner] } : {}),
-    },
+    metadata: agentObjectMeta(ref, objectNames(ref.name).claim, 'workspace', owner),
     spec: {
       accessModes: ['ReadWriteOnce'],
       resources: { requests: { storage: template.storage.size } },

@@ -6,7 +6,7 @@
 import { CoreV1Api, type KubeConfig, makeInformer, type V1ContainerStatus, type V1Pod } from '@kubernetes/client-node';
 import type { ObjectRef } from '../../api/meta.js';
 import type { Logger } from '../../observability/logger.js';
-import { AGENT_LABEL, COMPONENT_LABEL, GROUP_ANNOTATION, MANAGED_SELECTOR } from './names.js';
+import { AGENT_LABEL, componentSelector, GROUP_ANNOTATION } from './names.js';
 import { restartOnError } from './watch.js';
 
 export interface Placement {
@@ -20,7 +20,7 @@ export interface Placement {
 
 export type PodChange = { type: 'add' | 'update' | 'delete'; pod: V1Pod };
 
-const WORKER_SELECTOR = `${MANAGED_SELECTOR},${COMPONENT_LABEL}=worker`;
+const WORKER_SELECTOR = componentSelector('worker');
 
 export class PodIndex {
   private readonly informer;
@@ -64,11 +64,6 @@ export class PodIndex {
     return this.informer
       .list(namespace)
       .find((pod) => pod.metadata?.annotations?.[GROUP_ANNOTATION] === group && !pod.metadata?.labels?.[AGENT_LABEL] && podIsLive(pod));
-  }
-
-  /** Every live pod of the group, shared or a member's own. */
-  groupPods(namespace: string, group: string): V1Pod[] {
-    return this.informer.list(namespace).filter((pod) => pod.metadata?.annotations?.[GROUP_ANNOTATION] === group && podIsLive(pod));
   }
 }
 

@@ -20,6 +20,11 @@ export interface TemplateCatalogOptions {
 export class TemplateCatalog {
   private readonly informer;
   private stopWatch?: () => void;
+  /**
+   * Each ConfigMap parsed once per version (admission asks on every agent write): its template,
+   * or undefined when it does not parse (logged once).
+   */
+  private readonly parsed = new Map<string, { version: string; template: WorkerTemplate | undefined }>();
 
   constructor(private readonly o: TemplateCatalogOptions) {
     const core = o.kubeConfig.makeApiClient(CoreV1Api);
@@ -29,6 +34,7 @@ export class TemplateCatalog {
       () => core.listNamespacedConfigMap({ namespace: o.namespace, labelSelector: TEMPLATE_LABEL }),
       TEMPLATE_LABEL,
     );
+    this.informer.on('delete', (cm) => void this.parsed.delete(cm.metadata?.uid ?? cm.metadata?.name ?? ''));
   }
 
   async start(): Promise<void> {
@@ -57,14 +63,20 @@ export class TemplateCatalog {
   }
 
   private parse(cm: V1ConfigMap): WorkerTemplate | undefined {
+    const key = cm.metadata?.uid ?? cm.metadata?.name ?? '';
+    const version = cm.metadata?.resourceVersion ?? '';
+    const seen = this.parsed.get(key);
+    if (seen?.version === version) return seen.template;
+    let template: WorkerTemplate | undefined;
     try {
-      return parseTemplate(cm.data?.[TEMPLATE_KEY] ?? '', this.o.defaults);
+      template = parseTemplate(cm.data?.[TEMPLATE_KEY] ?? '', this.o.defaults);
     } catch (err) {
       this.o.logger.warn(
         { configMap: `${this.o.namespace}/${cm.metadata?.name}`, err: (err as Error).message },
         'template ConfigMap ignored: it does not parse',
       );
-      return undefined;
     }
+    this.parsed.set(key, { version, template });
+    return template;
   }
 }
