@@ -1,5 +1,24 @@
 # agentplane: developer entry points. `make run` and `make test` are the two a new user needs.
 
+# The Node everything runs on: the machine's when it is new enough, else the project's pinned
+# Node, fetched once and cached (hack/nodejs.sh). Put first on PATH, so npm, its install scripts
+# (better-sqlite3 compiles against that Node's headers, offline) and spawned workers all use it.
+NODE_BIN := $(shell bash hack/nodejs.sh)
+ifeq ($(NODE_BIN),)
+$(error hack/nodejs.sh found no usable Node (see its messages above))
+endif
+NODEDIR := $(shell bash hack/nodejs.sh nodedir)
+export PATH := $(NODE_BIN):$(PATH)
+ifneq ($(NODEDIR),)
+# node-gyp builds against the pinned Node's headers; prebuilt binaries would come from GitHub,
+# so skip that attempt (npm warns that it does not know these two settings; node-gyp does).
+export npm_config_nodedir := $(NODEDIR)
+export npm_config_build_from_source := true
+endif
+# Native addons are built for one Node ABI: a different Node means a fresh install.
+NODE_ABI := $(shell $(NODE_BIN)/node -p process.versions.modules)
+INSTALLED := node_modules/.installed-abi$(NODE_ABI)
+
 NODE ?= node
 NPM ?= npm
 MOCHA = $(NODE) node_modules/mocha/bin/mocha.js
@@ -8,12 +27,14 @@ MOCHA = $(NODE) node_modules/mocha/bin/mocha.js
 
 all: build
 
-# Installs dependencies when package.json or the lockfile changed (better-sqlite3 compiles once).
-node_modules/.installed: package.json package-lock.json
+# Installs dependencies when package.json, the lockfile or the Node ABI changed (better-sqlite3
+# compiles once per ABI).
+$(INSTALLED): package.json package-lock.json
+	@echo "node $$($(NODE) --version) from $(NODE_BIN)"
 	$(NPM) ci --no-audit --no-fund
 	@touch $@
 
-deps: node_modules/.installed
+deps: $(INSTALLED)
 
 build: deps
 	$(NODE) node_modules/typescript/bin/tsc -p tsconfig.json

