@@ -22,6 +22,7 @@ import type { Store, StoredObject } from '../../pkg/registry/store.js';
 import type { TlsOptions } from '../../pkg/server/app.js';
 import { startDelegatedAuth } from '../../pkg/server/auth/delegated.js';
 import type { RequestAuth } from '../../pkg/server/auth/filter.js';
+import type { OidcOptions } from '../../pkg/server/auth/oidc.js';
 import { startTokenFileAuth } from '../../pkg/server/auth/token-file.js';
 
 export interface State {
@@ -54,6 +55,8 @@ export interface Home {
 export interface EmbeddedHomeOptions {
   /** Bearer tokens with their scopes (docs/auth.md "Embedded home"); no auth without it. */
   tokenFile?: string;
+  /** OIDC ID tokens too, scoped by the token file's grants. */
+  oidc?: OidcOptions;
   /** Require a token for /metrics too. */
   metricsAuth?: boolean;
   /** How often the token file is re-read; default 2 s. */
@@ -80,6 +83,7 @@ export async function embeddedHome(dataDir: string, secretsKey: Buffer, o: Embed
     ? startTokenFileAuth({
         path: o.tokenFile,
         logger: logger.child({ component: 'auth' }),
+        ...(o.oidc ? { oidc: o.oidc } : {}),
         ...(o.metricsAuth ? { metricsAuth: true } : {}),
         ...(o.tokenFileReloadMs !== undefined ? { reloadIntervalMs: o.tokenFileReloadMs } : {}),
       })

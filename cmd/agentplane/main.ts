@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_CLUSTER_PLUGINS, DEFAULT_PLUGINS, PluginError } from '../../pkg/plugin/loader.js';
 import { SANDBOX_MODES, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { AUDIT_LEVELS, type AuditLevel, isAuditLevel } from '../../pkg/server/audit/index.js';
+import { checkOidcOptions, type OidcOptions } from '../../pkg/server/auth/oidc.js';
 import { RUNTIME_KINDS, type PodOptions, type RuntimeKind } from './runtimes.js';
 import { type ServeOptions, startServer } from './serve.js';
 
@@ -26,6 +27,17 @@ Flags (each can also be set by the environment variable shown):
                        re-read when it changes (AGENTPLANE_TOKEN_FILE; config "tokenFile").
                        With it every request needs a token, except /healthz, /readyz,
                        /livez and /metrics
+  --oidc-issuer-url <https url>
+                       also accept OIDC ID tokens from this issuer (keys from its discovery
+                       document and JWKS); their users and groups get the token file's
+                       "grants" (needs --token-file; docs/auth.md "OIDC"). With it:
+                       --oidc-client-id <id> (required: the tokens' audience),
+                       --oidc-username-claim <claim> (default sub), --oidc-username-prefix
+                       <p> (default "<issuer>#" unless the claim is email; "-" for none),
+                       --oidc-groups-claim <claim>, --oidc-groups-prefix <p>,
+                       --oidc-ca-file <pem> (the CAs of the issuer's certificate).
+                       AGENTPLANE_OIDC_ISSUER_URL, AGENTPLANE_OIDC_CLIENT_ID, ...;
+                       config "oidc": {"issuerUrl", "clientId", "usernameClaim", ...}
   --metrics-auth       /metrics needs a token too (AGENTPLANE_METRICS_AUTH=true; config
                        "metricsAuth"; needs --token-file)
   --audit-log <file>   append an audit log: every mutating request (who, verb, resource,
@@ -144,6 +156,7 @@ interface ConfigFile {
   templates?: string[];
   modelTaskDeadlineSeconds?: number;
   tokenFile?: string;
+  oidc?: Partial<OidcOptions>;
   metricsAuth?: boolean;
   secretsKeyFile?: string;
   auditLog?: string;
@@ -175,6 +188,9 @@ function readConfig(path: string | undefined): ConfigFile {
     if (cfg.tokenFile !== undefined && (typeof cfg.tokenFile !== 'string' || cfg.tokenFile === '')) {
       fail(`config ${path}: "tokenFile" must be a file path`);
     }
+    if (cfg.oidc !== undefined && (typeof cfg.oidc !== 'object' || cfg.oidc === null || !Object.values(cfg.oidc).every((v) => typeof v === 'string'))) {
+      fail(`config ${path}: "oidc" must be an object of strings (issuerUrl, clientId, usernameClaim, usernamePrefix, groupsClaim, groupsPrefix, caFile)`);
+    }
     if (cfg.secretsKeyFile !== undefined && (typeof cfg.secretsKeyFile !== 'string' || cfg.secretsKeyFile === '')) {
       fail(`config ${path}: "secretsKeyFile" must be a file path`);
     }
@@ -191,6 +207,31 @@ function readConfig(path: string | undefined): ConfigFile {
   } catch (err) {
     return fail(`cannot read config ${path}: ${(err as Error).message}`);
   }
+}
+
+/** Flag, environment variable and config key of each OIDC setting. */
+const OIDC_FLAGS: [string, string, keyof OidcOptions][] = [
+  ['oidc-issuer-url', 'AGENTPLANE_OIDC_ISSUER_URL', 'issuerUrl'],
+  ['oidc-client-id', 'AGENTPLANE_OIDC_CLIENT_ID', 'clientId'],
+  ['oidc-username-claim', 'AGENTPLANE_OIDC_USERNAME_CLAIM', 'usernameClaim'],
+  ['oidc-username-prefix', 'AGENTPLANE_OIDC_USERNAME_PREFIX', 'usernamePrefix'],
+  ['oidc-groups-claim', 'AGENTPLANE_OIDC_GROUPS_CLAIM', 'groupsClaim'],
+  ['oidc-groups-prefix', 'AGENTPLANE_OIDC_GROUPS_PREFIX', 'groupsPrefix'],
+  ['oidc-ca-file', 'AGENTPLANE_OIDC_CA_FILE', 'caFile'],
+];
+
+/** The OIDC settings from flags, then the environment, then the config file; undefined when no issuer. */
+function oidcSettings(values: Record<string, string | undefined>, cfg: Partial<OidcOptions>): OidcOptions | undefined {
+  const out: Partial<OidcOptions> = {};
+  for (const [flag, envName, key] of OIDC_FLAGS) {
+    const v = values[flag] ?? (process.env[envName] || undefined) ?? cfg[key];
+    if (v !== undefined) out[key] = v;
+  }
+  if (out.issuerUrl === undefined) {
+    if (Object.keys(out).length) fail('--oidc-* settings need --oidc-issuer-url');
+    return undefined;
+  }
+  return { clientId: '', ...out } as OidcOptions;
 }
 
 /** A true/false environment variable; undefined when unset; anything else stops start-up. */
@@ -268,6 +309,7 @@ async function serve(argv: string[]): Promise<void> {
         'token-file': { type: 'string' },
         'secrets-key-file': { type: 'string' },
         'metrics-auth': { type: 'boolean' },
+        ...Object.fromEntries(OIDC_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
         'audit-log': { type: 'string' },
         'audit-level': { type: 'string' },
         'log-level': { type: 'string' },
@@ -324,6 +366,16 @@ async function serve(argv: string[]): Promise<void> {
   const metricsAuth = values['metrics-auth'] ?? boolEnv('AGENTPLANE_METRICS_AUTH') ?? cfg.metricsAuth ?? false;
   if (mode === 'kubernetes' && tokenFile) fail('--token-file is for embedded mode; Kubernetes mode delegates authentication to kube-apiserver');
   if (mode === 'embedded' && metricsAuth && !tokenFile) fail('--metrics-auth needs --token-file (AGENTPLANE_TOKEN_FILE, config "tokenFile")');
+  const oidc = oidcSettings(values as Record<string, string | undefined>, cfg.oidc ?? {});
+  if (oidc && mode === 'kubernetes') fail('--oidc-* are for embedded mode; in Kubernetes mode configure OIDC on kube-apiserver, which authenticates for agentplane');
+  if (oidc && !tokenFile) fail('--oidc-issuer-url needs --token-file: its "grants" say what OIDC users and groups may do (docs/auth.md "OIDC")');
+  if (oidc) {
+    try {
+      checkOidcOptions(oidc);
+    } catch (err) {
+      fail((err as Error).message);
+    }
+  }
   const auditLog = values['audit-log'] ?? (env.AGENTPLANE_AUDIT_LOG || undefined) ?? cfg.auditLog;
   const auditLevel = values['audit-level'] ?? (env.AGENTPLANE_AUDIT_LEVEL || undefined) ?? cfg.auditLevel;
   if (auditLevel !== undefined && !isAuditLevel(auditLevel)) fail(`--audit-level must be one of ${AUDIT_LEVELS.join(', ')}, got "${auditLevel}"`);
@@ -373,6 +425,7 @@ async function serve(argv: string[]): Promise<void> {
       templates,
       ...(deadline !== undefined ? { modelRetry: { taskDeadlineMs: deadline * 1000 } } : {}),
       ...(tokenFile ? { tokenFile } : {}),
+      ...(oidc ? { oidc } : {}),
       ...(secretsKeyFile ? { secretsKeyFile } : {}),
       ...(metricsAuth ? { metricsAuth } : {}),
       ...(auditLog ? { audit: { path: auditLog, ...(auditLevel ? { level: auditLevel as AuditLevel } : {}) } } : {}),

@@ -44,6 +44,7 @@ import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
 import { type AuditLevel, installAuditLog, openAuditSink } from '../../pkg/server/audit/index.js';
 import { ALWAYS_ALLOW_PATHS, BYPASS_PATHS, installAuthFilter } from '../../pkg/server/auth/filter.js';
 import { DEFAULT_RATE_LIMIT, installRateLimit } from '../../pkg/server/rate-limit.js';
+import type { OidcOptions } from '../../pkg/server/auth/oidc.js';
 import { isLoopbackHost } from '../../pkg/server/auth/token-file.js';
 import { AgentService } from '../../pkg/server/rest/agent-service.js';
 import { ConnectorService } from '../../pkg/server/rest/connector-service.js';
@@ -100,6 +101,8 @@ export interface ServeOptions {
    * the API is open, so only a loopback `host` is accepted.
    */
   tokenFile?: string;
+  /** Embedded home with a token file: OIDC ID tokens too, scoped by the file's grants. */
+  oidc?: OidcOptions;
   /** Embedded home with a token file: /metrics needs a token too (default: open). */
   metricsAuth?: boolean;
   /** How often the token file is re-read; default 2 s. */
@@ -162,6 +165,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   const logger = o.logger ?? createLogger();
   // Before anything starts: an open API must not be reachable from elsewhere.
   if (!o.kubernetes && !o.tokenFile && !isLoopbackHost(o.host)) throw new Error(openBindRefusal(o.host));
+  if (o.oidc && !o.tokenFile) throw new Error('OIDC needs a token file: its "grants" say what OIDC users and groups may do (docs/auth.md "OIDC")');
   const dataDir = resolve(o.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const manager = new Manager(logger.child({ component: 'manager' }));
@@ -174,6 +178,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const hooks = new Hooks();
     const embedded = {
       ...(o.tokenFile ? { tokenFile: o.tokenFile } : {}),
+      ...(o.oidc ? { oidc: o.oidc } : {}),
       ...(o.metricsAuth ? { metricsAuth: true } : {}),
       ...(o.tokenFileReloadMs !== undefined ? { tokenFileReloadMs: o.tokenFileReloadMs } : {}),
     };

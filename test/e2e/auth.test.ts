@@ -3,14 +3,12 @@
 // front-proxy and client certificates and with ServiceAccount tokens, and through the
 // aggregator via an APIService.
 
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
 import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
@@ -24,14 +22,9 @@ import { type DelegatedAuth, startDelegatedAuth } from '../../pkg/server/auth/de
 import { installAuthFilter } from '../../pkg/server/auth/filter.js';
 import type { UserInfo } from '../../pkg/server/auth/user.js';
 import { type ControlPlane, controlPlaneUp } from '../support/control-plane.js';
+import { type Cert, issueClientCert as issue, makeServingCert } from '../support/tls.js';
 
-const run = promisify(execFile);
 const GV = '/apis/agentplane.io/v1alpha1';
-
-interface Cert {
-  key: Buffer;
-  cert: Buffer;
-}
 
 interface Answer {
   status: number;
@@ -499,57 +492,4 @@ spec:
   service: {namespace: agentplane-system, name: agentplane, port: ${port}}
   caBundle: ${caBundle.toString('base64')}
 `;
-}
-
-/** A throwaway CA and a serving certificate for 127.0.0.1 and the Service's DNS name; returns the CA. */
-async function makeServingCert(dir: string): Promise<Buffer> {
-  const cnf = join(dir, 'openssl.cnf');
-  writeFileSync(
-    cnf,
-    [
-      '[req]',
-      'distinguished_name = dn',
-      '[dn]',
-      '[ca]',
-      'basicConstraints = critical, CA:TRUE',
-      'keyUsage = critical, keyCertSign, cRLSign, digitalSignature',
-      'subjectKeyIdentifier = hash',
-      '[server]',
-      'basicConstraints = critical, CA:FALSE',
-      'keyUsage = critical, digitalSignature',
-      'extendedKeyUsage = serverAuth',
-      'subjectAltName = DNS:localhost, DNS:agentplane.agentplane-system.svc, IP:127.0.0.1',
-      '[client]',
-      'basicConstraints = critical, CA:FALSE',
-      'keyUsage = critical, digitalSignature',
-      'extendedKeyUsage = clientAuth',
-      '',
-    ].join('\n'),
-  );
-  await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', join(dir, 'serving-ca.key')]);
-  await openssl(['req', '-x509', '-new', '-key', join(dir, 'serving-ca.key'), '-subj', '/CN=agentplane-test-serving-ca', '-days', '2', '-config', cnf, '-extensions', 'ca', '-out', join(dir, 'serving-ca.crt')]);
-  await sign(dir, join(dir, 'serving-ca'), 'serving', '/CN=agentplane', 'server');
-  return readFileSync(join(dir, 'serving-ca.crt'));
-}
-
-/** A client certificate signed by `caBase`.{crt,key}. */
-async function issue(dir: string, caBase: string, name: string, subject: string): Promise<Cert> {
-  await sign(dir, caBase, name, subject, 'client');
-  return { key: readFileSync(join(dir, `${name}.key`)), cert: readFileSync(join(dir, `${name}.crt`)) };
-}
-
-async function sign(dir: string, caBase: string, name: string, subject: string, ext: string): Promise<void> {
-  const key = join(dir, `${name}.key`);
-  const csr = join(dir, `${name}.csr`);
-  await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', key]);
-  await openssl(['req', '-new', '-key', key, '-subj', subject, '-config', join(dir, 'openssl.cnf'), '-out', csr]);
-  await openssl([
-    'x509', '-req', '-in', csr, '-CA', `${caBase}.crt`, '-CAkey', `${caBase}.key`, '-days', '2',
-    '-set_serial', `0x${Date.now().toString(16)}${Math.floor(Math.random() * 1e6).toString(16)}`,
-    '-extfile', join(dir, 'openssl.cnf'), '-extensions', ext, '-out', join(dir, `${name}.crt`),
-  ]);
-}
-
-async function openssl(args: string[]): Promise<void> {
-  await run('openssl', args);
 }

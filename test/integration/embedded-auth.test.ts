@@ -15,6 +15,7 @@ import WebSocket from 'ws';
 
 import { hashToken } from '../../pkg/server/auth/token-file.js';
 import { eventually, type Harness, startHarness } from '../support/harness.js';
+import { type OidcIssuer, startOidcIssuer } from '../support/oidc-issuer.js';
 
 const run = promisify(execFile);
 const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
@@ -276,5 +277,121 @@ describe('embedded home auth (integration)', function () {
       expect(withToken.text).to.include('# HELP');
       expect((await h.api('GET', '/healthz')).status).to.equal(200);
     });
+  });
+});
+
+describe('embedded home auth with OIDC ID tokens (integration)', function () {
+  this.timeout(90_000);
+  const CLIENT = 'agentplane';
+  let h: Harness;
+  let dir: string;
+  let issuer: OidcIssuer;
+  /** A token of `sub` in `groups`, signed by the issuer's current key unless told otherwise. */
+  const idToken = (sub: string, groups: string[] = [], opts: Parameters<OidcIssuer['token']>[1] = {}): Promise<string> => issuer.token({ sub, groups }, opts);
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentplane-oidc-'));
+    issuer = await startOidcIssuer(dir, CLIENT);
+    const tokenFile = join(dir, 'tokens.yaml');
+    writeFileSync(
+      tokenFile,
+      [
+        'tokens:',
+        '  - user: admin',
+        '    namespaces: "*"',
+        '    verbs: "*"',
+        `    tokenHash: ${hashToken(TOKENS.admin)}`,
+        'grants:',
+        '  - group: team-a-devs',
+        '    namespaces: [team-a]',
+        '    verbs: "*"',
+        `  - user: "${issuer.url}#bob"`,
+        '    namespaces: [team-b]',
+        '    verbs: [get, list, watch]',
+        '',
+      ].join('\n'),
+    );
+    h = await startHarness({ host: '127.0.0.1', tokenFile, oidc: { issuerUrl: issuer.url, clientId: CLIENT, groupsClaim: 'groups', caFile: issuer.caFile } });
+  });
+  after(async () => {
+    await h?.close();
+    await issuer?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lets a member of a granted group work in its namespace, on REST and the aggregated API, and the token-file tokens still work', async () => {
+    const alice = await idToken('alice', ['team-a-devs', 'other']);
+    const created = await h.api('POST', '/api/v1/agents', { name: 'oidc-made', namespace: 'team-a', instructions: '@say hi' }, auth(alice));
+    expect(created.status, created.text).to.equal(201);
+    expect((await h.api('GET', `${B}/namespaces/team-a/agents/oidc-made`, undefined, auth(alice))).status).to.equal(200);
+    expect((await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(TOKENS.admin))).status).to.equal(200);
+  });
+
+  it('answers 403 outside the grants, naming what the grants allow', async () => {
+    const alice = await idToken('alice', ['team-a-devs']);
+    const other = await h.api('GET', '/api/v1/agents?namespace=team-b', undefined, auth(alice));
+    expect(other.status).to.equal(403);
+    expect(other.body.error).to.include(`User "${issuer.url}#alice"`).and.include('the grant for group team-a-devs allows the namespaces team-a');
+
+    const bob = await idToken('bob');
+    expect((await h.api('GET', '/api/v1/agents?namespace=team-b', undefined, auth(bob))).status).to.equal(200);
+    const write = await h.api('POST', '/api/v1/agents', { name: 'x', namespace: 'team-b', instructions: 'hi' }, auth(bob));
+    expect(write.status).to.equal(403);
+    expect(write.body.error).to.include('allows the verbs get, list, watch');
+
+    const nobody = await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(await idToken('carol', ['strangers'])));
+    expect(nobody.status).to.equal(403);
+    expect(nobody.body.error).to.include('no grant in the token file names the user');
+  });
+
+  it('answers 401 to tokens that are expired, for another audience or issuer, signed by a foreign key, or not signed at all', async () => {
+    await issuer.addKey('foreign', { publish: false });
+    const bad = {
+      expired: await idToken('alice', ['team-a-devs'], { expiresIn: Math.floor(Date.now() / 1000) - 60 }),
+      audience: await idToken('alice', ['team-a-devs'], { audience: 'someone-else' }),
+      issuer: await issuer.token({ sub: 'alice', groups: ['team-a-devs'], iss: 'https://evil.example' }),
+      foreignKey: await idToken('alice', ['team-a-devs'], { kid: 'foreign' }),
+      unsigned: `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: 'alice', groups: ['team-a-devs'], iss: issuer.url, aud: CLIENT, exp: 9999999999 })).toString('base64url')}.x`,
+    };
+    for (const [what, token] of Object.entries(bad)) {
+      const r = await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(token));
+      expect(r.status, what).to.equal(401);
+    }
+    for (const token of Object.values(bad)) expect(h.logs.join('\n')).not.to.include(token);
+  });
+
+  it('follows a key rotation: a token signed by a newly published key works within seconds, and unknown keys do not flood the issuer', async () => {
+    await issuer.addKey('k2', { alg: 'ES256' });
+    const rotated = await idToken('alice', ['team-a-devs'], { kid: 'k2' });
+    await eventually(async () => (await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(rotated))).status === 200, 10_000, 'the token signed by the new key to be accepted');
+
+    const before = issuer.jwksFetches();
+    const forged = await idToken('alice', ['team-a-devs'], { kid: 'foreign' });
+    for (let i = 0; i < 20; i++) expect((await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(forged))).status).to.equal(401);
+    expect(issuer.jwksFetches() - before).to.be.at.most(1);
+  });
+
+  it('opens the WebSocket with an ID token in the bearer subprotocol', async () => {
+    const alice = await idToken('alice', ['team-a-devs']);
+    const ok = await connect(`${h.url}/api/v1/agents/oidc-made/ws?namespace=team-a`, { protocols: [bearerProtocol(alice)] });
+    expect(ok).to.have.property('opened');
+    if ('opened' in ok) ok.opened.close();
+    expect(await connect(`${h.url}/api/v1/agents/oidc-made/ws?namespace=team-a`, { protocols: [bearerProtocol(`${alice}x`)] })).to.deep.equal({ status: 401 });
+  });
+
+  it('the CLI refuses an issuer that is not https, OIDC without a token file, and stray --oidc-* flags', async () => {
+    const cli = async (args: string[]): Promise<string> => {
+      try {
+        await run(process.execPath, [MAIN, 'serve', '--data-dir', join(dir, 'cli'), ...args], { timeout: 20_000 });
+        return '';
+      } catch (err) {
+        return String((err as { stderr?: string }).stderr);
+      }
+    };
+    const tokenFile = join(dir, 'tokens.yaml');
+    expect(await cli(['--token-file', tokenFile, '--oidc-issuer-url', 'http://127.0.0.1:1', '--oidc-client-id', 'x'])).to.include('--oidc-issuer-url must use https');
+    expect(await cli(['--oidc-issuer-url', issuer.url, '--oidc-client-id', 'x'])).to.include('--oidc-issuer-url needs --token-file');
+    expect(await cli(['--token-file', tokenFile, '--oidc-issuer-url', issuer.url])).to.include('--oidc-client-id is required');
+    expect(await cli(['--token-file', tokenFile, '--oidc-client-id', 'x'])).to.include('--oidc-* settings need --oidc-issuer-url');
   });
 });

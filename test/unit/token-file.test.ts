@@ -15,12 +15,13 @@ import {
   compareHashes,
   hashToken,
   isLoopbackHost,
+  parseAccessFile,
   parseTokenFile,
   selectWebSocketProtocol,
   TokenFileAuthenticator,
   TokenScopeAuthorizer,
-  wsProtocolToken,
 } from '../../pkg/server/auth/token-file.js';
+import { wsProtocolToken } from '../../pkg/server/auth/authenticator.js';
 import type { UserInfo } from '../../pkg/server/auth/user.js';
 
 const logger = createLogger({ level: 'silent' });
@@ -156,7 +157,8 @@ describe('auth: token file (embedded home)', () => {
 
     it('will not start on a missing or invalid file', () => {
       expect(() => new TokenFileAuthenticator({ path: join(dir, 'missing.yaml'), logger }).start()).to.throw(/cannot read the token file/);
-      expect(() => new TokenFileAuthenticator({ path: write('tokens: 3'), logger }).start()).to.throw(/"tokens:"/);
+      expect(() => new TokenFileAuthenticator({ path: write('tokens: 3'), logger }).start()).to.throw(/"tokens" must be a list/);
+      expect(() => new TokenFileAuthenticator({ path: write('{}'), logger }).start()).to.throw(/"tokens:" \(and\/or "grants:"\)/);
     });
   });
 
@@ -188,6 +190,40 @@ describe('auth: token file (embedded home)', () => {
       expect((await z.authorize(reader, { nonResource: { verb: 'get', path: '/apis' } })).allowed).to.equal(true);
       expect((await z.authorize(reader, { nonResource: { verb: 'post', path: '/apis' } })).allowed).to.equal(false);
       expect((await z.authorize(user([], []), res('get', 'team-a'))).allowed).to.equal(false);
+    });
+  });
+
+  describe('grants (users authenticated by OIDC)', () => {
+    const grants = parseAccessFile(
+      'grants:\n  - group: devs\n    namespaces: [team-a]\n    verbs: "*"\n  - user: bob\n    namespaces: [team-a, team-b]\n    verbs: [get]\n',
+    ).grants;
+    const z = new TokenScopeAuthorizer(() => grants);
+    const oidcUser = (username: string, groups: string[]): UserInfo => ({ username, groups: [...groups, 'system:authenticated'], extra: {} });
+
+    it('parses grants by user or group, and refuses an entry naming both, neither, or a bad scope', () => {
+      expect(grants).to.deep.equal([
+        { group: 'devs', namespaces: ['team-a'], verbs: ['*'] },
+        { user: 'bob', namespaces: ['team-a', 'team-b'], verbs: ['get'] },
+      ]);
+      expect(parseAccessFile('grants: []').tokens).to.deep.equal([]);
+      expect(() => parseAccessFile('grants:\n  - user: a\n    group: b\n    namespaces: "*"\n    verbs: "*"\n')).to.throw(/exactly one of "user" or "group"/);
+      expect(() => parseAccessFile('grants:\n  - namespaces: "*"\n    verbs: "*"\n')).to.throw(/exactly one of "user" or "group"/);
+      expect(() => parseAccessFile('grants:\n  - group: g\n    namespaces: [Team_A]\n    verbs: "*"\n')).to.throw(/grants\[0\] \(group g\): "namespaces": "Team_A" is not a namespace name/);
+      expect(() => parseAccessFile('grants: 3')).to.throw(/"grants" must be a list/);
+    });
+
+    it('allows what any grant naming the user or one of their groups allows, and nothing else', async () => {
+      // Two grants apply to bob in devs: the union is what he may do, grant by grant.
+      const bob = oidcUser('bob', ['devs']);
+      expect((await z.authorize(bob, res('create', 'team-a'))).allowed).to.equal(true);
+      expect((await z.authorize(bob, res('get', 'team-b'))).allowed).to.equal(true);
+      const denied = await z.authorize(bob, res('create', 'team-b'));
+      expect(denied.allowed).to.equal(false);
+      expect(denied.reason).to.equal('the grant for group devs allows the namespaces team-a; the grant for user bob allows the verbs get');
+      const stranger = await z.authorize(oidcUser('eve', ['others']), res('get', 'team-a'));
+      expect(stranger).to.deep.equal({ allowed: false, reason: 'no grant in the token file names the user "eve" or one of their groups' });
+      // A grant for a group never matches a user of that name, nor the reverse.
+      expect((await z.authorize(oidcUser('devs', []), res('get', 'team-a'))).allowed).to.equal(false);
     });
   });
 

@@ -286,3 +286,30 @@ export function errMessage(err: unknown): string {
   }
   return String(err).split('\n')[0]!.slice(0, 300);
 }
+
+/** Kubernetes' WebSocket bearer subprotocol: this prefix, then the token in unpadded base64url. */
+export const WS_BEARER_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
+
+/**
+ * The token in Kubernetes' WebSocket bearer subprotocol (`Sec-WebSocket-Protocol:
+ * base64url.bearer.authorization.k8s.io.<token>`), for browsers, which cannot set headers on
+ * a WebSocket. Only on upgrade requests.
+ */
+export function wsProtocolToken(rawHeaders: string[]): string | undefined {
+  let upgrade = false;
+  const offered: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    if (name === 'upgrade' && rawHeaders[i + 1]!.trim().toLowerCase() === 'websocket') upgrade = true;
+    if (name === 'sec-websocket-protocol') offered.push(...rawHeaders[i + 1]!.split(',').map((p) => p.trim()));
+  }
+  if (!upgrade) return undefined;
+  for (const p of offered) {
+    if (!p.startsWith(WS_BEARER_PROTOCOL_PREFIX)) continue;
+    const encoded = p.slice(WS_BEARER_PROTOCOL_PREFIX.length);
+    if (!/^[A-Za-z0-9_-]+$/.test(encoded)) return undefined;
+    const token = Buffer.from(encoded, 'base64url').toString('utf8');
+    return token === '' ? undefined : token;
+  }
+  return undefined;
+}

@@ -13,21 +13,28 @@
 // A presented token is hashed and compared with every entry's hash in constant time
 // (crypto.timingSafeEqual, no early exit). The file is re-read every couple of seconds; a file
 // that does not parse keeps the last good one in force and logs an error.
+//
+// The same file grants scopes to users who sign in elsewhere (OIDC, oidc.ts), by user or group:
+//
+//   grants:
+//     - group: team-a-devs                # or  user: alice@example.com
+//       namespaces: [team-a]
+//       verbs: "*"
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { Logger } from '../../observability/logger.js';
 import type { RequestAttributes } from './attributes.js';
-import { type AuthenticationInput, type AuthenticationResult, bearerToken } from './authenticator.js';
+import { type AuthenticationInput, type AuthenticationResult, bearerToken, WS_BEARER_PROTOCOL_PREFIX, wsProtocolToken } from './authenticator.js';
+
 import type { Decision } from './authorizer.js';
 import { ALWAYS_ALLOW_PATHS, type RequestAuth } from './filter.js';
+import { OidcAuthenticator, type OidcOptions, UnionAuthenticator } from './oidc.js';
 import { AUTHENTICATED_GROUP, type UserInfo } from './user.js';
 
 /** The verbs a token may be given (deletecollection counts as delete). */
 export const TOKEN_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] as const;
-/** Kubernetes' WebSocket bearer subprotocol: this prefix, then the token in unpadded base64url. */
-export const WS_BEARER_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
 /** Where the token's scope travels on the authenticated user, for the authorizer. */
 export const NAMESPACES_EXTRA = 'agentplane.io/namespaces';
 export const VERBS_EXTRA = 'agentplane.io/verbs';
@@ -42,21 +49,63 @@ export interface TokenEntry {
   hash: Buffer;
 }
 
+/** A scope for users authenticated by other means (OIDC): one user name or one group. */
+export interface Grant {
+  user?: string;
+  group?: string;
+  namespaces: string[];
+  verbs: string[];
+}
+
+export interface AccessFile {
+  tokens: TokenEntry[];
+  grants: Grant[];
+}
+
 export class TokenFileError extends Error {}
 
 const HASH_RE = /^sha256:([0-9a-f]{64})$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
-/** Parses a token file's text (YAML or JSON); throws TokenFileError saying what is wrong. */
+/** Parses a token file's tokens (YAML or JSON); throws TokenFileError saying what is wrong. */
 export function parseTokenFile(text: string): TokenEntry[] {
+  return parseAccessFile(text).tokens;
+}
+
+/** Parses a token file: its `tokens` and its `grants` (either may be absent, not both). */
+export function parseAccessFile(text: string): AccessFile {
   let doc: unknown;
   try {
     doc = parseYaml(text);
   } catch (err) {
     throw new TokenFileError(`not YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }
-  const list = Array.isArray(doc) ? doc : doc && typeof doc === 'object' ? (doc as { tokens?: unknown }).tokens : undefined;
-  if (!Array.isArray(list)) throw new TokenFileError('expected "tokens:" with a list of entries');
+  if (Array.isArray(doc)) return { tokens: parseTokens(doc), grants: [] };
+  const d = doc && typeof doc === 'object' ? (doc as { tokens?: unknown; grants?: unknown }) : {};
+  if (d.tokens === undefined && d.grants === undefined) throw new TokenFileError('expected "tokens:" (and/or "grants:") with a list of entries');
+  if (d.tokens !== undefined && !Array.isArray(d.tokens)) throw new TokenFileError('"tokens" must be a list of entries');
+  if (d.grants !== undefined && !Array.isArray(d.grants)) throw new TokenFileError('"grants" must be a list of entries');
+  return { tokens: parseTokens((d.tokens as unknown[] | undefined) ?? []), grants: parseGrants((d.grants as unknown[] | undefined) ?? []) };
+}
+
+function parseGrants(list: unknown[]): Grant[] {
+  return list.map((raw, i): Grant => {
+    const at = `grants[${i}]`;
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new TokenFileError(`${at}: must be a mapping`);
+    const e = raw as Record<string, unknown>;
+    const who = (['user', 'group'] as const).filter((k) => e[k] !== undefined);
+    if (who.length !== 1) throw new TokenFileError(`${at}: give exactly one of "user" or "group"`);
+    const key = who[0]!;
+    const name = e[key];
+    if (typeof name !== 'string' || name.trim() === '') throw new TokenFileError(`${at}: "${key}" must be a non-empty string`);
+    const label = `${at} (${key} ${name.trim()})`;
+    const namespaces = starOrList(e.namespaces, `${label}: "namespaces"`, (ns) => DNS_LABEL.test(ns), 'a namespace name');
+    const verbs = starOrList(e.verbs, `${label}: "verbs"`, (v) => (TOKEN_VERBS as readonly string[]).includes(v), `one of ${TOKEN_VERBS.join(', ')}`);
+    return { [key]: name.trim(), namespaces, verbs };
+  });
+}
+
+function parseTokens(list: unknown[]): TokenEntry[] {
   const seen = new Set<string>();
   return list.map((raw, i): TokenEntry => {
     const at = `tokens[${i}]`;
@@ -104,6 +153,7 @@ export interface TokenFileAuthenticatorOptions {
 
 export class TokenFileAuthenticator {
   private entries: TokenEntry[] = [];
+  private grantList: Grant[] = [];
   private lastSeen = '';
   private timer: NodeJS.Timeout | undefined;
   private readonly log: Logger;
@@ -115,9 +165,9 @@ export class TokenFileAuthenticator {
   /** Loads the file (throwing when it cannot be read or parsed), then re-reads it periodically. */
   start(): void {
     const text = this.read();
-    this.entries = parseTokenFile(text);
+    this.use(parseAccessFile(text));
     this.lastSeen = digest(text);
-    this.log.info({ entries: this.entries.length }, 'loaded the token file');
+    this.log.info({ entries: this.entries.length, grants: this.grantList.length }, 'loaded the token file');
     this.timer = setInterval(() => this.reload(), this.opts.reloadIntervalMs ?? 2_000);
     this.timer.unref();
   }
@@ -142,8 +192,8 @@ export class TokenFileAuthenticator {
     if (d === this.lastSeen) return;
     this.lastSeen = d;
     try {
-      this.entries = parseTokenFile(text);
-      this.log.info({ entries: this.entries.length }, 'reloaded the token file');
+      this.use(parseAccessFile(text));
+      this.log.info({ entries: this.entries.length, grants: this.grantList.length }, 'reloaded the token file');
     } catch (err) {
       this.log.error({ err: (err as Error).message }, 'the token file is invalid; keeping the tokens loaded before');
     }
@@ -151,6 +201,16 @@ export class TokenFileAuthenticator {
 
   get size(): number {
     return this.entries.length;
+  }
+
+  /** The file's grants, for users authenticated by other means; always the last good file's. */
+  grants(): readonly Grant[] {
+    return this.grantList;
+  }
+
+  private use(file: AccessFile): void {
+    this.entries = file.tokens;
+    this.grantList = file.grants;
   }
 
   /** The X-Remote-* headers mean nothing here; the filter strips them so nothing trusts them. */
@@ -193,48 +253,39 @@ export class TokenFileAuthenticator {
 const digest = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /**
- * The token in Kubernetes' WebSocket bearer subprotocol (`Sec-WebSocket-Protocol:
- * base64url.bearer.authorization.k8s.io.<token>`), for browsers, which cannot set headers on
- * a WebSocket. Only on upgrade requests.
+ * Namespaces × verbs: the scope the token file gave an authenticated token, or, for a user
+ * authenticated otherwise (OIDC), every grant naming the user or one of their groups; any one
+ * grant that allows the request is enough, as with RBAC's role bindings.
  */
-export function wsProtocolToken(rawHeaders: string[]): string | undefined {
-  let upgrade = false;
-  const offered: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!.toLowerCase();
-    if (name === 'upgrade' && rawHeaders[i + 1]!.trim().toLowerCase() === 'websocket') upgrade = true;
-    if (name === 'sec-websocket-protocol') offered.push(...rawHeaders[i + 1]!.split(',').map((p) => p.trim()));
+export class TokenScopeAuthorizer {
+  constructor(private readonly grants: () => readonly Grant[] = () => []) {}
+
+  async authorize(user: UserInfo, attrs: RequestAttributes): Promise<Decision> {
+    const namespaces = user.extra[NAMESPACES_EXTRA];
+    const verbs = user.extra[VERBS_EXTRA];
+    if (namespaces && verbs) return scopeDecision({ namespaces, verbs }, attrs, 'the token');
+    const mine = this.grants().filter((g) => (g.user !== undefined && g.user === user.username) || (g.group !== undefined && user.groups.includes(g.group)));
+    if (!mine.length) return { allowed: false, reason: `no grant in the token file names the user "${user.username}" or one of their groups` };
+    const decisions = mine.map((g) => scopeDecision(g, attrs, g.user !== undefined ? `the grant for user ${g.user}` : `the grant for group ${g.group}`));
+    return decisions.find((d) => d.allowed) ?? { allowed: false, reason: decisions.map((d) => d.reason).join('; ') };
   }
-  if (!upgrade) return undefined;
-  for (const p of offered) {
-    if (!p.startsWith(WS_BEARER_PROTOCOL_PREFIX)) continue;
-    const encoded = p.slice(WS_BEARER_PROTOCOL_PREFIX.length);
-    if (!/^[A-Za-z0-9_-]+$/.test(encoded)) return undefined;
-    const token = Buffer.from(encoded, 'base64url').toString('utf8');
-    return token === '' ? undefined : token;
-  }
-  return undefined;
 }
 
-/** Namespaces × verbs, from the scope the token file gave the authenticated token. */
-export class TokenScopeAuthorizer {
-  async authorize(user: UserInfo, attrs: RequestAttributes): Promise<Decision> {
-    const namespaces = user.extra[NAMESPACES_EXTRA] ?? [];
-    const verbs = user.extra[VERBS_EXTRA] ?? [];
-    const allVerbs = verbs.includes('*');
-    if ('nonResource' in attrs) {
-      // Discovery, OpenAPI, metrics (when guarded): readable with any valid token.
-      if (attrs.nonResource.verb === 'get' || allVerbs) return { allowed: true, reason: '' };
-      return { allowed: false, reason: 'tokens may only read non-resource paths' };
-    }
-    const r = attrs.resource;
-    const verb = r.verb === 'deletecollection' ? 'delete' : r.verb;
-    if (!allVerbs && !verbs.includes(verb)) return { allowed: false, reason: `the token allows the verbs ${verbs.join(', ')}` };
-    if (namespaces.includes('*')) return { allowed: true, reason: '' };
-    if (r.namespace === '') return { allowed: false, reason: `the token allows the namespaces ${namespaces.join(', ')}, not all of them` };
-    if (!namespaces.includes(r.namespace)) return { allowed: false, reason: `the token allows the namespaces ${namespaces.join(', ')}` };
-    return { allowed: true, reason: '' };
+function scopeDecision(scope: { namespaces: string[]; verbs: string[] }, attrs: RequestAttributes, who: string): Decision {
+  const { namespaces, verbs } = scope;
+  const allVerbs = verbs.includes('*');
+  if ('nonResource' in attrs) {
+    // Discovery, OpenAPI, metrics (when guarded): readable by anyone with a scope.
+    if (attrs.nonResource.verb === 'get' || allVerbs) return { allowed: true, reason: '' };
+    return { allowed: false, reason: `${who} may only read non-resource paths` };
   }
+  const r = attrs.resource;
+  const verb = r.verb === 'deletecollection' ? 'delete' : r.verb;
+  if (!allVerbs && !verbs.includes(verb)) return { allowed: false, reason: `${who} allows the verbs ${verbs.join(', ')}` };
+  if (namespaces.includes('*')) return { allowed: true, reason: '' };
+  if (r.namespace === '') return { allowed: false, reason: `${who} allows the namespaces ${namespaces.join(', ')}, not all of them` };
+  if (!namespaces.includes(r.namespace)) return { allowed: false, reason: `${who} allows the namespaces ${namespaces.join(', ')}` };
+  return { allowed: true, reason: '' };
 }
 
 export interface TokenFileAuthOptions {
@@ -243,6 +294,8 @@ export interface TokenFileAuthOptions {
   /** Require a token for /metrics too (default: /metrics is open, like /healthz). */
   metricsAuth?: boolean;
   reloadIntervalMs?: number;
+  /** OIDC ID tokens too (oidc.ts); their users get the file's `grants`. */
+  oidc?: OidcOptions;
 }
 
 /**
@@ -253,18 +306,20 @@ export interface TokenFileAuthOptions {
  *   installAuthFilter(app, { ...auth, agentExists });   // before the routes
  *   closers.push(() => auth.stop());
  */
-export function startTokenFileAuth(o: TokenFileAuthOptions): RequestAuth & { authenticator: TokenFileAuthenticator } {
-  const authenticator = new TokenFileAuthenticator({
+export function startTokenFileAuth(o: TokenFileAuthOptions): RequestAuth & { tokenFile: TokenFileAuthenticator } {
+  const tokenFile = new TokenFileAuthenticator({
     path: o.path,
     logger: o.logger,
     ...(o.reloadIntervalMs !== undefined ? { reloadIntervalMs: o.reloadIntervalMs } : {}),
   });
-  authenticator.start();
+  const oidc = o.oidc ? new OidcAuthenticator(o.oidc, o.logger) : undefined;
+  tokenFile.start();
   return {
-    authenticator,
-    authorizer: new TokenScopeAuthorizer(),
+    tokenFile,
+    authenticator: oidc ? new UnionAuthenticator([tokenFile, oidc]) : tokenFile,
+    authorizer: new TokenScopeAuthorizer(() => tokenFile.grants()),
     alwaysAllowPaths: o.metricsAuth ? [...ALWAYS_ALLOW_PATHS] : [...ALWAYS_ALLOW_PATHS, '/metrics'],
-    stop: () => authenticator.stop(),
+    stop: () => tokenFile.stop(),
   };
 }
 
