@@ -23,7 +23,7 @@ NODE ?= node
 NPM ?= npm
 MOCHA = $(NODE) node_modules/mocha/bin/mocha.js
 
-.PHONY: all deps build lint control-plane run test test-unit test-integration test-e2e test-pods bench bench-pods clean
+.PHONY: all deps build lint control-plane run test test-unit test-integration test-e2e test-pods fuzz bench bench-pods clean
 
 all: build
 
@@ -75,6 +75,12 @@ test-e2e: build control-plane
 # image, so it is its own target; CI runs it after make test.
 test-pods: build control-plane
 	$(MOCHA) 'dist/test/pods/**/*.test.js'
+
+# schemathesis (PyPI, cached virtualenv) against a real embedded server's OpenAPI document: every
+# operation and phase with a bounded budget; no 5xx but the documented 502, no undocumented
+# status, no response that breaks its schema (hack/fuzz.sh, docs/reliability.md).
+fuzz: build
+	bash hack/fuzz.sh
 
 bench: build
 	$(NODE) dist/bench/run.js

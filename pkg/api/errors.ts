@@ -18,6 +18,7 @@ export type Reason =
   | 'RequestHeaderFieldsTooLarge'
   | 'RequestTimeout'
   | 'UnsupportedMediaType'
+  | 'UpgradeRequired'
   | 'TooManyRequests'
   | 'InternalError'
   | 'BadGateway'

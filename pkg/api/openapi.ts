@@ -1,7 +1,7 @@
 // The OpenAPI 3 document of the REST mirror, built from the same JSON Schemas ajv enforces.
 
 import type { OpenAPIV3 } from 'openapi-types';
-import { agentPatchRequestSchema, agentResponseSchema, agentTaskRequestSchema } from './agent.js';
+import { agentPatchRequestSchema, agentResponseSchema, agentTaskRequestSchema, MODEL_PATTERN, MODEL_PATTERN_PORTABLE } from './agent.js';
 import { connectorCreateRequestSchema, connectorResponseSchema, connectorToolsResponseSchema } from './connector.js';
 import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './event.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAMESPACE_PATTERN } from './meta.js';
@@ -10,10 +10,13 @@ import { secretCreateRequestSchema, secretPatchRequestSchema, secretReplaceReque
 
 type Schema = OpenAPIV3.SchemaObject;
 
-/** JSON Schema (draft 7 subset we use) -> OpenAPI schema object: drop `$id`. */
+/**
+ * JSON Schema (draft 7 subset we use) -> OpenAPI schema object: drop `$id`; publish patterns in
+ * a dialect every OpenAPI tool reads (no Unicode properties).
+ */
 const toOpenApi = (schema: object): Schema => {
   const { $id: _id, ...rest } = schema as { $id?: string };
-  return JSON.parse(JSON.stringify(rest)) as Schema;
+  return JSON.parse(JSON.stringify(rest, (k, v: unknown) => (k === 'pattern' && v === MODEL_PATTERN ? MODEL_PATTERN_PORTABLE : v))) as Schema;
 };
 
 const errorSchema: Schema = {
@@ -68,13 +71,12 @@ const nsParam: OpenAPIV3.ParameterObject = {
   name: 'namespace',
   in: 'query',
   required: false,
-  schema: { type: 'string', pattern: NAMESPACE_PATTERN, maxLength: NAME_MAX_LENGTH },
-  description: 'namespace; default "default"',
+  schema: { type: 'string', pattern: `^$|${NAMESPACE_PATTERN}`, maxLength: NAME_MAX_LENGTH },
+  description: 'namespace; omitted or empty: "default"',
 };
 /** A list's namespace: omitted or empty lists every namespace (docs/decisions.md). */
 const listNsParam: OpenAPIV3.ParameterObject = {
   ...nsParam,
-  schema: { type: 'string', pattern: `^$|${NAMESPACE_PATTERN}`, maxLength: NAME_MAX_LENGTH },
   description: 'namespace to list; omitted or empty: every namespace',
 };
 const nameParam: OpenAPIV3.ParameterObject = {
@@ -170,9 +172,10 @@ export function buildOpenApi(): OpenAPIV3.Document {
             'Without `since` the replay starts at the current task\'s first event; `since=N` replays every event with a greater seq ' +
             '(seqs never repeat for an agent name, so a cursor from a deleted agent of the same name resumes on the new one). ' +
             'The server closes the socket with code 4410, reason "agent deleted", when the agent is deleted (or marked for deletion), ' +
-            'and with 4404 "agent not found" if it vanished during the upgrade; 1011 if the replay failed.',
+            'and with 4404 "agent not found" if it vanished during the upgrade; 1011 if the replay failed. ' +
+            'A plain GET (no `Upgrade: websocket`) is 426 UpgradeRequired.',
           parameters: [nameParam, nsParam, { name: 'since', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'replay events with seq above this first' }],
-          responses: { '101': { description: 'Switching Protocols; messages: Event', content: json(ref('Event')) }, ...errors(400, 404) },
+          responses: { '101': { description: 'Switching Protocols; messages: Event', content: json(ref('Event')) }, ...errors(400, 404, 426, 429) },
         },
       },
       ...squadPaths(),

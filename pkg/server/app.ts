@@ -114,16 +114,25 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
     void reply.status(apiErr.code).send(toRestBody(apiErr));
   });
 
-  app.setNotFoundHandler((req, reply) => {
+  /** No route: 405 with `Allow` when the path exists under other methods, else 404. */
+  const unmatched = (req: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const path = req.url.split('?')[0]!;
     const allowed = routes.methodsFor(path);
     if (allowed.length) {
       const e = new ApiError('MethodNotAllowed', 405, `${req.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`);
-      void reply.status(405).header('Allow', allowed.join(', ')).send(toRestBody(e));
-      return;
+      return reply.status(405).header('Allow', allowed.join(', ')).send(toRestBody(e));
     }
     const e = new ApiError('NotFound', 404, `no route for ${req.method} ${path}`);
-    void reply.status(404).send(toRestBody(e));
+    return reply.status(404).send(toRestBody(e));
+  };
+  // Before body parsing: a method no route serves but that may carry a body (QUERY, say) would
+  // otherwise be refused for its Content-Type (400) before the not-found handler runs.
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.is404 && !reply.sent) return unmatched(req, reply);
+    return undefined;
+  });
+  app.setNotFoundHandler((req, reply) => {
+    void unmatched(req, reply);
   });
 
   app.addHook('onResponse', async (req, reply) => {
