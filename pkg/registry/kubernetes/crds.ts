@@ -55,6 +55,16 @@ export function recordCrd(kind: string, group = DEFAULT_GROUP): Crd {
                       type: 'string',
                       description: `The ${kind}'s metadata.deletionTimestamp: agentplane is finalizing it.`,
                     },
+                    finalizers: {
+                      type: 'array',
+                      items: { type: 'string' },
+                      description: `The ${kind}'s metadata.finalizers (not the record's: those would hold the record).`,
+                    },
+                    ownerReferences: {
+                      type: 'array',
+                      items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                      description: `The ${kind}'s metadata.ownerReferences (not the record's: kube's garbage collector would delete the record).`,
+                    },
                     object: {
                       type: 'object',
                       required: ['apiVersion', 'kind'],

@@ -28,6 +28,12 @@ export interface RecordSpec {
   generation: number;
   /** agentplane's finalization marker; unrelated to the record's own deletionTimestamp. */
   deletionTimestamp?: string;
+  /**
+   * The object's finalizers and owner references, kept here rather than in the record's own
+   * metadata: there, kube-apiserver and its garbage collector would act on the record itself.
+   */
+  finalizers?: string[];
+  ownerReferences?: StoredObject['metadata']['ownerReferences'];
   object: { apiVersion: string; kind: string; spec: unknown; status: unknown };
 }
 
@@ -63,6 +69,8 @@ export function toRecord(obj: StoredObject, apiVersion: string, recordKind: stri
     object: { apiVersion: obj.apiVersion, kind: obj.kind, spec: obj.spec, status: obj.status },
   };
   if (m.deletionTimestamp) spec.deletionTimestamp = m.deletionTimestamp;
+  if (m.finalizers?.length) spec.finalizers = [...m.finalizers];
+  if (m.ownerReferences?.length) spec.ownerReferences = structuredClone(m.ownerReferences);
   return { apiVersion, kind: recordKind, metadata, spec };
 }
 
@@ -78,6 +86,8 @@ export function fromRecord<T extends StoredObject>(rec: StorageRecord): T {
     creationTimestamp: m.creationTimestamp ?? '',
   };
   if (s.deletionTimestamp) metadata.deletionTimestamp = s.deletionTimestamp;
+  if (s.finalizers?.length) metadata.finalizers = s.finalizers;
+  if (s.ownerReferences?.length) metadata.ownerReferences = s.ownerReferences;
   if (m.labels) metadata.labels = m.labels;
   if (m.annotations) metadata.annotations = m.annotations;
   const out = { apiVersion: s.object.apiVersion, kind: s.object.kind, metadata } as StoredObject;
