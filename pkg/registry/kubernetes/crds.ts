@@ -50,6 +50,7 @@ export function recordCrd(kind: string, group = DEFAULT_GROUP): Crd {
                   type: 'object',
                   required: ['generation', 'object'],
                   properties: {
+                    uid: { type: 'string', description: `The ${kind}'s metadata.uid (not the record's).` },
                     generation: { type: 'integer', format: 'int64', description: `The ${kind}'s metadata.generation.` },
                     deletionTimestamp: {
                       type: 'string',
