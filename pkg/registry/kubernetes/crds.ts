@@ -49,6 +49,15 @@ export function recordCrd(kind: string, group = DEFAULT_GROUP): Crd {
                 spec: {
                   type: 'object',
                   required: ['generation', 'object'],
+                  // The object's uid is the update precondition the record's uid used to be: a
+                  // write from before a delete and re-create is refused (see errors.ts).
+                  'x-kubernetes-validations': [
+                    {
+                      rule: '!has(oldSelf.uid) || (has(self.uid) && self.uid == oldSelf.uid)',
+                      message: 'the object was deleted and re-created',
+                      fieldPath: '.uid',
+                    },
+                  ],
                   properties: {
                     uid: { type: 'string', description: `The ${kind}'s metadata.uid (not the record's).` },
                     generation: { type: 'integer', format: 'int64', description: `The ${kind}'s metadata.generation.` },
