@@ -84,7 +84,7 @@ ${agentYaml('idle', 'doomed', '@say done')}---
 apiVersion: ${GV}
 kind: Connector
 metadata: {name: tools, namespace: doomed}
-spec: {url: "http://127.0.0.1:9/mcp", service: github}
+spec: {url: "https://mcp.example.com/mcp", service: github}
 ---
 apiVersion: ${GV}
 kind: Squad
