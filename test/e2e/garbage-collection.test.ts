@@ -157,6 +157,31 @@ spec:
     expect(dep!.ownerReferences ?? []).to.deep.equal([]);
   });
 
+  it('kubectl label, annotate, edit and apply keep working now that strategic merge patch is 415; apply manages finalizers', async () => {
+    const yaml = (fin: string) => agentYaml('tools', 'owners', '@say tools', `  labels: {team: gc}\n${fin}`);
+    await apply(yaml('  finalizers: [example.com/keep]\n'));
+    expect((await meta('agent/tools', 'owners'))!.finalizers).to.have.members(['example.com/keep', 'agentplane.io/cleanup']);
+    await kubectl('label', 'agent', 'tools', '-n', 'owners', 'stage=one');
+    await kubectl('annotate', 'agent', 'tools', '-n', 'owners', 'note=hi');
+    await run(join(cp.bin, 'kubectl'), ['--kubeconfig', cp.kubeconfig, 'edit', 'agent', 'tools', '-n', 'owners'], {
+      env: { ...process.env, KUBE_EDITOR: "sed -i 's/stage: one/stage: two/'" },
+    });
+    const edited = JSON.parse(await kubectl('get', 'agent', 'tools', '-n', 'owners', '-o', 'json'));
+    expect(edited.metadata.labels).to.deep.equal({ team: 'gc', stage: 'two' });
+    expect(edited.metadata.annotations.note).to.equal('hi');
+    // Client-side apply without the finalizer removes it (agentplane's own stays).
+    expect(await apply(yaml(''))).to.contain('configured');
+    expect((await meta('agent/tools', 'owners'))!.finalizers).to.deep.equal(['agentplane.io/cleanup']);
+    const ssa = await cp.kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], { input: yaml('  finalizers: [example.com/ssa]\n') });
+    expect(ssa.stdout).to.contain('serverside-applied');
+    expect((await meta('agent/tools', 'owners'))!.finalizers).to.include('example.com/ssa');
+    const smp = await cp.kubectl(['patch', 'agent', 'tools', '-n', 'owners', '--type=strategic', '-p', '{"metadata":{"labels":{"x":"y"}}}'], { allowFail: true });
+    expect(smp.code).to.not.equal(0);
+    expect(smp.stderr).to.match(/UnsupportedMediaType|not supported|415/);
+    await kubectl('patch', 'agent', 'tools', '-n', 'owners', '--type=merge', '-p', '{"metadata":{"finalizers":null}}');
+    await kubectl('delete', 'agent', 'tools', '-n', 'owners', '--timeout=60s');
+  });
+
   it('a client finalizer holds an agent: readable, its task cancelled, 409 on a new task, gone once removed', async () => {
     await apply(agentYaml('held', 'owners', '@bash sleep 60\n@say never', '  finalizers: [example.com/hold]\n'));
     await eventually(async () => (await kubectl('get', 'agent', 'held', '-n', 'owners', '-o', 'jsonpath={.status.taskStatus}')) === 'InProgress', 30_000, 'task running');
