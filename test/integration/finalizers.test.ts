@@ -167,6 +167,21 @@ describe('finalizers, owner references and deletion (embedded home)', function (
     expect((await k('GET', `${NS}/agents/held-agent/events`)).status).to.equal(404);
   });
 
+  it('a server restarted while an agent is being deleted finishes the clean-up', async () => {
+    const c = await k('POST', `${NS}/agents`, { apiVersion: GV, kind: 'Agent', metadata: { name: 'restarted', finalizers: [HOLD] }, spec: { instructions: '@say hi' } });
+    expect(c.status, c.text).to.equal(201);
+    await eventually(async () => (await k('GET', `${NS}/agents/restarted`)).body.status.taskStatus === 'Complete', 45_000, 'task complete');
+    expect((await k('DELETE', `${NS}/agents/restarted`)).status).to.equal(200);
+    await eventually(async () => (await h.server.runtime.status({ namespace: 'default', name: 'restarted' })).phase === 'Absent', 20_000, 'worker stopped');
+    await h.restart();
+    const after = await k('GET', `${NS}/agents/restarted`);
+    expect(after.status).to.equal(200);
+    expect(after.body.metadata.deletionTimestamp).to.be.a('string');
+    expect((await k('GET', `${NS}/agents/restarted/events`)).body.items).to.not.be.empty;
+    await k('PATCH', `${NS}/agents/restarted`, [{ op: 'test', path: '/metadata/finalizers/0', value: HOLD }, { op: 'remove', path: '/metadata/finalizers/0' }], JSON_PATCH);
+    await eventually(async () => (await k('GET', `${NS}/agents/restarted`)).status === 404, 20_000, 'agent gone');
+  });
+
   it('an agent without other finalizers goes after clean-up; a write cannot drop agentplane\'s finalizer before deletion', async () => {
     const c = await k('POST', `${NS}/agents`, { apiVersion: GV, kind: 'Agent', metadata: { name: 'plain' }, spec: { instructions: '@say hi' } });
     expect(c.body.metadata.finalizers).to.deep.equal([CLEANUP]);
