@@ -50,8 +50,8 @@ lint: deps
 run: build
 	$(NODE) dist/cmd/agentplane/main.js serve $(if $(ANTHROPIC_API_KEY),,--demo) $(ARGS)
 
-# The local cluster's binaries for the e2e suite (kube-apiserver, etcd, kubectl, and the node's
-# kubelet, controller-manager, scheduler, crictl, local-path-provisioner), built from Go modules
+# The local cluster's binaries for the e2e suite (kube-apiserver, etcd, kubectl,
+# kube-controller-manager, and the node's kubelet, scheduler, crictl, local-path-provisioner), built from Go modules
 # once and cached under ~/.cache/agentplane (see hack/README.md for the times; then instant).
 control-plane:
 	bash hack/build-control-plane.sh > /dev/null

@@ -3,8 +3,8 @@
 # the directory holding them on the last line of stdout. Progress goes to stderr so
 # callers can do: bin=$(hack/build-control-plane.sh)
 #
-#   control plane  kube-apiserver, etcd, kubectl
-#   node           kubelet, kube-controller-manager, kube-scheduler, crictl,
+#   control plane  kube-apiserver, etcd, kubectl, kube-controller-manager
+#   node           kubelet, kube-scheduler, crictl,
 #                  local-path-provisioner and its local-path-helper
 #
 # AGENTPLANE_CP_NODE=false asks for the control plane only (what the API-only
@@ -43,8 +43,8 @@ NODE="${AGENTPLANE_CP_NODE:-true}"
 CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/agentplane/control-plane"
 BIN_DIR="$CACHE_ROOT/$K8S_VERSION-$ETCD_VERSION/bin"
 
-API_BINS=(kube-apiserver etcd kubectl)
-NODE_BINS=(kubelet kube-controller-manager kube-scheduler crictl local-path-provisioner local-path-helper)
+API_BINS=(kube-apiserver etcd kubectl kube-controller-manager)
+NODE_BINS=(kubelet kube-scheduler crictl local-path-provisioner local-path-helper)
 # local-path-provisioner and crictl have versions of their own, which the directory name
 # (the Kubernetes and etcd versions) does not cover; this file in the bin dir does.
 NODE_STAMP=".node-tools"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# A throwaway local Kubernetes cluster for agentplane's tests: etcd + kube-apiserver, and
-# (unless AGENTPLANE_CP_NODE=false) one node: containerd, kube-controller-manager,
-# kube-scheduler, a kubelet and local-path-provisioner, all as host processes.
+# A throwaway local Kubernetes cluster for agentplane's tests: etcd + kube-apiserver +
+# kube-controller-manager, and (unless AGENTPLANE_CP_NODE=false) one node: containerd,
+# kube-scheduler, a kubelet and local-path-provisioner, all as host processes. Without a
+# node, kube-controller-manager runs only the controllers that need none (API_CONTROLLERS).
 #
 #   hack/control-plane.sh up     build/reuse binaries, start, wait for /readyz (and for the
 #                                node to be Ready); last stdout line is the admin kubeconfig
@@ -31,6 +32,9 @@ AGGREGATOR_ROUTING="${AGENTPLANE_CP_AGGREGATOR_ROUTING:-false}"
 PKI="$STATE_DIR/pki"
 KUBECONFIG_PATH="$STATE_DIR/admin.kubeconfig"
 MARKER="$STATE_DIR/.agentplane-cp"   # proves a dir is ours before `down` deletes it
+# kube-controller-manager's controllers in an API-only plane: namespace deletion and the
+# garbage collector (ownerReferences, propagationPolicy), which agentplane's objects take part in.
+API_CONTROLLERS="${AGENTPLANE_CP_API_CONTROLLERS:-namespace,garbagecollector}"
 
 # --- node mode (see "node" below)
 NODE="${AGENTPLANE_CP_NODE:-true}"
@@ -142,7 +146,7 @@ readyz() { # -> success when the apiserver reports ready
 
 is_up() {
   [[ -f "$STATE_DIR/bin-dir" && -f "$KUBECONFIG_PATH" ]] || return 1
-  live_pid etcd >/dev/null && live_pid kube-apiserver >/dev/null || return 1
+  live_pid etcd >/dev/null && live_pid kube-apiserver >/dev/null && live_pid kube-controller-manager >/dev/null || return 1
   BIN="$(cat "$STATE_DIR/bin-dir")"
   if [[ -d "$NODE_STATE" ]]; then
     local name
@@ -215,6 +219,8 @@ EOF
   issue serving-ca serving "/CN=kube-apiserver" server
   # system:masters is hard-wired to cluster-admin and bypasses RBAC entirely.
   issue client-ca admin "/O=system:masters/CN=admin" client
+  # The built-in RBAC roles are bound to this user name.
+  issue client-ca kube-controller-manager "/CN=system:kube-controller-manager" client
   # The CN must match --requestheader-allowed-names.
   issue front-proxy-ca front-proxy-client "/CN=front-proxy-client" client
   # Token signing stays RSA: RS256 is what every JWT consumer can verify.
@@ -285,7 +291,7 @@ cmd_up() {
 
   [[ "$NODE" == true ]] && node_preflight
   BIN="$(AGENTPLANE_CP_NODE="$NODE" "$HACK_DIR/build-control-plane.sh" | tail -n1)"
-  [[ -x "$BIN/kube-apiserver" && -x "$BIN/etcd" && -x "$BIN/kubectl" ]] || die "no binaries in '$BIN'"
+  [[ -x "$BIN/kube-apiserver" && -x "$BIN/etcd" && -x "$BIN/kubectl" && -x "$BIN/kube-controller-manager" ]] || die "no binaries in '$BIN'"
   if [[ "$NODE" == true ]]; then
     PAUSE_ARCHIVE="$("$HACK_DIR/build-images.sh" pause | tail -n1)"
     [[ -f "$PAUSE_ARCHIVE" ]] || die "hack/build-images.sh pause did not produce an archive"
@@ -335,7 +341,7 @@ EOF
   # endpoint IP taken from the backend Service's EndpointSlices; it rejects ExternalName
   # Services ("unsupported service type"), and EndpointSlice validation rejects loopback
   # addresses, so a host-local agentplane on 127.0.0.1 is unreachable that way (and
-  # nothing would maintain the slices: there is no controller-manager). With false (the
+  # nothing would maintain the slices: no endpointslice controller runs here). With false (the
   # upstream default) it dials the Service's cluster IP -- unroutable here, no kube-proxy
   # -- or, for an ExternalName Service, https://<externalName>:<port>, which is how a
   # local agentplane is reached (externalName: localhost). Hence the default of false;
@@ -344,8 +350,8 @@ EOF
   # APIService caBundle for the name <service>.<namespace>.svc.
   #
   # API-only mode: --disable-admission-plugins=ServiceAccount, because that plugin rejects
-  # pods until the namespace's "default" ServiceAccount exists, and only the (absent)
-  # controller-manager creates it. With a node, node_apiserver_flags (lib/node.sh) adds the
+  # pods until the namespace's "default" ServiceAccount exists, and only the serviceaccount
+  # controller (not among API_CONTROLLERS) creates it. With a node, node_apiserver_flags (lib/node.sh) adds the
   # Node authorizer, NodeRestriction and the kubelet client flags, and keeps the plugin.
   # --endpoint-reconciler-type=none: the default reconciler publishes the advertise
   # address as the endpoint of the "kubernetes" Service; 127.0.0.1 fails Endpoints
@@ -401,9 +407,35 @@ EOF
     node_up_after_apiserver "$server"
     log "up: $server, node $NODE_NAME Ready"
   else
-    log "up: $server (API only)"
+    api_controllers "$server"
+    log "up: $server (API only; kube-controller-manager: $API_CONTROLLERS)"
   fi
   echo "$KUBECONFIG_PATH"
+}
+
+# kube-controller-manager of an API-only plane (with a node, node_start_components starts it
+# with every controller). --use-service-account-credentials: each controller acts as its own
+# ServiceAccount, as in a kubeadm cluster, so RBAC applies to it as it would for real (the
+# garbage collector and the namespace controller reach agentplane's API as those accounts).
+# --secure-port=0: no health/metrics listener, so no port to pick or to clash.
+api_controllers() { # server url
+  local kc="$STATE_DIR/kube-controller-manager.kubeconfig"
+  write_kubeconfig "$kc" "$1" kube-controller-manager
+  start_proc kube-controller-manager "$BIN/kube-controller-manager" \
+    --kubeconfig="$kc" \
+    --controllers="$API_CONTROLLERS" \
+    --secure-port=0 \
+    --leader-elect=false \
+    --use-service-account-credentials=true \
+    --service-account-private-key-file="$PKI/sa.key" \
+    --root-ca-file="$PKI/serving-ca.crt" \
+    --flex-volume-plugin-dir="$STATE_DIR/kcm-volume-plugins"
+  sleep 0.5
+  live_pid kube-controller-manager >/dev/null || {
+    tail -n 20 "$STATE_DIR/kube-controller-manager.log" >&2 || true
+    die "kube-controller-manager exited; full log: $STATE_DIR/kube-controller-manager.log"
+  }
+  mark "kube-controller-manager started"
 }
 
 # agentplane runs on this machine, outside the cluster. The aggregator reaches it through an
@@ -506,6 +538,7 @@ cmd_down() {
   [[ -f "$MARKER" ]] || die "$STATE_DIR was not created by this script; not deleting it"
   stop_proc agentplane
   node_down
+  stop_proc kube-controller-manager
   # The apiserver goes first so it does not spend its shutdown retrying a dead etcd.
   stop_proc kube-apiserver
   stop_proc etcd

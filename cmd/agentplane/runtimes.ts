@@ -3,9 +3,9 @@
 // channel and model proxy; they differ in where that listener binds and how workers reach it.
 
 import type { KubeConfig } from '@kubernetes/client-node';
-import { DEFAULT_TEMPLATE } from '../../pkg/api/agent.js';
+import { AGENT_KIND, DEFAULT_TEMPLATE } from '../../pkg/api/agent.js';
+import { API_VERSION } from '../../pkg/api/meta.js';
 import type { Logger } from '../../pkg/observability/logger.js';
-import { RECORD_VERSION, DEFAULT_GROUP, recordNames } from '../../pkg/registry/kubernetes/records.js';
 import type { WorkerChannel } from '../../pkg/runtime/channel/hub.js';
 import { KubernetesRuntime } from '../../pkg/runtime/kubernetes/kubernetes-runtime.js';
 import { BUILTIN_TEMPLATE, type WorkerTemplate } from '../../pkg/runtime/kubernetes/template.js';
@@ -85,16 +85,16 @@ export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
     storage: { size: p.workspaceSize ?? BUILTIN_TEMPLATE.storage.size, ...(p.storageClass ? { storageClassName: p.storageClass } : {}) },
   };
   const catalog = new TemplateCatalog({ kubeConfig, namespace, defaults, logger: i.logger.child({ component: 'templates' }) });
-  const agentRecord = recordNames('Agent').kind;
   const runtime = new KubernetesRuntime({
     kubeConfig,
     logger: i.logger,
     model: i.model,
     channelUrl: i.channelUrl,
     templates: catalog,
-    // The agent's storage record owns its objects: when the record goes, the garbage collector
-    // removes whatever the runtime's own clean-up did not reach.
-    owner: (ref, uid) => ({ apiVersion: `${DEFAULT_GROUP}/${RECORD_VERSION}`, kind: agentRecord, name: ref.name, uid, controller: true }),
+    // The agent owns its objects: when it is gone, kube-controller-manager's garbage collector
+    // removes whatever the runtime's own clean-up did not reach. (Not its storage record: the
+    // agent's uid is not the record's, see pkg/registry/kubernetes/records.ts.)
+    owner: (ref, uid) => ({ apiVersion: API_VERSION, kind: AGENT_KIND, name: ref.name, uid, controller: true }),
   });
   const listen = { host: p.listenHost ?? '0.0.0.0', port: p.listenPort ?? DEFAULT_WORKER_PORT };
   return {

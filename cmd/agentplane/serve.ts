@@ -193,10 +193,12 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
 
     // Storage: one admission chain for every registry (the rules across objects, for every
     // writer), and shared informers that controllers and admission read.
+    // kube-controller-manager's garbage collector serves the cluster home only (propagationPolicy).
     const admission = new AdmissionChain();
-    const agents = new Registry<Agent>(home.state.store<Agent>('Agent'), agentStrategy, admission);
-    const squads = new Registry<Squad>(home.state.store<Squad>('Squad'), squadStrategy, admission);
-    const connectorRegistry = new Registry<Connector>(home.state.store<Connector>('Connector'), connectorStrategy, admission);
+    const regOpts = { garbageCollector: !!o.kubernetes };
+    const agents = new Registry<Agent>(home.state.store<Agent>('Agent'), agentStrategy, admission, regOpts);
+    const squads = new Registry<Squad>(home.state.store<Squad>('Squad'), squadStrategy, admission, regOpts);
+    const connectorRegistry = new Registry<Connector>(home.state.store<Connector>('Connector'), connectorStrategy, admission, regOpts);
     const informers = {
       agents: new Informer(agents, child('informer')),
       squads: new Informer(squads, child('informer')),

@@ -116,8 +116,7 @@ CNF
   issue serving-ca kubelet-serving "/CN=$NODE_NAME" kubelet-serving
   # The Node authorizer and NodeRestriction know a kubelet by exactly this name and group.
   issue client-ca kubelet "/O=system:nodes/CN=system:node:$NODE_NAME" client
-  # The built-in RBAC roles are bound to these user names.
-  issue client-ca kube-controller-manager "/CN=system:kube-controller-manager" client
+  # The built-in RBAC roles are bound to this user name (kube-controller-manager's: gen_pki).
   issue client-ca kube-scheduler "/CN=system:kube-scheduler" client
   # The apiserver's client cert towards the kubelet (kubeadm names it the same).
   issue client-ca apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" client

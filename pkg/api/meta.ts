@@ -27,6 +27,19 @@ export interface ObjectMeta {
   deletionTimestamp?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  /** While any remain, a deleted object stays (with deletionTimestamp); see deletion.ts. */
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+}
+
+/** metav1.OwnerReference: kube-controller-manager's garbage collector deletes orphaned dependents. */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
 }
 
 export interface Resource<Spec, Status> {

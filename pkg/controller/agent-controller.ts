@@ -7,6 +7,8 @@
 // appends); `status` itself is derived by the agent strategy.
 
 import { type Agent, cancelRequested, isBusy, WORKER_READY } from '../api/agent.js';
+import { FINALIZER_AGENT_CLEANUP } from '../api/deletion.js';
+import { ApiError } from '../api/errors.js';
 import { type ConditionStatus, findCondition, setCondition } from '../api/condition.js';
 import type { AgentEvent, EventDraft, TokenUsage } from '../api/event.js';
 import { isTerminal } from '../api/event.js';
@@ -75,6 +77,8 @@ export class AgentController {
   private readonly cancelsSent = new Map<string, number>();
   /** The last task that ended, per agent (`uid:task`): later events of it are dropped. */
   private readonly ended = new Map<string, string>();
+  /** Agents (by uid) being deleted whose worker and workspace are already removed. */
+  private readonly cleanedUp = new Set<string>();
   private unsubscribe?: () => void;
   private resync?: NodeJS.Timeout;
 
@@ -356,14 +360,42 @@ export class AgentController {
     }
   }
 
+  /**
+   * An agent being deleted: its running task is cancelled and its worker and workspace removed at
+   * once; its events stay readable while other finalizers hold it. When agentplane's finalizer is
+   * the last one, the event stream goes and the finalizer is removed, which deletes the agent.
+   * Every step is safe to repeat, so a service killed midway finishes after restart.
+   */
   private async finalize(agent: Agent, log: Logger): Promise<void> {
     const ref = agent.metadata;
-    await this.d.runtime.remove(ref);
+    const key = refKey(ref);
+    const taskKey = `${agent.metadata.uid}:${agent.spec.task}`;
+    if (isBusy(agent) && this.ended.get(key) !== taskKey) {
+      // In turn with the worker's events, which are dropped from now on.
+      await this.ingestion.run(key, async () => {
+        if (this.ended.get(key) === taskKey) return;
+        this.ended.set(key, taskKey);
+        const ev = await this.d.events.append(streamOf(agent), { type: 'task_cancelled', task: agent.spec.task, payload: { reason: 'the agent is being deleted' } });
+        await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => applyEvent(s, ev));
+        this.d.metrics.tasks.inc({ outcome: 'cancelled' });
+      });
+    }
+    if (!this.cleanedUp.has(agent.metadata.uid)) {
+      await this.d.runtime.remove(ref);
+      this.cleanedUp.add(agent.metadata.uid);
+    }
+    const finalizers = agent.metadata.finalizers ?? [];
+    if (finalizers.some((f) => f !== FINALIZER_AGENT_CLEANUP)) return; // held by another: its removal brings us back
     await this.d.events.deleteStream(streamOf(agent));
     await this.d.hooks.notifyAgentDeleted(agent);
-    await this.d.agents.finalize(ref.namespace, ref.name);
-    this.cancelsSent.delete(refKey(ref));
-    this.ended.delete(refKey(ref));
+    // An agent marked before agentplane had a finalizer of its own carries none: delete it.
+    if (finalizers.includes(FINALIZER_AGENT_CLEANUP)) await this.d.agents.removeFinalizer(ref.namespace, ref.name, FINALIZER_AGENT_CLEANUP);
+    else await this.d.agents.delete(ref.namespace, ref.name).catch((err: unknown) => {
+      if (!(err instanceof ApiError && err.reason === 'NotFound')) throw err;
+    });
+    this.cancelsSent.delete(key);
+    this.ended.delete(key);
+    this.cleanedUp.delete(agent.metadata.uid);
     log.info('agent deleted');
   }
 

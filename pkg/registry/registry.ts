@@ -2,7 +2,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { alreadyExists, ApiError, conflict, invalid, notFound } from '../api/errors.js';
+import { finalizersForPolicy, type PropagationPolicy, validateFinalizers, validateOwnerReferences } from '../api/deletion.js';
+import { alreadyExists, ApiError, type Cause, conflict, invalid, notFound } from '../api/errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KeyedSerializer } from './serializer.js';
 import type { ListFilter, ListResult, Store, StoredObject, WatchEvent, WatchOptions } from './store.js';
@@ -21,6 +22,17 @@ export interface WriteOptions {
 export interface DeleteOptions extends WriteOptions {
   /** Delete only if the object still has this uid / resourceVersion (409 otherwise). */
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** Adds or removes the garbage collector's finalizers (orphan, foregroundDeletion); see deletion.ts. */
+  propagationPolicy?: PropagationPolicy;
+}
+
+export interface RegistryOptions {
+  /**
+   * Whether a garbage collector (kube-controller-manager's) acts on this home's objects. Without
+   * one, nothing would remove the orphan and foregroundDeletion finalizers a propagationPolicy
+   * adds, so the policy is ignored (every delete is Background).
+   */
+  garbageCollector?: boolean;
 }
 
 export class Registry<T extends StoredObject> {
@@ -32,6 +44,7 @@ export class Registry<T extends StoredObject> {
     readonly strategy: Strategy<T>,
     /** The rules across objects, shared by every registry of the service. */
     private readonly admission: AdmissionChain = new AdmissionChain(),
+    private readonly options: RegistryOptions = {},
   ) {}
 
   get kind(): string {
@@ -58,11 +71,13 @@ export class Registry<T extends StoredObject> {
 
   async create(obj: T, opts: WriteOptions = {}): Promise<T> {
     const draft = structuredClone(obj);
+    delete draft.metadata.deletionTimestamp;
     this.strategy.prepareForCreate(draft);
+    normalizeMeta(draft);
     draft.metadata.generation = 1;
     const attrs = this.attributes('CREATE', draft, undefined, opts);
     await this.admission.admit(attrs);
-    const causes = this.strategy.validate(draft);
+    const causes = [...metaCauses(draft), ...this.strategy.validate(draft)];
     if (causes.length) throw invalid(this.kind, draft.metadata.name, causes);
     // Before the validating plugins, so a duplicate changes nothing elsewhere (binds no secret).
     if (await this.store.get(draft.metadata.namespace, draft.metadata.name)) throw alreadyExists(this.kind, draft.metadata.name);
@@ -83,13 +98,17 @@ export class Registry<T extends StoredObject> {
     return this.retry(namespace, name, opts, async (cur) => {
       const next = structuredClone(cur);
       mutate(next);
+      // Set by DELETE only, and never taken back.
+      if (cur.metadata.deletionTimestamp) next.metadata.deletionTimestamp = cur.metadata.deletionTimestamp;
+      else delete next.metadata.deletionTimestamp;
+      normalizeMeta(next);
       this.strategy.prepareForUpdate(next, cur);
       if (isDeepStrictEqual(next, cur)) return cur;
       await this.admission.admit(this.attributes('UPDATE', next, cur, opts));
       if (!isDeepStrictEqual(next.spec, cur.spec)) next.metadata.generation = cur.metadata.generation + 1;
       const res = this.strategy.validateUpdate(next, cur);
       if (res instanceof ApiError) throw res;
-      const causes = [...this.strategy.validate(next), ...res];
+      const causes = [...metaCauses(next), ...newFinalizerCauses(next, cur), ...this.strategy.validate(next), ...res];
       if (causes.length) throw invalid(this.kind, name, causes);
       return next;
     });
@@ -115,7 +134,12 @@ export class Registry<T extends StoredObject> {
     );
   }
 
-  /** Deletes, or marks for deletion when the strategy is finalized. Returns the object as it was. */
+  /**
+   * Deletes as Kubernetes does: an object left with finalizers (its own, or the garbage
+   * collector's that `propagationPolicy` adds) is only marked (deletionTimestamp) and returned;
+   * the write that removes its last finalizer deletes it. Otherwise it is removed at once.
+   * Returns the object as marked, or as it was when removed.
+   */
   async delete(namespace: string, name: string, opts: DeleteOptions = {}): Promise<T> {
     const pre = opts.preconditions ?? {};
     const check = (cur: T): void => {
@@ -129,29 +153,63 @@ export class Registry<T extends StoredObject> {
         );
       }
     };
-    if (!this.strategy.finalized) {
-      const cur = await this.store.get(namespace, name);
-      if (!cur) throw notFound(this.kind, name, namespace);
-      check(cur);
-      const undo = await this.admission.validate(this.attributes('DELETE', undefined, cur, opts));
-      if (opts.dryRun) return cur;
-      const removed = await this.stored(() => this.store.delete(namespace, name, pre.resourceVersion ? { resourceVersion: pre.resourceVersion } : undefined), undo);
-      if (!removed) throw notFound(this.kind, name, namespace);
-      return removed;
-    }
-    return this.retry(namespace, name, opts, async (cur) => {
-      check(cur);
-      if (cur.metadata.deletionTimestamp) return cur;
-      await this.admission.validate(this.attributes('DELETE', undefined, cur, opts));
-      const next = structuredClone(cur);
-      next.metadata.deletionTimestamp = new Date().toISOString();
-      return next;
-    }, false);
+    const policy = this.options.garbageCollector ? opts.propagationPolicy : undefined;
+    return this.writes.run(`${namespace}/${name}`, async () => {
+      for (let i = 0; ; i++) {
+        const cur = await this.store.get(namespace, name);
+        if (!cur) throw notFound(this.kind, name, namespace);
+        check(cur);
+        const finalizers = finalizersForPolicy(cur.metadata.finalizers ?? [], policy);
+        if (!finalizers.length) {
+          const undo = await this.admission.validate(this.attributes('DELETE', undefined, cur, opts));
+          if (opts.dryRun) return cur;
+          const removed = await this.stored(() => this.store.delete(namespace, name, { resourceVersion: cur.metadata.resourceVersion }), undo).catch((err: unknown) => {
+            if (err instanceof ApiError && err.reason === 'Conflict' && !pre.resourceVersion && i < MAX_RETRIES) return 'retry' as const;
+            throw err;
+          });
+          if (removed === 'retry') continue;
+          if (!removed) throw notFound(this.kind, name, namespace);
+          return removed;
+        }
+        const next = structuredClone(cur);
+        next.metadata.finalizers = finalizers;
+        next.metadata.deletionTimestamp ||= new Date().toISOString();
+        if (isDeepStrictEqual(next, cur)) return cur;
+        // The first DELETE is judged by admission; later ones only change the GC finalizers.
+        if (!cur.metadata.deletionTimestamp) await this.admission.validate(this.attributes('DELETE', undefined, cur, opts));
+        if (opts.dryRun) return next;
+        try {
+          return await this.store.update(next);
+        } catch (err) {
+          if (!(err instanceof ApiError && err.reason === 'Conflict') || pre.resourceVersion || i >= MAX_RETRIES) throw err;
+          await sleep(Math.random() * Math.min(10 * 2 ** i, 500));
+        }
+      }
+    });
   }
 
-  /** Removes a marked object for good (called by the controller after cleanup). */
-  async finalize(namespace: string, name: string): Promise<void> {
-    await this.store.delete(namespace, name);
+  /**
+   * Removes one finalizer (a controller's own, after its clean-up); deletes the object when it
+   * was the last one of an object being deleted. No admission: only metadata changes.
+   */
+  async removeFinalizer(namespace: string, name: string, finalizer: string): Promise<void> {
+    try {
+      await this.retry(
+        namespace,
+        name,
+        {},
+        (cur) => {
+          if (!cur.metadata.finalizers?.includes(finalizer)) return cur;
+          const next = structuredClone(cur);
+          next.metadata.finalizers = cur.metadata.finalizers.filter((f) => f !== finalizer);
+          normalizeMeta(next);
+          return next;
+        },
+        false,
+      );
+    } catch (err) {
+      if (!(err instanceof ApiError && err.reason === 'NotFound')) throw err;
+    }
   }
 
   private attributes(operation: Attributes['operation'], object: T | undefined, oldObject: T | undefined, opts: WriteOptions): Attributes {
@@ -200,6 +258,11 @@ export class Registry<T extends StoredObject> {
       const undo = admit ? await this.admission.validate(this.attributes('UPDATE', next, cur, opts)) : async () => undefined;
       if (opts.dryRun) return next;
       try {
+        // An object being deleted goes once its last finalizer is removed (watch: DELETED).
+        if (next.metadata.deletionTimestamp && cur.metadata.finalizers?.length && !next.metadata.finalizers?.length) {
+          const removed = await this.stored(() => this.store.delete(namespace, name, { resourceVersion: cur.metadata.resourceVersion }), undo);
+          return removed ? { ...next, metadata: { ...next.metadata, resourceVersion: removed.metadata.resourceVersion } } : next;
+        }
         return await this.stored(() => this.store.update(next), undo);
       } catch (err) {
         if (!(err instanceof ApiError && err.reason === 'Conflict') || i >= MAX_RETRIES) throw err;
@@ -207,4 +270,23 @@ export class Registry<T extends StoredObject> {
       }
     }
   }
+}
+
+/** Empty finalizer and owner lists are left out, as Kubernetes omits them. */
+function normalizeMeta(obj: StoredObject): void {
+  if (!obj.metadata.finalizers?.length) delete obj.metadata.finalizers;
+  if (!obj.metadata.ownerReferences?.length) delete obj.metadata.ownerReferences;
+}
+
+function metaCauses(obj: StoredObject): Cause[] {
+  return [...validateFinalizers(obj.metadata.finalizers), ...validateOwnerReferences(obj.metadata.ownerReferences)];
+}
+
+/** Kubernetes' rule: once deleting, finalizers may only be removed. */
+function newFinalizerCauses(next: StoredObject, cur: StoredObject): Cause[] {
+  if (!cur.metadata.deletionTimestamp) return [];
+  const added = (next.metadata.finalizers ?? []).filter((f) => !cur.metadata.finalizers?.includes(f));
+  return added.length
+    ? [{ field: 'metadata.finalizers', message: `no new finalizers can be added while the object is being deleted; found new finalizers ${JSON.stringify(added)}` }]
+    : [];
 }

@@ -19,8 +19,6 @@ export interface Strategy<T extends StoredObject> {
   prepareForStatusUpdate?(obj: T, old: T): void;
   /** Rules of a status write: its writers are controllers, so a cause here is a bug caught early. */
   validateStatusUpdate?(obj: T, old: T): Cause[];
-  /** When true, delete marks the object and a controller removes it after cleanup. */
-  readonly finalized: boolean;
   /** `kubectl get` columns (Kubernetes' TableConvertor). */
   readonly table: TableConvertor<T>;
   /**

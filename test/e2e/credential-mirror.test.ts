@@ -3,6 +3,7 @@
 // loads it: the model credential's Secret in the install namespace appears, rotated, repaired and
 // removed in the namespaces that have agents; nothing it logs carries the value.
 
+import { FINALIZER_AGENT_CLEANUP } from '../../pkg/api/deletion.js';
 import { PassThrough } from 'node:stream';
 
 import { CoreV1Api, KubeConfig, type V1Secret } from '@kubernetes/client-node';
@@ -113,7 +114,7 @@ describe('credential-mirror plugin on a real control plane (e2e)', function () {
     /** Deleted for good, as the agent controller finishes a deletion. */
     const removeAgent = async (ns: string, name: string): Promise<void> => {
       await ctx.registry.agents.delete(ns, name);
-      await ctx.registry.agents.finalize(ns, name);
+      await ctx.registry.agents.removeFinalizer(ns, name, FINALIZER_AGENT_CLEANUP);
     };
     const mirror = (ns: string): Promise<V1Secret | undefined> => core.readNamespacedSecret({ namespace: ns, name: NAME }).catch(() => undefined);
     const mirrorHolds = async (ns: string, apiKey: string): Promise<boolean> => (await mirror(ns))?.data?.['api-key'] === b64(apiKey);
@@ -215,7 +216,7 @@ describe('credential-mirror plugin on a real control plane (e2e)', function () {
       await settle();
       expect(await mirrorHolds('team-a', 'sk-ant-lifecycle-5150'), 'kept while an agent remains').to.equal(true);
 
-      await ctx.registry.agents.finalize('team-a', 'two');
+      await ctx.registry.agents.removeFinalizer('team-a', 'two', FINALIZER_AGENT_CLEANUP);
       await until('the mirror in team-a removed', () => absent('team-a'), 10_000);
       expect(await mirrorHolds('team-b', 'sk-ant-lifecycle-5150'), 'team-b still has its agent').to.equal(true);
       expect(lines.some((l) => l.includes('mirror removed') && l.includes('no agents left'))).to.equal(true);

@@ -379,12 +379,15 @@ describe('aggregated API (integration)', function () {
       expect((await k('POST', `${NS}/connectors`, connector('patchy', { app: 'a' }))).status).to.equal(201);
     });
 
-    it('merge patch sets and removes (null) fields; strategic merge patch works as merge', async () => {
+    it('merge patch sets and removes (null) fields; strategic merge patch is 415, as for custom resources', async () => {
       const r = await k('PATCH', `${NS}/connectors/patchy`, { metadata: { labels: { env: 'dev' } }, spec: { displayName: 'Patchy' } }, MERGE);
       expect(r.status, r.text).to.equal(200);
       expect(r.body.metadata.labels).to.deep.equal({ app: 'a', env: 'dev' });
       expect(r.body.spec.displayName).to.equal('Patchy');
-      const s = await k('PATCH', `${NS}/connectors/patchy`, { metadata: { labels: { env: null } } }, SMP);
+      const smp = await k('PATCH', `${NS}/connectors/patchy`, { metadata: { labels: { env: null } } }, SMP);
+      expect(smp.status).to.equal(415);
+      expect(smp.body).to.include({ kind: 'Status', reason: 'UnsupportedMediaType', code: 415 });
+      const s = await k('PATCH', `${NS}/connectors/patchy`, { metadata: { labels: { env: null } } }, MERGE);
       expect(s.status).to.equal(200);
       expect(s.body.metadata.labels).to.deep.equal({ app: 'a' });
       const bad = await k('PATCH', `${NS}/connectors/patchy`, { spec: { url: 'ftp://nope' } }, MERGE);

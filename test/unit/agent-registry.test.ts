@@ -1,3 +1,4 @@
+import { FINALIZER_AGENT_CLEANUP } from '../../pkg/api/deletion.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -414,7 +415,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
       const again = await agents.delete('default', 'doomed');
       expect(again.metadata.deletionTimestamp).to.equal(marked.metadata.deletionTimestamp);
 
-      await agents.finalize('default', 'doomed');
+      await agents.removeFinalizer('default', 'doomed', FINALIZER_AGENT_CLEANUP);
       expect(await agents.get('default', 'doomed')).to.equal(undefined);
       expect((await agents.list()).items).to.deep.equal([]);
     });

@@ -1,3 +1,4 @@
+import { FINALIZER_AGENT_CLEANUP } from '../../pkg/api/deletion.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { expect } from 'chai';
@@ -89,10 +90,13 @@ describe('Controller (framework, on SqliteState)', function () {
     await agents.update('default', 'c', (o) => void (o.spec.instructions = 'changed'));
     await until(() => seen.length === 2);
     await controller!.idle();
-    await agents.finalize('default', 'c');
+    await agents.delete('default', 'c'); // marked: an update
     await until(() => seen.length === 3);
     await controller!.idle();
-    expect(seen).to.deep.equal(['default/c', 'default/c', 'default/c']);
+    await agents.removeFinalizer('default', 'c', FINALIZER_AGENT_CLEANUP); // gone
+    await until(() => seen.length === 4);
+    await controller!.idle();
+    expect(seen).to.deep.equal(['default/c', 'default/c', 'default/c', 'default/c']);
   });
 
   it('maps an object to other refs when given a map', async () => {

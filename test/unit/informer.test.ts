@@ -1,3 +1,4 @@
+import { FINALIZER_AGENT_CLEANUP } from '../../pkg/api/deletion.js';
 import { expect } from 'chai';
 
 import type { Agent } from '../../pkg/api/agent.js';
@@ -75,10 +76,16 @@ describe('Informer (on SqliteState)', function () {
     expect(informer.get('default', 'a')?.metadata.resourceVersion).to.equal(a.metadata.resourceVersion);
     const a2 = await agents.update('default', 'a', (o) => void (o.spec.instructions = 'something else'));
     expect(informer.get('default', 'a')?.spec.instructions).to.equal('something else');
-    await agents.finalize('default', 'a');
+    const a3 = await agents.delete('default', 'a'); // marked: its finalizer holds it
+    await agents.removeFinalizer('default', 'a', FINALIZER_AGENT_CLEANUP);
     expect(informer.get('default', 'a')).to.equal(undefined);
     expect(informer.list()).to.deep.equal([]);
-    expect(log).to.deep.equal(['add a', `update a ${a.metadata.resourceVersion}->${a2.metadata.resourceVersion}`, 'delete a']);
+    expect(log).to.deep.equal([
+      'add a',
+      `update a ${a.metadata.resourceVersion}->${a2.metadata.resourceVersion}`,
+      `update a ${a2.metadata.resourceVersion}->${a3.metadata.resourceVersion}`,
+      'delete a',
+    ]);
   });
 
   it('gives a handler added after sync synthetic adds for what is cached, then live events; unsubscribe ends them', async () => {
@@ -135,7 +142,7 @@ describe('Informer (on SqliteState)', function () {
     // The indexed object is the current one, not a stale copy.
     expect(informer.byIndex('team', 'blue').find((o) => o.metadata.name === 'a')?.metadata.labels).to.deep.equal({ team: 'blue' });
 
-    await agents.finalize('default', 'b');
+    await agents.delete('default', 'b').then(() => agents.removeFinalizer('default', 'b', FINALIZER_AGENT_CLEANUP));
     expect(informer.byIndex('team', 'red')).to.deep.equal([]);
     expect(informer.byIndex('team', 'green')).to.deep.equal([]);
   });
@@ -152,7 +159,7 @@ describe('Informer (on SqliteState)', function () {
         const res = await agents.list(filter);
         if (++lists === 1) {
           for (let i = 0; i < 1010; i++) await agents.updateStatus('default', 'a', (s) => void (s.lastTaskMessage = `m${i}`));
-          await agents.finalize('default', 'b');
+          await agents.delete('default', 'b').then(() => agents.removeFinalizer('default', 'b', FINALIZER_AGENT_CLEANUP));
           await agents.create(draft('d'));
         }
         return res;

@@ -76,12 +76,13 @@ describe('Kubernetes storage CRDs', () => {
     expect(rec.metadata).to.deep.equal({
       name: 'a',
       namespace: 'team',
-      uid: 'u-1',
       resourceVersion: '42',
       labels: { x: 'y' },
       annotations: { note: 'n' },
     });
     expect(rec.spec.generation).to.equal(3);
+    // The object's uid is agentplane's, kept apart from the record's (the garbage collector keys by uid).
+    expect(rec.spec.uid).to.equal('u-1');
     expect(rec.spec.deletionTimestamp).to.equal('2026-01-02T03:04:06.789Z');
     // Kubernetes assigns the record's creationTimestamp; on the way back it is the object's.
     const back = fromRecord({ ...rec, metadata: { ...rec.metadata, creationTimestamp: '2026-01-02T03:04:05Z' } });

@@ -12,6 +12,7 @@ import {
   deriveAgentStatus,
   isBusy,
 } from '../../api/agent.js';
+import { FINALIZER_AGENT_CLEANUP } from '../../api/deletion.js';
 import { type Cause, conflict, type ApiError } from '../../api/errors.js';
 import { API_VERSION, NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE } from '../../api/meta.js';
 import { validateSchema } from '../../api/validation.js';
@@ -37,12 +38,12 @@ export function validateObjectName(name: string, namespace: string): Cause[] {
 
 export const agentStrategy: Strategy<Agent> = {
   kind: AGENT_KIND,
-  finalized: true,
 
   prepareForCreate(a) {
     a.apiVersion = API_VERSION;
     a.kind = AGENT_KIND;
     defaultSpec(a);
+    addCleanupFinalizer(a);
     // An agent starts working when created, whoever creates it (POST, kubectl, a squad).
     a.spec.task ??= 1;
     a.status = {
@@ -58,6 +59,9 @@ export const agentStrategy: Strategy<Agent> = {
   prepareForUpdate(a, old) {
     a.status = structuredClone(old.status);
     defaultSpec(a);
+    // A write that leaves the finalizer out does not skip the clean-up; once the agent is being
+    // deleted, removing it is allowed (Kubernetes' escape hatch for a stuck object).
+    if (!a.metadata.deletionTimestamp) addCleanupFinalizer(a);
     // The task counter is the server's: an update that leaves it out keeps it, and one that
     // changes the instructions without counting up assigns them as a new task.
     a.spec.task ??= old.spec.task;
@@ -135,6 +139,11 @@ export const agentStrategy: Strategy<Agent> = {
     'status.taskStatus': a.status.taskStatus,
   }),
 };
+
+/** The agent controller's clean-up (worker, workspace, events) runs before the agent goes. */
+function addCleanupFinalizer(a: Agent): void {
+  if (!a.metadata.finalizers?.includes(FINALIZER_AGENT_CLEANUP)) a.metadata.finalizers = [...(a.metadata.finalizers ?? []), FINALIZER_AGENT_CLEANUP];
+}
 
 /** Defaults of fields left out, on create and on every update (as Kubernetes defaults). */
 function defaultSpec(a: Agent): void {

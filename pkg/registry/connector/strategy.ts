@@ -1,6 +1,7 @@
 // Connector rules: defaults, field validation (JSON Schema plus the cross-field rules of
 // connectorRuleCauses), and status handling. A connector has nothing to clean up on delete, so
-// it is not finalized: delete removes it at once (the service refuses it while agents use it).
+// it carries no finalizer of its own: delete removes it at once unless a client's finalizer holds
+// it (the service refuses it while agents use it).
 
 import { authTypeOf, CONNECTOR_KIND, type Connector, connectorRuleCauses, connectorSpecSchema } from '../../api/connector.js';
 import { API_VERSION } from '../../api/meta.js';
@@ -11,7 +12,6 @@ import { age, ageColumn, column, nameColumn, objectMetaFields, orNone } from '..
 
 export const connectorStrategy: Strategy<Connector> = {
   kind: CONNECTOR_KIND,
-  finalized: false,
 
   prepareForCreate(c) {
     c.apiVersion = API_VERSION;

@@ -49,11 +49,31 @@ export function recordCrd(kind: string, group = DEFAULT_GROUP): Crd {
                 spec: {
                   type: 'object',
                   required: ['generation', 'object'],
+                  // The object's uid is the update precondition the record's uid used to be: a
+                  // write from before a delete and re-create is refused (see errors.ts).
+                  'x-kubernetes-validations': [
+                    {
+                      rule: '!has(oldSelf.uid) || (has(self.uid) && self.uid == oldSelf.uid)',
+                      message: 'the object was deleted and re-created',
+                      fieldPath: '.uid',
+                    },
+                  ],
                   properties: {
+                    uid: { type: 'string', description: `The ${kind}'s metadata.uid (not the record's).` },
                     generation: { type: 'integer', format: 'int64', description: `The ${kind}'s metadata.generation.` },
                     deletionTimestamp: {
                       type: 'string',
                       description: `The ${kind}'s metadata.deletionTimestamp: agentplane is finalizing it.`,
+                    },
+                    finalizers: {
+                      type: 'array',
+                      items: { type: 'string' },
+                      description: `The ${kind}'s metadata.finalizers (not the record's: those would hold the record).`,
+                    },
+                    ownerReferences: {
+                      type: 'array',
+                      items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                      description: `The ${kind}'s metadata.ownerReferences (not the record's: kube's garbage collector would delete the record).`,
                     },
                     object: {
                       type: 'object',

@@ -74,7 +74,7 @@ export function toApiError(err: unknown, ctx: ErrorContext): ApiError {
       // was read: a stale write, as in the SQLite store. (Updates report it as a 409 precondition
       // failure; this covers paths that validate it as an immutable field instead.)
       const causes = s.details?.causes ?? [];
-      if (causes.some((c) => c.field === 'metadata.uid')) {
+      if (causes.some((c) => c.field === 'metadata.uid' || c.field === 'spec.uid')) {
         return conflict('the object has been deleted and re-created; read it again', { kind: ctx.kind, name: ctx.name });
       }
       // Kubernetes' own rules on metadata (label syntax, annotation size) reject the input.

@@ -1,9 +1,11 @@
 // Kubernetes implementation of the generic store: each agentplane kind X is kept as custom
 // resources of kind XRecord in an internal group, in the object's namespace and under its name,
-// so the API server (etcd) is the only state and replicas stay stateless. resourceVersion, uid
-// and creationTimestamp are the record's; optimistic concurrency is Kubernetes' own.
+// so the API server (etcd) is the only state and replicas stay stateless. resourceVersion and
+// creationTimestamp are the record's (the uid is agentplane's, see records.ts); optimistic
+// concurrency is Kubernetes' own.
 // See docs/kubernetes-storage.md.
 
+import { randomUUID } from 'node:crypto';
 import { CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-node';
 import { badRequest, conflict, notFound } from '../../api/errors.js';
 import type { ListFilter, ListResult, Store, StoredObject, WatchEvent, WatchOptions } from '../store.js';
@@ -160,7 +162,8 @@ class KubernetesStore<T extends StoredObject> implements Store<T> {
     try {
       rec = (await this.ref.api.createNamespacedCustomObject({
         ...this.at(namespace, name),
-        body: toRecord(obj, this.apiVersion, this.ref.recordKind, false),
+        // The object's uid is agentplane's, never the record's (see records.ts).
+        body: toRecord({ ...obj, metadata: { ...obj.metadata, uid: obj.metadata.uid || randomUUID() } }, this.apiVersion, this.ref.recordKind, false),
       })) as StorageRecord;
     } catch (err) {
       this.fail(err, namespace, name);
@@ -179,7 +182,7 @@ class KubernetesStore<T extends StoredObject> implements Store<T> {
     await this.hub.beforeWrite();
     let rec: StorageRecord;
     try {
-      // metadata.resourceVersion (and uid) in the body are the API server's preconditions.
+      // metadata.resourceVersion in the body is the API server's precondition.
       rec = (await this.ref.api.replaceNamespacedCustomObject({
         ...this.at(namespace, name),
         body: toRecord(obj, this.apiVersion, this.ref.recordKind, true),
@@ -193,7 +196,7 @@ class KubernetesStore<T extends StoredObject> implements Store<T> {
 
   /**
    * Kubernetes answers a custom resource's deletion with a Status, not the object, so the object
-   * is read first and deleted with its uid and resourceVersion as preconditions (retried when it
+   * is read first and deleted with its resourceVersion as precondition (retried when it
    * changed in between, unless the caller gave a resourceVersion of its own).
    */
   async delete(namespace: string, name: string, pre: { resourceVersion?: string } = {}): Promise<T | undefined> {
@@ -209,7 +212,7 @@ class KubernetesStore<T extends StoredObject> implements Store<T> {
       try {
         await this.ref.api.deleteNamespacedCustomObject({
           ...this.at(namespace, name),
-          body: { preconditions: { uid, resourceVersion } },
+          body: { preconditions: { resourceVersion } },
         });
       } catch (err) {
         deletion.cancel();

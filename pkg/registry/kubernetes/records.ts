@@ -1,7 +1,8 @@
 // How an agentplane object maps onto its storage custom resource (an "XRecord" of the internal
-// group). Identity that Kubernetes assigns (uid, resourceVersion, creationTimestamp) comes from
-// the record's metadata; everything agentplane owns lives in the record's spec, so one update
-// writes the whole object (the CRDs have no status subresource).
+// group). resourceVersion and creationTimestamp come from the record's metadata; everything
+// agentplane owns lives in the record's spec, so one update writes the whole object (the CRDs
+// have no status subresource). That includes the object's uid: kube-controller-manager's garbage
+// collector knows objects by uid, and must not mistake an Agent for its AgentRecord.
 
 import type { StoredObject } from '../store.js';
 
@@ -24,10 +25,18 @@ export function recordNames(kind: string): RecordNames {
 
 /** The record's spec: agentplane's own metadata fields plus the object itself. */
 export interface RecordSpec {
+  /** The object's uid, assigned by agentplane at create; absent in records written before it. */
+  uid?: string;
   /** agentplane's generation (bumped by strategies on spec changes), not the record's. */
   generation: number;
   /** agentplane's finalization marker; unrelated to the record's own deletionTimestamp. */
   deletionTimestamp?: string;
+  /**
+   * The object's finalizers and owner references, kept here rather than in the record's own
+   * metadata: there, kube-apiserver and its garbage collector would act on the record itself.
+   */
+  finalizers?: string[];
+  ownerReferences?: StoredObject['metadata']['ownerReferences'];
   object: { apiVersion: string; kind: string; spec: unknown; status: unknown };
 }
 
@@ -51,18 +60,19 @@ export interface StorageRecord {
 export function toRecord(obj: StoredObject, apiVersion: string, recordKind: string, withVersion: boolean): StorageRecord {
   const m = obj.metadata;
   const metadata: RecordMeta = { name: m.name, namespace: m.namespace };
-  // On update the uid and resourceVersion are preconditions checked by the API server.
-  if (withVersion) {
-    if (m.uid) metadata.uid = m.uid;
-    metadata.resourceVersion = m.resourceVersion;
-  }
+  // On update the resourceVersion is a precondition checked by the API server (enough: a record
+  // deleted and created again has a newer one).
+  if (withVersion) metadata.resourceVersion = m.resourceVersion;
   if (m.labels) metadata.labels = { ...m.labels };
   if (m.annotations) metadata.annotations = { ...m.annotations };
   const spec: RecordSpec = {
+    ...(m.uid ? { uid: m.uid } : {}),
     generation: m.generation,
     object: { apiVersion: obj.apiVersion, kind: obj.kind, spec: obj.spec, status: obj.status },
   };
   if (m.deletionTimestamp) spec.deletionTimestamp = m.deletionTimestamp;
+  if (m.finalizers?.length) spec.finalizers = [...m.finalizers];
+  if (m.ownerReferences?.length) spec.ownerReferences = structuredClone(m.ownerReferences);
   return { apiVersion, kind: recordKind, metadata, spec };
 }
 
@@ -72,12 +82,14 @@ export function fromRecord<T extends StoredObject>(rec: StorageRecord): T {
   const metadata: StoredObject['metadata'] = {
     name: m.name,
     namespace: m.namespace,
-    uid: m.uid ?? '',
+    uid: s.uid ?? m.uid ?? '',
     resourceVersion: m.resourceVersion ?? '',
     generation: s.generation,
     creationTimestamp: m.creationTimestamp ?? '',
   };
   if (s.deletionTimestamp) metadata.deletionTimestamp = s.deletionTimestamp;
+  if (s.finalizers?.length) metadata.finalizers = s.finalizers;
+  if (s.ownerReferences?.length) metadata.ownerReferences = s.ownerReferences;
   if (m.labels) metadata.labels = m.labels;
   if (m.annotations) metadata.annotations = m.annotations;
   const out = { apiVersion: s.object.apiVersion, kind: s.object.kind, metadata } as StoredObject;
@@ -85,3 +97,6 @@ export function fromRecord<T extends StoredObject>(rec: StorageRecord): T {
   if (s.object.status !== undefined) out.status = s.object.status;
   return out as T;
 }
+
+/** The uid of the object a record stores (see RecordSpec.uid). */
+export const objectUid = (rec: StorageRecord): string | undefined => rec.spec?.uid ?? rec.metadata.uid;

@@ -9,7 +9,7 @@
 
 import type { Watch } from '@kubernetes/client-node';
 import type { K8sStatus } from './errors.js';
-import type { StorageRecord } from './records.js';
+import { objectUid, type StorageRecord } from './records.js';
 
 export type RecordEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -214,7 +214,8 @@ export class Upstream {
       else this.cache.set(keyOf(rec), rec);
     }
     this.sink.event(type, rec);
-    if (type === 'DELETED' && rec.metadata.uid) this.deletions.get(rec.metadata.uid)?.(rec);
+    const uid = objectUid(rec);
+    if (type === 'DELETED' && uid) this.deletions.get(uid)?.(rec);
     this.advance(rvOf(rec));
   }
 

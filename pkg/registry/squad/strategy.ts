@@ -12,7 +12,6 @@ import { age, ageColumn, column, nameColumn, objectMetaFields } from '../table.j
 
 export const squadStrategy: Strategy<Squad> = {
   kind: SQUAD_KIND,
-  finalized: false,
 
   prepareForCreate(s) {
     s.apiVersion = API_VERSION;

@@ -4,7 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { badRequest, type Cause, conflict, invalid } from '../../api/errors.js';
-import { API_VERSION } from '../../api/meta.js';
+import { API_VERSION, type OwnerReference } from '../../api/meta.js';
 import type { StoredObject } from '../../registry/store.js';
 import type { FieldValidation } from './query.js';
 import type { ResourceDef } from './resources.js';
@@ -21,11 +21,11 @@ const METADATA = new Set([
   'deletionTimestamp',
   'labels',
   'annotations',
+  'finalizers',
+  'ownerReferences',
   // Accepted and not kept: the stores have no use for them.
   'selfLink',
   'managedFields',
-  'finalizers',
-  'ownerReferences',
   'deletionGracePeriodSeconds',
 ]);
 
@@ -94,6 +94,8 @@ export function decodeObject<T extends StoredObject>(def: ResourceDef, body: unk
   const labels = stringMap(meta.labels, 'metadata.labels', causes);
   const annotations = stringMap(meta.annotations, 'metadata.annotations', causes);
   if (labels) causes.push(...labelCauses(labels));
+  const finalizers = stringList(meta.finalizers, 'metadata.finalizers', causes);
+  const ownerReferences = ownerRefs(meta.ownerReferences, causes);
   const spec = body.spec ?? {};
   if (!isObject(spec)) causes.push({ field: 'spec', message: 'must be an object' });
   if (causes.length) throw invalid(def.kind, name, causes);
@@ -110,6 +112,8 @@ export function decodeObject<T extends StoredObject>(def: ResourceDef, body: unk
       creationTimestamp: '',
       ...(labels ? { labels } : {}),
       ...(annotations ? { annotations } : {}),
+      ...(finalizers?.length ? { finalizers } : {}),
+      ...(ownerReferences?.length ? { ownerReferences } : {}),
     },
     spec: structuredClone(spec),
     status: {},
@@ -118,7 +122,7 @@ export function decodeObject<T extends StoredObject>(def: ResourceDef, body: unk
 }
 
 /**
- * Carries what a write may change (spec, labels, annotations) from `incoming` onto the stored
+ * Carries what a write may change (spec, labels, annotations, finalizers, owner references) from `incoming` onto the stored
  * object, after its preconditions: a resourceVersion or uid in the incoming object must match.
  */
 export function applyIncoming<T extends StoredObject>(def: ResourceDef, cur: T, incoming: T): void {
@@ -137,6 +141,46 @@ export function applyIncoming<T extends StoredObject>(def: ResourceDef, cur: T, 
   else delete cur.metadata.labels;
   if (m.annotations && Object.keys(m.annotations).length) cur.metadata.annotations = { ...m.annotations };
   else delete cur.metadata.annotations;
+  if (m.finalizers) cur.metadata.finalizers = [...m.finalizers];
+  else delete cur.metadata.finalizers;
+  if (m.ownerReferences) cur.metadata.ownerReferences = structuredClone(m.ownerReferences);
+  else delete cur.metadata.ownerReferences;
+}
+
+function stringList(v: unknown, field: string, causes: Cause[]): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) {
+    causes.push({ field, message: 'must be a list of strings' });
+    return undefined;
+  }
+  return [...(v as string[])];
+}
+
+/** The wire shape of metadata.ownerReferences; the registry validates the content (deletion.ts). */
+function ownerRefs(v: unknown, causes: Cause[]): OwnerReference[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v)) {
+    causes.push({ field: 'metadata.ownerReferences', message: 'must be a list of owner references' });
+    return undefined;
+  }
+  const out: OwnerReference[] = [];
+  v.forEach((r: unknown, i) => {
+    const at = `metadata.ownerReferences[${i}]`;
+    if (!isObject(r)) return void causes.push({ field: at, message: 'must be an object' });
+    const ref: Record<string, unknown> = {};
+    for (const k of ['apiVersion', 'kind', 'name', 'uid'] as const) {
+      if (r[k] === undefined || r[k] === null) continue;
+      if (typeof r[k] !== 'string') causes.push({ field: `${at}.${k}`, message: 'must be a string' });
+      else ref[k] = r[k];
+    }
+    for (const k of ['controller', 'blockOwnerDeletion'] as const) {
+      if (r[k] === undefined || r[k] === null) continue;
+      if (typeof r[k] !== 'boolean') causes.push({ field: `${at}.${k}`, message: 'must be a boolean' });
+      else ref[k] = r[k];
+    }
+    out.push({ apiVersion: '', kind: '', name: '', uid: '', ...ref } as OwnerReference);
+  });
+  return out;
 }
 
 function stringMap(v: unknown, field: string, causes: Cause[]): Record<string, string> | undefined {

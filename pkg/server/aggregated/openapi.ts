@@ -60,7 +60,7 @@ const P = {
   watch: q('watch', 'boolean', 'Watch for changes and return them as a stream of add, update, and remove notifications.'),
   allowWatchBookmarks: q('allowWatchBookmarks', 'boolean', 'Requests watch events with type "BOOKMARK".'),
   gracePeriodSeconds: q('gracePeriodSeconds', 'integer', 'Accepted and ignored.'),
-  propagationPolicy: q('propagationPolicy', 'string', 'Accepted and ignored.'),
+  propagationPolicy: q('propagationPolicy', 'string', 'Orphan, Background (the default) or Foreground: whether and how the garbage collector deletes dependents.'),
 };
 const listParams = [
   P.allowWatchBookmarks,
@@ -131,7 +131,7 @@ function resourcePaths(r: ResourceDef): Record<string, PathItem> {
           method: 'patch',
           id: `patch${GV_ID}Namespaced${k}`,
           action: 'patch',
-          description: `partially update the specified ${k} (merge, JSON, strategic merge treated as merge, or server-side apply)`,
+          description: `partially update the specified ${k} (merge, JSON or server-side apply; not strategic merge)`,
           params: [P.dryRun, P.fieldManager, P.fieldValidation, P.force],
           body: { ref: `${META}.Patch`, required: true, consumes: Object.keys(PATCH_CONTENT_TYPES) },
           responses: { '200': ok(obj), '201': ok(obj, 'Created') },
@@ -141,7 +141,7 @@ function resourcePaths(r: ResourceDef): Record<string, PathItem> {
           method: 'delete',
           id: `delete${GV_ID}Namespaced${k}`,
           action: 'delete',
-          description: `delete a ${k}${r.kind === 'Agent' ? ' (it stays, with metadata.deletionTimestamp, until its workspace is cleaned up)' : ''}`,
+          description: `delete a ${k}${r.kind === 'Agent' ? ' (it stays, with metadata.deletionTimestamp, until its workspace is cleaned up and its finalizers are removed)' : ''}`,
           params: [P.dryRun, P.gracePeriodSeconds, P.propagationPolicy],
           body: { ref: `${META}.DeleteOptions`, required: false },
           responses: { '200': ok(obj), '202': ok(obj, 'Accepted') },

@@ -1,16 +1,18 @@
-// Patch documents: JSON merge patch (RFC 7386; strategic merge patch is treated as one, as for
-// custom resources), JSON patch (RFC 6902, fast-json-patch) and server-side apply configurations
+// Patch documents: JSON merge patch (RFC 7386), JSON patch (RFC 6902, fast-json-patch) and server-side apply configurations
 // (application/apply-patch+yaml, parsed with `yaml`; JSON is YAML too).
 
 import jsonpatch from 'fast-json-patch';
 import { parse as parseYaml } from 'yaml';
 import { ApiError, badRequest } from '../../api/errors.js';
 
-export type PatchType = 'merge' | 'strategic' | 'json' | 'apply';
+export type PatchType = 'merge' | 'json' | 'apply';
+
+// Strategic merge patch is refused (415), as custom resources refuse it: its directives
+// (`$patch: delete`, `$retainKeys`) would be mangled by a merge patch. Clients that try it first
+// (kube-controller-manager's garbage collector) fall back to a merge patch on 415.
 
 export const PATCH_CONTENT_TYPES: Record<string, PatchType> = {
   'application/merge-patch+json': 'merge',
-  'application/strategic-merge-patch+json': 'strategic',
   'application/json-patch+json': 'json',
   'application/apply-patch+yaml': 'apply',
 };

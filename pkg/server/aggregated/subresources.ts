@@ -33,8 +33,9 @@ export async function cancelAgent(d: AggregatedApiDeps, namespace: string, name:
 export async function prepareAgentLog(d: AggregatedApiDeps, namespace: string, name: string, q: Query): Promise<(sink: WatchSink) => Promise<void>> {
   const follow = boolParam(q, 'follow') ?? false;
   const since = intParam(q, 'since', { min: 0 });
+  // Readable while being deleted (the events stay until the agent is gone); a follow ends at once.
   const agent = await d.agents.get(namespace, name);
-  if (!agent || agent.metadata.deletionTimestamp) throw notFound(agent?.kind ?? 'Agent', name, namespace);
+  if (!agent) throw notFound('Agent', name, namespace);
 
   return async (sink) => {
     let done = false;

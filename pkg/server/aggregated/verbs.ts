@@ -1,8 +1,9 @@
-// The verbs on objects: get, list, create, update, patch (merge, JSON, strategic-as-merge,
-// server-side apply), delete and deletecollection. Every write goes through the generic
-// Registry, so the resource's strategy decides defaults, validation and update rules.
+// The verbs on objects: get, list, create, update, patch (merge, JSON, server-side apply),
+// delete and deletecollection. Every write goes through the generic Registry, so the
+// resource's strategy decides defaults, validation and update rules.
 
 import { ApiError, badRequest, invalid, notFound } from '../../api/errors.js';
+import { PROPAGATION_POLICIES, type PropagationPolicy } from '../../api/deletion.js';
 import { API_VERSION } from '../../api/meta.js';
 import type { DeleteOptions } from '../../registry/registry.js';
 import type { StoredObject } from '../../registry/store.js';
@@ -161,7 +162,7 @@ export async function deleteVerb(r: VerbRequest): Promise<VerbResponse> {
   return { code: 200, body: renderObject(r.def, obj, target, includeObject(r.query)) };
 }
 
-/** Deletes (or, for finalized resources, marks) one object; undefined when it is gone. */
+/** Deletes (or, while finalizers hold it, marks) one object; undefined when it is gone. */
 async function remove(def: ResourceDef, namespace: string, n: string, opts: DeleteOptions): Promise<StoredObject | undefined> {
   try {
     return await def.registry.delete(namespace, n, opts);
@@ -202,5 +203,31 @@ function deleteOptions(r: VerbRequest): DeleteOptions {
       }
     : undefined;
   const dry = dryRun(r.query, body);
-  return { dryRun: dry, ...(preconditions && Object.keys(preconditions).length ? { preconditions } : {}) };
+  const policy = propagationPolicy(r, body);
+  return {
+    dryRun: dry,
+    ...(preconditions && Object.keys(preconditions).length ? { preconditions } : {}),
+    ...(policy ? { propagationPolicy: policy } : {}),
+  };
+}
+
+/** propagationPolicy (body or query), or the older orphanDependents; at most one of the two. */
+function propagationPolicy(r: VerbRequest, body: Record<string, unknown>): PropagationPolicy | undefined {
+  const policy = body.propagationPolicy ?? single(r.query, 'propagationPolicy');
+  const orphan = body.orphanDependents ?? single(r.query, 'orphanDependents');
+  if (policy !== undefined && policy !== null && orphan !== undefined && orphan !== null) {
+    throw invalid('DeleteOptions', undefined, [{ field: 'orphanDependents', message: 'orphanDependents and propagationPolicy cannot both be set' }]);
+  }
+  if (orphan !== undefined && orphan !== null) {
+    if (orphan === true || orphan === 'true') return 'Orphan';
+    if (orphan === false || orphan === 'false') return 'Background';
+    throw badRequest(`orphanDependents must be true or false, not ${JSON.stringify(orphan)}`);
+  }
+  if (policy === undefined || policy === null || policy === '') return undefined;
+  if (!PROPAGATION_POLICIES.includes(policy as PropagationPolicy)) {
+    throw invalid('DeleteOptions', undefined, [
+      { field: 'propagationPolicy', message: `Unsupported value: ${JSON.stringify(policy)}: supported values: ${PROPAGATION_POLICIES.map((p) => `"${p}"`).join(', ')}` },
+    ]);
+  }
+  return policy as PropagationPolicy;
 }

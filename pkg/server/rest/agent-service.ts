@@ -13,7 +13,7 @@ import {
   isBusy,
   requestCancel,
 } from '../../api/agent.js';
-import { ApiError, conflict, invalid } from '../../api/errors.js';
+import { ApiError, conflict, invalid, notFound } from '../../api/errors.js';
 import type { AgentEvent } from '../../api/event.js';
 import { DEFAULT_NAMESPACE } from '../../api/meta.js';
 import { validateSchema } from '../../api/validation.js';
@@ -176,8 +176,10 @@ export class AgentService {
     return watchAgentGone(this.agents, agent, gone);
   }
 
+  /** An agent's events; readable while it is being deleted, until it is gone. */
   async history(namespace: string, name: string, limit: number, before?: number): Promise<AgentEvent[]> {
-    const agent = await this.agents.mustGet(namespace, name);
+    const agent = await this.agents.get(namespace, name);
+    if (!agent) throw notFound(AGENT_KIND, name, namespace);
     return this.events.list(streamOf(agent), { limit, ...(before !== undefined ? { before } : {}) });
   }
 
