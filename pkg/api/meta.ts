@@ -27,6 +27,19 @@ export interface ObjectMeta {
   deletionTimestamp?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  /** Field ownership (server-side apply), kept by the registry's field manager on every write. */
+  managedFields?: ManagedFieldsEntry[];
+}
+
+/** metav1.ManagedFieldsEntry: the fields one manager owns, in the FieldsV1 encoding. */
+export interface ManagedFieldsEntry {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  time?: string;
+  fieldsType: 'FieldsV1';
+  fieldsV1: Record<string, unknown>;
+  subresource?: string;
 }
 
 export interface Resource<Spec, Status> {

@@ -37,6 +37,7 @@ export function validateObjectName(name: string, namespace: string): Cause[] {
 
 export const agentStrategy: Strategy<Agent> = {
   kind: AGENT_KIND,
+  specSchema: agentSpecSchema,
   finalized: true,
 
   prepareForCreate(a) {

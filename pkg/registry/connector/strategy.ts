@@ -11,6 +11,7 @@ import { age, ageColumn, column, nameColumn, objectMetaFields, orNone } from '..
 
 export const connectorStrategy: Strategy<Connector> = {
   kind: CONNECTOR_KIND,
+  specSchema: connectorSpecSchema,
   finalized: false,
 
   prepareForCreate(c) {

@@ -1,19 +1,11 @@
 // metadata.managedFields: one entry per manager, operation (Apply or Update) and subresource,
 // each with the set of fields it owns in the FieldsV1 encoding; decoded to FieldSets and back.
 
+import type { ManagedFieldsEntry } from '../../api/meta.js';
 import { field, FieldSet, type Path } from './fieldset.js';
 
-export type Operation = 'Apply' | 'Update';
-
-export interface ManagedFieldsEntry {
-  manager: string;
-  operation: Operation;
-  apiVersion: string;
-  time?: string;
-  fieldsType: 'FieldsV1';
-  fieldsV1: Record<string, unknown>;
-  subresource?: string;
-}
+export type { ManagedFieldsEntry };
+export type Operation = ManagedFieldsEntry['operation'];
 
 export interface ManagerId {
   manager: string;

@@ -55,6 +55,11 @@ export function recordCrd(kind: string, group = DEFAULT_GROUP): Crd {
                       type: 'string',
                       description: `The ${kind}'s metadata.deletionTimestamp: agentplane is finalizing it.`,
                     },
+                    managedFields: {
+                      type: 'array',
+                      items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                      description: `The ${kind}'s metadata.managedFields (field ownership of server-side apply).`,
+                    },
                     object: {
                       type: 'object',
                       required: ['apiVersion', 'kind'],

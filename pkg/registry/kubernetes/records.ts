@@ -3,6 +3,7 @@
 // the record's metadata; everything agentplane owns lives in the record's spec, so one update
 // writes the whole object (the CRDs have no status subresource).
 
+import type { ManagedFieldsEntry } from '../../api/meta.js';
 import type { StoredObject } from '../store.js';
 
 export const DEFAULT_GROUP = 'internal.agentplane.io';
@@ -28,6 +29,8 @@ export interface RecordSpec {
   generation: number;
   /** agentplane's finalization marker; unrelated to the record's own deletionTimestamp. */
   deletionTimestamp?: string;
+  /** agentplane's field ownership; the record's own metadata.managedFields are the storage client's. */
+  managedFields?: ManagedFieldsEntry[];
   object: { apiVersion: string; kind: string; spec: unknown; status: unknown };
 }
 
@@ -63,6 +66,7 @@ export function toRecord(obj: StoredObject, apiVersion: string, recordKind: stri
     object: { apiVersion: obj.apiVersion, kind: obj.kind, spec: obj.spec, status: obj.status },
   };
   if (m.deletionTimestamp) spec.deletionTimestamp = m.deletionTimestamp;
+  if (m.managedFields?.length) spec.managedFields = m.managedFields;
   return { apiVersion, kind: recordKind, metadata, spec };
 }
 
@@ -78,6 +82,7 @@ export function fromRecord<T extends StoredObject>(rec: StorageRecord): T {
     creationTimestamp: m.creationTimestamp ?? '',
   };
   if (s.deletionTimestamp) metadata.deletionTimestamp = s.deletionTimestamp;
+  if (s.managedFields?.length) metadata.managedFields = s.managedFields;
   if (m.labels) metadata.labels = m.labels;
   if (m.annotations) metadata.annotations = m.annotations;
   const out = { apiVersion: s.object.apiVersion, kind: s.object.kind, metadata } as StoredObject;
