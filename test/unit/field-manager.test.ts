@@ -7,6 +7,10 @@ import { FieldSet, pathString } from '../../pkg/registry/fieldmanager/fieldset.j
 import type { ManagedFieldsEntry } from '../../pkg/registry/fieldmanager/managed.js';
 import { merge } from '../../pkg/registry/fieldmanager/merge.js';
 import { fromJsonSchema, objectSchema } from '../../pkg/registry/fieldmanager/schema.js';
+import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
+import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
+import { openApiV2, openApiV3 } from '../../pkg/server/aggregated/openapi.js';
+import { type AggregatedApiDeps, buildResources } from '../../pkg/server/aggregated/resources.js';
 
 const SPEC = {
   type: 'object',
@@ -246,5 +250,30 @@ describe('field manager: updates and applies', () => {
     expect(managerFromUserAgent('Go-http-client/1.1')).to.equal('Go-http-client');
     expect(managerFromUserAgent('x'.repeat(200))).to.have.length(128);
     expect(managerFromUserAgent(undefined)).to.equal('');
+  });
+});
+
+describe('field manager: list and map types as published', () => {
+  const resources = buildResources({} as AggregatedApiDeps);
+  const docs: [string, Record<string, Record<string, unknown>>][] = [
+    ['v2', openApiV2(resources).definitions as Record<string, Record<string, unknown>>],
+    ['v3', (openApiV3(resources).components as { schemas: Record<string, Record<string, unknown>> }).schemas],
+  ];
+  const prop = (defs: Record<string, Record<string, unknown>>, def: string, p: string): Record<string, unknown> =>
+    (defs[`io.agentplane.v1alpha1.${def}`]!.properties as Record<string, Record<string, unknown>>)[p]!;
+
+  for (const [v, defs] of docs) {
+    it(`OpenAPI ${v} declares connectors a set, squad members atomic, conditions a map keyed by type`, () => {
+      expect(prop(defs, 'AgentSpec', 'connectors')['x-kubernetes-list-type']).to.equal('set');
+      expect(prop(defs, 'SquadSpec', 'members')['x-kubernetes-list-type']).to.equal('atomic');
+      expect(prop(defs, 'AgentStatus', 'conditions')).to.deep.include({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] });
+    });
+  }
+
+  it('the field manager reads the same markers from the strategies\' schemas', () => {
+    const agentFields = new FieldManager(objectSchema(agentStrategy.specSchema));
+    expect(agentFields.fieldSet({ spec: { connectors: ['a'] } }).toFieldsV1()).to.deep.equal({ 'f:spec': { 'f:connectors': { 'v:"a"': {} } } });
+    const squadFields = new FieldManager(objectSchema(squadStrategy.specSchema));
+    expect(squadFields.fieldSet({ spec: { members: [{ ref: { name: 'a' } }] } }).toFieldsV1()).to.deep.equal({ 'f:spec': { 'f:members': {} } });
   });
 });
