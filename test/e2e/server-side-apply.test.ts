@@ -66,6 +66,27 @@ describe('server-side apply against kube-apiserver as the oracle (e2e)', functio
     await cp?.down();
   });
 
+  it('kubectl apply --server-side: a second manager gets the conflict, --force-conflicts takes the field', async () => {
+    const yaml = (model: string): string =>
+      `apiVersion: agentplane.io/v1alpha1\nkind: Agent\nmetadata: {name: kubectl-ssa, namespace: ${NAMESPACE}}\n` +
+      `spec: {instructions: compare fields, lifecycle: Sleep, task: 0, model: ${model}}\n`;
+    const apply = (manager: string, model: string, ...more: string[]) =>
+      cp.kubectl(['apply', '--server-side', `--field-manager=${manager}`, ...more, '-f', '-'], { input: yaml(model), allowFail: true });
+    expect((await apply('first', 'm-1')).code).to.equal(0);
+    const refused = await apply('second', 'm-2');
+    expect(refused.code).to.not.equal(0);
+    expect(refused.stderr).to.contain('conflict with "first"').and.to.contain('.spec.model');
+    expect((await apply('second', 'm-2', '--force-conflicts')).code).to.equal(0);
+    const got = JSON.parse((await cp.kubectl(['get', 'agent', 'kubectl-ssa', '-n', NAMESPACE, '-o', 'json', '--show-managed-fields'])).stdout);
+    expect(got.spec.model).to.equal('m-2');
+    expect(got.metadata.managedFields.find((e: { manager: string }) => e.manager === 'second')?.fieldsV1).to.deep.equal({
+      'f:spec': { 'f:instructions': {}, 'f:lifecycle': {}, 'f:model': {}, 'f:task': {} },
+    });
+    expect(got.metadata.managedFields.find((e: { manager: string }) => e.manager === 'first')?.fieldsV1).to.deep.equal({
+      'f:spec': { 'f:instructions': {}, 'f:lifecycle': {}, 'f:task': {} },
+    });
+  });
+
   for (const seq of SEQUENCES) {
     it(`${seq.name}: the Agent behaves as the CRD object, step by step`, async () => {
       const expected = await runSequence(seq, send, ORACLE_GROUP);
