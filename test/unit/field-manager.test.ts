@@ -229,6 +229,17 @@ describe('field manager: updates and applies', () => {
     expect(() => apply(edited, config({ model: 'm', instructions: 'i' }), 'flux')).to.throw(/conflict with "kubectl-edit" using/);
   });
 
+  it('an apply does not contend for fields the server changes after it (a task counter), nor take them', () => {
+    const o = update(undefined, obj({ instructions: 'i', task: 1 }), 'agentplane-rest');
+    const next = fm.applyConfiguration(o, config({ instructions: 'j' }), 'kubectl');
+    next.spec.task = 2; // the strategy's doing, not the configuration's
+    const err = conflictOf(() => fm.record(o, next, { manager: 'kubectl', operation: 'Apply' }));
+    expect(err.details.causes!.map((c) => c.field)).to.deep.equal(['.spec.instructions']);
+    next.metadata.managedFields = fm.record(o, next, { manager: 'kubectl', operation: 'Apply', force: true });
+    expect(fields(next, 'agentplane-rest', 'Update')).to.deep.equal({ 'f:spec': { '.': {}, 'f:task': {} } });
+    expect(fields(next, 'kubectl')).to.deep.equal({ 'f:spec': { 'f:instructions': {} } });
+  });
+
   it('a no-op write changes neither fields nor times', () => {
     const o = apply(undefined, config({ model: 'm' }), 'a');
     const later = new FieldManager(schema, () => new Date('2027-01-01T00:00:00Z'));

@@ -83,13 +83,14 @@ export class FieldManager {
     const removed = stripServerFields(c.removed);
     const conflicts: FieldConflict[] = [];
     const out: Managed[] = [];
-    let mine: Managed | undefined;
+    const mine = base.find((m) => sameManager(m.id, id));
+    // An apply contends only for the fields it applies: what the server's own rules change after
+    // it (defaults, the task counter) stays with its owners, as kube-apiserver's strategies run
+    // after its field manager.
+    const contested = owner.operation === 'Apply' ? changed.intersection(mine?.set ?? new FieldSet()) : changed;
     for (const m of base) {
-      if (sameManager(m.id, id)) {
-        mine = m;
-        continue;
-      }
-      const taken = m.set.intersection(changed);
+      if (m === mine) continue;
+      const taken = m.set.intersection(contested);
       for (const path of taken.paths()) conflicts.push({ manager: m.id, path });
       out.push({ ...m, set: m.set.difference(taken).difference(removed) });
     }
