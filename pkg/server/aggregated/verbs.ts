@@ -66,7 +66,7 @@ export async function createVerb(r: VerbRequest): Promise<VerbResponse> {
   const target = negotiate(r.accept, ['Table', 'PartialObjectMetadata']);
   const dry = dryRun(r.query);
   const { obj, warnings } = decodeObject(r.def, r.body, { namespace: ns(r), validation: fieldValidation(r.query) });
-  const created = await create(r.def, obj, dry, updater(r));
+  const created = await create(r.def, obj, dry, updater(r, 'CreateOptions'));
   return { code: 201, body: renderObject(r.def, created, target, includeObject(r.query)), warnings };
 }
 
@@ -75,24 +75,24 @@ function create(def: ResourceDef, obj: StoredObject, dry: boolean, owner: WriteO
 }
 
 /** `fieldManager` as kube-apiserver checks it: at most 128 printable characters. */
-function fieldManager(r: VerbRequest): string | undefined {
+function fieldManager(r: VerbRequest, options: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): string | undefined {
   const m = single(r.query, 'fieldManager');
   if (m !== undefined && (m.length > MAX_MANAGER_LENGTH || /[^\x20-\x7e]/.test(m))) {
-    throw invalid('PatchOptions', undefined, [{ field: 'fieldManager', message: `must be at most ${MAX_MANAGER_LENGTH} printable characters` }]);
+    throw invalid(options, undefined, [{ field: 'fieldManager', message: `must be at most ${MAX_MANAGER_LENGTH} printable characters` }]);
   }
   return m || undefined;
 }
 
 /** The owner of a create, update or (non-apply) patch: `fieldManager`, else from the User-Agent. */
-function updater(r: VerbRequest): WriteOwner {
-  return { manager: fieldManager(r) ?? managerFromUserAgent(r.userAgent), operation: 'Update' };
+function updater(r: VerbRequest, options: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): WriteOwner {
+  return { manager: fieldManager(r, options) ?? managerFromUserAgent(r.userAgent), operation: 'Update' };
 }
 
 export async function updateVerb(r: VerbRequest): Promise<VerbResponse> {
   const target = negotiate(r.accept, ['Table', 'PartialObjectMetadata']);
   const dry = dryRun(r.query);
   const { obj: incoming, warnings } = decodeObject(r.def, r.body, { namespace: ns(r), name: name(r), validation: fieldValidation(r.query) });
-  const after = await update(r.def, ns(r), name(r), () => incoming, dry, updater(r));
+  const after = await update(r.def, ns(r), name(r), () => incoming, dry, updater(r, 'UpdateOptions'));
   return { code: 200, body: renderObject(r.def, after, target, includeObject(r.query)), warnings };
 }
 
@@ -113,7 +113,7 @@ export async function patchVerb(r: VerbRequest): Promise<VerbResponse> {
   const inc = includeObject(r.query);
   if (type === 'apply') return apply(r, ctx, dry, target);
   if (single(r.query, 'force') !== undefined) throw badRequest('force may only be set on apply (server-side apply) patches');
-  const owner = updater(r);
+  const owner = updater(r, 'PatchOptions');
 
   const patched = (cur: StoredObject): unknown => (type === 'json' ? jsonPatch(cur, r.body) : mergePatch(cur, r.body));
   if (type !== 'json' && (!r.body || typeof r.body !== 'object' || Array.isArray(r.body))) throw badRequest('a merge patch must be a JSON object');
@@ -144,7 +144,7 @@ async function apply(r: VerbRequest, ctx: DecodeContext & { name: string }, dry:
   if (!single(r.query, 'fieldManager')) {
     throw invalid('PatchOptions', undefined, [{ field: 'fieldManager', message: 'is required for apply patch' }]);
   }
-  const manager = fieldManager(r)!;
+  const manager = fieldManager(r, 'PatchOptions')!;
   const owner: WriteOwner = { manager, operation: 'Apply', force: boolParam(r.query, 'force') === true };
   const fm = r.def.registry.fieldManager;
   const config = parseApplyConfiguration(r.body);
