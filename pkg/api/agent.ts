@@ -163,6 +163,8 @@ const connectorListSchema = {
   items: nameSchema,
   uniqueItems: true,
   maxItems: 64,
+  // Server-side apply merges it as a set: managers that each apply their own connectors keep them all.
+  'x-kubernetes-list-type': 'set',
   description: 'names of connectors to attach',
 } as const;
 
@@ -252,6 +254,8 @@ export const agentStatusSchema = {
       type: 'array',
       description: 'WorkerReady (the worker is connected) and Asleep; `status` is derived from them',
       items: conditionSchema,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['type'],
     },
   },
 } as const;

@@ -27,6 +27,8 @@ export type Reason =
 export interface Cause {
   field: string;
   message: string;
+  /** Kubernetes' cause type when the message does not tell it (e.g. FieldManagerConflict). */
+  reason?: string;
 }
 
 export interface ErrorDetails {
@@ -188,7 +190,7 @@ export function toStatus(err: ApiError, group?: string): Status {
     ...(typeof d.name === 'string' ? { name: d.name } : {}),
     ...(group && typeof d.kind === 'string' ? { group } : {}),
     ...(typeof d.kind === 'string' ? { kind: d.kind } : {}),
-    ...(d.causes?.length ? { causes: d.causes.map((c) => ({ reason: causeReason(c.message), message: c.message, field: c.field })) } : {}),
+    ...(d.causes?.length ? { causes: d.causes.map((c) => ({ reason: c.reason ?? causeReason(c.message), message: c.message, field: c.field })) } : {}),
     ...(typeof d.retryAfterSeconds === 'number' ? { retryAfterSeconds: d.retryAfterSeconds } : {}),
   };
   return {

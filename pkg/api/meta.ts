@@ -30,6 +30,8 @@ export interface ObjectMeta {
   /** While any remain, a deleted object stays (with deletionTimestamp); see deletion.ts. */
   finalizers?: string[];
   ownerReferences?: OwnerReference[];
+  /** Field ownership (server-side apply), kept by the registry's field manager on every write. */
+  managedFields?: ManagedFieldsEntry[];
 }
 
 /** metav1.OwnerReference: kube-controller-manager's garbage collector deletes orphaned dependents. */
@@ -40,6 +42,17 @@ export interface OwnerReference {
   uid: string;
   controller?: boolean;
   blockOwnerDeletion?: boolean;
+}
+
+/** metav1.ManagedFieldsEntry: the fields one manager owns, in the FieldsV1 encoding. */
+export interface ManagedFieldsEntry {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  time?: string;
+  fieldsType: 'FieldsV1';
+  fieldsV1: Record<string, unknown>;
+  subresource?: string;
 }
 
 export interface Resource<Spec, Status> {

@@ -131,7 +131,9 @@ export const squadSpecSchema = {
   additionalProperties: false,
   required: ['members', 'orphanTTL', 'breakUp'],
   properties: {
-    members: { type: 'array', maxItems: 64, items: memberSchemaBody },
+    // Atomic under server-side apply: a member is a ref or a name with a spec, so no one field
+    // keys it, and the membership is one decision (the squad's applier owns all of it).
+    members: { type: 'array', maxItems: 64, items: memberSchemaBody, 'x-kubernetes-list-type': 'atomic' },
     orphanTTL: durationSchema,
     breakUp: { type: 'boolean' },
   },

@@ -9,6 +9,8 @@ import { KeyedSerializer } from './serializer.js';
 import type { ListFilter, ListResult, Store, StoredObject, WatchEvent, WatchOptions } from './store.js';
 import type { Strategy } from './strategy.js';
 import { AdmissionChain, type Attributes, type Undo } from './admission/admission.js';
+import { FieldManager, type WriteOwner } from './fieldmanager/field-manager.js';
+import { objectSchema } from './fieldmanager/schema.js';
 
 // Writers in this process take turns per object, so they never conflict with each other; the
 // retries (with jittered backoff) are for writers elsewhere: other replicas, kubectl.
@@ -17,7 +19,19 @@ const MAX_RETRIES = 10;
 export interface WriteOptions {
   /** Run every rule and return the result without storing it (Kubernetes' dryRun=All). */
   dryRun?: boolean;
+  /**
+   * Who writes, for metadata.managedFields: an Update by this manager, or the second step of an
+   * apply (the object's managedFields already carry the applier's entry). Default: an Update by
+   * agentplane's own controllers (CONTROLLER_MANAGER).
+   */
+  owner?: WriteOwner;
 }
+
+/** The field manager of writes agentplane's controllers and admission plugins make. */
+export const CONTROLLER_MANAGER = 'agentplane-controller';
+/** Writes through the REST mirror (/api/v1) are Updates by this manager. */
+export const REST_MANAGER = 'agentplane-rest';
+export const REST_OWNER: WriteOwner = { manager: REST_MANAGER, operation: 'Update' };
 
 export interface DeleteOptions extends WriteOptions {
   /** Delete only if the object still has this uid / resourceVersion (409 otherwise). */
@@ -37,6 +51,8 @@ export interface RegistryOptions {
 
 export class Registry<T extends StoredObject> {
   private readonly writes = new KeyedSerializer();
+  /** Keeps metadata.managedFields on every create and update (status writes are not tracked). */
+  readonly fieldManager: FieldManager;
 
   constructor(
     private readonly store: Store<T>,
@@ -45,7 +61,9 @@ export class Registry<T extends StoredObject> {
     /** The rules across objects, shared by every registry of the service. */
     private readonly admission: AdmissionChain = new AdmissionChain(),
     private readonly options: RegistryOptions = {},
-  ) {}
+  ) {
+    this.fieldManager = new FieldManager(objectSchema(strategy.specSchema));
+  }
 
   get kind(): string {
     return this.strategy.kind;
@@ -75,6 +93,7 @@ export class Registry<T extends StoredObject> {
     this.strategy.prepareForCreate(draft);
     normalizeMeta(draft);
     draft.metadata.generation = 1;
+    draft.metadata.managedFields = this.fieldManager.record(undefined, draft, ownerOf(opts));
     const attrs = this.attributes('CREATE', draft, undefined, opts);
     await this.admission.admit(attrs);
     const causes = [...metaCauses(draft), ...this.strategy.validate(draft)];
@@ -103,6 +122,7 @@ export class Registry<T extends StoredObject> {
       else delete next.metadata.deletionTimestamp;
       normalizeMeta(next);
       this.strategy.prepareForUpdate(next, cur);
+      next.metadata.managedFields = this.fieldManager.record(cur, next, ownerOf(opts));
       if (isDeepStrictEqual(next, cur)) return cur;
       await this.admission.admit(this.attributes('UPDATE', next, cur, opts));
       if (!isDeepStrictEqual(next.spec, cur.spec)) next.metadata.generation = cur.metadata.generation + 1;
@@ -290,3 +310,5 @@ function newFinalizerCauses(next: StoredObject, cur: StoredObject): Cause[] {
     ? [{ field: 'metadata.finalizers', message: `no new finalizers can be added while the object is being deleted; found new finalizers ${JSON.stringify(added)}` }]
     : [];
 }
+
+const ownerOf = (opts: WriteOptions): WriteOwner => opts.owner ?? { manager: CONTROLLER_MANAGER, operation: 'Update' };

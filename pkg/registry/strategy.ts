@@ -8,6 +8,11 @@ import type { StoredObject } from './store.js';
 
 export interface Strategy<T extends StoredObject> {
   readonly kind: string;
+  /**
+   * The spec's JSON Schema: its x-kubernetes-list-type / -map-type markers tell the field
+   * manager how lists and maps merge on apply (without one, the spec merges as untyped JSON).
+   */
+  readonly specSchema?: object;
   /** Sets defaults and the initial status of a new object. */
   prepareForCreate(obj: T): void;
   /** Carries over what a spec update must not change (status), bumps generation on spec change. */

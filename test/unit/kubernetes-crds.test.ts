@@ -68,6 +68,9 @@ describe('Kubernetes storage CRDs', () => {
         deletionTimestamp: '2026-01-02T03:04:06.789Z',
         labels: { x: 'y' },
         annotations: { note: 'n' },
+        managedFields: [
+          { manager: 'kubectl', operation: 'Apply', apiVersion: 'agentplane.io/v1alpha1', time: '2026-01-02T03:04:05Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:task': {} } } },
+        ],
       },
       spec: { task: 2, nested: { list: [1, null] } },
       status: { phase: 'Running' },
@@ -84,6 +87,8 @@ describe('Kubernetes storage CRDs', () => {
     // The object's uid is agentplane's, kept apart from the record's (the garbage collector keys by uid).
     expect(rec.spec.uid).to.equal('u-1');
     expect(rec.spec.deletionTimestamp).to.equal('2026-01-02T03:04:06.789Z');
+    // Field ownership is the object's, in the record's spec; the record's own metadata has none of it.
+    expect(rec.spec.managedFields).to.deep.equal(obj.metadata.managedFields);
     // Kubernetes assigns the record's creationTimestamp; on the way back it is the object's.
     const back = fromRecord({ ...rec, metadata: { ...rec.metadata, creationTimestamp: '2026-01-02T03:04:05Z' } });
     expect(back).to.deep.equal(obj);

@@ -38,6 +38,7 @@ export function validateObjectName(name: string, namespace: string): Cause[] {
 
 export const agentStrategy: Strategy<Agent> = {
   kind: AGENT_KIND,
+  specSchema: agentSpecSchema,
 
   prepareForCreate(a) {
     a.apiVersion = API_VERSION;

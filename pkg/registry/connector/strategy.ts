@@ -12,6 +12,7 @@ import { age, ageColumn, column, nameColumn, objectMetaFields, orNone } from '..
 
 export const connectorStrategy: Strategy<Connector> = {
   kind: CONNECTOR_KIND,
+  specSchema: connectorSpecSchema,
 
   prepareForCreate(c) {
     c.apiVersion = API_VERSION;

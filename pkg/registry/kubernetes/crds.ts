@@ -75,6 +75,11 @@ export function recordCrd(kind: string, group = DEFAULT_GROUP): Crd {
                       items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
                       description: `The ${kind}'s metadata.ownerReferences (not the record's: kube's garbage collector would delete the record).`,
                     },
+                    managedFields: {
+                      type: 'array',
+                      items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                      description: `The ${kind}'s metadata.managedFields (field ownership of server-side apply).`,
+                    },
                     object: {
                       type: 'object',
                       required: ['apiVersion', 'kind'],

@@ -4,6 +4,7 @@
 // have no status subresource). That includes the object's uid: kube-controller-manager's garbage
 // collector knows objects by uid, and must not mistake an Agent for its AgentRecord.
 
+import type { ManagedFieldsEntry } from '../../api/meta.js';
 import type { StoredObject } from '../store.js';
 
 export const DEFAULT_GROUP = 'internal.agentplane.io';
@@ -37,6 +38,8 @@ export interface RecordSpec {
    */
   finalizers?: string[];
   ownerReferences?: StoredObject['metadata']['ownerReferences'];
+  /** agentplane's field ownership; the record's own metadata.managedFields are the storage client's. */
+  managedFields?: ManagedFieldsEntry[];
   object: { apiVersion: string; kind: string; spec: unknown; status: unknown };
 }
 
@@ -73,6 +76,7 @@ export function toRecord(obj: StoredObject, apiVersion: string, recordKind: stri
   if (m.deletionTimestamp) spec.deletionTimestamp = m.deletionTimestamp;
   if (m.finalizers?.length) spec.finalizers = [...m.finalizers];
   if (m.ownerReferences?.length) spec.ownerReferences = structuredClone(m.ownerReferences);
+  if (m.managedFields?.length) spec.managedFields = m.managedFields;
   return { apiVersion, kind: recordKind, metadata, spec };
 }
 
@@ -90,6 +94,7 @@ export function fromRecord<T extends StoredObject>(rec: StorageRecord): T {
   if (s.deletionTimestamp) metadata.deletionTimestamp = s.deletionTimestamp;
   if (s.finalizers?.length) metadata.finalizers = s.finalizers;
   if (s.ownerReferences?.length) metadata.ownerReferences = s.ownerReferences;
+  if (s.managedFields?.length) metadata.managedFields = s.managedFields;
   if (m.labels) metadata.labels = m.labels;
   if (m.annotations) metadata.annotations = m.annotations;
   const out = { apiVersion: s.object.apiVersion, kind: s.object.kind, metadata } as StoredObject;

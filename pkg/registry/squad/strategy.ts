@@ -12,6 +12,7 @@ import { age, ageColumn, column, nameColumn, objectMetaFields } from '../table.j
 
 export const squadStrategy: Strategy<Squad> = {
   kind: SQUAD_KIND,
+  specSchema: squadSpecSchema,
 
   prepareForCreate(s) {
     s.apiVersion = API_VERSION;

@@ -92,6 +92,7 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
       query: req.query as Query,
       ...(req.headers.accept ? { accept: req.headers.accept } : {}),
       ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}),
+      ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
       body: req.body instanceof UnparsedBody ? undefined : req.body,
       };
     };

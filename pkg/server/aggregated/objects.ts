@@ -23,9 +23,10 @@ const METADATA = new Set([
   'annotations',
   'finalizers',
   'ownerReferences',
+  // Accepted and not taken from the request: the field manager keeps managedFields.
+  'managedFields',
   // Accepted and not kept: the stores have no use for them.
   'selfLink',
-  'managedFields',
   'deletionGracePeriodSeconds',
 ]);
 
@@ -137,6 +138,8 @@ export function applyIncoming<T extends StoredObject>(def: ResourceDef, cur: T, 
     throw conflict(`Precondition failed: UID in precondition: ${m.uid}, UID in object meta: ${cur.metadata.uid}`, { kind: def.kind, name: cur.metadata.name });
   }
   cur.spec = structuredClone(incoming.spec);
+  // Set only by an apply (the applier's entry); otherwise the field manager works from the live ones.
+  if (m.managedFields) cur.metadata.managedFields = m.managedFields;
   if (m.labels && Object.keys(m.labels).length) cur.metadata.labels = { ...m.labels };
   else delete cur.metadata.labels;
   if (m.annotations && Object.keys(m.annotations).length) cur.metadata.annotations = { ...m.annotations };

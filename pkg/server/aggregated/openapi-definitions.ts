@@ -151,6 +151,11 @@ function metaDefinitions(): Record<string, Schema> {
           additionalProperties: { type: 'string', default: '' },
           description: 'Map of string keys and values that can be used to organize and categorize (scope and select) objects.',
         },
+        managedFields: {
+          type: 'array',
+          items: ref(`${META}.ManagedFieldsEntry`),
+          description: 'Which manager owns which fields (server-side apply); kept by the server, not taken from requests.',
+        },
         name: { type: 'string', description: 'Name must be unique within a namespace.' },
         namespace: { type: 'string', description: 'Namespace defines the space within which each name must be unique.' },
         ownerReferences: {
@@ -168,6 +173,23 @@ function metaDefinitions(): Record<string, Schema> {
         },
         uid: { type: 'string', description: 'UID is the unique in time and space value for this object (read-only).' },
       },
+    },
+    [`${META}.ManagedFieldsEntry`]: {
+      description: 'ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource that the fieldset applies to.',
+      type: 'object',
+      properties: {
+        apiVersion: { type: 'string', description: 'The version of the resource the fields belong to.' },
+        fieldsType: { type: 'string', description: 'The format of fieldsV1: always "FieldsV1".' },
+        fieldsV1: { ...ref(`${META}.FieldsV1`), description: 'The set of fields (FieldsV1 encoding).' },
+        manager: { type: 'string', description: 'The manager: fieldManager, else the User-Agent up to its first "/".' },
+        operation: { type: 'string', description: 'Apply or Update.' },
+        subresource: { type: 'string', description: 'The subresource written, if any.' },
+        time: { ...time, description: 'When the manager last changed its fields.' },
+      },
+    },
+    [`${META}.FieldsV1`]: {
+      description: 'FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.',
+      type: 'object',
     },
     [`${META}.ListMeta`]: {
       description: 'ListMeta describes metadata that synthetic resources must have, including lists.',

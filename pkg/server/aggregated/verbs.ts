@@ -5,6 +5,7 @@
 import { ApiError, badRequest, invalid, notFound } from '../../api/errors.js';
 import { PROPAGATION_POLICIES, type PropagationPolicy } from '../../api/deletion.js';
 import { API_VERSION } from '../../api/meta.js';
+import { managerFromUserAgent, MAX_MANAGER_LENGTH, type WriteOwner } from '../../registry/fieldmanager/field-manager.js';
 import type { DeleteOptions } from '../../registry/registry.js';
 import type { StoredObject } from '../../registry/store.js';
 import { negotiate, type Target } from './negotiation.js';
@@ -23,6 +24,8 @@ export interface VerbRequest {
   query: Query;
   accept?: string;
   contentType?: string;
+  /** The manager of an Update that names none in `fieldManager` comes from it. */
+  userAgent?: string;
   body: unknown;
 }
 
@@ -64,19 +67,33 @@ export async function createVerb(r: VerbRequest): Promise<VerbResponse> {
   const target = negotiate(r.accept, ['Table', 'PartialObjectMetadata']);
   const dry = dryRun(r.query);
   const { obj, warnings } = decodeObject(r.def, r.body, { namespace: ns(r), validation: fieldValidation(r.query) });
-  const created = await create(r.def, obj, dry);
+  const created = await create(r.def, obj, dry, updater(r, 'CreateOptions'));
   return { code: 201, body: renderObject(r.def, created, target, includeObject(r.query)), warnings };
 }
 
-function create(def: ResourceDef, obj: StoredObject, dry: boolean): Promise<StoredObject> {
-  return def.registry.create(obj, { dryRun: dry });
+function create(def: ResourceDef, obj: StoredObject, dry: boolean, owner: WriteOwner): Promise<StoredObject> {
+  return def.registry.create(obj, { dryRun: dry, owner });
+}
+
+/** `fieldManager` as kube-apiserver checks it: at most 128 printable characters. */
+function fieldManager(r: VerbRequest, options: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): string | undefined {
+  const m = single(r.query, 'fieldManager');
+  if (m !== undefined && (m.length > MAX_MANAGER_LENGTH || /[^\x20-\x7e]/.test(m))) {
+    throw invalid(options, undefined, [{ field: 'fieldManager', message: `must be at most ${MAX_MANAGER_LENGTH} printable characters` }]);
+  }
+  return m || undefined;
+}
+
+/** The owner of a create, update or (non-apply) patch: `fieldManager`, else from the User-Agent. */
+function updater(r: VerbRequest, options: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): WriteOwner {
+  return { manager: fieldManager(r, options) ?? managerFromUserAgent(r.userAgent), operation: 'Update' };
 }
 
 export async function updateVerb(r: VerbRequest): Promise<VerbResponse> {
   const target = negotiate(r.accept, ['Table', 'PartialObjectMetadata']);
   const dry = dryRun(r.query);
   const { obj: incoming, warnings } = decodeObject(r.def, r.body, { namespace: ns(r), name: name(r), validation: fieldValidation(r.query) });
-  const after = await update(r.def, ns(r), name(r), () => incoming, dry);
+  const after = await update(r.def, ns(r), name(r), () => incoming, dry, updater(r, 'UpdateOptions'));
   return { code: 200, body: renderObject(r.def, after, target, includeObject(r.query)), warnings };
 }
 
@@ -84,8 +101,8 @@ export async function updateVerb(r: VerbRequest): Promise<VerbResponse> {
  * Read-modify-write through the registry: `next` computes the incoming object from the latest
  * stored one (a patch is re-applied on each retry); spec, labels and annotations are taken from it.
  */
-function update(def: ResourceDef, namespace: string, n: string, next: (cur: StoredObject) => StoredObject, dry: boolean): Promise<StoredObject> {
-  return def.registry.update(namespace, n, (obj) => applyIncoming(def, obj, next(obj)), { dryRun: dry });
+function update(def: ResourceDef, namespace: string, n: string, next: (cur: StoredObject) => StoredObject, dry: boolean, owner: WriteOwner): Promise<StoredObject> {
+  return def.registry.update(namespace, n, (obj) => applyIncoming(def, obj, next(obj)), { dryRun: dry, owner });
 }
 
 export async function patchVerb(r: VerbRequest): Promise<VerbResponse> {
@@ -97,6 +114,7 @@ export async function patchVerb(r: VerbRequest): Promise<VerbResponse> {
   const inc = includeObject(r.query);
   if (type === 'apply') return apply(r, ctx, dry, target);
   if (single(r.query, 'force') !== undefined) throw badRequest('force may only be set on apply (server-side apply) patches');
+  const owner = updater(r, 'PatchOptions');
 
   const patched = (cur: StoredObject): unknown => (type === 'json' ? jsonPatch(cur, r.body) : mergePatch(cur, r.body));
   if (type !== 'json' && (!r.body || typeof r.body !== 'object' || Array.isArray(r.body))) throw badRequest('a merge patch must be a JSON object');
@@ -111,29 +129,34 @@ export async function patchVerb(r: VerbRequest): Promise<VerbResponse> {
       return d.obj;
     },
     dry,
+    owner,
   );
   return { code: 200, body: renderObject(r.def, after, target, inc), warnings };
 }
 
 /**
  * Server-side apply: creates the object when absent, else merges the applied configuration into
- * it (lists replace, as for atomic lists). Field ownership (managedFields) is not tracked, so a
- * field removed from the configuration keeps its value and `force` changes nothing.
+ * it by the schema's list and map types, removing the fields the manager stopped applying that
+ * nobody else owns (the field manager); the registry then refuses changes to fields other
+ * managers own (409) unless `force`.
  */
 async function apply(r: VerbRequest, ctx: DecodeContext & { name: string }, dry: boolean, target: Target): Promise<VerbResponse> {
   const inc = includeObject(r.query);
   if (!single(r.query, 'fieldManager')) {
     throw invalid('PatchOptions', undefined, [{ field: 'fieldManager', message: 'is required for apply patch' }]);
   }
-  boolParam(r.query, 'force');
+  const manager = fieldManager(r, 'PatchOptions')!;
+  const owner: WriteOwner = { manager, operation: 'Apply', force: boolParam(r.query, 'force') === true };
+  const fm = r.def.registry.fieldManager;
   const config = parseApplyConfiguration(r.body);
   if (config.apiVersion !== API_VERSION) {
     throw badRequest(`the API version in the data (${String(config.apiVersion)}) does not match the expected API version (${API_VERSION})`);
   }
   if (!(await r.def.registry.get(ctx.namespace, ctx.name))) {
     const { obj, warnings } = decodeObject(r.def, config, ctx);
+    obj.metadata.managedFields = fm.applyConfiguration(undefined, config, manager).metadata.managedFields;
     try {
-      return { code: 201, body: renderObject(r.def, await create(r.def, obj, dry), target, inc), warnings };
+      return { code: 201, body: renderObject(r.def, await create(r.def, obj, dry, owner), target, inc), warnings };
     } catch (err) {
       if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
       // Created meanwhile by someone else: apply to it.
@@ -145,11 +168,14 @@ async function apply(r: VerbRequest, ctx: DecodeContext & { name: string }, dry:
     ctx.namespace,
     ctx.name,
     (cur) => {
-      const d = decodeObject(r.def, mergePatch(cur, config), ctx);
+      const merged = fm.applyConfiguration(cur, config, manager);
+      const d = decodeObject(r.def, merged, ctx);
       warnings = d.warnings;
+      d.obj.metadata.managedFields = merged.metadata.managedFields;
       return d.obj;
     },
     dry,
+    owner,
   );
   return { code: 200, body: renderObject(r.def, after, target, inc), warnings };
 }

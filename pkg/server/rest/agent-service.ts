@@ -22,6 +22,7 @@ import type { Registry } from '../../registry/registry.js';
 import type { AgentRuntime } from '../../runtime/runtime.js';
 import { streamOf } from '../../controller/agent-controller.js';
 import { watchAgentGone } from '../event-follow.js';
+import { REST_OWNER } from '../../registry/registry.js';
 
 export interface SubmitResult {
   agent: Agent;
@@ -53,7 +54,7 @@ export class AgentService {
     }
     if (!existing) {
       try {
-        const agent = await this.agents.create(agentFromRequest(req, namespace));
+        const agent = await this.agents.create(agentFromRequest(req, namespace), { owner: REST_OWNER });
         return { agent, created: true };
       } catch (err) {
         // Lost a create race with another client: fall through to assignment.
@@ -68,7 +69,7 @@ export class AgentService {
       if (req.templateRef !== undefined) a.spec.templateRef = req.templateRef;
       if (req.role !== undefined) a.spec.role = req.role;
       if (req.connectors !== undefined) a.spec.connectors = req.connectors;
-    });
+    }, { owner: REST_OWNER });
     return { agent, created: false };
   }
 
@@ -94,7 +95,7 @@ export class AgentService {
         if (req.lifecycle !== undefined) a.spec.lifecycle = req.lifecycle;
         if (req.model !== undefined) a.spec.model = req.model;
         if (req.systemPrompt !== undefined) a.spec.systemPrompt = req.systemPrompt;
-      });
+      }, { owner: REST_OWNER });
     }
     return instructions === undefined ? after : this.instruct(namespace, name, instructions);
   }
@@ -159,7 +160,7 @@ export class AgentService {
     const agent = await this.agents.update(namespace, name, (a) => {
       if (!isBusy(a)) throw idle();
       requestCancel(a, reason);
-    });
+    }, { owner: REST_OWNER });
     const task = agent.spec.task;
     return this.waitFor(namespace, name, (a) => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress', agent);
   }

@@ -37,6 +37,7 @@ import type { Registry } from '../../registry/registry.js';
 import type { SecretStore } from '../../registry/secrets.js';
 import { type EgressPolicy, guardedFetch, urlEgressRefusal } from '../../connector/egress.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, listMcpTools, type ToolListing } from '../../connector/mcp-tools.js';
+import { REST_OWNER } from '../../registry/registry.js';
 
 export interface ConnectorServiceOptions {
   connectors: Registry<Connector>;
@@ -106,7 +107,7 @@ export class ConnectorService {
       },
       status: { phase: 'Unknown', message: '' },
     };
-    const created = await this.o.connectors.create(obj);
+    const created = await this.o.connectors.create(obj, { owner: REST_OWNER });
     this.checkInBackground(created);
     return toConnectorResponse(created, await this.agentNames(namespace, req.name));
   }
@@ -136,7 +137,7 @@ export class ConnectorService {
       try {
         await this.o.agents.update(namespace, agent, (a) => {
           a.spec.connectors = a.spec.connectors.filter((n) => n !== name);
-        });
+        }, { owner: REST_OWNER });
         this.log.info({ namespace, agent, connector: name }, 'connector detached from agent (forced delete)');
       } catch (err) {
         if (!(err instanceof ApiError && err.reason === 'NotFound')) throw err;

@@ -19,6 +19,7 @@ import {
 import { validateSchema } from '../../api/validation.js';
 import type { Registry } from '../../registry/registry.js';
 import { memberNames } from '../../registry/squad/membership.js';
+import { REST_OWNER } from '../../registry/registry.js';
 
 export class SquadService {
   constructor(
@@ -38,7 +39,7 @@ export class SquadService {
       metadata: { name: req.name, namespace, uid: '', resourceVersion: '', generation: 0, creationTimestamp: '' },
       spec: { members: req.members, orphanTTL: req.orphanTTL ?? '', breakUp: false },
       status: { phase: 'Pending' },
-    });
+    }, { owner: REST_OWNER });
   }
 
   get(namespace: string, name: string): Promise<Squad> {
@@ -58,7 +59,7 @@ export class SquadService {
       // Adding a member twice is a conflict with the state, not a malformed list.
       if (memberNames(s).includes(agent)) throw conflict(`agent "${agent}" is already a member of squad "${name}"`, { kind: AGENT_KIND, name: agent });
       s.spec.members.push(member);
-    });
+    }, { owner: REST_OWNER });
   }
 
   /** The agent leaves the squad and becomes solo; the squad controller cancels its task in flight. */
@@ -69,13 +70,13 @@ export class SquadService {
     }
     return this.squads.update(namespace, name, (s) => {
       s.spec.members = s.spec.members.filter((m) => memberName(m) !== agent);
-    });
+    }, { owner: REST_OWNER });
   }
 
   async breakUp(namespace: string, name: string): Promise<Squad> {
     return this.squads.update(namespace, name, (s) => {
       s.spec.breakUp = true;
-    });
+    }, { owner: REST_OWNER });
   }
 
   /** Deletes the squad record; members become solo agents with their workspaces. */
