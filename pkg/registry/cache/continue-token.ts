@@ -17,8 +17,9 @@ export interface Continue {
 /** The key objects are ordered by in a list, as etcd orders kube-apiserver's keys. */
 export const listKey = (namespace: string, name: string): string => `${namespace}/${name}`;
 
-export function encodeContinue(rv: number, lastKey: string): string {
-  return Buffer.from(JSON.stringify({ v: VERSION, rv, start: `${lastKey}\u0000` })).toString('base64url');
+/** `start`: the key to go on from (the last key served followed by "\u0000"). */
+export function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: VERSION, rv, start })).toString('base64url');
 }
 
 /** Throws 400 BadRequest with kube-apiserver's wording for a token it did not make. */
