@@ -37,7 +37,22 @@ export interface LocalRuntimeOptions {
   workerMain: string;
   /** Where workers dial the control channel; known once the server listens. */
   channelUrl: () => string;
+  /**
+   * How much nicer than the server workers run (0 to 19; default WORKER_NICENESS), so the API
+   * keeps the CPU it needs while agents start and work (docs/decisions.md "Worker priority").
+   */
+  niceness?: number;
 }
+
+/** Workers (and squads' pod supervisors) run at this niceness above the server's. */
+export const WORKER_NICENESS = 10;
+
+/**
+ * The command run through nice(1), so the exec'ed process and everything it starts (bubblewrap,
+ * the worker, the tools) inherit the niceness from the first instruction: setting it after
+ * spawn would race with the sandbox forking the worker.
+ */
+const niced = (argv: string[], n: number): string[] => (n > 0 ? ['nice', '-n', String(n), ...argv] : argv);
 
 const POD_MAIN = fileURLToPath(new URL('./pod-main.js', import.meta.url));
 
@@ -146,7 +161,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
       this.opts.logger.info({ ...log, group: spec.group }, 'worker started in group');
       return;
     }
-    const [cmd, ...args] = sandbox.wrap([process.execPath, workerMain], { workspace });
+    const [cmd, ...args] = niced(sandbox.wrap([process.execPath, workerMain], { workspace }), this.niceness());
     const child = spawn(cmd!, args, {
       cwd: workspace,
       detached: true,
@@ -199,8 +214,13 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     this.hub.closeAll();
   }
 
+  private niceness(): number {
+    return Math.min(19, Math.max(0, Math.trunc(this.opts.niceness ?? WORKER_NICENESS)));
+  }
+
   private startPod(group: string, namespace: string): Pod {
-    const child = spawn(process.execPath, [POD_MAIN], {
+    const [cmd, ...args] = niced([process.execPath, POD_MAIN], this.niceness());
+    const child = spawn(cmd!, args, {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' },
