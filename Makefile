@@ -55,7 +55,7 @@ test-e2e: build control-plane
 test-pods: build control-plane
 	$(MOCHA) 'dist/test/pods/**/*.test.js'
 
-bench: build
+bench: build control-plane
 	$(NODE) dist/bench/run.js
 
 # Create -> pod Running -> task_started and wake -> task_started on the local cluster's node,
