@@ -145,6 +145,7 @@ export class ReadCache<T extends StoredObject> {
    * and, with a quorum read, storage's current version (a short wait; storage is read otherwise).
    */
   private async fresh(): Promise<boolean> {
+    if (!this.informer.hasSynced()) return false; // starting: storage answers meanwhile
     if (!(await this.informer.waitFor(this.opts.written(), this.waitMs))) return false;
     if (!this.opts.quorum) return true;
     return this.informer.waitFor(await this.opts.quorum(), QUORUM_WAIT_MS);
