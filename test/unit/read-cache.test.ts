@@ -108,6 +108,21 @@ describe('ReadCache: reads from the informer with resourceVersion rules', functi
     expect(names(list.items)).to.include('f');
   });
 
+  it('after one bounded wait that failed, reads storage at once until the cache reaches that write', async () => {
+    await agents.create(idleAgentDraft('f'));
+    const waits: number[] = [];
+    const waitFor = informer.waitFor.bind(informer);
+    informer.waitFor = (rv, ms) => (waits.push(ms), waitFor(rv, ms));
+    expect((await reads.get('default', 'f'))?.metadata.name).to.equal('f');
+    expect(waits, 'the first read waits the bound').to.deep.equal([200]);
+    expect((await reads.get('default', 'f'))?.metadata.name).to.equal('f');
+    expect(waits, 'the next one does not wait').to.have.length(1);
+    lagging.deliver();
+    const before = lagging.storageReads;
+    await reads.get('default', 'f');
+    expect(lagging.storageReads, 'the cache answers again once it caught up').to.equal(before);
+  });
+
   it('waits for the cache when it catches up within the bound', async () => {
     await agents.create(idleAgentDraft('f'));
     setTimeout(() => lagging.deliver(), 30);

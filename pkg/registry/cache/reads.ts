@@ -63,6 +63,7 @@ export interface ReadCacheOptions {
 
 export class ReadCache<T extends StoredObject> {
   private readonly waitMs: number;
+  private unreached?: number;
 
   constructor(
     private readonly informer: Informer<T>,
@@ -146,7 +147,14 @@ export class ReadCache<T extends StoredObject> {
    */
   private async fresh(): Promise<boolean> {
     if (!this.informer.hasSynced()) return false; // starting: storage answers meanwhile
-    if (!(await this.informer.waitFor(this.opts.written(), this.waitMs))) return false;
+    const written = this.opts.written();
+    // A version the cache already failed to reach in time (e.g. a deletion whose version storage
+    // only knew as a later list's): storage answers until the cache gets there, without waiting.
+    if (this.unreached !== undefined && written <= this.unreached && this.informer.resourceVersion() < written) return false;
+    if (!(await this.informer.waitFor(written, this.waitMs))) {
+      this.unreached = written;
+      return false;
+    }
     if (!this.opts.quorum) return true;
     return this.informer.waitFor(await this.opts.quorum(), QUORUM_WAIT_MS);
   }
