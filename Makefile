@@ -82,7 +82,7 @@ test-pods: build control-plane
 fuzz: build
 	bash hack/fuzz.sh
 
-bench: build
+bench: build control-plane
 	$(NODE) dist/bench/run.js
 
 # Create -> pod Running -> task_started and wake -> task_started on the local cluster's node,

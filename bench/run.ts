@@ -3,6 +3,7 @@
 
 import { cpus, platform, arch } from 'node:os';
 import { IDLE_PAUSE_MS, idleTaskLatency, wakeLatency, warmUp, type LatencySamples } from './latency.js';
+import { nativeFigures, printNative } from './native.js';
 import { proxyOverhead } from './proxy.js';
 import { fmt, percentile, summarize, table } from './stats.js';
 import { API_KEY, startBenchServer, type BenchServer } from './support.js';
@@ -13,7 +14,7 @@ const ROUNDS = 20;
 const WAKE_ROUNDS = 10;
 const EVENTS = 20_000;
 const PROXY_ROUNDS = 500;
-const WATCHDOG_MS = 150_000;
+const WATCHDOG_MS = 600_000;
 
 /** Latency figures, each printed as one section. Add wake latency here when it exists. */
 const latencyBenches: { title: string; run: (b: BenchServer) => Promise<LatencySamples[]> }[] = [
@@ -33,6 +34,10 @@ async function main(): Promise<void> {
   console.log(`node ${process.version}, ${platform()}/${arch()}, ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? 'unknown'})`);
   console.log('loopback only; scripted model; client in the server process\n');
 
+  if (process.env.BENCH_ONLY === 'native') {
+    printNative(await nativeFigures((s) => console.error(`native: ${s}`)));
+    return;
+  }
   const b = await startBenchServer();
   try {
     await warmUp(b, AGENT);
@@ -49,6 +54,9 @@ async function main(): Promise<void> {
   } finally {
     await b.close();
   }
+
+  // BENCH_ONLY=native runs this section alone; it brings its own control plane.
+  printNative(await nativeFigures((s) => console.error(`native: ${s}`)));
 }
 
 function printLatency(title: string, sets: LatencySamples[]): void {

@@ -28,6 +28,8 @@ import { templateExists } from '../../pkg/registry/admission/template-exists.js'
 import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import { Informer } from '../../pkg/registry/cache/informer.js';
+import { ReadCache } from '../../pkg/registry/cache/reads.js';
+import { WatermarkedStore } from '../../pkg/registry/cache/watermark.js';
 import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
 import { EventLog } from '../../pkg/registry/event-log.js';
 import { DEFAULT_EVENTS_PER_AGENT, type EventStore } from '../../pkg/registry/events.js';
@@ -195,14 +197,26 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     // writer), and shared informers that controllers and admission read.
     // kube-controller-manager's garbage collector serves the cluster home only (propagationPolicy).
     const admission = new AdmissionChain();
+    // Each store notes the newest write it acknowledged: consistent reads from the caches wait for it.
+    const stores = {
+      agents: new WatermarkedStore(home.state.store<Agent>('Agent')),
+      squads: new WatermarkedStore(home.state.store<Squad>('Squad')),
+      connectors: new WatermarkedStore(home.state.store<Connector>('Connector')),
+    };
     const regOpts = { garbageCollector: !!o.kubernetes };
-    const agents = new Registry<Agent>(home.state.store<Agent>('Agent'), agentStrategy, admission, regOpts);
-    const squads = new Registry<Squad>(home.state.store<Squad>('Squad'), squadStrategy, admission, regOpts);
-    const connectorRegistry = new Registry<Connector>(home.state.store<Connector>('Connector'), connectorStrategy, admission, regOpts);
+    const agents = new Registry<Agent>(stores.agents, agentStrategy, admission, regOpts);
+    const squads = new Registry<Squad>(stores.squads, squadStrategy, admission, regOpts);
+    const connectorRegistry = new Registry<Connector>(stores.connectors, connectorStrategy, admission, regOpts);
     const informers = {
       agents: new Informer(agents, child('informer')),
       squads: new Informer(squads, child('informer')),
       connectors: new Informer(connectorRegistry, child('informer')),
+    };
+    // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads").
+    const reads = {
+      agents: new ReadCache(informers.agents, agents, { written: () => stores.agents.written() }),
+      squads: new ReadCache(informers.squads, squads, { written: () => stores.squads.written() }),
+      connectors: new ReadCache(informers.connectors, connectorRegistry, { written: () => stores.connectors.written() }),
     };
     indexMembership(informers.agents, informers.squads);
     manager.add({
@@ -311,6 +325,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       secrets: secretStore,
       logger: child('connectors'),
       allowPrivateUrls: o.allowPrivateConnectorUrls === true,
+      reads: reads.connectors,
     });
     manager.onStop('connector checks', () => connectors.stop());
     secrets.onChange((ns, name) => connectors.secretChanged(ns, name));
@@ -352,7 +367,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
 
     // HTTP: the REST mirror, the aggregated API, and the worker control channel (on the public
     // server in the embedded home; on its own loopback listener when the public port is TLS).
-    const service = new AgentService(agents, events, runtime);
+    const service = new AgentService(agents, events, runtime, undefined, reads.agents);
     const app = await createApp({ logger, metrics, ...(home.tls ? { tls: home.tls } : {}) });
     const auditLevel = o.audit ? (o.audit.level ?? 'Metadata') : 'None';
     if (o.audit && auditLevel !== 'None') {
@@ -376,10 +391,10 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     await app.register(systemRoutes(metrics));
     await app.register(agentRoutes(service));
     await app.register(agentStreamRoutes(service, events, metrics, o.wsClientsPerAgent !== undefined ? { maxClientsPerAgent: o.wsClientsPerAgent } : {}));
-    await app.register(squadRoutes(new SquadService(squads, agents)));
+    await app.register(squadRoutes(new SquadService(squads, agents, reads.squads)));
     await app.register(connectorRoutes(connectors));
     await app.register(secretRoutes(secrets));
-    await app.register(aggregatedApiRoutes({ agents, squads, connectors: connectorRegistry, agentService: service, events }));
+    await app.register(aggregatedApiRoutes({ agents, squads, connectors: connectorRegistry, agentService: service, events, reads }));
     const workers = home.separateWorkerListener || built.listen ? await createApp({ logger: logger.child({ listener: 'workers' }), metrics }) : app;
     await workers.register(workerChannelRoutes(runtime.channel));
     await workers.register(modelProxyRoutes(modelProxy));

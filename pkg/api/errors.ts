@@ -22,7 +22,8 @@ export type Reason =
   | 'TooManyRequests'
   | 'InternalError'
   | 'BadGateway'
-  | 'ServiceUnavailable';
+  | 'ServiceUnavailable'
+  | 'Timeout';
 
 export interface Cause {
   field: string;
@@ -67,6 +68,25 @@ export const conflict = (message: string, details: ErrorDetails = {}): ApiError 
 /** A watch or list continuation asked for history the store no longer holds (410 Gone). */
 export const expired = (resourceVersion: string): ApiError =>
   new ApiError('Expired', 410, `too old resource version: ${resourceVersion}; list again to get a current one`);
+
+/**
+ * A list continuation whose snapshot is gone (410, kube-apiserver's words); `inconsistentContinue`
+ * reads the remainder at the current state instead (Status metadata.continue).
+ */
+export const continueExpired = (inconsistentContinue: string): ApiError =>
+  new ApiError(
+    'Expired',
+    410,
+    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+    { continue: inconsistentContinue },
+  );
+
+/** A read at a resourceVersion the server has not reached in time (504, as kube-apiserver answers). */
+export const resourceVersionTooLarge = (requested: string, current: string): ApiError =>
+  new ApiError('Timeout', 504, `Too large resource version: ${requested}, current: ${current}`, {
+    causes: [{ field: '', message: 'Too large resource version' }],
+    retryAfterSeconds: 1,
+  });
 
 export const badRequest = (message: string, details: ErrorDetails = {}): ApiError =>
   new ApiError('BadRequest', 400, message, details);
@@ -138,7 +158,8 @@ export interface StatusDetails {
 export interface Status {
   kind: 'Status';
   apiVersion: 'v1';
-  metadata: Record<string, never>;
+  /** ListMeta: `continue` on a 410 for a too-old list continuation. */
+  metadata: { continue?: string };
   status: 'Failure' | 'Success';
   message: string;
   reason: string;
@@ -167,11 +188,14 @@ const STATUS_CODES: Partial<Record<Reason, number>> = {
   TooManyRequests: 429,
   InternalError: 500,
   ServiceUnavailable: 503,
+  Timeout: 504,
 };
 
 /** Kubernetes' cause reasons, told from our messages (validation.ts writes them). */
 function causeReason(message: string): string {
   if (message === 'is required') return 'FieldValueRequired';
+  if (message === 'Too large resource version') return 'ResourceVersionTooLarge';
+  if (message.startsWith('Forbidden: ')) return 'FieldValueForbidden';
   if (message.startsWith('must be one of')) return 'FieldValueNotSupported';
   return 'FieldValueInvalid';
 }
@@ -196,7 +220,7 @@ export function toStatus(err: ApiError, group?: string): Status {
   return {
     kind: 'Status',
     apiVersion: 'v1',
-    metadata: {},
+    metadata: typeof d.continue === 'string' ? { continue: d.continue } : {},
     status: 'Failure',
     message: err.message,
     reason,

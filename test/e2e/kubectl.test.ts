@@ -126,6 +126,23 @@ describe('kubectl against the aggregated API (e2e)', function () {
     expect(out).to.match(/^default\s+kube-bot/m);
   });
 
+  it('get agents --chunk-size=2 pages with limit/continue; a GET right after a write sees it', async () => {
+    const names = ['pa', 'pb', 'pc', 'pd', 'pe'];
+    await apply(names.map((n) => agentYaml(n, '@say paged', 'team-b').replace('role: worker', 'role: worker\n  lifecycle: Sleep')).join('---\n'));
+    const paged = await cp.kubectl(['get', 'agents', '-n', 'team-b', '--chunk-size=2', '-o', 'name', '-v=6']);
+    expect(paged.stdout.trim().split('\n')).to.deep.equal(names.map((n) => `agent.agentplane.io/${n}`));
+    const requests = paged.stderr.split('\n').filter((l) => l.includes('/apis/agentplane.io/v1alpha1/namespaces/team-b/agents?'));
+    expect(requests, paged.stderr).to.have.length(3);
+    expect(requests[0]).to.contain('limit=2');
+    expect(requests[1]).to.match(/continue=[A-Za-z0-9_-]+/);
+    // Read-your-writes through the aggregator: the label is there in the very next read.
+    await kubectl('label', 'agent', 'pc', '-n', 'team-b', 'fresh=yes');
+    expect(await jsonpath('agent/pc', '.metadata.labels.fresh', 'team-b')).to.equal('yes');
+    const table = await kubectl('get', 'agents', '-n', 'team-b', '-l', 'fresh=yes', '--chunk-size=1');
+    expect(table).to.match(/^NAME\s+STATUS/);
+    expect(table).to.contain('pc');
+  });
+
   it('errors come back as Kubernetes Status: NotFound, Invalid with causes, AlreadyExists', async () => {
     const missing = await cp.kubectl(['get', 'agent', 'nope'], { allowFail: true });
     expect(missing.code).to.not.equal(0);

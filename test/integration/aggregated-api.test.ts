@@ -529,12 +529,16 @@ describe('aggregated API (integration)', function () {
       expect(bad.body.message).to.contain('field label not supported: spec.nope');
     });
 
-    it('lists are Kubernetes lists with a resourceVersion; limit is ignored (the list is complete)', async () => {
-      const r = await k('GET', `${NS}/connectors?limit=1&${sel('tier')}`);
+    it('lists are Kubernetes lists with a resourceVersion, paged by limit/continue', async () => {
+      const r = await k('GET', `${NS}/connectors?limit=2&${sel('tier')}`);
       expect(r.body).to.include({ apiVersion: GV, kind: 'ConnectorList' });
       expect(r.body.metadata.resourceVersion).to.match(/^\d+$/);
-      expect(r.body.metadata).to.not.have.property('continue');
-      expect(r.body.items).to.have.length(3);
+      expect(r.body.items.map((i: { metadata: { name: string } }) => i.metadata.name)).to.deep.equal(['sel-a', 'sel-b']);
+      expect(r.body.metadata.remainingItemCount).to.equal(1);
+      const rest = await k('GET', `${NS}/connectors?limit=2&${sel('tier')}&continue=${r.body.metadata.continue}`);
+      expect(rest.body.items.map((i: { metadata: { name: string } }) => i.metadata.name)).to.deep.equal(['sel-c']);
+      expect(rest.body.metadata).to.not.have.property('continue');
+      expect(rest.body.metadata.resourceVersion).to.equal(r.body.metadata.resourceVersion);
     });
 
     it('Table for list and get (kubectl get), -o wide columns at priority 1, includeObject', async () => {

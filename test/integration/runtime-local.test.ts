@@ -2,9 +2,10 @@
 // (solo, and in a squad's pod supervisor), the control channel over a loopback WebSocket, the
 // Claude Agent SDK engine, and the scripted model server for the model's words.
 
+import { expect } from 'chai';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,19 +13,19 @@ import websocket from '@fastify/websocket';
 import Fastify from 'fastify';
 
 import { createLogger } from '../../pkg/observability/logger.js';
-import { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
+import { LocalRuntime, WORKER_NICENESS } from '../../pkg/runtime/local/local-runtime.js';
 import { startScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
 import { CredentialRegistry, MODEL_PROXY_PATH, ModelProxy, UsageMeter } from '../../pkg/modelproxy/index.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
 import { runtimeConformance } from '../conformance/runtime.js';
-import { busyFor, TEST_API_KEY } from '../support/harness.js';
+import { busyFor, eventually, TEST_API_KEY } from '../support/harness.js';
 
 const WORKER_MAIN = fileURLToPath(new URL('../../cmd/agentplane-worker/main.js', import.meta.url));
 const task = { model: 'claude-sonnet-4-5', role: 'worker' as const, mcpServers: [] };
 
-runtimeConformance('LocalRuntime', async () => {
+const fixture: Parameters<typeof runtimeConformance>[1] = async () => {
   const model = await startScriptedModel({ apiKey: TEST_API_KEY });
   const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-runtime-'));
   const logger = createLogger({ level: 'silent' });
@@ -71,4 +72,29 @@ runtimeConformance('LocalRuntime', async () => {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+};
+
+runtimeConformance('LocalRuntime', fixture);
+
+describe('LocalRuntime worker priority', function () {
+  this.timeout(30_000);
+
+  it('runs workers and squad pods niced below the server (WORKER_NICENESS), so the API keeps the CPU', async () => {
+    const f = await fixture();
+    const rt = f.runtime as LocalRuntime;
+    try {
+      const want = Math.min(19, getPriority(0) + WORKER_NICENESS);
+      // Once a worker has dialed in, its process is the worker itself (nice(1) exec'ed it).
+      const ready = (name: string) => eventually(async () => (await rt.status({ namespace: 'default', name })).phase === 'Ready', 20_000, `${name} ready`);
+      await rt.ensure({ ref: { namespace: 'default', name: 'nicer' }, uid: 'uid-nicer' });
+      await ready('nicer');
+      expect(getPriority(rt.pid({ namespace: 'default', name: 'nicer' })!)).to.equal(want);
+      await rt.ensure({ ref: { namespace: 'default', name: 'member' }, uid: 'uid-member', group: 'crew', peers: [] });
+      await ready('member');
+      expect(getPriority(rt.pid({ namespace: 'default', name: 'member' })!)).to.equal(want);
+      expect(getPriority(0), 'the server itself is untouched').to.be.lessThan(want);
+    } finally {
+      await f.close();
+    }
+  });
 });

@@ -30,6 +30,9 @@ export interface InformerSource<T> {
   watch(fn: (ev: WatchEvent<T>) => void, opts?: WatchOptions): () => void;
 }
 
+/** How many recent changes an informer keeps to answer reads at an older resourceVersion. */
+export const HISTORY_LIMIT = 10_000;
+
 /** The values an object is filed under; must depend only on the object (it is re-run to unfile it). */
 export type IndexFunc<T> = (obj: T) => string[];
 
@@ -44,6 +47,13 @@ export class Informer<T extends StoredObject> implements Lister<T> {
   private stopped = false;
   private unwatch?: () => void;
   private listFailures = 0;
+  /** The newest resourceVersion the cache reflects: its list's, then each change's. */
+  private rv = 0;
+  /** Recent changes, oldest first: `old` is the object's state before the change at `rv`. */
+  private history: { rv: number; key: string; old?: T }[] = [];
+  /** Changes at or below this version are not all in `history`: older snapshots are gone. */
+  private historyFloor = 0;
+  private readonly rvWaiters = new Set<{ rv: number; done: (ok: boolean) => void }>();
 
   constructor(
     private readonly source: InformerSource<T>,
@@ -63,6 +73,45 @@ export class Informer<T extends StoredObject> implements Lister<T> {
   stop(): void {
     this.stopped = true;
     this.unwatch?.();
+    for (const w of [...this.rvWaiters]) w.done(false);
+  }
+
+  /** The newest resourceVersion the cache reflects (0 before the first list). */
+  resourceVersion(): number {
+    return this.rv;
+  }
+
+  /** Resolves true once the cache reflects `rv` (and has synced), false after `ms`. */
+  waitFor(rv: number, ms: number): Promise<boolean> {
+    if (this.synced && this.rv >= rv) return Promise.resolve(true);
+    if (this.stopped || ms <= 0) return Promise.resolve(false);
+    return new Promise((res) => {
+      const w = {
+        rv,
+        done: (ok: boolean) => {
+          clearTimeout(t);
+          this.rvWaiters.delete(w);
+          res(ok);
+        },
+      };
+      const t = setTimeout(() => w.done(false), ms);
+      this.rvWaiters.add(w);
+    });
+  }
+
+  /**
+   * Every object as it was at `rv` (sorted by nothing in particular), rebuilt from the cache and
+   * its recent changes; undefined when those no longer reach back to `rv` (or it is not reached yet).
+   */
+  snapshot(rv: number): T[] | undefined {
+    if (!this.synced || rv < this.historyFloor || rv > this.rv) return undefined;
+    const items = new Map(this.items);
+    for (let i = this.history.length - 1; i >= 0 && this.history[i]!.rv > rv; i--) {
+      const { key, old } = this.history[i]!;
+      if (old) items.set(key, old);
+      else items.delete(key);
+    }
+    return [...items.values()];
   }
 
   get(namespace: string, name: string): T | undefined {
@@ -113,7 +162,11 @@ export class Informer<T extends StoredObject> implements Lister<T> {
       if (this.stopped) return;
       this.listFailures = 0;
       this.replace(res.items);
+      // A relist has no history between the old state and the new one: snapshots start here.
+      this.history = [];
+      this.historyFloor = Number(res.resourceVersion) || 0;
       this.synced = true;
+      this.advance(this.historyFloor);
       this.unwatch = this.source.watch((ev) => this.apply(ev), {
         resourceVersion: res.resourceVersion,
         // The store no longer holds the changes since our list (410 Expired): list again.
@@ -127,8 +180,19 @@ export class Informer<T extends StoredObject> implements Lister<T> {
   }
 
   private apply(ev: WatchEvent<T>): void {
-    if (ev.type === 'DELETED') this.remove(refKey(ev.object.metadata), ev.object);
+    const key = refKey(ev.object.metadata);
+    const rv = Number(ev.object.metadata.resourceVersion) || 0;
+    const old = this.items.get(key);
+    if (ev.type === 'DELETED') this.remove(key, ev.object);
     else this.upsert(ev.object);
+    this.history.push({ rv, key, ...(old ? { old } : {}) });
+    if (this.history.length > HISTORY_LIMIT) this.historyFloor = this.history.splice(0, this.history.length - HISTORY_LIMIT).at(-1)!.rv;
+    this.advance(rv);
+  }
+
+  private advance(rv: number): void {
+    if (rv > this.rv) this.rv = rv;
+    for (const w of [...this.rvWaiters]) if (this.rv >= w.rv) w.done(true);
   }
 
   /** Makes the cache equal to a fresh list, announcing only what differs from what it held. */

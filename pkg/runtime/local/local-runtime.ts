@@ -1,5 +1,6 @@
-// The local runtime. A solo agent's worker is a child process leading its own process group, so
-// stopping it also stops the engine and any tool processes it started. A squad's workers run
+// The local runtime. A solo agent's worker is a process leading its own process group, so
+// stopping it also stops the engine and any tool processes it started; a helper process starts
+// them (spawner.ts), so that a fork never blocks the server's event loop. A squad's workers run
 // inside one pod supervisor process (pod-main.ts), which leads the squad's process group.
 // Workspaces are directories under <dataDir>/workspaces/<namespace>/<name>. Every worker runs in
 // the tool sandbox (sandbox.ts) when one is configured. Workers dial back over the control
@@ -18,6 +19,7 @@ import { ChannelRuntime } from '../channel/channel-runtime.js';
 import type { AgentRuntime, ModelCredentialIssuer, WorkerSpec, WorkerStatus } from '../runtime.js';
 import type { PodCommand, PodReport } from './pod-protocol.js';
 import { NO_SANDBOX, type Sandbox } from './sandbox.js';
+import { type RemoteProcess, Spawner } from './spawner.js';
 
 export interface LocalRuntimeOptions {
   dataDir: string;
@@ -37,14 +39,30 @@ export interface LocalRuntimeOptions {
   workerMain: string;
   /** Where workers dial the control channel; known once the server listens. */
   channelUrl: () => string;
+  /**
+   * How much nicer than the server workers run (0 to 19; default WORKER_NICENESS), so the API
+   * keeps the CPU it needs while agents start and work (docs/decisions.md "Worker priority").
+   */
+  niceness?: number;
 }
+
+/** Workers (and squads' pod supervisors) run at this niceness above the server's. */
+export const WORKER_NICENESS = 10;
+
+/**
+ * The command run through nice(1), so the exec'ed process and everything it starts (bubblewrap,
+ * the worker, the tools) inherit the niceness from the first instruction: setting it after
+ * spawn would race with the sandbox forking the worker.
+ */
+const niced = (argv: string[], n: number): string[] => (n > 0 ? ['nice', '-n', String(n), ...argv] : argv);
 
 const POD_MAIN = fileURLToPath(new URL('./pod-main.js', import.meta.url));
 
 interface Solo {
   kind: 'solo';
   ref: ObjectRef;
-  child: ChildProcess;
+  /** Started by the spawner (spawner.ts), not by the server itself. */
+  child: RemoteProcess;
 }
 
 interface Member {
@@ -65,6 +83,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
   readonly name = 'local';
   private readonly workers = new Map<string, Solo | Member>();
   private readonly pods = new Map<string, Pod>();
+  private readonly spawner = new Spawner();
 
   constructor(private readonly opts: LocalRuntimeOptions) {
     super(opts.logger);
@@ -146,24 +165,18 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
       this.opts.logger.info({ ...log, group: spec.group }, 'worker started in group');
       return;
     }
-    const [cmd, ...args] = sandbox.wrap([process.execPath, workerMain], { workspace });
-    const child = spawn(cmd!, args, {
-      cwd: workspace,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      env,
-    });
+    const argv = niced(sandbox.wrap([process.execPath, workerMain], { workspace }), this.niceness());
+    const child = this.spawner.spawn(argv, { cwd: workspace, env }, this.logLines(log));
     const solo: Solo = { kind: 'solo', ref: spec.ref, child };
     this.workers.set(key, solo);
-    this.forwardLogs(child, log);
-    child.on('exit', (code, signal) => {
+    child.on('exit', (code: number | null, signal: NodeJS.Signals | null) => {
       if (this.workers.get(key) !== solo) return; // stopped on purpose
       // A worker that dies takes its tools with it (in the sandbox its PID namespace already has).
-      signalGroup(child.pid!, 'SIGKILL');
+      if (child.pid) signalGroup(child.pid, 'SIGKILL');
       this.workers.delete(key);
       this.exited(spec.ref, code, signal);
     });
-    this.opts.logger.info({ ...log, pid: child.pid }, 'worker started');
+    this.opts.logger.info(log, 'worker started');
   }
 
   async stop(ref: ObjectRef): Promise<void> {
@@ -176,6 +189,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     if (!w) return;
     this.workers.delete(key);
     if (w.kind === 'solo') {
+      await w.child.started;
       await killGroup(w.child, this.opts.stopGraceMs ?? 5000);
     } else {
       const pod = this.pods.get(w.group);
@@ -195,12 +209,18 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     this.workers.clear();
     const pods = [...this.pods.values()];
     this.pods.clear();
-    await Promise.all([...solos.map((s) => killGroup(s.child, grace)), ...pods.map((p) => killGroup(p.child, grace))]);
+    await Promise.all([...solos.map(async (s) => (await s.child.started, killGroup(s.child, grace))), ...pods.map((p) => killGroup(p.child, grace))]);
+    this.spawner.close();
     this.hub.closeAll();
   }
 
+  private niceness(): number {
+    return Math.min(19, Math.max(0, Math.trunc(this.opts.niceness ?? WORKER_NICENESS)));
+  }
+
   private startPod(group: string, namespace: string): Pod {
-    const child = spawn(process.execPath, [POD_MAIN], {
+    const [cmd, ...args] = niced([process.execPath, POD_MAIN], this.niceness());
+    const child = spawn(cmd!, args, {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' },
@@ -289,6 +309,13 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     };
   }
 
+  /** Where a solo worker's output lines go (relayed by the spawner). */
+  private logLines(fields: Record<string, string>): { stdout(l: string): void; stderr(l: string): void } {
+    const sink = this.opts.logSink ?? ((l: string) => process.stdout.write(`${l}\n`));
+    const log = this.opts.logger.child({ ...fields, stream: 'stderr' });
+    return { stdout: sink, stderr: (l) => log.warn(l) };
+  }
+
   private forwardLogs(child: ChildProcess, fields: Record<string, string>): void {
     // Worker lines are already JSON with namespace/name; stderr lines are wrapped so they are too.
     const sink = this.opts.logSink ?? ((l: string) => process.stdout.write(`${l}\n`));
@@ -306,7 +333,10 @@ function send(pod: Pod, cmd: PodCommand): void {
   if (pod.child.connected) pod.child.send(cmd);
 }
 
-function killGroup(child: ChildProcess, graceMs: number): Promise<void> {
+/** A worker or pod process, whether this process or the spawner started it. */
+type Proc = Pick<ChildProcess, 'pid' | 'exitCode' | 'signalCode'> & { once(event: 'exit', fn: () => void): unknown };
+
+function killGroup(child: Proc, graceMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || !child.pid) return Promise.resolve();
   const pid = child.pid;
   return new Promise((resolve) => {

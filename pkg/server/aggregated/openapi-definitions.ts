@@ -195,8 +195,8 @@ function metaDefinitions(): Record<string, Schema> {
       description: 'ListMeta describes metadata that synthetic resources must have, including lists.',
       type: 'object',
       properties: {
-        continue: { type: 'string', description: 'Not used: lists are always complete.' },
-        remainingItemCount: { type: 'integer', format: 'int64' },
+        continue: { type: 'string', description: 'Set when more objects follow: pass it as the continue parameter for the next page.' },
+        remainingItemCount: { type: 'integer', format: 'int64', description: 'How many objects follow this page.' },
         resourceVersion: { type: 'string', description: 'The version of the list, to watch from.' },
         selfLink: { type: 'string' },
       },

@@ -17,7 +17,21 @@ export interface TableOptions {
   /** Watch events after the first carry no column definitions (kubectl reuses the last ones). */
   noHeaders?: boolean;
   resourceVersion?: string;
+  /** Paging of a list: the next page's token and how many objects follow. */
+  page?: ListPaging;
 }
+
+export interface ListPaging {
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+/** ListMeta of a list response. */
+const listMeta = (resourceVersion: string | undefined, page: ListPaging = {}) => ({
+  ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+  ...(page.continue ? { continue: page.continue } : {}),
+  ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}),
+});
 
 export function table(def: ResourceDef, objs: StoredObject[], o: TableOptions) {
   const { columns, row } = def.registry.strategy.table;
@@ -25,7 +39,7 @@ export function table(def: ResourceDef, objs: StoredObject[], o: TableOptions) {
   return {
     kind: 'Table',
     apiVersion: `meta.k8s.io/${o.version}`,
-    metadata: o.resourceVersion !== undefined ? { resourceVersion: o.resourceVersion } : {},
+    metadata: listMeta(o.resourceVersion, o.page),
     columnDefinitions: o.noHeaders ? [] : columns,
     rows: objs.map((obj) => ({
       cells: row(obj, now),
@@ -47,19 +61,26 @@ export function renderObject(def: ResourceDef, obj: StoredObject, target: Target
   }
 }
 
-export function renderList(def: ResourceDef, items: StoredObject[], resourceVersion: string, target: Target, includeObject: IncludeObject): unknown {
+export function renderList(
+  def: ResourceDef,
+  items: StoredObject[],
+  resourceVersion: string,
+  target: Target,
+  includeObject: IncludeObject,
+  page: ListPaging = {},
+): unknown {
   switch (target.as) {
     case 'Table':
-      return table(def, items, { version: target.version, includeObject, resourceVersion });
+      return table(def, items, { version: target.version, includeObject, resourceVersion, page });
     case 'PartialObjectMetadata':
     case 'PartialObjectMetadataList':
       return {
         kind: 'PartialObjectMetadataList',
         apiVersion: `meta.k8s.io/${target.version}`,
-        metadata: { resourceVersion },
+        metadata: listMeta(resourceVersion, page),
         items: items.map((i) => partialObject(i, target.version)),
       };
     default:
-      return { apiVersion: API_VERSION, kind: def.listKind, metadata: { resourceVersion }, items };
+      return { apiVersion: API_VERSION, kind: def.listKind, metadata: listMeta(resourceVersion, page), items };
   }
 }

@@ -7,6 +7,7 @@ import { CONNECTOR_KIND, type Connector, connectorSpecSchema, connectorStatusSch
 import { type Squad, SQUAD_KIND, squadSpecSchema, squadStatusSchema } from '../../api/squad.js';
 import type { AgentService } from '../rest/agent-service.js';
 import type { EventLog } from '../../registry/event-log.js';
+import type { ReadCache } from '../../registry/cache/reads.js';
 import type { Registry } from '../../registry/registry.js';
 import type { StoredObject } from '../../registry/store.js';
 
@@ -16,6 +17,8 @@ export interface AggregatedApiDeps {
   connectors: Registry<Connector>;
   agentService: AgentService;
   events: EventLog;
+  /** Where get, list and Table requests read (the informer caches, with resourceVersion rules). */
+  reads: { agents: ReadCache<Agent>; squads: ReadCache<Squad>; connectors: ReadCache<Connector> };
   /** Watch tuning; defaults suit production. */
   watch?: { bookmarkIntervalMs?: number };
 }
@@ -39,6 +42,7 @@ export interface ResourceDef<T extends StoredObject = StoredObject> {
   specRequired: string[];
   statusSchema: object;
   registry: Registry<T>;
+  reads: ReadCache<T>;
   subresources: SubresourceDef[];
 }
 
@@ -63,6 +67,7 @@ function agentResource(d: AggregatedApiDeps): ResourceDef<Agent> {
     specRequired: ['instructions'],
     statusSchema: agentStatusSchema,
     registry: d.agents,
+    reads: d.reads.agents,
     subresources: [
       { name: 'cancel', kind: 'Agent', verbs: ['create'] },
       { name: 'events', kind: 'AgentEventList', verbs: ['get'] },
@@ -86,6 +91,7 @@ function squadResource(d: AggregatedApiDeps): ResourceDef<Squad> {
     specRequired: ['members'],
     statusSchema: squadStatusSchema,
     registry: d.squads,
+    reads: d.reads.squads,
     subresources: [],
   };
 }
@@ -105,6 +111,7 @@ function connectorResource(d: AggregatedApiDeps): ResourceDef<Connector> {
     specRequired: ['url'],
     statusSchema: connectorStatusSchema,
     registry: d.connectors,
+    reads: d.reads.connectors,
     subresources: [],
   };
 }

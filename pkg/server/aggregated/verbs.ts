@@ -11,7 +11,7 @@ import type { StoredObject } from '../../registry/store.js';
 import { negotiate, type Target } from './negotiation.js';
 import { applyIncoming, type DecodeContext, decodeObject } from './objects.js';
 import { jsonPatch, mergePatch, parseApplyConfiguration, patchTypeOf } from './patch.js';
-import { boolParam, dryRun, fieldValidation, includeObject, type Query, single } from './query.js';
+import { boolParam, dryRun, fieldValidation, includeObject, intParam, type Query, single } from './query.js';
 import { renderList, renderObject } from './render.js';
 import type { ResourceDef } from './resources.js';
 import { selection } from './selection.js';
@@ -39,16 +39,18 @@ export interface VerbResponse {
 const ns = (r: VerbRequest): string => r.namespace!;
 const name = (r: VerbRequest): string => r.name!;
 
-async function mustGet(def: ResourceDef, namespace: string, n: string): Promise<StoredObject> {
-  const obj = await def.registry.get(namespace, n);
-  if (!obj) throw notFound(def.kind, n, namespace);
-  return obj;
-}
+/** Reads come from the informer cache with Kubernetes' resourceVersion rules (registry/cache/reads.ts). */
+const readOptions = (q: Query) => {
+  const resourceVersion = single(q, 'resourceVersion');
+  return resourceVersion !== undefined ? { resourceVersion } : {};
+};
 
 export async function getVerb(r: VerbRequest): Promise<VerbResponse> {
   const target = negotiate(r.accept, ['Table', 'PartialObjectMetadata']);
   const inc = includeObject(r.query);
-  return { code: 200, body: renderObject(r.def, await mustGet(r.def, ns(r), name(r)), target, inc) };
+  const obj = await r.def.reads.get(ns(r), name(r), readOptions(r.query));
+  if (!obj) throw notFound(r.def.kind, name(r), ns(r));
+  return { code: 200, body: renderObject(r.def, obj, target, inc) };
 }
 
 export async function listVerb(r: VerbRequest): Promise<VerbResponse> {
@@ -58,9 +60,18 @@ export async function listVerb(r: VerbRequest): Promise<VerbResponse> {
     throw invalid('ListOptions', undefined, [{ field: 'sendInitialEvents', message: 'is forbidden for list' }]);
   }
   const sel = selection(r.def, r.query, r.namespace);
-  // limit/continue are not supported: every list is complete (no continue token), as allowed.
-  const { items, resourceVersion } = await r.def.registry.list(r.namespace !== undefined ? { namespace: r.namespace } : {});
-  return { code: 200, body: renderList(r.def, items.filter(sel.matches), resourceVersion, target, inc) };
+  const match = single(r.query, 'resourceVersionMatch');
+  const limit = intParam(r.query, 'limit', { min: 0 });
+  const cont = single(r.query, 'continue');
+  const page = await r.def.reads.list({
+    ...readOptions(r.query),
+    ...(match ? { resourceVersionMatch: match } : {}),
+    ...(r.namespace !== undefined ? { namespace: r.namespace } : {}),
+    matches: sel.matches,
+    ...(limit ? { limit } : {}),
+    ...(cont ? { continue: cont } : {}),
+  });
+  return { code: 200, body: renderList(r.def, page.items, page.resourceVersion, target, inc, page) };
 }
 
 export async function createVerb(r: VerbRequest): Promise<VerbResponse> {

@@ -18,11 +18,13 @@ import type { AgentEvent } from '../../api/event.js';
 import { DEFAULT_NAMESPACE } from '../../api/meta.js';
 import { validateSchema } from '../../api/validation.js';
 import type { EventLog } from '../../registry/event-log.js';
+import type { ReadCache } from '../../registry/cache/reads.js';
 import type { Registry } from '../../registry/registry.js';
 import type { AgentRuntime } from '../../runtime/runtime.js';
 import { streamOf } from '../../controller/agent-controller.js';
 import { watchAgentGone } from '../event-follow.js';
 import { REST_OWNER } from '../../registry/registry.js';
+import { type Page, type PageQuery, readPage } from './paging.js';
 
 export interface SubmitResult {
   agent: Agent;
@@ -40,6 +42,8 @@ export class AgentService {
     private readonly events: EventLog,
     private readonly runtime: AgentRuntime,
     private readonly wait: WaitOptions = { timeoutMs: 15_000 },
+    /** Reads for get and list from the informer cache; storage without it. */
+    private readonly reads?: ReadCache<Agent>,
   ) {}
 
   /** POST /agents: creates the agent with its first task, or assigns a task to an idle one. */
@@ -73,13 +77,19 @@ export class AgentService {
     return { agent, created: false };
   }
 
-  get(namespace: string, name: string): Promise<Agent> {
-    return this.agents.mustGet(namespace, name);
+  async get(namespace: string, name: string): Promise<Agent> {
+    if (!this.reads) return this.agents.mustGet(namespace, name);
+    const a = await this.reads.get(namespace, name);
+    if (!a || a.metadata.deletionTimestamp) throw notFound(AGENT_KIND, name, namespace);
+    return a;
   }
 
-  async list(namespace?: string): Promise<Agent[]> {
+  /** Agents not being deleted; paged (and read from the cache) when the service has the reads. */
+  async list(namespace?: string, page: PageQuery = {}): Promise<Page<Agent>> {
+    const live = (a: Agent): boolean => !a.metadata.deletionTimestamp;
+    if (this.reads) return readPage(this.reads, namespace, page, live);
     const { items } = await this.agents.list(namespace ? { namespace } : {});
-    return items.filter((a) => !a.metadata.deletionTimestamp);
+    return { items: items.filter(live) };
   }
 
   /** PATCH /agents/:name: settings (model and systemPrompt apply from the next task), then `instructions`. */

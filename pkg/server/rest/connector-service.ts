@@ -27,13 +27,15 @@ import {
   type ConnectorTool,
   toConnectorResponse,
 } from '../../api/connector.js';
-import { ApiError, conflict, invalid, secretBindingMismatch } from '../../api/errors.js';
+import { ApiError, conflict, invalid, notFound, secretBindingMismatch } from '../../api/errors.js';
 import { DEFAULT_NAMESPACE, refKey } from '../../api/meta.js';
 import { urlAllowedBy } from '../../api/url-prefix.js';
 import { validateSchema } from '../../api/validation.js';
 import type { McpServerSpec } from '../../api/worker-protocol.js';
 import type { Logger } from '../../observability/logger.js';
+import type { ReadCache } from '../../registry/cache/reads.js';
 import type { Registry } from '../../registry/registry.js';
+import { type Page, type PageQuery, readPage } from './paging.js';
 import type { SecretStore } from '../../registry/secrets.js';
 import { type EgressPolicy, guardedFetch, urlEgressRefusal } from '../../connector/egress.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, listMcpTools, type ToolListing } from '../../connector/mcp-tools.js';
@@ -50,6 +52,8 @@ export interface ConnectorServiceOptions {
   backgroundChecks?: boolean;
   /** Allow connector URLs at loopback and private addresses (--allow-private-connector-urls); default false. */
   allowPrivateUrls?: boolean;
+  /** Reads for get and list from the informer cache; storage without it. */
+  reads?: ReadCache<Connector>;
 }
 
 /**
@@ -113,16 +117,17 @@ export class ConnectorService {
   }
 
   async get(namespace: string, name: string): Promise<ConnectorResponse> {
-    const c = await this.o.connectors.mustGet(namespace, name);
+    const c = this.o.reads ? await this.o.reads.get(namespace, name) : await this.o.connectors.mustGet(namespace, name);
+    if (!c || c.metadata.deletionTimestamp) throw notFound(CONNECTOR_KIND, name, namespace);
     return toConnectorResponse(c, await this.agentNames(namespace, name));
   }
 
-  async list(namespace?: string): Promise<ConnectorResponse[]> {
-    const [{ items }, users] = await Promise.all([
-      this.o.connectors.list(namespace ? { namespace } : {}),
+  async list(namespace?: string, page: PageQuery = {}): Promise<Page<ConnectorResponse>> {
+    const [{ items, ...paging }, users] = await Promise.all([
+      this.o.reads ? readPage(this.o.reads, namespace, page) : this.o.connectors.list(namespace ? { namespace } : {}).then((r) => ({ items: r.items })),
       this.usersByConnector(namespace),
     ]);
-    return items.map((c) => toConnectorResponse(c, users.get(refKey(c.metadata)) ?? []));
+    return { items: items.map((c) => toConnectorResponse(c, users.get(refKey(c.metadata)) ?? [])), ...paging };
   }
 
   /**

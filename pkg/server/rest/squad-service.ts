@@ -3,7 +3,7 @@
 // plugin's, applied to every writer alike.
 
 import { type Agent, AGENT_KIND } from '../../api/agent.js';
-import { ApiError, conflict, invalid } from '../../api/errors.js';
+import { ApiError, conflict, invalid, notFound } from '../../api/errors.js';
 import { DEFAULT_NAMESPACE } from '../../api/meta.js';
 import {
   memberName,
@@ -17,7 +17,9 @@ import {
   type SquadResponse,
 } from '../../api/squad.js';
 import { validateSchema } from '../../api/validation.js';
+import type { ReadCache } from '../../registry/cache/reads.js';
 import type { Registry } from '../../registry/registry.js';
+import { type Page, type PageQuery, readPage } from './paging.js';
 import { memberNames } from '../../registry/squad/membership.js';
 import { REST_OWNER } from '../../registry/registry.js';
 
@@ -25,6 +27,8 @@ export class SquadService {
   constructor(
     private readonly squads: Registry<Squad>,
     private readonly agents: Registry<Agent>,
+    /** Reads for get and list from the informer cache; storage without it. */
+    private readonly reads?: ReadCache<Squad>,
   ) {}
 
   async create(body: unknown): Promise<Squad> {
@@ -42,12 +46,16 @@ export class SquadService {
     }, { owner: REST_OWNER });
   }
 
-  get(namespace: string, name: string): Promise<Squad> {
-    return this.squads.mustGet(namespace, name);
+  async get(namespace: string, name: string): Promise<Squad> {
+    if (!this.reads) return this.squads.mustGet(namespace, name);
+    const s = await this.reads.get(namespace, name);
+    if (!s || s.metadata.deletionTimestamp) throw notFound(SQUAD_KIND, name, namespace);
+    return s;
   }
 
-  async list(namespace?: string): Promise<Squad[]> {
-    return (await this.squads.list(namespace ? { namespace } : {})).items;
+  async list(namespace?: string, page: PageQuery = {}): Promise<Page<Squad>> {
+    if (this.reads) return readPage(this.reads, namespace, page);
+    return { items: (await this.squads.list(namespace ? { namespace } : {})).items };
   }
 
   async addMember(namespace: string, name: string, body: unknown): Promise<Squad> {

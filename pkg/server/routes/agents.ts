@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { toAgentResponse } from '../../api/agent.js';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../api/event.js';
 import type { AgentService } from '../rest/agent-service.js';
+import { pageQuery } from '../rest/paging.js';
 import { jsonBody } from '../body.js';
 import { intParam, queryNamespaceOf, namespaceOf, type Query, withQueryNamespace } from '../params.js';
 
@@ -20,8 +21,8 @@ export function agentRoutes(service: AgentService) {
 
     app.get('/api/v1/agents', async (req) => {
       const q = req.query as Query;
-      const agents = await service.list(queryNamespaceOf(q));
-      return { agents: agents.map(toAgentResponse) };
+      const { items, ...paging } = await service.list(queryNamespaceOf(q), pageQuery(q));
+      return { agents: items.map(toAgentResponse), ...paging };
     });
 
     app.get<{ Params: NameParams }>('/api/v1/agents/:name', async (req) => {

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../api/errors.js';
 import type { ConnectorService } from '../rest/connector-service.js';
+import { pageQuery } from '../rest/paging.js';
 import { jsonBody } from '../body.js';
 import { queryNamespaceOf, namespaceOf, type Query, withQueryNamespace } from '../params.js';
 
@@ -18,7 +19,8 @@ export function connectorRoutes(service: ConnectorService) {
 
     app.get('/api/v1/connectors', async (req) => {
       const q = req.query as Query;
-      return { connectors: await service.list(queryNamespaceOf(q)) };
+      const { items, ...paging } = await service.list(queryNamespaceOf(q), pageQuery(q));
+      return { connectors: items, ...paging };
     });
 
     app.get<{ Params: NameParams }>('/api/v1/connectors/:name', async (req) => {

@@ -1,6 +1,7 @@
 // REST mirror of squads: /api/v1/squads (spec 4.3, DESIGN decisions).
 
 import type { FastifyInstance } from 'fastify';
+import { pageQuery } from '../rest/paging.js';
 import type { SquadService } from '../rest/squad-service.js';
 import { jsonBody } from '../body.js';
 import { queryNamespaceOf, namespaceOf, type Query, withQueryNamespace } from '../params.js';
@@ -17,8 +18,8 @@ export function squadRoutes(squads: SquadService) {
 
     app.get('/api/v1/squads', async (req) => {
       const q = req.query as Query;
-      const items = await squads.list(queryNamespaceOf(q));
-      return { squads: await Promise.all(items.map((s) => squads.toResponse(s))) };
+      const { items, ...paging } = await squads.list(queryNamespaceOf(q), pageQuery(q));
+      return { squads: await Promise.all(items.map((s) => squads.toResponse(s))), ...paging };
     });
 
     app.get<{ Params: NameParams }>('/api/v1/squads/:name', async (req) => {
