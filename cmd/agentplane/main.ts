@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_CLUSTER_PLUGINS, DEFAULT_PLUGINS, PluginError } from '../../pkg/plugin/loader.js';
 import { SANDBOX_MODES, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { AUDIT_LEVELS, type AuditLevel, isAuditLevel } from '../../pkg/server/audit/index.js';
-import { RUNTIME_KINDS, type PodOptions, type RuntimeKind } from './runtimes.js';
+import { MODEL_PROXY_MODES, type ModelProxyMode, RUNTIME_KINDS, type PodOptions, type RuntimeKind } from './runtimes.js';
 import { type ServeOptions, startServer } from './serve.js';
 
 const SERVE_HELP = `Usage: agentplane serve [flags]
@@ -119,6 +119,11 @@ Kubernetes mode:
                        default 1Gi)
   --storage-class <c>  the default template's storage class (AGENTPLANE_STORAGE_CLASS; default:
                        the cluster's default class)
+  --model-proxy <where>
+                       how pods reach the model (AGENTPLANE_MODEL_PROXY): sidecar (a proxy in
+                       each pod holding the credential-mirror's Secret) or server (the server's
+                       proxy). Default sidecar with the credential-mirror plugin and without
+                       --demo, else server (docs/kubernetes-runtime.md "Model proxy sidecar")
   -h, --help           show this help
 
 The model endpoint and credential come from the server's environment only, never from clients:
@@ -248,6 +253,10 @@ function podOptions(raw: Record<string, string | undefined>): PodOptions {
     o.workspaceSize = raw.workspaceSize;
   }
   if (raw.storageClass) o.storageClass = raw.storageClass;
+  if (raw.modelProxy) {
+    if (!MODEL_PROXY_MODES.includes(raw.modelProxy as ModelProxyMode)) fail(`--model-proxy must be one of ${MODEL_PROXY_MODES.join(', ')}, got "${raw.modelProxy}"`);
+    o.modelProxy = raw.modelProxy as ModelProxyMode;
+  }
   return o;
 }
 
@@ -284,6 +293,7 @@ async function serve(argv: string[]): Promise<void> {
         'tls-private-key-file': { type: 'string' },
         runtime: { type: 'string' },
         'worker-image': { type: 'string' },
+        'model-proxy': { type: 'string' },
         'worker-image-pull-policy': { type: 'string' },
         'install-namespace': { type: 'string' },
         'worker-listen': { type: 'string' },
@@ -358,6 +368,7 @@ async function serve(argv: string[]): Promise<void> {
     workerUrl: values['worker-url'] ?? env.AGENTPLANE_WORKER_URL,
     workspaceSize: values['workspace-size'] ?? env.AGENTPLANE_WORKSPACE_SIZE,
     storageClass: values['storage-class'] ?? env.AGENTPLANE_STORAGE_CLASS,
+    modelProxy: values['model-proxy'] ?? (env.AGENTPLANE_MODEL_PROXY || undefined),
   });
 
   try {
