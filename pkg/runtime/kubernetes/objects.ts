@@ -257,7 +257,7 @@ function modelProxyContainer(s: ModelSidecar, namespace: string, members: PodMem
       ...(s.upstream ? [{ name: 'AGENTPLANE_MODEL_UPSTREAM', value: s.upstream }] : []),
       ...(s.retry ? [{ name: 'AGENTPLANE_MODEL_RETRY', value: s.retry }] : []),
     ],
-    // Measured at about 50 MiB resident (docs/kubernetes-runtime.md); the limit leaves room for
+    // Its measured resident memory is in docs/kubernetes-runtime.md; the limit leaves room for
     // many concurrent streams.
     resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '256Mi' } },
     securityContext: {
