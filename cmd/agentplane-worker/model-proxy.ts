@@ -28,7 +28,11 @@ export async function runModelProxy(env: NodeJS.ProcessEnv): Promise<void> {
     ...(retry ? { retry } : {}),
     logger,
   });
-  const shutdown = (): void => void sidecar.close().then(() => process.exit(0));
+  // Streams still open when the pod goes are cut after a moment rather than holding it up.
+  const shutdown = (): void => {
+    setTimeout(() => process.exit(0), 2000).unref();
+    void sidecar.close().then(() => process.exit(0));
+  };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
 }

@@ -128,7 +128,8 @@ Kubernetes mode:
 
 The model endpoint and credential come from the server's environment only, never from clients:
   ANTHROPIC_API_KEY    the model provider key; only the server's model proxy holds it (agent
-                       workers get the proxy's URL and a per-agent credential)
+                       workers get the proxy's URL and a per-agent credential). Pods with the
+                       model-proxy sidecar use the mirrored Secret's key instead
   ANTHROPIC_BASE_URL   Anthropic Messages API endpoint (default: Anthropic's)
 `;
 

@@ -86,9 +86,13 @@ describe('e2e: the model-proxy sidecar in agent and squad pods', function () {
   });
 
   after(async function () {
-    this.timeout(120_000);
-    await c?.down();
+    this.timeout(180_000);
+    let t = Date.now();
     await model?.close();
+    const closed = Date.now() - t;
+    t = Date.now();
+    await c?.down();
+    console.log(`      (after: model closed in ${closed} ms, plane down in ${Date.now() - t} ms)`);
   });
 
   describe('a solo agent', () => {

@@ -259,7 +259,7 @@ function modelProxyContainer(s: ModelSidecar, namespace: string, members: PodMem
     ],
     // Its measured resident memory is in docs/kubernetes-runtime.md; the limit leaves room for
     // many concurrent streams.
-    resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+    resources: { requests: { cpu: '10m', memory: '80Mi' }, limits: { memory: '256Mi' } },
     securityContext: {
       allowPrivilegeEscalation: false,
       readOnlyRootFilesystem: true,
