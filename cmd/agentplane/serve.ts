@@ -395,7 +395,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     await workers.register(workerChannelRoutes(runtime.channel));
     await workers.register(modelProxyRoutes(modelProxy));
     // Pods' sidecars report what their requests told them, as the server's proxy would have seen it.
-    await workers.register(modelReportRoutes(new ModelReports({ credentials: modelCredentials, meter: usageMeter, events: proxyEventSink })));
+    await workers.register(modelReportRoutes(new ModelReports({ credentials: modelCredentials, meter: usageMeter, events: proxyEventSink, onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }) })));
     if (workers !== app) {
       // Local workers: a loopback port of its own. Pods: where they can reach it (the workers'
       // Service), plain HTTP with per-agent credentials (docs/kubernetes-runtime.md "Network").

@@ -22,6 +22,8 @@ export class ModelReports {
       credentials: Pick<CredentialRegistry, 'authenticate'>;
       meter: Pick<UsageMeter, 'record'>;
       events?: ModelProxyEvents;
+      /** Counts retries by status, as the server's proxy does for its own. */
+      onRetry?: (status: number) => void;
     },
   ) {}
 
@@ -36,7 +38,10 @@ export class ModelReports {
 
   private applyTo(grant: ModelGrant, r: ModelReport): void {
     if (r.type === 'usage') this.o.meter.record(grant, r.model, r.usage);
-    else if (r.type === 'retry') this.o.events?.retry(grant, r.payload);
+    else if (r.type === 'retry') {
+      this.o.onRetry?.(r.payload.status);
+      this.o.events?.retry(grant, r.payload);
+    }
     else this.o.events?.failed(grant, r.error);
   }
 }
