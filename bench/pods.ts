@@ -1,18 +1,26 @@
 // Agents as pods, timed on the local cluster's real node (`make bench-pods`): how long from a
 // create to the agent's pod Running and to `task_started` reaching a WebSocket client, and from a
 // task sent to a sleeping agent to `task_started`, beside the floor every pod pays: a bare pod of
-// the same worker image, created and watched the same way in the same run. Prints figures;
-// asserts nothing.
+// the same worker image, created and watched the same way in the same run. Then what a pod's
+// model-proxy sidecar adds to one model request, beside the same request sent straight to the
+// model from the same pod in the same run. Prints figures; asserts nothing.
 
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { CoreV1Api, Watch, type V1Pod } from '@kubernetes/client-node';
 import WebSocket from 'ws';
 
+import { MODEL_PROXY_PORT, workerPod } from '../pkg/runtime/kubernetes/objects.js';
+import { BUILTIN_TEMPLATE } from '../pkg/runtime/kubernetes/template.js';
+import { startScriptedModel } from '../pkg/scriptedmodel/index.js';
 import { type Cluster, clusterUp, registerAgentplane, type Tls } from '../test/support/pods.js';
 import { fmt, summarize, table } from './stats.js';
 
 const NS = 'bench-pods';
 const ROUNDS = 5;
 const WATCHDOG_MS = 20 * 60_000;
+/** Model requests per path (sidecar, direct), alternated, after a warm-up. */
+const MODEL_REQUESTS = 200;
 
 /** When each pod (by a label's value) was first seen Running, from one watch of the namespace. */
 class PodClock {
@@ -89,6 +97,61 @@ async function barePods(c: Cluster, clock: PodClock): Promise<number[]> {
   return samples;
 }
 
+/**
+ * One pod built as the runtime builds an agent's (workerPod with the sidecar), its worker
+ * container replaced by a client that times streamed requests from inside the pod: to the
+ * sidecar on loopback (credential in, key out, usage reported to a stand-in for the server on
+ * the host) and straight to the scripted model on the host with the key, alternating.
+ */
+async function sidecarLatency(c: Cluster): Promise<{ sidecar: number[]; direct: number[] }> {
+  const key = `sk-bench-${Math.random().toString(36).slice(2)}`;
+  const credential = 'apmc_bench-sidecar-credential';
+  const model = await startScriptedModel({ host: c.gateway, apiKey: key });
+  const reports = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
+  await new Promise<void>((r) => reports.listen(0, c.gateway, r));
+  const core = c.kc.makeApiClient(CoreV1Api);
+  try {
+    await core.createNamespacedSecret({ namespace: NS, body: { metadata: { name: 'agentplane-model' }, stringData: { ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: model.url } } });
+    await core.createNamespacedSecret({ namespace: NS, body: { metadata: { name: 'agent-probe-worker' }, stringData: { 'model-credential': credential } } });
+    const template = { ...BUILTIN_TEMPLATE, image: c.workerImage, imagePullPolicy: 'Never' as const };
+    const pod = workerPod({
+      namespace: NS,
+      agent: 'probe',
+      generateName: 'sidecar-bench-',
+      members: [{ name: 'probe', template }],
+      modelProxy: { secretName: 'agentplane-model', serverUrl: `http://${c.gateway}:${(reports.address() as AddressInfo).port}` },
+    });
+    const spec = pod.spec!;
+    spec.volumes = spec.volumes!.filter((v) => v.name.startsWith('model-'));
+    spec.containers = [{ name: 'probe', image: c.workerImage, imagePullPolicy: 'Never', command: ['sleep', '600'], securityContext: spec.initContainers![0]!.securityContext! }];
+    const made = await core.createNamespacedPod({ namespace: NS, body: pod });
+    const name = made.metadata!.name!;
+    await c.kubectl(['wait', '--for=condition=Ready', `pod/${name}`, '-n', NS, '--timeout=120s']);
+    // The script (with the key) goes in on stdin: no command line holds it.
+    const script = `
+const body = JSON.stringify({ model: 'claude-bench', max_tokens: 64, stream: true, messages: [{ role: 'user', content: '@say hello' }] });
+const paths = { sidecar: ['http://127.0.0.1:${MODEL_PROXY_PORT}', ${JSON.stringify(credential)}], direct: [${JSON.stringify(model.url)}, ${JSON.stringify(key)}] };
+const one = async ([base, k]) => {
+  const t0 = performance.now();
+  const r = await fetch(base + '/v1/messages', { method: 'POST', headers: { 'x-api-key': k, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body });
+  if (r.status !== 200) throw new Error(base + ': HTTP ' + r.status);
+  await r.text();
+  return performance.now() - t0;
+};
+const out = { sidecar: [], direct: [] };
+for (let i = 0; i < 20; i++) { await one(paths.sidecar); await one(paths.direct); }
+for (let i = 0; i < ${MODEL_REQUESTS}; i++) for (const p of i % 2 ? ['direct', 'sidecar'] : ['sidecar', 'direct']) out[p].push(await one(paths[p]));
+console.log(JSON.stringify(out));
+`;
+    const res = await c.kubectl(['exec', '-i', name, '-n', NS, '-c', 'probe', '--', 'node', '--input-type=module', '-'], { input: script });
+    await core.deleteNamespacedPod({ namespace: NS, name, gracePeriodSeconds: 0 });
+    return JSON.parse(res.stdout.trim().split('\n').at(-1)!) as { sidecar: number[]; direct: number[] };
+  } finally {
+    reports.close();
+    await model.close();
+  }
+}
+
 async function main(): Promise<void> {
   const watchdog = setTimeout(() => {
     console.error('bench-pods: watchdog fired');
@@ -159,6 +222,21 @@ async function main(): Promise<void> {
     console.log('\nThe agent rows include what the baseline pays (scheduling, the sandbox, the container) plus');
     console.log("agentplane's part: its Secret, ConfigMap and claim (a local-path volume made by a helper pod),");
     console.log('then the worker starting the engine, dialing back and receiving the task.');
+
+    const lat = await sidecarLatency(c);
+    const ms = (label: string, samples: number[]): string[] => {
+      const s = summarize(samples);
+      return [label, String(s.n), fmt(s.min, 2), fmt(s.median, 2), fmt(s.p90, 2), fmt(s.max, 2)];
+    };
+    console.log('');
+    console.log(
+      table(
+        ['ms per streamed model request, from inside a pod', 'n', 'min', 'median', 'p90', 'max'],
+        [ms('baseline: straight to the model (the key in the pod)', lat.direct), ms('through the pod\'s model-proxy sidecar', lat.sidecar)],
+      ),
+    );
+    console.log(`\nThe sidecar adds ${fmt(summarize(lat.sidecar).median - summarize(lat.direct).median, 2)} ms at the median: a loopback hop, the credential check,`);
+    console.log('and the usage report to the server, which the stream waits for before its last event.');
   } finally {
     clearTimeout(watchdog);
     await c.down();

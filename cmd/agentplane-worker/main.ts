@@ -1,52 +1,61 @@
 #!/usr/bin/env node
 // agentplane-worker: the process that runs one agent's tasks. Started by a runtime (a local
-// process or a container in a pod) with its settings in the environment.
+// process or a container in a pod) with its settings in the environment. With the argument
+// `model-proxy` it is instead a pod's model-proxy sidecar (./model-proxy.ts): the same image,
+// another entry point.
 
 import { createLogger } from '../../pkg/observability/logger.js';
-import { AgentWorker } from '../../pkg/worker/agent-worker.js';
-import { startHealthServer } from '../../pkg/worker/health.js';
+import { runModelProxy } from './model-proxy.js';
 
-function required(name: string): string {
-  const v = process.env[name];
-  if (!v) {
-    process.stderr.write(`agentplane-worker: ${name} must be set\n`);
-    process.exit(2);
+if (process.argv[2] === 'model-proxy') await runModelProxy(process.env);
+else await runWorker();
+
+async function runWorker(): Promise<void> {
+  // Loaded here only: the sidecar needs neither the engine nor its SDK (its memory per pod).
+  const { AgentWorker } = await import('../../pkg/worker/agent-worker.js');
+  const { startHealthServer } = await import('../../pkg/worker/health.js');
+  function required(name: string): string {
+    const v = process.env[name];
+    if (!v) {
+      process.stderr.write(`agentplane-worker: ${name} must be set\n`);
+      process.exit(2);
+    }
+    return v;
   }
-  return v;
+
+  const logger = createLogger().child({
+    component: 'worker',
+    namespace: process.env.AGENTPLANE_NAMESPACE,
+    name: process.env.AGENTPLANE_AGENT_NAME,
+  });
+
+  const worker = new AgentWorker({
+    serverUrl: required('AGENTPLANE_SERVER_URL'),
+    token: required('AGENTPLANE_AGENT_TOKEN'),
+    engine: {
+      workspace: required('AGENTPLANE_WORKSPACE'),
+      apiKey: process.env.ANTHROPIC_API_KEY,
+      baseUrl: process.env.ANTHROPIC_BASE_URL,
+      ...(process.env.AGENTPLANE_SQUAD_DIR ? { squadDir: process.env.AGENTPLANE_SQUAD_DIR } : {}),
+    },
+    wakeIdle: process.env.AGENTPLANE_WAKE_IDLE === 'true',
+    logger,
+  });
+
+  // The token and key are only needed by this process; drop them from the inherited environment.
+  delete process.env.AGENTPLANE_AGENT_TOKEN;
+  delete process.env.ANTHROPIC_API_KEY;
+
+  const shutdown = (): void => {
+    void worker.stop().then(() => process.exit(0));
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  // Started by a local runtime with an IPC channel: when the server goes away, so do we.
+  if (process.send) process.on('disconnect', shutdown);
+
+  worker.start();
+  // In a pod: the readiness probe's endpoint (the container's one port).
+  const healthPort = Number(process.env.AGENTPLANE_HEALTH_PORT);
+  if (Number.isInteger(healthPort) && healthPort > 0) startHealthServer(healthPort, () => worker.connected);
 }
-
-const logger = createLogger().child({
-  component: 'worker',
-  namespace: process.env.AGENTPLANE_NAMESPACE,
-  name: process.env.AGENTPLANE_AGENT_NAME,
-});
-
-const worker = new AgentWorker({
-  serverUrl: required('AGENTPLANE_SERVER_URL'),
-  token: required('AGENTPLANE_AGENT_TOKEN'),
-  engine: {
-    workspace: required('AGENTPLANE_WORKSPACE'),
-    apiKey: process.env.ANTHROPIC_API_KEY,
-    baseUrl: process.env.ANTHROPIC_BASE_URL,
-    ...(process.env.AGENTPLANE_SQUAD_DIR ? { squadDir: process.env.AGENTPLANE_SQUAD_DIR } : {}),
-  },
-  wakeIdle: process.env.AGENTPLANE_WAKE_IDLE === 'true',
-  logger,
-});
-
-// The token and key are only needed by this process; drop them from the inherited environment.
-delete process.env.AGENTPLANE_AGENT_TOKEN;
-delete process.env.ANTHROPIC_API_KEY;
-
-const shutdown = (): void => {
-  void worker.stop().then(() => process.exit(0));
-};
-process.on('SIGTERM', shutdown);
-process.on('SIGINT', shutdown);
-// Started by a local runtime with an IPC channel: when the server goes away, so do we.
-if (process.send) process.on('disconnect', shutdown);
-
-worker.start();
-// In a pod: the readiness probe's endpoint (the container's one port).
-const healthPort = Number(process.env.AGENTPLANE_HEALTH_PORT);
-if (Number.isInteger(healthPort) && healthPort > 0) startHealthServer(healthPort, () => worker.connected);

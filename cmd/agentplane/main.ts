@@ -7,7 +7,7 @@ import { DEFAULT_CLUSTER_PLUGINS, DEFAULT_PLUGINS, PluginError } from '../../pkg
 import { SANDBOX_MODES, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { AUDIT_LEVELS, type AuditLevel, isAuditLevel } from '../../pkg/server/audit/index.js';
 import { checkOidcOptions, type OidcOptions } from '../../pkg/server/auth/oidc.js';
-import { RUNTIME_KINDS, type PodOptions, type RuntimeKind } from './runtimes.js';
+import { MODEL_PROXY_MODES, type ModelProxyMode, RUNTIME_KINDS, type PodOptions, type RuntimeKind } from './runtimes.js';
 import { type ServeOptions, startServer } from './serve.js';
 
 const SERVE_HELP = `Usage: agentplane serve [flags]
@@ -131,11 +131,17 @@ Kubernetes mode:
                        default 1Gi)
   --storage-class <c>  the default template's storage class (AGENTPLANE_STORAGE_CLASS; default:
                        the cluster's default class)
+  --model-proxy <where>
+                       how pods reach the model (AGENTPLANE_MODEL_PROXY): sidecar (a proxy in
+                       each pod holding the credential-mirror's Secret) or server (the server's
+                       proxy). Default sidecar with the credential-mirror plugin and without
+                       --demo, else server (docs/kubernetes-runtime.md "Model proxy sidecar")
   -h, --help           show this help
 
 The model endpoint and credential come from the server's environment only, never from clients:
   ANTHROPIC_API_KEY    the model provider key; only the server's model proxy holds it (agent
-                       workers get the proxy's URL and a per-agent credential)
+                       workers get the proxy's URL and a per-agent credential). Pods with the
+                       model-proxy sidecar use the mirrored Secret's key instead
   ANTHROPIC_BASE_URL   Anthropic Messages API endpoint (default: Anthropic's)
 `;
 
@@ -289,6 +295,10 @@ function podOptions(raw: Record<string, string | undefined>): PodOptions {
     o.workspaceSize = raw.workspaceSize;
   }
   if (raw.storageClass) o.storageClass = raw.storageClass;
+  if (raw.modelProxy) {
+    if (!MODEL_PROXY_MODES.includes(raw.modelProxy as ModelProxyMode)) fail(`--model-proxy must be one of ${MODEL_PROXY_MODES.join(', ')}, got "${raw.modelProxy}"`);
+    o.modelProxy = raw.modelProxy as ModelProxyMode;
+  }
   return o;
 }
 
@@ -326,6 +336,7 @@ async function serve(argv: string[]): Promise<void> {
         'tls-private-key-file': { type: 'string' },
         runtime: { type: 'string' },
         'worker-image': { type: 'string' },
+        'model-proxy': { type: 'string' },
         'worker-image-pull-policy': { type: 'string' },
         'install-namespace': { type: 'string' },
         'worker-listen': { type: 'string' },
@@ -410,6 +421,7 @@ async function serve(argv: string[]): Promise<void> {
     workerUrl: values['worker-url'] ?? env.AGENTPLANE_WORKER_URL,
     workspaceSize: values['workspace-size'] ?? env.AGENTPLANE_WORKSPACE_SIZE,
     storageClass: values['storage-class'] ?? env.AGENTPLANE_STORAGE_CLASS,
+    modelProxy: values['model-proxy'] ?? (env.AGENTPLANE_MODEL_PROXY || undefined),
   });
 
   try {

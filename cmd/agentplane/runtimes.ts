@@ -14,6 +14,9 @@ import { LocalRuntime, type LocalRuntimeOptions } from '../../pkg/runtime/local/
 import type { AgentRuntime, ModelCredentialIssuer } from '../../pkg/runtime/runtime.js';
 
 export type RuntimeKind = 'local' | 'kubernetes';
+/** Where pods' engines reach the model: a sidecar in each pod, or the server's proxy. */
+export type ModelProxyMode = 'sidecar' | 'server';
+export const MODEL_PROXY_MODES: readonly ModelProxyMode[] = ['sidecar', 'server'];
 export const RUNTIME_KINDS: readonly RuntimeKind[] = ['local', 'kubernetes'];
 
 /** The Kubernetes runtime's settings (docs/kubernetes-runtime.md). */
@@ -29,6 +32,8 @@ export interface PodOptions {
   /** The default template's workspace claim size and storage class. */
   workspaceSize?: string;
   storageClass?: string;
+  /** Where engines reach the model; default sidecar with credential-mirror and without --demo (serve.ts). */
+  modelProxy?: ModelProxyMode;
 }
 
 export const DEFAULT_WORKER_IMAGE = 'agentplane/worker:latest';
@@ -60,6 +65,8 @@ export interface RuntimeInputs {
   /** The cluster home's connection and install namespace (templates live there). */
   cluster?: { kubeConfig: KubeConfig; installNamespace: string };
   pods?: PodOptions;
+  /** With `pods.modelProxy` sidecar: the mirrored Secret, the model API and retries it uses. */
+  modelSidecar?: { secretName: string; upstream?: string; retry?: string };
 }
 
 export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
@@ -91,6 +98,7 @@ export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
     model: i.model,
     channelUrl: i.channelUrl,
     templates: catalog,
+    ...(p.modelProxy === 'sidecar' && i.modelSidecar ? { modelSidecar: i.modelSidecar } : {}),
     // The agent owns its objects: when it is gone, kube-controller-manager's garbage collector
     // removes whatever the runtime's own clean-up did not reach. (Not its storage record: the
     // agent's uid is not the record's, see pkg/registry/kubernetes/records.ts.)

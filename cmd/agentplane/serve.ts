@@ -13,7 +13,7 @@ import { AgentController } from '../../pkg/controller/agent-controller.js';
 import { Controller } from '../../pkg/controller/framework/controller.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
 import { Manager } from '../../pkg/manager/manager.js';
-import { CredentialRegistry, MODEL_PROXY_PATH, ModelProxy, type RetryPolicy, UsageMeter } from '../../pkg/modelproxy/index.js';
+import { CredentialRegistry, MODEL_PROXY_PATH, ModelProxy, type ModelProxyEvents, ModelReports, type RetryPolicy, UsageMeter } from '../../pkg/modelproxy/index.js';
 import { createLogger, type Logger } from '../../pkg/observability/logger.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
 import { Hooks } from '../../pkg/plugin/hooks.js';
@@ -60,10 +60,12 @@ import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { systemRoutes } from '../../pkg/server/routes/system.js';
 import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
+import { modelReportRoutes } from '../../pkg/server/routes/model-reports.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
 import { embeddedHome, type KubernetesHomeOptions, kubernetesHome } from './homes.js';
-import { buildRuntime, type PodOptions, type RuntimeKind } from './runtimes.js';
+import { buildRuntime, type ModelProxyMode, type PodOptions, type RuntimeKind } from './runtimes.js';
+import { DEFAULT_SECRET_NAME as DEFAULT_MIRROR_SECRET } from '../../plugins/credential-mirror/credential-mirror.js';
 
 /** The worker's entry script, which the local runtime runs for each agent. */
 const WORKER_MAIN = fileURLToPath(new URL('../agentplane-worker/main.js', import.meta.url));
@@ -242,6 +244,10 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const usageMeter = new UsageMeter(metrics);
     // Set once the agent controller exists: the proxy reports retries and failures into tasks.
     let proxyEvents: Pick<AgentController, 'taskEvent' | 'failTask'> | undefined;
+    const proxyEventSink: ModelProxyEvents = {
+      retry: (g, payload) => void proxyEvents?.taskEvent(g.ref, g.uid, { type: 'model_retry', payload }).catch(() => undefined),
+      failed: (g, error) => void proxyEvents?.failTask(g.ref, g.uid, error).catch(() => undefined),
+    };
     const modelProxy = new ModelProxy({
       ...(modelEnv.baseUrl ? { upstream: modelEnv.baseUrl } : {}),
       ...(modelEnv.apiKey ? { apiKey: modelEnv.apiKey } : {}),
@@ -250,13 +256,19 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       logger: child('model-proxy'),
       ...(o.modelRetry ? { retry: o.modelRetry } : {}),
       onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }),
-      events: {
-        retry: (g, payload) => void proxyEvents?.taskEvent(g.ref, g.uid, { type: 'model_retry', payload }).catch(() => undefined),
-        failed: (g, error) => void proxyEvents?.failTask(g.ref, g.uid, error).catch(() => undefined),
-      },
+      events: proxyEventSink,
     });
     manager.onStop('model proxy', () => modelProxy.close());
     const runtimeKind: RuntimeKind = o.runtime ?? (o.kubernetes ? 'kubernetes' : 'local');
+    // Pods: their own proxy (a sidecar holding the mirrored key) wherever the mirror puts the key
+    // in their namespace; the demo's scripted model lives in the server, so the server's proxy.
+    const mirror = o.plugins.includes('credential-mirror');
+    const modelProxyMode: ModelProxyMode = o.pods?.modelProxy ?? (mirror && !o.demo ? 'sidecar' : 'server');
+    if (runtimeKind === 'kubernetes') {
+      logger.info({ modelProxy: modelProxyMode }, modelProxyMode === 'sidecar' ? 'pods reach the model through their own proxy sidecar' : "pods reach the model through the server's proxy");
+      if (modelProxyMode === 'sidecar' && !mirror) logger.warn('--model-proxy sidecar without the credential-mirror plugin: pods wait until each namespace has the model Secret');
+    }
+    const mirrorOptions = (o.pluginOptions?.['credential-mirror'] ?? {}) as { secretName?: unknown };
     const built = buildRuntime({
       kind: runtimeKind,
       logger: child('runtime'),
@@ -273,7 +285,13 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       templates: o.templates ?? [],
       local: { dataDir, sandbox, workerMain: WORKER_MAIN, ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}) },
       ...(home.cluster ? { cluster: home.cluster } : {}),
-      ...(o.pods ? { pods: o.pods } : {}),
+      pods: { ...o.pods, modelProxy: modelProxyMode },
+      modelSidecar: {
+        secretName: typeof mirrorOptions.secretName === 'string' ? mirrorOptions.secretName : DEFAULT_MIRROR_SECRET,
+        // The server's own endpoint, when the mirrored Secret names none (not the demo's loopback model).
+        ...(!o.demo && modelEnv.baseUrl ? { upstream: modelEnv.baseUrl } : {}),
+        ...(o.modelRetry ? { retry: JSON.stringify(o.modelRetry) } : {}),
+      },
     });
     const { runtime } = built;
     manager.onStop('runtime', () => built.stop());
@@ -398,6 +416,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const workers = home.separateWorkerListener || built.listen ? await createApp({ logger: logger.child({ listener: 'workers' }), metrics }) : app;
     await workers.register(workerChannelRoutes(runtime.channel));
     await workers.register(modelProxyRoutes(modelProxy));
+    // Pods' sidecars report what their requests told them, as the server's proxy would have seen it.
+    await workers.register(modelReportRoutes(new ModelReports({ credentials: modelCredentials, meter: usageMeter, events: proxyEventSink, onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }) })));
     if (workers !== app) {
       // Local workers: a loopback port of its own. Pods: where they can reach it (the workers'
       // Service), plain HTTP with per-agent credentials (docs/kubernetes-runtime.md "Network").

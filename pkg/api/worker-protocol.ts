@@ -3,7 +3,7 @@
 //   server -> worker: task, cancel, steer
 //   worker -> server: hello (on every connect), event (for the task it runs), steered
 
-import type { EventDraft } from './event.js';
+import type { EventDraft, ModelRetryPayload, TokenUsage } from './event.js';
 import type { Role } from './agent.js';
 
 export const CONTROL_PATH = '/internal/v1/workers/connect';
@@ -66,3 +66,15 @@ export interface SteeredMessage {
 }
 
 export type WorkerMessage = HelloMessage | EventMessage | SteeredMessage;
+
+/**
+ * Where a pod's model-proxy sidecar reports what only the model's responses tell (token usage,
+ * retries, a failure that ends the task), authenticated with the agent's model credential: POST
+ * <channel url><path>, a JSON `ModelReport`, answered 204.
+ */
+export const MODEL_REPORT_PATH = `${MODEL_PROXY_PATH}/reports`;
+
+export type ModelReport =
+  | { type: 'usage'; model: string; usage: TokenUsage }
+  | { type: 'retry'; payload: ModelRetryPayload }
+  | { type: 'failed'; error: { message: string; reason: 'ModelCredentialRejected' | 'ModelUnavailable' } };

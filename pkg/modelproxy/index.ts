@@ -7,3 +7,6 @@ export { DEFAULT_UPSTREAM, ModelProxy, type ModelProxyEvents, type ModelProxyOpt
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export { type TokenUsage, UsageTap } from './usage.js';
 export { MODEL_PROXY_PATH } from '../api/worker-protocol.js';
+export { ModelReports } from './reports.js';
+export type { GrantAuthenticator, UsageSink } from './proxy.js';
+export { startSidecar, type SidecarOptions } from './sidecar.js';

@@ -14,10 +14,9 @@ import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttp
 import https from 'node:https';
 import type { ModelRetryPayload } from '../api/event.js';
 import type { Logger } from '../observability/logger.js';
-import type { CredentialRegistry, ModelGrant } from './credentials.js';
-import type { UsageMeter } from './meter.js';
+import type { ModelGrant } from './credentials.js';
 import { DEFAULT_RETRY_POLICY, describeRetry, RETRYABLE_STATUSES, type RetryPolicy, retryDelay } from './retry.js';
-import { UsageTap } from './usage.js';
+import { type TokenUsage, UsageTap } from './usage.js';
 
 export const DEFAULT_UPSTREAM = 'https://api.anthropic.com';
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -32,13 +31,31 @@ export interface ModelProxyEvents {
   failed(grant: ModelGrant, error: { message: string; reason: 'ModelCredentialRejected' | 'ModelUnavailable' }): void;
 }
 
+/** Who may call the proxy: the grant a per-agent credential stands for. */
+export interface GrantAuthenticator {
+  authenticate(credential: string | undefined): ModelGrant | undefined;
+}
+
+/**
+ * Where counted tokens go, and when a task began (its retry deadline). The server's UsageMeter
+ * counts in place; a pod's sidecar reports to the server and returns the report's promise, and
+ * the chunk that carried the usage is held until it settles, so the task's total is complete
+ * before the engine can end the task.
+ */
+export interface UsageSink {
+  record(grant: ModelGrant, model: string, usage: TokenUsage): void | Promise<void>;
+  taskStartedAt(ref: ModelGrant['ref'], uid: string): number | undefined;
+}
+
 export interface ModelProxyOptions {
   /** The real API's base URL (ANTHROPIC_BASE_URL of the server); default https://api.anthropic.com. */
   upstream?: string;
-  /** The model key; sent upstream as x-api-key. */
-  apiKey?: string;
-  credentials: CredentialRegistry;
-  meter: UsageMeter;
+  /** The model key, sent upstream as x-api-key; a function is asked on every request (a rotated key). */
+  apiKey?: string | (() => string | undefined);
+  credentials: GrantAuthenticator;
+  meter: UsageSink;
+  /** Where a rejected key is to be fixed, for the error event; default the server's ANTHROPIC_API_KEY. */
+  keyHint?: string;
   events?: ModelProxyEvents;
   retry?: Partial<RetryPolicy>;
   logger: Logger;
@@ -142,26 +159,43 @@ export class ModelProxy {
     let errorBytes = 0;
     res.writeHead(status, responseHeaders(up.headers));
     res.flushHeaders();
+    // Reasons the upstream is paused: the client's socket is full, a usage report is pending.
+    let holds = 0;
+    const hold = (): void => {
+      if (holds++ === 0) up.pause();
+    };
+    const release = (): void => {
+      if (--holds === 0) up.resume();
+    };
+    const forward = (chunk: Buffer): void => {
+      if (!res.write(chunk)) {
+        hold();
+        res.once('drain', release);
+      }
+    };
     up.on('data', (chunk: Buffer) => {
       if (failing) {
         if (errorBytes < MAX_ERROR_BYTES) errorChunks.push(chunk);
         errorBytes += chunk.length;
-      } else {
-        tap.push(chunk);
       }
-      if (!res.write(chunk)) {
-        up.pause();
-        res.once('drain', () => up.resume());
-      }
+      const reported = failing ? undefined : tap.push(chunk);
+      if (!reported) return forward(chunk);
+      // The usage of this response is being reported: its chunk waits for the report.
+      hold();
+      void reported.then(() => {
+        forward(chunk);
+        release();
+      });
     });
     up.on('end', () => {
-      if (!failing) tap.end();
-      res.end();
+      const reported = failing ? undefined : tap.end();
+      if (reported) void reported.then(() => res.end());
+      else res.end();
       if (!failing) return;
       const detail = messageOf(Buffer.concat(errorChunks).toString('utf8')) || `HTTP ${status}`;
       if (status === 401 || status === 403) {
         this.o.events?.failed(grant, {
-          message: `the model credential was rejected (HTTP ${status} from the model API: ${detail}); check the server's ANTHROPIC_API_KEY`,
+          message: `the model credential was rejected (HTTP ${status} from the model API: ${detail}); check ${this.o.keyHint ?? "the server's ANTHROPIC_API_KEY"}`,
           reason: 'ModelCredentialRejected',
         });
       } else if (RETRYABLE_STATUSES.has(status)) {
@@ -208,7 +242,8 @@ export class ModelProxy {
     out['content-length'] = length;
     // Uncompressed, so the usage tap can read it; the hop is the server's own.
     out['accept-encoding'] = 'identity';
-    if (this.o.apiKey) out['x-api-key'] = this.o.apiKey;
+    const key = typeof this.o.apiKey === 'function' ? this.o.apiKey() : this.o.apiKey;
+    if (key) out['x-api-key'] = key;
     return out;
   }
 }

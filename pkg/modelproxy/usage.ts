@@ -19,7 +19,11 @@ export const USAGE_KINDS = {
 /** A JSON body larger than this is forwarded but not counted. */
 const MAX_JSON_BYTES = 8 * 1024 * 1024;
 
-/** Reads usage out of one response; calls `done(model, usage)` at most once. */
+/**
+ * Reads usage out of one response; calls `done(model, usage)` at most once. `push` and `end`
+ * return what `done` returned (a report in flight) when they called it, so the caller can hold
+ * that chunk back until it settles.
+ */
 export class UsageTap {
   private readonly sse: boolean;
   private readonly decoder = new StringDecoder('utf8');
@@ -29,33 +33,35 @@ export class UsageTap {
   private model = '';
   private usage: Partial<TokenUsage> | undefined;
   private reported = false;
+  private inFlight: Promise<void> | undefined;
 
   constructor(
     contentType: string | undefined,
-    private readonly done: (model: string, usage: TokenUsage) => void,
+    private readonly done: (model: string, usage: TokenUsage) => void | Promise<void>,
   ) {
     this.sse = (contentType ?? '').includes('text/event-stream');
   }
 
   /** Looks at a chunk about to be forwarded. */
-  push(chunk: Buffer): void {
-    if (this.reported) return;
+  push(chunk: Buffer): Promise<void> | undefined {
+    if (this.reported) return undefined;
     if (!this.sse) {
       this.jsonBytes += chunk.length;
       if (this.jsonBytes <= MAX_JSON_BYTES) this.jsonChunks.push(chunk);
-      return;
+      return undefined;
     }
     const text = this.partial + this.decoder.write(chunk);
     const lines = text.split('\n');
     this.partial = lines.pop() ?? '';
     for (const line of lines) this.line(line);
+    return this.pending();
   }
 
   /** The response ended. */
-  end(): void {
-    if (this.reported) return;
+  end(): Promise<void> | undefined {
+    if (this.reported) return undefined;
     if (!this.sse) {
-      if (this.jsonBytes > MAX_JSON_BYTES) return;
+      if (this.jsonBytes > MAX_JSON_BYTES) return undefined;
       const body = parse(Buffer.concat(this.jsonChunks).toString('utf8'));
       this.jsonChunks = [];
       if (isRecord(body) && isRecord(body.usage)) {
@@ -66,6 +72,14 @@ export class UsageTap {
       this.line(this.partial);
     }
     this.report();
+    return this.pending();
+  }
+
+  /** The report `done` returned, once: the chunk that completed the usage waits for it. */
+  private pending(): Promise<void> | undefined {
+    const p = this.inFlight;
+    this.inFlight = undefined;
+    return p;
   }
 
   private line(line: string): void {
@@ -96,7 +110,9 @@ export class UsageTap {
   private report(): void {
     if (this.reported || !this.usage) return;
     this.reported = true;
-    this.done(this.model || 'unknown', { ...emptyUsage(), ...this.usage });
+    const r = this.done(this.model || 'unknown', { ...emptyUsage(), ...this.usage });
+    // A report that fails is the reporter's to log; the response goes on either way.
+    if (r) this.inFlight = r.catch(() => undefined);
   }
 }
 

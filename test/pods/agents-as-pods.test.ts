@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import WebSocket from 'ws';
 
 import { eventually } from '../support/harness.js';
-import { type Agentplane, type Cluster, clusterUp, livePods, type PodJson, registerAgentplane } from '../support/pods.js';
+import { type Agentplane, type Cluster, clusterUp, livePods, type PodJson, registerAgentplane, toolOutputs as podToolOutputs } from '../support/pods.js';
 
 const NS = 'pods-e2e';
 const KINDS = 'pods,persistentvolumeclaims,secrets,configmaps';
@@ -55,14 +55,7 @@ ${extra}`;
     });
   }
 
-  /** What the agent's tools printed, in order (tool_result outputs from its event history). */
-  async function toolOutputs(name: string): Promise<string[]> {
-    const list = JSON.parse(await kubectl('get', '--raw', `/apis/agentplane.io/v1alpha1/namespaces/${NS}/agents/${name}/events?limit=200`)) as {
-      items?: { type: string; payload: { output?: string } }[];
-      events?: { type: string; payload: { output?: string } }[];
-    };
-    return (list.items ?? list.events ?? []).filter((e) => e.type === 'tool_result').map((e) => (e.payload.output ?? '').trim());
-  }
+  const toolOutputs = (name: string) => podToolOutputs(c, NS, name);
   const agentPods = (name: string) => livePods(c, NS, `agentplane.io/agent=${name}`);
   const squadPods = (squad: string) => livePods(c, NS, `agentplane.io/squad=${squad},!agentplane.io/agent`);
   const runningContainers = (pod: PodJson) => (pod.status.containerStatuses ?? []).filter((s) => s.state && 'running' in s.state).map((s) => s.name).sort();

@@ -64,9 +64,9 @@ export interface Agentplane {
   rest(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
 }
 
-/** `hack/control-plane.sh register` with the Kubernetes runtime. */
-export async function registerAgentplane(c: Cluster): Promise<Agentplane> {
-  const env = { ...process.env, AGENTPLANE_CP_DIR: c.dir, AGENTPLANE_CP_RUNTIME: 'kubernetes' };
+/** `hack/control-plane.sh register` with the Kubernetes runtime; `env` reaches agentplane's own (e.g. AGENTPLANE_MODEL_PROXY). */
+export async function registerAgentplane(c: Cluster, extraEnv: Record<string, string> = {}): Promise<Agentplane> {
+  const env = { ...process.env, ...extraEnv, AGENTPLANE_CP_DIR: c.dir, AGENTPLANE_CP_RUNTIME: 'kubernetes' };
   const reg = await run('bash', [join(REPO, 'hack/control-plane.sh'), 'register'], { env, timeout: 5 * 60_000 });
   const url = reg.stdout.trim().split('\n').at(-1)!;
   const tls: Tls = {
@@ -85,4 +85,22 @@ export async function registerAgentplane(c: Cluster): Promise<Agentplane> {
       req.end(body === undefined ? undefined : JSON.stringify(body));
     });
   return { url, tls, rest };
+}
+
+export interface StoredEvent {
+  seq: number;
+  type: string;
+  payload: Record<string, unknown>;
+}
+
+/** An agent's stored events, oldest first, through the aggregated API. */
+export async function agentEvents(c: Cluster, namespace: string, name: string): Promise<StoredEvent[]> {
+  const raw = (await c.kubectl(['get', '--raw', `/apis/agentplane.io/v1alpha1/namespaces/${namespace}/agents/${name}/events?limit=500`])).stdout;
+  const list = JSON.parse(raw) as { items?: StoredEvent[]; events?: StoredEvent[] };
+  return list.items ?? list.events ?? [];
+}
+
+/** What the agent's tools printed, in order (tool_result outputs from its event history). */
+export async function toolOutputs(c: Cluster, namespace: string, name: string): Promise<string[]> {
+  return (await agentEvents(c, namespace, name)).filter((e) => e.type === 'tool_result').map((e) => String(e.payload.output ?? '').trim());
 }

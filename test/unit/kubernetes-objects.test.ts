@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 
 import { groupLabel, groupPodPrefix, labelsFor, objectNames } from '../../pkg/runtime/kubernetes/names.js';
-import { managerAccess, workerConfigMap, workerPod, workerSecret, workspaceClaim } from '../../pkg/runtime/kubernetes/objects.js';
+import { MODEL_PROXY_CONTAINER, managerAccess, workerConfigMap, workerPod, workerSecret, workspaceClaim } from '../../pkg/runtime/kubernetes/objects.js';
 import { BUILTIN_TEMPLATE, parseTemplate, type WorkerTemplate } from '../../pkg/runtime/kubernetes/template.js';
 
 const template: WorkerTemplate = { ...BUILTIN_TEMPLATE, image: 'agentplane/worker:test' };
@@ -89,6 +89,49 @@ describe('Kubernetes runtime objects', () => {
     const cm = workerConfigMap(ref, { serverUrl: 'http://w:8081', modelBaseUrl: 'http://w:8081/internal/v1/model' });
     expect(cm.data).to.deep.include({ AGENTPLANE_SERVER_URL: 'http://w:8081', AGENTPLANE_NAMESPACE: 'team-a', AGENTPLANE_AGENT_NAME: 'ada' });
     expect(JSON.stringify(cm)).to.not.contain('tok-123');
+  });
+});
+
+describe('The model-proxy sidecar', () => {
+  const modelProxy = { secretName: 'agentplane-model', serverUrl: 'http://10.0.0.1:8081', upstream: 'https://model.example', retry: '{"maxRetries":3}' };
+  const pod = workerPod({ namespace: 'team-a', group: 'squad:team-a/crew', generateName: 'squad-crew-', members: [{ name: 'ada', template }, { name: 'bob', template }], modelProxy });
+  const spec = pod.spec!;
+  const keyVolume = spec.volumes!.find((v) => v.secret?.secretName === 'agentplane-model')!;
+
+  it('is a native sidecar (an init container that keeps running) of the worker image, unprivileged, sharing no process namespace', () => {
+    expect(spec.initContainers).to.have.length(1);
+    const sc = spec.initContainers![0]!;
+    expect(sc).to.deep.include({ name: MODEL_PROXY_CONTAINER, image: template.image, restartPolicy: 'Always', args: ['model-proxy'] });
+    expect(sc.securityContext).to.deep.include({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
+    expect(spec.shareProcessNamespace).to.equal(undefined);
+    const env = Object.fromEntries(sc.env!.map((e) => [e.name, e.value]));
+    expect(env).to.include({ AGENTPLANE_NAMESPACE: 'team-a', AGENTPLANE_SERVER_URL: modelProxy.serverUrl, AGENTPLANE_MODEL_UPSTREAM: modelProxy.upstream, AGENTPLANE_MODEL_RETRY: modelProxy.retry });
+  });
+
+  it('alone mounts the mirrored Secret, and each member’s credential only (not its control token)', () => {
+    expect(keyVolume).to.not.equal(undefined);
+    const sc = spec.initContainers![0]!;
+    expect(sc.volumeMounts!.map((m) => [m.name, m.mountPath, m.readOnly])).to.deep.equal([
+      [keyVolume.name, '/var/run/agentplane/model', true],
+      ['model-credential-0', '/var/run/agentplane/agents/ada', true],
+      ['model-credential-1', '/var/run/agentplane/agents/bob', true],
+    ]);
+    for (const c of spec.containers) {
+      expect(c.volumeMounts!.map((m) => m.name)).to.not.include.members([keyVolume.name, 'model-credential-0', 'model-credential-1']);
+    }
+    const creds = spec.volumes!.filter((v) => v.name.startsWith('model-credential-'));
+    expect(creds.map((v) => [v.secret!.secretName, v.secret!.items, v.secret!.optional])).to.deep.equal([
+      ['agent-ada-worker', [{ key: 'model-credential', path: 'model-credential' }], true],
+      ['agent-bob-worker', [{ key: 'model-credential', path: 'model-credential' }], true],
+    ]);
+    // The key is not optional: without the mirror the pod waits rather than start keyless.
+    expect(keyVolume.secret!.optional).to.equal(undefined);
+  });
+
+  it('is absent when the server’s proxy is used', () => {
+    const plain = workerPod({ namespace: 'team-a', agent: 'ada', generateName: 'agent-ada-', members: [{ name: 'ada', template }] });
+    expect(plain.spec!.initContainers).to.equal(undefined);
+    expect(plain.spec!.volumes!.some((v) => v.secret)).to.equal(false);
   });
 });
 

@@ -21,7 +21,7 @@ import { KeyedSerializer } from '../../registry/serializer.js';
 import { ChannelRuntime } from '../channel/channel-runtime.js';
 import type { AgentRuntime, ModelCredentialIssuer, WorkerSpec, WorkerStatus } from '../runtime.js';
 import { AGENT_LABEL, componentSelector, groupPodPrefix, objectNames, UID_ANNOTATION, WORKER_STATE_ANNOTATION } from './names.js';
-import { type Credentials, managerAccess, type PodMember, MODEL_CREDENTIAL_KEY, TOKEN_KEY, workerConfigMap, workerPod, workerSecret, workspaceClaim } from './objects.js';
+import { type Credentials, managerAccess, type ModelSidecar, type PodMember, MODEL_CREDENTIAL_KEY, MODEL_PROXY_PORT, TOKEN_KEY, workerConfigMap, workerPod, workerSecret, workspaceClaim } from './objects.js';
 import { containerStatus, PodIndex, type PodChange, placementIn } from './pod-index.js';
 import type { WorkerTemplate } from './template.js';
 
@@ -38,6 +38,11 @@ export interface KubernetesRuntimeOptions {
   owner?: (ref: ObjectRef, uid: string) => V1OwnerReference | undefined;
   /** How long a squad's first member waits for the others before the squad's pod is made; default 300 ms. */
   groupGatherMs?: number;
+  /**
+   * Each pod gets its own model proxy, a native sidecar that holds the mirrored key; engines use
+   * it on loopback. Absent: engines use the server's proxy (`model.baseUrl()`).
+   */
+  modelSidecar?: Omit<ModelSidecar, 'serverUrl'>;
 }
 
 /** Members ensured together, made into one pod when the gathering window closes. */
@@ -250,7 +255,8 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
       () => this.core.createNamespacedSecret({ namespace: ref.namespace, body: workerSecret(ref, uid, creds, owner) }),
       () => this.core.replaceNamespacedSecret({ namespace: ref.namespace, name: objectNames(ref.name).secret, body: workerSecret(ref, uid, creds, owner) }),
     );
-    const settings = { serverUrl: this.o.channelUrl(), modelBaseUrl: this.o.model.baseUrl() };
+    const modelBaseUrl = this.o.modelSidecar ? `http://127.0.0.1:${MODEL_PROXY_PORT}` : this.o.model.baseUrl();
+    const settings = { serverUrl: this.o.channelUrl(), modelBaseUrl };
     await this.upsert(
       () => this.core.createNamespacedConfigMap({ namespace: ref.namespace, body: workerConfigMap(ref, settings, owner) }),
       () => this.core.replaceNamespacedConfigMap({ namespace: ref.namespace, name: objectNames(ref.name).config, body: workerConfigMap(ref, settings, owner) }),
@@ -281,7 +287,9 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   }
 
   private async markStopped(ref: ObjectRef): Promise<void> {
-    const patch = { metadata: { annotations: { [WORKER_STATE_ANNOTATION]: 'stopped' } } };
+    // The model credential goes from the Secret too: a squad pod's sidecar, which reads it from
+    // its mount, stops accepting it once the kubelet updates the volume.
+    const patch = { metadata: { annotations: { [WORKER_STATE_ANNOTATION]: 'stopped' } }, data: { [MODEL_CREDENTIAL_KEY]: null } };
     await ignoreMissing(
       this.core.patchNamespacedSecret(
         { namespace: ref.namespace, name: objectNames(ref.name).secret, body: patch },
@@ -292,7 +300,8 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   }
 
   private async createPod(namespace: string, spec: Parameters<typeof workerPod>[0]): Promise<void> {
-    await this.core.createNamespacedPod({ namespace, body: workerPod(spec) });
+    const modelProxy = this.o.modelSidecar ? { ...this.o.modelSidecar, serverUrl: this.o.channelUrl() } : undefined;
+    await this.core.createNamespacedPod({ namespace, body: workerPod({ ...spec, ...(modelProxy ? { modelProxy } : {}) }) });
   }
 
   private async deletePod(pod: V1Pod): Promise<void> {

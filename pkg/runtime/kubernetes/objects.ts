@@ -14,6 +14,14 @@ export const SQUAD_PATH = '/squad';
 /** Members of one pod share its network namespace: each gets its own health port from here. */
 export const HEALTH_PORT_BASE = 8080;
 
+/** The model-proxy sidecar's port on the pod's loopback (the engines' ANTHROPIC_BASE_URL). */
+export const MODEL_PROXY_PORT = 8070;
+/** The sidecar's container name (an init container with restartPolicy Always: a native sidecar). */
+export const MODEL_PROXY_CONTAINER = 'agentplane-model-proxy';
+/** Where the sidecar finds the mirrored key and the pod's agents' credentials. */
+export const MODEL_KEY_PATH = '/var/run/agentplane/model';
+export const MODEL_CREDENTIALS_PATH = '/var/run/agentplane/agents';
+
 export const TOKEN_KEY = 'token';
 /** The service account, Role and RoleBinding of managers, one set per namespace with managers. */
 export const MANAGER_ACCOUNT = 'agentplane-manager';
@@ -103,6 +111,20 @@ export interface WorkerPodSpec {
   /** Other members whose workspaces this pod mounts read-only under /squad (their claims exist). */
   peers?: string[];
   owners?: V1OwnerReference[];
+  /** The pod's own model proxy (a native sidecar holding the mirrored key); absent: the server's. */
+  modelProxy?: ModelSidecar;
+}
+
+/** What the model-proxy sidecar needs to know (docs/kubernetes-runtime.md "Model proxy sidecar"). */
+export interface ModelSidecar {
+  /** The mirrored model Secret in the pod's namespace (credential-mirror's secretName). */
+  secretName: string;
+  /** Where it reports usage, retries and failures: the worker listener as pods reach it. */
+  serverUrl: string;
+  /** The model API when the Secret has no ANTHROPIC_BASE_URL. */
+  upstream?: string;
+  /** The server's retry settings, as JSON (pkg/modelproxy/retry.ts). */
+  retry?: string;
 }
 
 /**
@@ -123,6 +145,7 @@ export function workerPod(p: WorkerPodSpec): V1Pod {
   });
   const peers = (p.peers ?? []).filter((name) => !p.members.some((m) => m.name === name));
   peers.forEach((name, j) => volumes.push({ name: `peer-${j}`, persistentVolumeClaim: { claimName: objectNames(name).claim, readOnly: true } }));
+  if (p.modelProxy) volumes.push(...modelProxyVolumes(p.modelProxy, p.members));
   // Each member sees every member's workspace under /squad/<name>, read-only (its own included).
   const squadMounts: V1VolumeMount[] = p.group
     ? [
@@ -156,6 +179,9 @@ export function workerPod(p: WorkerPodSpec): V1Pod {
       },
       ...(lead.nodeSelector ? { nodeSelector: lead.nodeSelector } : {}),
       ...(lead.tolerations ? { tolerations: lead.tolerations } : {}),
+      // Started first and kept running beside the workers; no shared process namespace, so
+      // the workers' tools cannot see its environment or open files.
+      ...(p.modelProxy ? { initContainers: [modelProxyContainer(p.modelProxy, p.namespace, p.members)] } : {}),
       containers: p.members.map((m, i) => workerContainer(m, i, squadMounts, p.group !== undefined)),
       volumes,
     },
@@ -193,6 +219,58 @@ function workerContainer(m: PodMember, i: number, squadMounts: V1VolumeMount[], 
       { name: `workspace-${i}`, mountPath: WORKSPACE_PATH },
       { name: `tmp-${i}`, mountPath: '/tmp' },
       ...squadMounts,
+    ],
+  };
+}
+
+/**
+ * The mirrored key (the whole Secret: ANTHROPIC_API_KEY, optionally ANTHROPIC_BASE_URL; not
+ * optional, so a pod waits for the mirror rather than start without a key) and each member's
+ * model credential (only that key of its worker Secret; optional, so the runtime can take it
+ * back from a running pod by removing the key).
+ */
+function modelProxyVolumes(s: ModelSidecar, members: PodMember[]): V1Volume[] {
+  return [
+    { name: 'model-key', secret: { secretName: s.secretName, defaultMode: 0o440 } },
+    ...members.map((m, i) => ({
+      name: `model-credential-${i}`,
+      secret: { secretName: objectNames(m.name).secret, items: [{ key: MODEL_CREDENTIAL_KEY, path: MODEL_CREDENTIAL_KEY }], defaultMode: 0o440, optional: true },
+    })),
+  ];
+}
+
+/** The native sidecar: the worker image's `model-proxy` entry point, the only mount of the key. */
+function modelProxyContainer(s: ModelSidecar, namespace: string, members: PodMember[]): V1Container {
+  const t = members[0]!.template;
+  return {
+    name: MODEL_PROXY_CONTAINER,
+    image: t.image,
+    imagePullPolicy: t.imagePullPolicy,
+    restartPolicy: 'Always',
+    args: ['model-proxy'],
+    env: [
+      { name: 'AGENTPLANE_NAMESPACE', value: namespace },
+      { name: 'AGENTPLANE_SERVER_URL', value: s.serverUrl },
+      { name: 'AGENTPLANE_MODEL_PROXY_PORT', value: String(MODEL_PROXY_PORT) },
+      { name: 'AGENTPLANE_MODEL_KEY_DIR', value: MODEL_KEY_PATH },
+      { name: 'AGENTPLANE_MODEL_CREDENTIALS_DIR', value: MODEL_CREDENTIALS_PATH },
+      ...(s.upstream ? [{ name: 'AGENTPLANE_MODEL_UPSTREAM', value: s.upstream }] : []),
+      ...(s.retry ? [{ name: 'AGENTPLANE_MODEL_RETRY', value: s.retry }] : []),
+    ],
+    // Its measured resident memory is in docs/kubernetes-runtime.md; the limit leaves room for
+    // many concurrent streams.
+    resources: { requests: { cpu: '10m', memory: '80Mi' }, limits: { memory: '256Mi' } },
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      runAsUser: t.runAsUser,
+      runAsGroup: t.runAsGroup,
+      capabilities: { drop: ['ALL'] },
+    },
+    volumeMounts: [
+      { name: 'model-key', mountPath: MODEL_KEY_PATH, readOnly: true },
+      ...members.map((m, i) => ({ name: `model-credential-${i}`, mountPath: `${MODEL_CREDENTIALS_PATH}/${m.name}`, readOnly: true })),
     ],
   };
 }

@@ -1,0 +1,82 @@
+// The server's side of a pod's model-proxy sidecar: the sidecar holds the model key and forwards
+// the agent's requests itself, so the server learns of them only from its reports. A report is
+// checked as a proxy request is (the agent's model credential, which the server issued), read
+// strictly, and applied exactly as the server's own proxy applies what it sees: usage to the
+// meter, retries and failures to the agent's task.
+
+import type { ModelReport } from '../api/worker-protocol.js';
+import type { CredentialRegistry, ModelGrant } from './credentials.js';
+import type { UsageMeter } from './meter.js';
+import type { ModelProxyEvents } from './proxy.js';
+import { USAGE_KINDS, type TokenUsage } from './usage.js';
+
+export type ReportOutcome = { status: 204 } | { status: 400 | 401; message: string };
+
+const FAILURE_REASONS = new Set(['ModelCredentialRejected', 'ModelUnavailable']);
+/** Long enough for any real error message; a report is not a place to ship data. */
+const MAX_MESSAGE = 4096;
+
+export class ModelReports {
+  constructor(
+    private readonly o: {
+      credentials: Pick<CredentialRegistry, 'authenticate'>;
+      meter: Pick<UsageMeter, 'record'>;
+      events?: ModelProxyEvents;
+      /** Counts retries by status, as the server's proxy does for its own. */
+      onRetry?: (status: number) => void;
+    },
+  ) {}
+
+  apply(credential: string | undefined, body: unknown): ReportOutcome {
+    const grant = this.o.credentials.authenticate(credential);
+    if (!grant) return { status: 401, message: 'a valid agentplane model credential is required' };
+    const report = parseReport(body);
+    if (typeof report === 'string') return { status: 400, message: report };
+    this.applyTo(grant, report);
+    return { status: 204 };
+  }
+
+  private applyTo(grant: ModelGrant, r: ModelReport): void {
+    if (r.type === 'usage') this.o.meter.record(grant, r.model, r.usage);
+    else if (r.type === 'retry') {
+      this.o.onRetry?.(r.payload.status);
+      this.o.events?.retry(grant, r.payload);
+    }
+    else this.o.events?.failed(grant, r.error);
+  }
+}
+
+/** The report, or what is wrong with it. */
+export function parseReport(b: unknown): ModelReport | string {
+  if (!isRecord(b)) return 'a report is a JSON object';
+  if (b.type === 'usage') {
+    if (typeof b.model !== 'string' || !b.model || b.model.length > 256) return 'usage.model must be a model name';
+    if (!isRecord(b.usage)) return 'usage.usage must be an object';
+    const usage = {} as TokenUsage;
+    for (const key of Object.values(USAGE_KINDS)) {
+      const v = b.usage[key] ?? 0;
+      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return `usage.usage.${key} must be a non-negative integer`;
+      usage[key] = v;
+    }
+    return { type: 'usage', model: b.model, usage };
+  }
+  if (b.type === 'retry') {
+    const p = b.payload;
+    if (!isRecord(p)) return 'retry.payload must be an object';
+    for (const k of ['attempt', 'of', 'delayMs', 'status'] as const) {
+      if (typeof p[k] !== 'number' || !Number.isSafeInteger(p[k]) || (p[k] as number) < 0) return `retry.payload.${k} must be a non-negative integer`;
+    }
+    if (typeof p.message !== 'string' || p.message.length > MAX_MESSAGE) return 'retry.payload.message must be a string';
+    return { type: 'retry', payload: { attempt: p.attempt as number, of: p.of as number, delayMs: p.delayMs as number, status: p.status as number, message: p.message } };
+  }
+  if (b.type === 'failed') {
+    const e = b.error;
+    if (!isRecord(e) || typeof e.message !== 'string' || e.message.length > MAX_MESSAGE || !FAILURE_REASONS.has(e.reason as string)) {
+      return 'failed.error must be {message, reason: ModelCredentialRejected|ModelUnavailable}';
+    }
+    return { type: 'failed', error: { message: e.message, reason: e.reason as 'ModelCredentialRejected' | 'ModelUnavailable' } };
+  }
+  return 'type must be usage, retry or failed';
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,0 +1,225 @@
+// The model proxy as a pod's native sidecar (cluster home, docs/kubernetes-runtime.md "Model
+// proxy sidecar"): the one container of an agent's or squad's pod that mounts the mirrored model
+// key, and runs no tools. It listens on 127.0.0.1 (the pod's network namespace, shared with the
+// worker containers; not its process namespace), accepts only the model credentials of the
+// pod's own agents (their worker Secrets, mounted read-only here only), and forwards with the
+// same ModelProxy the server runs: streaming, retries, errors. What the server learns from its
+// own proxy, the sidecar reports to it (usage, retries, failures; ./reports.ts).
+//
+// Both the key and the credentials are files the kubelet keeps up to date, read again at most
+// once per REFRESH_MS: a rotated key, or a credential the runtime removed, take effect without
+// a restart.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { join } from 'node:path';
+import { MODEL_REPORT_PATH, type ModelReport } from '../api/worker-protocol.js';
+import { type ObjectRef, refKey } from '../api/meta.js';
+import type { Logger } from '../observability/logger.js';
+import type { ModelGrant } from './credentials.js';
+import { type GrantAuthenticator, ModelProxy, type ModelProxyEvents, type UsageSink } from './proxy.js';
+import type { RetryPolicy } from './retry.js';
+import type { TokenUsage } from './usage.js';
+
+/** The key file and the optional base URL file in the mirrored Secret (its data keys). */
+export const KEY_FILE = 'ANTHROPIC_API_KEY';
+export const BASE_URL_FILE = 'ANTHROPIC_BASE_URL';
+/** Each agent's credential, in a directory named for the agent. */
+export const CREDENTIAL_FILE = 'model-credential';
+const REFRESH_MS = 1000;
+/** A report the server does not answer within this long is given up (and logged). */
+const REPORT_TIMEOUT_MS = 5000;
+
+/** A file's trimmed text, re-read at most once per REFRESH_MS; undefined when absent. */
+class WatchedFile {
+  private value: string | undefined;
+  private readAt = 0;
+  constructor(private readonly path: string) {}
+  get(): string | undefined {
+    const now = Date.now();
+    if (now - this.readAt >= REFRESH_MS) {
+      this.readAt = now;
+      this.value = readText(this.path);
+    }
+    return this.value;
+  }
+}
+
+/** The pod's agents' credentials: `<dir>/<agent>/model-credential`, re-read at most once per REFRESH_MS. */
+export class FileCredentials implements GrantAuthenticator {
+  private byCredential = new Map<string, ObjectRef>();
+  private readAt = 0;
+  constructor(
+    private readonly dir: string,
+    private readonly namespace: string,
+  ) {}
+
+  authenticate(credential: string | undefined): ModelGrant | undefined {
+    if (!credential) return undefined;
+    this.refresh();
+    const ref = this.byCredential.get(credential);
+    // The server knows the incarnation (uid); the sidecar only forwards for the agent.
+    return ref ? { ref, uid: '' } : undefined;
+  }
+
+  /** The credential of an agent of the pod (to report for it). */
+  credentialOf(ref: ObjectRef): string | undefined {
+    for (const [cred, r] of this.byCredential) if (refKey(r) === refKey(ref)) return cred;
+    return undefined;
+  }
+
+  private refresh(): void {
+    const now = Date.now();
+    if (now - this.readAt < REFRESH_MS) return;
+    this.readAt = now;
+    const next = new Map<string, ObjectRef>();
+    let agents: string[] = [];
+    try {
+      agents = readdirSync(this.dir);
+    } catch {
+      // no agents mounted
+    }
+    for (const name of agents) {
+      if (name.startsWith('.')) continue;
+      const cred = readText(join(this.dir, name, CREDENTIAL_FILE));
+      if (cred) next.set(cred, { namespace: this.namespace, name });
+    }
+    this.byCredential = next;
+  }
+}
+
+/** Sends the sidecar's reports to the server, as the agent they concern. */
+export class ServerReporter implements UsageSink, ModelProxyEvents {
+  private readonly url: URL;
+  constructor(
+    serverUrl: string,
+    private readonly credentials: FileCredentials,
+    private readonly logger: Logger,
+  ) {
+    this.url = new URL(MODEL_REPORT_PATH, serverUrl);
+  }
+
+  record(grant: ModelGrant, model: string, usage: TokenUsage): Promise<void> {
+    return this.send(grant, { type: 'usage', model, usage });
+  }
+
+  /** Unknown here: each request's retries are bounded by the deadline from its own start. */
+  taskStartedAt(): number | undefined {
+    return undefined;
+  }
+
+  retry(grant: ModelGrant, payload: Extract<ModelReport, { type: 'retry' }>['payload']): void {
+    void this.send(grant, { type: 'retry', payload });
+  }
+
+  failed(grant: ModelGrant, error: Extract<ModelReport, { type: 'failed' }>['error']): void {
+    void this.send(grant, { type: 'failed', error });
+  }
+
+  private send(grant: ModelGrant, report: ModelReport): Promise<void> {
+    const credential = this.credentials.credentialOf(grant.ref);
+    const body = JSON.stringify(report);
+    const log = this.logger.child({ namespace: grant.ref.namespace, name: grant.ref.name, report: report.type });
+    if (!credential) {
+      log.warn('report dropped: the agent has no credential here any more');
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const req = http.request(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': credential },
+        timeout: REPORT_TIMEOUT_MS,
+      });
+      req.on('response', (res) => {
+        res.resume();
+        if (res.statusCode !== 204) log.warn({ status: res.statusCode }, 'the server refused a report');
+        resolve();
+      });
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${REPORT_TIMEOUT_MS} ms`)));
+      req.on('error', (err) => {
+        log.warn({ err: err.message }, 'report not delivered');
+        resolve();
+      });
+      req.end(body);
+    });
+  }
+}
+
+export interface SidecarOptions {
+  /** The agents' namespace (the pod's). */
+  namespace: string;
+  /** Where the server's worker listener is (reports). */
+  serverUrl: string;
+  port: number;
+  /** The mounted mirror: ANTHROPIC_API_KEY, and optionally ANTHROPIC_BASE_URL. */
+  keyDir: string;
+  /** The mounted credentials, one directory per agent. */
+  credentialsDir: string;
+  /** The model API when the mirror has no ANTHROPIC_BASE_URL (the server's). */
+  upstream?: string;
+  retry?: Partial<RetryPolicy>;
+  logger: Logger;
+}
+
+export interface RunningSidecar {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startSidecar(o: SidecarOptions): Promise<RunningSidecar> {
+  const credentials = new FileCredentials(o.credentialsDir, o.namespace);
+  const reporter = new ServerReporter(o.serverUrl, credentials, o.logger.child({ component: 'reports' }));
+  const key = new WatchedFile(join(o.keyDir, KEY_FILE));
+  // The base URL is read once: a proxy's upstream connection pool is bound to it.
+  const upstream = readText(join(o.keyDir, BASE_URL_FILE)) || o.upstream;
+  const proxy = new ModelProxy({
+    ...(upstream ? { upstream } : {}),
+    apiKey: () => key.get(),
+    credentials,
+    meter: reporter,
+    events: reporter,
+    logger: o.logger,
+    keyHint: `the model Secret mirrored into namespace ${o.namespace} (its source in the install namespace)`,
+    ...(o.retry ? { retry: o.retry } : {}),
+  });
+  if (!key.get()) o.logger.warn({ file: join(o.keyDir, KEY_FILE) }, 'no model key mounted: requests go upstream without one');
+  const server = http.createServer((req, res) => {
+    const path = req.url ?? '/';
+    if (req.method === 'GET' && path === '/healthz') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      return void res.end('ok');
+    }
+    proxy.handle(req, res, path).catch((err: unknown) => {
+      o.logger.error({ err: String(err) }, 'model proxy failed');
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'model proxy failure' } }));
+    });
+  });
+  // Long streams: no server-side timeouts beyond the proxy's own.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, '127.0.0.1', () => resolve());
+  });
+  const addr = server.address();
+  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : o.port}`;
+  o.logger.info({ url, upstream: upstream ?? 'default' }, 'model proxy sidecar listening');
+  return {
+    url,
+    close: () =>
+      new Promise((resolve) => {
+        proxy.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,148 @@
+// The model-proxy sidecar's own parts, on loopback with the scripted model as the model API and
+// a stand-in for the server's report endpoint: the credentials it accepts (files it re-reads),
+// the key it sends (a rotated file is used without a restart), reports (usage before the
+// response's end reaches the engine, the failure of a rejected key), and the server's reading
+// of reports.
+
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+
+import { CredentialRegistry, ModelReports, startSidecar, UsageMeter } from '../../pkg/modelproxy/index.js';
+import { parseReport } from '../../pkg/modelproxy/reports.js';
+import { createLogger } from '../../pkg/observability/logger.js';
+import { type ScriptedModel, startScriptedModel } from '../../pkg/scriptedmodel/index.js';
+
+const REPORT_DELAY_MS = 300;
+
+describe('model-proxy sidecar', () => {
+  let dir: string;
+  let model: ScriptedModel;
+  let reportServer: http.Server;
+  const reports: { credential: string | undefined; body: Record<string, unknown>; at: number }[] = [];
+  let sidecar: Awaited<ReturnType<typeof startSidecar>>;
+
+  const ask = async (credential: string, prompt: string, stream = true) => {
+    const res = await fetch(`${sidecar.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': credential, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'claude-test', max_tokens: 100, stream, messages: [{ role: 'user', content: prompt }] }),
+    });
+    return { status: res.status, text: await res.text(), endedAt: Date.now() };
+  };
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sidecar-'));
+    mkdirSync(join(dir, 'key'));
+    mkdirSync(join(dir, 'agents', 'ada'), { recursive: true });
+    writeFileSync(join(dir, 'key', 'ANTHROPIC_API_KEY'), 'sk-test-one\n');
+    writeFileSync(join(dir, 'agents', 'ada', 'model-credential'), 'apmc_ada');
+    model = await startScriptedModel({ apiKey: 'sk-test-one' });
+    // The server's report endpoint, slow on purpose: the response must wait for it.
+    reportServer = http.createServer((req, res) => {
+      let b = '';
+      req.on('data', (c: Buffer) => (b += c.toString()));
+      req.on('end', () => {
+        reports.push({ credential: req.headers['x-api-key'] as string | undefined, body: JSON.parse(b) as Record<string, unknown>, at: Date.now() });
+        setTimeout(() => res.writeHead(204).end(), REPORT_DELAY_MS);
+      });
+    });
+    await new Promise<void>((r) => reportServer.listen(0, '127.0.0.1', r));
+    sidecar = await startSidecar({
+      namespace: 'team-a',
+      serverUrl: `http://127.0.0.1:${(reportServer.address() as AddressInfo).port}`,
+      port: 0,
+      keyDir: join(dir, 'key'),
+      credentialsDir: join(dir, 'agents'),
+      upstream: model.url,
+      logger: createLogger({ level: 'silent' }),
+    });
+  });
+
+  after(async () => {
+    await sidecar?.close();
+    reportServer?.close();
+    await model?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a credential that is not one of its pod’s agents’', async () => {
+    const r = await ask('apmc_someone_else', '@say hi');
+    expect(r.status).to.equal(401);
+    expect(r.text).to.contain('authentication_error');
+    expect(model.requests).to.have.length(0);
+  });
+
+  it('forwards an agent’s stream with the key, and reports its usage before the stream ends', async () => {
+    reports.length = 0;
+    const r = await ask('apmc_ada', '@say hello from the pod');
+    expect(r.status).to.equal(200);
+    expect(r.text).to.contain('text_delta').and.to.contain('message_stop');
+    expect(model.requests.at(-1)!.apiKey).to.equal('sk-test-one');
+    expect(reports.map((x) => [x.credential, x.body.type])).to.deep.equal([['apmc_ada', 'usage']]);
+    expect((reports[0]!.body.usage as { output_tokens: number }).output_tokens).to.be.greaterThan(0);
+    // The stream's end waited for the report's answer.
+    expect(r.endedAt - reports[0]!.at).to.be.at.least(REPORT_DELAY_MS - 20);
+  });
+
+  it('counts a non-streamed response too', async () => {
+    reports.length = 0;
+    const r = await ask('apmc_ada', '@say plain json', false);
+    expect(r.status).to.equal(200);
+    expect(reports.map((x) => x.body.type)).to.deep.equal(['usage']);
+  });
+
+  it('sends a rotated key without a restart, and reports the rejection of a bad one', async () => {
+    reports.length = 0;
+    writeFileSync(join(dir, 'key', 'ANTHROPIC_API_KEY'), 'sk-test-revoked\n');
+    await new Promise((r) => setTimeout(r, 1100));
+    const r = await ask('apmc_ada', '@say never');
+    expect(r.status).to.equal(401);
+    expect(model.requests.at(-1)!.apiKey).to.equal('sk-test-revoked');
+    await new Promise((res) => setTimeout(res, 100));
+    expect(reports.map((x) => x.body.type)).to.deep.equal(['failed']);
+    expect(reports[0]!.body.error).to.deep.include({ reason: 'ModelCredentialRejected' });
+    expect((reports[0]!.body.error as { message: string }).message).to.contain('mirrored into namespace team-a');
+    writeFileSync(join(dir, 'key', 'ANTHROPIC_API_KEY'), 'sk-test-one\n');
+  });
+
+  it('stops accepting a credential once its file is gone (the runtime took it back)', async () => {
+    unlinkSync(join(dir, 'agents', 'ada', 'model-credential'));
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await ask('apmc_ada', '@say hi')).status).to.equal(401);
+  });
+});
+
+describe('model reports (the server’s side)', () => {
+  const ref = { namespace: 'team-a', name: 'ada' };
+  const credentials = new CredentialRegistry();
+  const counted: string[] = [];
+  const meter = new UsageMeter({ modelTokens: { inc: (l: Record<string, string>, n: number) => void counted.push(`${l.agent}/${l.kind}=${n}`) } } as never);
+  const failed: string[] = [];
+  const reports = new ModelReports({ credentials, meter, events: { retry: () => undefined, failed: (g, e) => void failed.push(`${g.ref.name}:${e.reason}`) } });
+  const credential = credentials.issue(ref, 'uid-1');
+
+  it('applies a report of a credential it issued to that agent’s task', () => {
+    meter.taskStarted(ref, 'uid-1');
+    const usage = { input_tokens: 3, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+    expect(reports.apply(credential, { type: 'usage', model: 'm', usage })).to.deep.equal({ status: 204 });
+    expect(meter.taskEnded(ref, 'uid-1')).to.deep.equal(usage);
+    expect(counted).to.deep.equal(['ada/input=3', 'ada/output=5']);
+    expect(reports.apply(credential, { type: 'failed', error: { message: 'x', reason: 'ModelCredentialRejected' } }).status).to.equal(204);
+    expect(failed).to.deep.equal(['ada:ModelCredentialRejected']);
+  });
+
+  it('refuses an unknown or revoked credential (401) and a malformed report (400), naming the field', () => {
+    expect(reports.apply('apmc_nope', { type: 'usage' }).status).to.equal(401);
+    expect(parseReport({ type: 'usage', model: 'm', usage: { input_tokens: -1 } })).to.equal('usage.usage.input_tokens must be a non-negative integer');
+    expect(parseReport({ type: 'failed', error: { message: 'x', reason: 'Whatever' } })).to.match(/reason/);
+    expect(parseReport({ type: 'retry', payload: { attempt: 1, of: 8, delayMs: 10, status: 529 } })).to.match(/message/);
+    expect(parseReport([])).to.match(/JSON object/);
+    expect(reports.apply(credential, { type: 'nope' })).to.deep.equal({ status: 400, message: 'type must be usage, retry or failed' });
+    credentials.revoke(ref);
+    expect(reports.apply(credential, { type: 'usage', model: 'm', usage: {} }).status).to.equal(401);
+  });
+});
