@@ -15,6 +15,8 @@ export const FINALIZER_FOREGROUND = 'foregroundDeletion';
  * agent's worker and workspace are gone and no other finalizer remains (see agent-controller.ts).
  */
 export const FINALIZER_AGENT_CLEANUP = 'agentplane.io/cleanup';
+/** The finalizers agentplane adds itself: no field manager owns them. */
+export const SERVER_FINALIZERS: readonly string[] = [FINALIZER_AGENT_CLEANUP];
 
 export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
 export const PROPAGATION_POLICIES: readonly PropagationPolicy[] = ['Background', 'Foreground', 'Orphan'];

@@ -159,7 +159,11 @@ describe('secret bindings and connector egress (integration)', function () {
       const put = await api('PUT', `${AGG}/legit`, { ...cur, spec: { ...cur.spec, url: attacker.url } });
       expect(put.status, put.text).to.equal(422);
       const yaml = ['apiVersion: agentplane.io/v1alpha1', 'kind: Connector', 'metadata:', '  name: legit', 'spec:', `  url: ${attacker.url}`, ''].join('\n');
-      const applied = await api('PATCH', `${AGG}/legit?fieldManager=kubectl`, yaml, { 'content-type': 'application/apply-patch+yaml' });
+      // The URL is the REST writer's: a plain apply conflicts (409) before admission judges it;
+      // a forced one takes the field and meets the binding rule.
+      const conflicting = await api('PATCH', `${AGG}/legit?fieldManager=kubectl`, yaml, { 'content-type': 'application/apply-patch+yaml' });
+      expect(conflicting.status, conflicting.text).to.equal(409);
+      const applied = await api('PATCH', `${AGG}/legit?fieldManager=kubectl&force=true`, yaml, { 'content-type': 'application/apply-patch+yaml' });
       expect(applied.status, applied.text).to.equal(422);
       const dry = await api('PATCH', `${AGG}/legit?dryRun=All`, { spec: { url: attacker.url } }, MERGE);
       expect(dry.status, dry.text).to.equal(422);

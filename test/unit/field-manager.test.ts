@@ -265,7 +265,8 @@ describe('field manager: updates and applies', () => {
 });
 
 describe('field manager: list and map types as published', () => {
-  const resources = buildResources({} as AggregatedApiDeps);
+  // Only the schemas are read: no registry or cache is needed.
+  const resources = buildResources({ reads: {} } as unknown as AggregatedApiDeps);
   const docs: [string, Record<string, Record<string, unknown>>][] = [
     ['v2', openApiV2(resources).definitions as Record<string, Record<string, unknown>>],
     ['v3', (openApiV3(resources).components as { schemas: Record<string, Record<string, unknown>> }).schemas],

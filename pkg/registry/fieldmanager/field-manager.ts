@@ -7,6 +7,7 @@ import { conflictError, type FieldConflict } from './conflict.js';
 import { compare, toFieldSet } from './extract.js';
 import { FieldSet } from './fieldset.js';
 import { isObj, type Obj } from './items.js';
+import { SERVER_FINALIZERS } from '../../api/deletion.js';
 import { decodeManaged, encodeManaged, type Managed, type ManagedFieldsEntry, type ManagerId, sameManager, stripServerFields, timestamp } from './managed.js';
 import { merge, removeUnowned } from './merge.js';
 import type { TypeSchema } from './schema.js';
@@ -118,6 +119,13 @@ function ownable(obj: unknown): Obj {
   if (isObj(out.metadata)) {
     const meta = { ...out.metadata };
     delete meta.managedFields;
+    // A finalizer the server adds itself is nobody's, as when kube-apiserver's admission adds one
+    // after its field manager ran.
+    if (Array.isArray(meta.finalizers)) {
+      const finalizers = meta.finalizers.filter((f) => !SERVER_FINALIZERS.includes(f as string));
+      if (finalizers.length) meta.finalizers = finalizers;
+      else delete meta.finalizers;
+    }
     out.metadata = meta;
   }
   return out;
