@@ -246,7 +246,10 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     let proxyEvents: Pick<AgentController, 'taskEvent' | 'failTask'> | undefined;
     const proxyEventSink: ModelProxyEvents = {
       retry: (g, payload) => void proxyEvents?.taskEvent(g.ref, g.uid, { type: 'model_retry', payload }).catch(() => undefined),
-      failed: (g, error) => void proxyEvents?.failTask(g.ref, g.uid, error).catch(() => undefined),
+      // Awaited by the proxy before the engine sees the failure, so the task ends with this reason.
+      failed: async (g, error) => {
+        await proxyEvents?.failTask(g.ref, g.uid, error).catch(() => undefined);
+      },
     };
     const modelProxy = new ModelProxy({
       ...(modelEnv.baseUrl ? { upstream: modelEnv.baseUrl } : {}),

@@ -28,7 +28,7 @@ export interface ModelProxyEvents {
   /** A request failed and will be retried after `delayMs`. */
   retry(grant: ModelGrant, payload: ModelRetryPayload): void;
   /** The task cannot go on: the key was rejected, or the model stayed unavailable. */
-  failed(grant: ModelGrant, error: { message: string; reason: 'ModelCredentialRejected' | 'ModelUnavailable' }): void;
+  failed(grant: ModelGrant, error: { message: string; reason: 'ModelCredentialRejected' | 'ModelUnavailable' }): void | Promise<void>;
 }
 
 /** Who may call the proxy: the grant a per-agent credential stands for. */
@@ -139,7 +139,7 @@ export class ModelProxy {
       }
       if (!up) {
         const message = `the model could not be reached after ${attempt} ${attempt === 1 ? 'retry' : 'retries'}: ${failure}`;
-        this.o.events?.failed(grant, { message, reason: 'ModelUnavailable' });
+        await this.o.events?.failed(grant, { message, reason: 'ModelUnavailable' });
         return sendError(res, 504, 'api_error', message);
       }
       this.pipe(grant, up, res, attempt);
@@ -188,22 +188,29 @@ export class ModelProxy {
       });
     });
     up.on('end', () => {
-      const reported = failing ? undefined : tap.end();
-      if (reported) void reported.then(() => res.end());
-      else res.end();
-      if (!failing) return;
+      if (!failing) {
+        const reported = tap.end();
+        if (reported) void reported.then(() => res.end());
+        else res.end();
+        return;
+      }
       const detail = messageOf(Buffer.concat(errorChunks).toString('utf8')) || `HTTP ${status}`;
+      let told: void | Promise<void> = undefined;
       if (status === 401 || status === 403) {
-        this.o.events?.failed(grant, {
+        told = this.o.events?.failed(grant, {
           message: `the model credential was rejected (HTTP ${status} from the model API: ${detail}); check ${this.o.keyHint ?? "the server's ANTHROPIC_API_KEY"}`,
           reason: 'ModelCredentialRejected',
         });
       } else if (RETRYABLE_STATUSES.has(status)) {
-        this.o.events?.failed(grant, {
+        told = this.o.events?.failed(grant, {
           message: `the model is unavailable (HTTP ${status}: ${detail}); gave up after ${retries} ${retries === 1 ? 'retry' : 'retries'}`,
           reason: 'ModelUnavailable',
         });
       }
+      // The engine learns of the failure only once the task has been told why (a report from a
+      // sidecar travels to the server), so the task ends with the readable reason, not the
+      // engine's own error.
+      void Promise.resolve(told).then(() => res.end());
     });
     up.on('error', () => res.destroy());
     up.on('aborted', () => res.destroy());

@@ -27,22 +27,22 @@ export class ModelReports {
     },
   ) {}
 
-  apply(credential: string | undefined, body: unknown): ReportOutcome {
+  /** Resolves once the report is applied: a failure has ended the task before the sidecar hears back. */
+  async apply(credential: string | undefined, body: unknown): Promise<ReportOutcome> {
     const grant = this.o.credentials.authenticate(credential);
     if (!grant) return { status: 401, message: 'a valid agentplane model credential is required' };
     const report = parseReport(body);
     if (typeof report === 'string') return { status: 400, message: report };
-    this.applyTo(grant, report);
+    await this.applyTo(grant, report);
     return { status: 204 };
   }
 
-  private applyTo(grant: ModelGrant, r: ModelReport): void {
+  private async applyTo(grant: ModelGrant, r: ModelReport): Promise<void> {
     if (r.type === 'usage') this.o.meter.record(grant, r.model, r.usage);
     else if (r.type === 'retry') {
       this.o.onRetry?.(r.payload.status);
       this.o.events?.retry(grant, r.payload);
-    }
-    else this.o.events?.failed(grant, r.error);
+    } else await this.o.events?.failed(grant, r.error);
   }
 }
 

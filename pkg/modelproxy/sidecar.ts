@@ -112,8 +112,9 @@ export class ServerReporter implements UsageSink, ModelProxyEvents {
     void this.send(grant, { type: 'retry', payload });
   }
 
-  failed(grant: ModelGrant, error: Extract<ModelReport, { type: 'failed' }>['error']): void {
-    void this.send(grant, { type: 'failed', error });
+  /** Resolves once the server has the report (or gave up): the engine hears of the failure after. */
+  failed(grant: ModelGrant, error: Extract<ModelReport, { type: 'failed' }>['error']): Promise<void> {
+    return this.send(grant, { type: 'failed', error });
   }
 
   private send(grant: ModelGrant, report: ModelReport): Promise<void> {

@@ -125,24 +125,24 @@ describe('model reports (the server’s side)', () => {
   const reports = new ModelReports({ credentials, meter, events: { retry: () => undefined, failed: (g, e) => void failed.push(`${g.ref.name}:${e.reason}`) } });
   const credential = credentials.issue(ref, 'uid-1');
 
-  it('applies a report of a credential it issued to that agent’s task', () => {
+  it('applies a report of a credential it issued to that agent’s task', async () => {
     meter.taskStarted(ref, 'uid-1');
     const usage = { input_tokens: 3, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
-    expect(reports.apply(credential, { type: 'usage', model: 'm', usage })).to.deep.equal({ status: 204 });
+    expect(await reports.apply(credential, { type: 'usage', model: 'm', usage })).to.deep.equal({ status: 204 });
     expect(meter.taskEnded(ref, 'uid-1')).to.deep.equal(usage);
     expect(counted).to.deep.equal(['ada/input=3', 'ada/output=5']);
-    expect(reports.apply(credential, { type: 'failed', error: { message: 'x', reason: 'ModelCredentialRejected' } }).status).to.equal(204);
+    expect((await reports.apply(credential, { type: 'failed', error: { message: 'x', reason: 'ModelCredentialRejected' } })).status).to.equal(204);
     expect(failed).to.deep.equal(['ada:ModelCredentialRejected']);
   });
 
-  it('refuses an unknown or revoked credential (401) and a malformed report (400), naming the field', () => {
-    expect(reports.apply('apmc_nope', { type: 'usage' }).status).to.equal(401);
+  it('refuses an unknown or revoked credential (401) and a malformed report (400), naming the field', async () => {
+    expect((await reports.apply('apmc_nope', { type: 'usage' })).status).to.equal(401);
     expect(parseReport({ type: 'usage', model: 'm', usage: { input_tokens: -1 } })).to.equal('usage.usage.input_tokens must be a non-negative integer');
     expect(parseReport({ type: 'failed', error: { message: 'x', reason: 'Whatever' } })).to.match(/reason/);
     expect(parseReport({ type: 'retry', payload: { attempt: 1, of: 8, delayMs: 10, status: 529 } })).to.match(/message/);
     expect(parseReport([])).to.match(/JSON object/);
-    expect(reports.apply(credential, { type: 'nope' })).to.deep.equal({ status: 400, message: 'type must be usage, retry or failed' });
+    expect(await reports.apply(credential, { type: 'nope' })).to.deep.equal({ status: 400, message: 'type must be usage, retry or failed' });
     credentials.revoke(ref);
-    expect(reports.apply(credential, { type: 'usage', model: 'm', usage: {} }).status).to.equal(401);
+    expect((await reports.apply(credential, { type: 'usage', model: 'm', usage: {} })).status).to.equal(401);
   });
 });

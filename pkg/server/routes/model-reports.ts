@@ -10,7 +10,7 @@ import { credentialOf } from '../../modelproxy/proxy.js';
 export function modelReportRoutes(reports: ModelReports) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post(MODEL_REPORT_PATH, { bodyLimit: 64 * 1024 }, async (req, reply) => {
-      const out = reports.apply(credentialOf(req.headers), req.body);
+      const out = await reports.apply(credentialOf(req.headers), req.body);
       if (out.status === 204) return reply.code(204).send();
       const type = out.status === 401 ? 'authentication_error' : 'invalid_request_error';
       return reply.code(out.status).send({ type: 'error', error: { type, message: out.message } });
