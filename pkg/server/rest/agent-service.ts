@@ -24,7 +24,7 @@ import type { AgentRuntime } from '../../runtime/runtime.js';
 import { streamOf } from '../../controller/agent-controller.js';
 import { watchAgentGone } from '../event-follow.js';
 import { REST_OWNER } from '../../registry/registry.js';
-import { type Page, type PageQuery, readPage } from './paging.js';
+import { type Page, type PageQuery, readOne, readPage } from './paging.js';
 
 export interface SubmitResult {
   agent: Agent;
@@ -77,11 +77,8 @@ export class AgentService {
     return { agent, created: false };
   }
 
-  async get(namespace: string, name: string): Promise<Agent> {
-    if (!this.reads) return this.agents.mustGet(namespace, name);
-    const a = await this.reads.get(namespace, name);
-    if (!a || a.metadata.deletionTimestamp) throw notFound(AGENT_KIND, name, namespace);
-    return a;
+  get(namespace: string, name: string): Promise<Agent> {
+    return readOne(this.reads, this.agents, AGENT_KIND, namespace, name);
   }
 
   /** Agents not being deleted; paged (and read from the cache) when the service has the reads. */

@@ -27,7 +27,7 @@ import {
   type ConnectorTool,
   toConnectorResponse,
 } from '../../api/connector.js';
-import { ApiError, conflict, invalid, notFound, secretBindingMismatch } from '../../api/errors.js';
+import { ApiError, conflict, invalid, secretBindingMismatch } from '../../api/errors.js';
 import { DEFAULT_NAMESPACE, refKey } from '../../api/meta.js';
 import { urlAllowedBy } from '../../api/url-prefix.js';
 import { validateSchema } from '../../api/validation.js';
@@ -35,7 +35,7 @@ import type { McpServerSpec } from '../../api/worker-protocol.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ReadCache } from '../../registry/cache/reads.js';
 import type { Registry } from '../../registry/registry.js';
-import { type Page, type PageQuery, readPage } from './paging.js';
+import { type Page, type PageQuery, readOne, readPage } from './paging.js';
 import type { SecretStore } from '../../registry/secrets.js';
 import { type EgressPolicy, guardedFetch, urlEgressRefusal } from '../../connector/egress.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, listMcpTools, type ToolListing } from '../../connector/mcp-tools.js';
@@ -117,8 +117,7 @@ export class ConnectorService {
   }
 
   async get(namespace: string, name: string): Promise<ConnectorResponse> {
-    const c = this.o.reads ? await this.o.reads.get(namespace, name) : await this.o.connectors.mustGet(namespace, name);
-    if (!c || c.metadata.deletionTimestamp) throw notFound(CONNECTOR_KIND, name, namespace);
+    const c = await readOne(this.o.reads, this.o.connectors, CONNECTOR_KIND, namespace, name);
     return toConnectorResponse(c, await this.agentNames(namespace, name));
   }
 

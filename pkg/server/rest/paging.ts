@@ -1,6 +1,7 @@
 // Paging of the REST mirror's lists (`?limit=&continue=`): the same cache reads, tokens and rules
 // as the aggregated API's lists (pkg/registry/cache/reads.ts), with the REST error body.
 
+import { notFound } from '../../api/errors.js';
 import type { ReadCache } from '../../registry/cache/reads.js';
 import type { StoredObject } from '../../registry/store.js';
 import { intParam, type Query } from '../params.js';
@@ -40,4 +41,20 @@ export async function readPage<T extends StoredObject>(reads: ReadCache<T>, name
     ...(res.continue ? { continue: res.continue } : {}),
     ...(res.remainingItemCount !== undefined ? { remainingItemCount: res.remainingItemCount } : {}),
   };
+}
+
+/**
+ * One object as the REST mirror shows it: from the cache when the service has the reads, else
+ * from storage; one being deleted is NotFound either way.
+ */
+export async function readOne<T extends StoredObject>(
+  reads: ReadCache<T> | undefined,
+  registry: { mustGet(namespace: string, name: string): Promise<T> },
+  kind: string,
+  namespace: string,
+  name: string,
+): Promise<T> {
+  const obj = reads ? await reads.get(namespace, name) : await registry.mustGet(namespace, name);
+  if (!obj || obj.metadata.deletionTimestamp) throw notFound(kind, name, namespace);
+  return obj;
 }

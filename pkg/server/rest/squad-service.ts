@@ -3,7 +3,7 @@
 // plugin's, applied to every writer alike.
 
 import { type Agent, AGENT_KIND } from '../../api/agent.js';
-import { ApiError, conflict, invalid, notFound } from '../../api/errors.js';
+import { ApiError, conflict, invalid } from '../../api/errors.js';
 import { DEFAULT_NAMESPACE } from '../../api/meta.js';
 import {
   memberName,
@@ -19,7 +19,7 @@ import {
 import { validateSchema } from '../../api/validation.js';
 import type { ReadCache } from '../../registry/cache/reads.js';
 import type { Registry } from '../../registry/registry.js';
-import { type Page, type PageQuery, readPage } from './paging.js';
+import { type Page, type PageQuery, readOne, readPage } from './paging.js';
 import { memberNames } from '../../registry/squad/membership.js';
 import { REST_OWNER } from '../../registry/registry.js';
 
@@ -46,11 +46,8 @@ export class SquadService {
     }, { owner: REST_OWNER });
   }
 
-  async get(namespace: string, name: string): Promise<Squad> {
-    if (!this.reads) return this.squads.mustGet(namespace, name);
-    const s = await this.reads.get(namespace, name);
-    if (!s || s.metadata.deletionTimestamp) throw notFound(SQUAD_KIND, name, namespace);
-    return s;
+  get(namespace: string, name: string): Promise<Squad> {
+    return readOne(this.reads, this.squads, SQUAD_KIND, namespace, name);
   }
 
   async list(namespace?: string, page: PageQuery = {}): Promise<Page<Squad>> {
