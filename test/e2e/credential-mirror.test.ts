@@ -219,7 +219,8 @@ describe('credential-mirror plugin on a real control plane (e2e)', function () {
       await ctx.registry.agents.removeFinalizer('team-a', 'two', FINALIZER_AGENT_CLEANUP);
       await until('the mirror in team-a removed', () => absent('team-a'), 10_000);
       expect(await mirrorHolds('team-b', 'sk-ant-lifecycle-5150'), 'team-b still has its agent').to.equal(true);
-      expect(lines.some((l) => l.includes('mirror removed') && l.includes('no agents left'))).to.equal(true);
+      // The line follows the DELETE's answer, so it may land just after the Secret is seen gone.
+      await until('the removal logged', () => lines.some((l) => l.includes('mirror removed') && l.includes('no agents left')), 5_000);
 
       // An agent again: the mirror again.
       await agent('team-a', 'three');
@@ -233,7 +234,7 @@ describe('credential-mirror plugin on a real control plane (e2e)', function () {
 
       await core.deleteNamespacedSecret({ namespace: INSTALL, name: NAME });
       for (const ns of ['team-a', 'team-b']) await until(`the mirror in ${ns} removed`, () => absent(ns), 10_000);
-      expect(lines.some((l) => l.includes('mirror removed') && l.includes('the source was deleted'))).to.equal(true);
+      await until('the removal logged', () => lines.some((l) => l.includes('mirror removed') && l.includes('the source was deleted')), 5_000);
 
       await source('sk-ant-came-back-888');
       for (const ns of ['team-a', 'team-b']) await until(`the mirror in ${ns} again`, () => mirrorHolds(ns, 'sk-ant-came-back-888'), 10_000);
@@ -269,7 +270,7 @@ describe('credential-mirror plugin on a real control plane (e2e)', function () {
       await core.createNamespacedSecret({ namespace: 'team-a', body: labelled('their-model', 'other-install') });
       await core.createNamespacedSecret({ namespace: 'team-a', body: labelled('old-model', INSTALL) });
       await until('the old mirror removed', async () => !(await core.readNamespacedSecret({ namespace: 'team-a', name: 'old-model' }).catch(() => undefined)), 10_000);
-      expect(lines.some((l) => l.includes('"secret":"old-model"') && l.includes('left under another name'))).to.equal(true);
+      await until('the removal logged', () => lines.some((l) => l.includes('"secret":"old-model"') && l.includes('left under another name')), 5_000);
       expect((await core.readNamespacedSecret({ namespace: 'team-a', name: 'their-model' })).data).to.deep.equal({ 'api-key': b64('sk-ant-older-name') });
     });
 
@@ -301,7 +302,7 @@ describe('credential-mirror plugin on a real control plane (e2e)', function () {
       await core.deleteNamespacedSecret({ namespace: INSTALL, name: NAME });
       await until('all removed', () => absent('team-b'), 10_000);
       // The plugin did speak (so the check below checks something), naming what it did.
-      expect(lines.filter((l) => /mirror (created|updated|removed)/.test(l)).length).to.be.at.least(5);
+      await until('five lines', () => lines.filter((l) => /mirror (created|updated|removed)/.test(l)).length >= 5, 5_000);
       const all = lines.join('\n');
       for (const v of ['LOGCHECK', 'd41d8cd98f00b204e9800998ecf8427e', b64(key).slice(0, 24), b64(key + '-rotated').slice(0, 24)]) {
         expect(all).to.not.contain(v);
