@@ -7,7 +7,8 @@ NODE_BIN := $(shell bash hack/nodejs.sh)
 ifeq ($(NODE_BIN),)
 $(error hack/nodejs.sh found no usable Node (see its messages above))
 endif
-NODEDIR := $(shell bash hack/nodejs.sh nodedir)
+# The pinned Node (under the cache, with its headers) is its own nodedir; the machine's needs none.
+NODEDIR := $(if $(findstring /agentplane/node/,$(NODE_BIN)),$(abspath $(NODE_BIN)/..))
 export PATH := $(NODE_BIN):$(PATH)
 ifneq ($(NODEDIR),)
 # node-gyp builds against the pinned Node's headers; prebuilt binaries would come from GitHub,
