@@ -7,6 +7,13 @@ import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_
 export const AGENT_KIND = 'Agent';
 export const DEFAULT_MODEL = 'claude-sonnet-4-5';
 export const DEFAULT_TEMPLATE = 'default';
+/** The model-proxy sidecar's container name in agent and squad pods. */
+export const MODEL_PROXY_CONTAINER = 'agentplane-model-proxy';
+/**
+ * Agent names taken by agentplane's own containers in an agent's pod (a squad pod has a container
+ * per member, named for the member): refused in both homes, so a name works wherever it is used.
+ */
+export const RESERVED_AGENT_NAMES: readonly string[] = [MODEL_PROXY_CONTAINER];
 
 /**
  * `templateRef` names a pod template by a DNS-1123 subdomain name (a Kubernetes PodTemplate name).

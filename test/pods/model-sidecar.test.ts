@@ -9,7 +9,8 @@
 import { expect } from 'chai';
 
 import { CREDENTIAL_PREFIX } from '../../pkg/modelproxy/index.js';
-import { MODEL_KEY_PATH, MODEL_PROXY_CONTAINER, MODEL_PROXY_PORT } from '../../pkg/runtime/kubernetes/objects.js';
+import { MODEL_PROXY_CONTAINER } from '../../pkg/api/agent.js';
+import { MODEL_KEY_PATH, MODEL_PROXY_PORT } from '../../pkg/runtime/kubernetes/objects.js';
 import { type ScriptedModel, startScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { eventually } from '../support/harness.js';
 import { agentEvents, type Agentplane, type Cluster, clusterUp, livePods, registerAgentplane, type StoredEvent, toolOutputs } from '../support/pods.js';

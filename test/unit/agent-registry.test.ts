@@ -135,6 +135,16 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
       });
     }
 
+    it("refuses the sidecar's container name, which would clash in the agent's pod, and keeps nothing", async () => {
+      const err = await rejection(agents.create(draft('agentplane-model-proxy')), ApiError);
+      expect(err.reason).to.equal('Invalid');
+      expect(err.details.causes).to.deep.equal([
+        { field: 'metadata.name', message: `"agentplane-model-proxy" is reserved for agentplane's own container in agent pods; choose another name` },
+      ]);
+      expect((await agents.list()).items).to.deep.equal([]);
+      await agents.create(draft('agentplane-model-proxy-2'));
+    });
+
     it('accepts a 63-character name, a one-letter name and names with digits (DNS-1123 labels)', async () => {
       await agents.create(draft('a'.repeat(63)));
       await agents.create(draft('b'));

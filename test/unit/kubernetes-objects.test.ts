@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 
 import { groupLabel, groupPodPrefix, labelsFor, objectNames } from '../../pkg/runtime/kubernetes/names.js';
-import { MODEL_PROXY_CONTAINER, managerAccess, workerConfigMap, workerPod, workerSecret, workspaceClaim } from '../../pkg/runtime/kubernetes/objects.js';
+import { MODEL_PROXY_CONTAINER } from '../../pkg/api/agent.js';
+import { managerAccess, workerConfigMap, workerPod, workerSecret, workspaceClaim } from '../../pkg/runtime/kubernetes/objects.js';
 import { BUILTIN_TEMPLATE, parseTemplate, type WorkerTemplate } from '../../pkg/runtime/kubernetes/template.js';
 
 const template: WorkerTemplate = { ...BUILTIN_TEMPLATE, image: 'agentplane/worker:test' };

@@ -11,6 +11,7 @@ import {
   DEFAULT_TEMPLATE,
   deriveAgentStatus,
   isBusy,
+  RESERVED_AGENT_NAMES,
 } from '../../api/agent.js';
 import { FINALIZER_AGENT_CLEANUP } from '../../api/deletion.js';
 import { type Cause, conflict, type ApiError } from '../../api/errors.js';
@@ -92,8 +93,12 @@ export const agentStrategy: Strategy<Agent> = {
   },
 
   validate(a) {
+    const reserved: Cause[] = RESERVED_AGENT_NAMES.includes(a.metadata.name)
+      ? [{ field: 'metadata.name', message: `"${a.metadata.name}" is reserved for agentplane's own container in agent pods; choose another name` }]
+      : [];
     return [
       ...validateObjectName(a.metadata.name, a.metadata.namespace),
+      ...reserved,
       ...validateSchema(agentSpecSchema, a.spec, 'spec'),
     ];
   },

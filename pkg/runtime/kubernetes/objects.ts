@@ -5,6 +5,7 @@
 
 import type { V1ConfigMap, V1Container, V1ObjectMeta, V1Role, V1RoleBinding, V1ServiceAccount, V1OwnerReference, V1PersistentVolumeClaim, V1Pod, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { ObjectRef } from '../../api/meta.js';
+import { MODEL_PROXY_CONTAINER } from '../../api/agent.js';
 import { type Component, GROUP_ANNOTATION, labelsFor, objectNames, UID_ANNOTATION, WORKER_STATE_ANNOTATION } from './names.js';
 import type { WorkerTemplate } from './template.js';
 
@@ -16,8 +17,6 @@ export const HEALTH_PORT_BASE = 8080;
 
 /** The model-proxy sidecar's port on the pod's loopback (the engines' ANTHROPIC_BASE_URL). */
 export const MODEL_PROXY_PORT = 8070;
-/** The sidecar's container name (an init container with restartPolicy Always: a native sidecar). */
-export const MODEL_PROXY_CONTAINER = 'agentplane-model-proxy';
 /** Where the sidecar finds the mirrored key and the pod's agents' credentials. */
 export const MODEL_KEY_PATH = '/var/run/agentplane/model';
 export const MODEL_CREDENTIALS_PATH = '/var/run/agentplane/agents';
