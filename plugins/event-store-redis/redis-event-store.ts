@@ -178,8 +178,10 @@ export class RedisEventStore implements EventStore {
     // The follower's blocked XREAD ends with its connection.
     this.reader.destroy();
     await this.follower.close();
+    // A connected client finishes what it was asked first; one still (re)connecting stops now.
+    if (this.commands.isReady) await this.commands.close().catch(() => this.commands.destroy());
+    else if (this.commands.isOpen) this.commands.destroy();
     await this.connected.catch(() => undefined);
-    if (this.commands.isOpen) await this.commands.close().catch(() => this.commands.destroy());
   }
 
   private async script(keys: string[], args: string[]): Promise<unknown> {
