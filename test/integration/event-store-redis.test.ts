@@ -416,4 +416,32 @@ describe('event-store-redis in a server (integration)', function () {
     expect(metrics).to.match(/agentplane_event_store_operation_duration_seconds_count\{store="redis",operation="append",outcome="ok"\} [1-9]/);
     expect(metrics).to.match(/agentplane_event_store_reconnects_total\{store="redis",connection="commands"\} [1-9]/);
   });
+
+  it('starts while Redis is unreachable, not ready until Redis is there', async () => {
+    const late = await startRedisServer();
+    await late.stop();
+    const h2 = await startHarness({
+      plugins: ['event-store-redis', 'sleep-wake'],
+      pluginOptions: { 'event-store-redis': { url: late.url, keyPrefix: freshPrefix() } },
+    });
+    try {
+      const r = await h2.api('GET', '/readyz');
+      expect(r.status, r.text).to.equal(503);
+      expect(r.body).to.deep.include({ reason: 'ServiceUnavailable' });
+      expect(r.text).to.match(/event store: Redis is not connected/);
+      await late.start();
+      await eventually(async () => (await h2.api('GET', '/readyz')).status === 200, 10_000, '/readyz 200 once Redis is up');
+      const created = await h2.api('POST', '/api/v1/agents', { name: 'late', instructions: '@say after all' });
+      expect(created.status, created.text).to.equal(201);
+      const ws = new EventClient(`${h2.url}/api/v1/agents/late/ws?since=0`);
+      try {
+        expect((await ws.untilTaskEnd()).at(-1)!.type).to.equal('task_completed');
+      } finally {
+        ws.close();
+      }
+    } finally {
+      await h2.close();
+      await late.close();
+    }
+  });
 });
