@@ -1,7 +1,7 @@
 // Health, readiness, the OpenAPI document and Prometheus metrics.
 
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../api/errors.js';
+import { ApiError, toRestBody } from '../../api/errors.js';
 import { buildOpenApi } from '../../api/openapi.js';
 import type { Metrics } from '../../observability/metrics.js';
 
@@ -13,13 +13,15 @@ export function systemRoutes(metrics: Metrics, readiness: ReadinessCheck[] = [])
   return async (app: FastifyInstance): Promise<void> => {
     app.get('/healthz', async () => ({ status: 'ok' }));
     // Not ready while a dependency (the shared event store) is unreachable: the Service sends
-    // requests to the replicas that can serve them.
-    app.get('/readyz', async () => {
+    // requests to the replicas that can serve them. Answered here, not thrown: a probe every few
+    // seconds must not log an error each time (the dependency logs its outage itself).
+    app.get('/readyz', async (_req, reply) => {
       for (const { name, check } of readiness) {
         try {
           await check();
         } catch (err) {
-          throw new ApiError('ServiceUnavailable', 503, `not ready: ${name}: ${(err as Error)?.message ?? String(err)}`);
+          const e = new ApiError('ServiceUnavailable', 503, `not ready: ${name}: ${(err as Error)?.message ?? String(err)}`);
+          return reply.status(503).send(toRestBody(e));
         }
       }
       return { status: 'ok' };
