@@ -323,45 +323,47 @@ describe('RedisEventStore (integration, real redis-server)', function () {
       await durable?.close();
     });
 
-    it('reconnects: ping fails while Redis is down, appends made meanwhile land in order, followers resume', async () => {
-      const prefix = freshPrefix();
-      const metrics = new Metrics();
-      const observer = storeMetrics(metrics);
-      const writer = await openStore(durable.url, { keyPrefix: prefix, observer });
-      const reader = await openStore(durable.url, { keyPrefix: prefix });
-      const s: StreamRef = { namespace: 'n', name: 'restart', uid: 'u' };
-      const live: AgentEvent[] = [];
-      const stop = reader.follow(s, (evs) => live.push(...evs));
-      await reader.lastSeq(s);
-      for (let i = 1; i <= 5; i++) await writer.append(s, text(`before${i}`));
-      await eventually(async () => live.length === 5, 5_000, 'events before the restart');
+    for (const kill of [false, true]) {
+      it(`reconnects after ${kill ? 'SIGKILL' : 'SIGTERM'}: ping fails while Redis is down, appends made meanwhile land in order, followers resume`, async () => {
+        const prefix = freshPrefix();
+        const metrics = new Metrics();
+        const observer = storeMetrics(metrics);
+        const writer = await openStore(durable.url, { keyPrefix: prefix, observer });
+        const reader = await openStore(durable.url, { keyPrefix: prefix });
+        const s: StreamRef = { namespace: 'n', name: `restart-${kill}`, uid: 'u' };
+        const live: AgentEvent[] = [];
+        const stop = reader.follow(s, (evs) => live.push(...evs));
+        await reader.lastSeq(s);
+        for (let i = 1; i <= 5; i++) await writer.append(s, text(`before${i}`));
+        await eventually(async () => live.length === 5, 5_000, 'events before the restart');
 
-      await durable.stop();
-      await eventually(
-        async () => {
-          try {
-            await writer.ping();
-            return false;
-          } catch {
-            return true;
-          }
-        },
-        5_000,
-        'ping to fail while Redis is down',
-      );
-      // Issued while Redis is down: waits for the connection, then lands in order.
-      const during = Promise.all([1, 2, 3].map((i) => writer.append(s, text(`during${i}`))));
-      await new Promise((r) => setTimeout(r, 300));
-      await durable.start();
-      expect((await during).map((e) => e.seq)).to.deep.equal([6, 7, 8]);
-      await writer.ping();
-      for (let i = 1; i <= 2; i++) await writer.append(s, text(`after${i}`));
-      await eventually(async () => live.length === 10, 10_000, `10 live events (have ${live.length})`);
-      stop();
-      expect(live.map((e) => e.seq)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-      expect(live.map(contentOf)).to.deep.equal(['before1', 'before2', 'before3', 'before4', 'before5', 'during1', 'during2', 'during3', 'after1', 'after2']);
-      expect(await metrics.registry.getSingleMetricAsString('agentplane_event_store_reconnects_total')).to.match(/connection="commands"\} [1-9]/);
-    });
+        await durable.stop({ kill });
+        await eventually(
+          async () => {
+            try {
+              await writer.ping();
+              return false;
+            } catch {
+              return true;
+            }
+          },
+          5_000,
+          'ping to fail while Redis is down',
+        );
+        // Issued while Redis is down: waits for the connection, then lands in order.
+        const during = Promise.all([1, 2, 3].map((i) => writer.append(s, text(`during${i}`))));
+        await new Promise((r) => setTimeout(r, 300));
+        await durable.start();
+        expect((await during).map((e) => e.seq)).to.deep.equal([6, 7, 8]);
+        await writer.ping();
+        for (let i = 1; i <= 2; i++) await writer.append(s, text(`after${i}`));
+        await eventually(async () => live.length === 10, 10_000, `10 live events (have ${live.length})`);
+        stop();
+        expect(live.map((e) => e.seq)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        expect(live.map(contentOf)).to.deep.equal(['before1', 'before2', 'before3', 'before4', 'before5', 'during1', 'during2', 'during3', 'after1', 'after2']);
+        expect(await metrics.registry.getSingleMetricAsString('agentplane_event_store_reconnects_total')).to.match(/connection="commands"\} [1-9]/);
+      });
+    }
   });
 });
 
