@@ -57,8 +57,12 @@ export function resolveRedisSettings(options: unknown, env: NodeJS.ProcessEnv = 
   const username = get('username');
   if (username !== undefined) connection.username = username;
   const passwordFile = get('passwordFile');
-  const password = passwordFile !== undefined ? readFile(passwordFile, 'passwordFile').replace(/\r?\n$/, '') : env[PASSWORD_ENV] || undefined;
-  if (password !== undefined) connection.password = password;
+  if (passwordFile !== undefined) {
+    readFile(passwordFile, 'passwordFile'); // readable now, or start-up stops; read again at each connection
+    connection.passwordFile = passwordFile;
+  } else if (env[PASSWORD_ENV]) {
+    connection.password = env[PASSWORD_ENV];
+  }
   const caFile = get('caFile');
   if (caFile !== undefined) connection.ca = readFile(caFile, 'caFile');
   const certFile = get('certFile');

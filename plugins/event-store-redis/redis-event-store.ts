@@ -8,6 +8,8 @@
 // order) so a short Redis restart delays appends instead of failing them. `ping` (readiness)
 // fails at once while the connection is down.
 
+import fs from 'node:fs';
+
 import { createClient, type RedisClientOptions } from 'redis';
 
 import type { AgentEvent, EventDraft } from '../../pkg/api/event.js';
@@ -22,6 +24,11 @@ export interface RedisConnection {
   url: string;
   username?: string;
   password?: string;
+  /**
+   * A file holding the password, read again at every (re)connection, so a rotated Secret
+   * (a mounted file Kubernetes updates) takes effect on the next reconnect. Wins over `password`.
+   */
+  passwordFile?: string;
   /** TLS: PEM CA bundle that signs Redis's certificate (implies TLS). */
   ca?: string | Buffer;
   /** TLS client certificate and key (PEM), when Redis asks for one. */
@@ -239,12 +246,21 @@ function clientOptions(c: RedisConnection): RedisClientOptions {
   const tls = c.url.startsWith('rediss:') || c.ca !== undefined;
   return {
     url: c.url,
-    ...(c.username !== undefined ? { username: c.username } : {}),
-    ...(c.password !== undefined ? { password: c.password } : {}),
+    ...(c.passwordFile !== undefined
+      ? { credentialsProvider: { type: 'async-credentials-provider' as const, credentials: async () => ({ ...(c.username !== undefined ? { username: c.username } : {}), password: readPassword(c.passwordFile!) }) } }
+      : {
+          ...(c.username !== undefined ? { username: c.username } : {}),
+          ...(c.password !== undefined ? { password: c.password } : {}),
+        }),
     socket: {
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 6), 2000),
       connectTimeout: 5000,
       ...(tls ? { tls: true as const, ...(c.ca !== undefined ? { ca: c.ca } : {}), ...(c.cert !== undefined ? { cert: c.cert } : {}), ...(c.key !== undefined ? { key: c.key } : {}) } : {}),
     },
   };
+}
+
+/** The password in a file, one trailing newline dropped (as `echo` or a Secret's file leaves it). */
+export function readPassword(file: string): string {
+  return fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
 }

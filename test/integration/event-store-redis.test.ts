@@ -230,7 +230,8 @@ describe('RedisEventStore (integration, real redis-server)', function () {
       const file = join(dir, 'password');
       writeFileSync(file, 's3cret-user\n', { mode: 0o600 });
       const fromFile = resolveRedisSettings({ url: secured.url, username: 'agentplane', passwordFile: file }, {});
-      expect(fromFile.connection).to.include({ username: 'agentplane', password: 's3cret-user' });
+      expect(fromFile.connection).to.include({ username: 'agentplane', passwordFile: file });
+      expect(fromFile.connection.password).to.equal(undefined);
       const fromEnv = resolveRedisSettings({}, { AGENTPLANE_REDIS_URL: secured.url, AGENTPLANE_REDIS_PASSWORD: 's3cret-default' });
       expect(fromEnv.connection).to.include({ url: secured.url, password: 's3cret-default' });
 
@@ -254,6 +255,38 @@ describe('RedisEventStore (integration, real redis-server)', function () {
       } finally {
         await teardown!();
       }
+    });
+
+    it('reads the password file again on reconnect: a rotated Secret takes effect', async () => {
+      const file = join(dir, 'rotating');
+      writeFileSync(file, 'first-pass\n', { mode: 0o600 });
+      const admin = await openStore(secured.url, { connection: { url: secured.url, password: 's3cret-default' } });
+      const acl = (args: string[]) => (admin as unknown as { commands: { sendCommand(a: string[]): Promise<unknown> } }).commands.sendCommand(args);
+      await acl(['ACL', 'SETUSER', 'rotating', 'on', 'resetpass', '>first-pass', '~*', '&*', '+@all']);
+      let reconnects = 0;
+      const observer = { operation: () => undefined, reconnect: () => void reconnects++ };
+      const store = await openStore(secured.url, { connection: { url: secured.url, username: 'rotating', passwordFile: file }, observer });
+      const s: StreamRef = { namespace: 'n', name: 'rotate', uid: 'u' };
+      await store.append(s, text('before'));
+
+      // The Secret changes: Redis first, then the mounted file; then the connections drop.
+      await acl(['ACL', 'SETUSER', 'rotating', 'resetpass', '>second-pass']);
+      writeFileSync(file, 'second-pass\n');
+      await acl(['CLIENT', 'KILL', 'USER', 'rotating']);
+      await eventually(
+        async () => {
+          try {
+            await store.ping();
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        10_000,
+        'the store to reconnect with the new password',
+      );
+      expect((await store.append(s, text('after'))).seq).to.equal(2);
+      expect(reconnects, 'the connections were dropped and made again').to.be.greaterThan(0);
     });
 
     it('refuses settings it cannot use, saying what to give', () => {
