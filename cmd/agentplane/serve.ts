@@ -409,7 +409,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       ...(o.rateLimitBurst !== undefined ? { burst: o.rateLimitBurst } : {}),
       exemptPaths: [...ALWAYS_ALLOW_PATHS, ...BYPASS_PATHS],
     });
-    await app.register(systemRoutes(metrics));
+    await app.register(systemRoutes(metrics, [{ name: 'event store', check: () => events.ping() }]));
     await app.register(agentRoutes(service));
     await app.register(agentStreamRoutes(service, events, metrics, o.wsClientsPerAgent !== undefined ? { maxClientsPerAgent: o.wsClientsPerAgent } : {}));
     await app.register(squadRoutes(new SquadService(squads, agents, reads.squads)));

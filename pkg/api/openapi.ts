@@ -350,7 +350,7 @@ function systemPaths(): OpenAPIV3.PathsObject {
   const ok = { description: 'ok', content: json({ type: 'object', properties: { status: { type: 'string' } } }) };
   return {
     '/healthz': { get: { operationId: 'healthz', responses: { '200': ok } } },
-    '/readyz': { get: { operationId: 'readyz', responses: { '200': ok } } },
+    '/readyz': { get: { operationId: 'readyz', description: 'Not ready (503) while a dependency, such as a shared event store, is unreachable.', responses: { '200': ok, ...errors(503) } } },
     '/openapi.json': { get: { operationId: 'openapi', responses: { '200': { description: 'this document', content: json({ type: 'object' }) } } } },
     '/metrics': { get: { operationId: 'metrics', responses: { '200': { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
   };

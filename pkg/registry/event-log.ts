@@ -1,5 +1,8 @@
 // The event log: durable append through the configured EventStore, then live fan-out to
 // subscribers (WebSocket clients, metrics). Subscribers see every event after it is stored.
+// A store that several processes share (one with `follow`) delivers live events itself, so a
+// subscriber sees the appends of every replica, in seq order; `onAppend` hooks see this
+// process's appends only.
 
 import type { AgentEvent, EventDraft } from '../api/event.js';
 import type { EventStore, ListOptions, StreamRef } from './events.js';
@@ -41,6 +44,7 @@ export class EventLog {
 
   /** Live events of one stream; returns an unsubscribe function. */
   subscribe(stream: StreamRef, fn: Listener): () => void {
+    if (this.store.follow) return this.store.follow(stream, (events) => events.forEach(fn));
     let set = this.subs.get(stream.uid);
     if (!set) this.subs.set(stream.uid, (set = new Set()));
     set.add(fn);
@@ -48,6 +52,11 @@ export class EventLog {
       set.delete(fn);
       if (set.size === 0) this.subs.delete(stream.uid);
     };
+  }
+
+  /** Resolves while the store is reachable (readiness); stores without a check always are. */
+  async ping(): Promise<void> {
+    await this.store.ping?.();
   }
 
   /** Every appended event of every stream (metrics, status). */

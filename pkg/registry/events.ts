@@ -1,5 +1,5 @@
 // Event storage: an ordered, durable, per-agent stream. Implementations are plugins
-// (event-store-sqlite, later event-store-redis); core code sees only this interface.
+// (event-store-sqlite, event-store-redis); core code sees only this interface.
 
 import type { AgentEvent, EventDraft } from '../api/event.js';
 
@@ -44,4 +44,14 @@ export interface EventStore {
   /** Removes the whole stream (agent deletion); the name's highest seq is kept (see append). */
   deleteStream(stream: StreamRef): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Optional, for a store several processes share: live events of the stream appended by any of
+   * them, in seq order, each once, in batches. The start is the stream's last seq as read by a
+   * command issued before `follow` returns and answered before any read issued on the store
+   * afterwards, so a replay read after this call overlaps the live events and leaves no gap.
+   * Returns a function that stops it. Without it, EventLog fans out its own appends in-process.
+   */
+  follow?(stream: StreamRef, onEvents: (events: AgentEvent[]) => void): () => void;
+  /** Optional: rejects, saying why, while the store is unreachable (the readiness check). */
+  ping?(): Promise<void>;
 }

@@ -415,6 +415,24 @@ export function eventStoreConformance(name: string, make: () => Promise<EventSto
         }
       });
 
+      it('taskStart of a task whose first events were trimmed is its first kept event', async () => {
+        const capped = await cappedStore(4);
+        try {
+          const st = capped.store;
+          const s = freshStream();
+          for (const task of [1, 1, 1, 0, 1, 1]) await st.append(s, { ...text('x'), task });
+          expect(seqs(await st.since(s, 0))).to.deep.equal([3, 4, 5, 6]);
+          expect(await st.taskStart(s, 1)).to.equal(3);
+          expect(await st.taskStart(s, 0)).to.equal(4);
+          for (let i = 0; i < 4; i++) await st.append(s, { ...text('y'), task: 2 });
+          expect(await st.taskStart(s, 1)).to.equal(undefined);
+          expect(await st.taskStart(s, 0)).to.equal(undefined);
+          expect(await st.taskStart(s, 2)).to.equal(7);
+        } finally {
+          await capped.cleanup();
+        }
+      });
+
       it('counts each stream on its own, also a re-created one of the same name', async () => {
         const capped = await cappedStore(3);
         try {
