@@ -42,12 +42,14 @@ export const ALWAYS_ALLOW_PATHS = ['/healthz', '/readyz', '/livez'];
  */
 export const BYPASS_PATHS = [CONTROL_PATH, MODEL_PROXY_PATH];
 /**
- * Served without authentication or authorization, with everything under them: the dashboard's
- * static files (pkg/server/routes/ui.ts). They hold no data; the page's API calls carry the
- * user's token and meet this filter like any other client's.
+ * Served without authentication or authorization: the dashboard's static files
+ * (pkg/server/routes/ui.ts). They hold no data; the page's API calls carry the user's token and
+ * meet this filter like any other client's. Exactly the paths the dashboard serves (/ui, /ui/,
+ * /ui/assets/<file>): a prefix match would let /ui/../api/... through on a router that
+ * resolved dot segments.
  */
-export const STATIC_PATHS = ['/ui'];
-const isStatic = (path: string): boolean => STATIC_PATHS.some((p) => path === p || path.startsWith(`${p}/`));
+const STATIC_RE = /^\/ui(\/|\/assets\/[A-Za-z0-9_-][A-Za-z0-9._-]*)?$/;
+const isStatic = (path: string): boolean => STATIC_RE.test(path);
 
 export interface AuthFilterOptions {
   authenticator: Pick<DelegatedAuthenticator, 'authenticate' | 'isIdentityHeader'>;
