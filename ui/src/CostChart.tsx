@@ -14,9 +14,13 @@ export function CostChart({ namespace, series }: { namespace: string; series: { 
   const chart = useRef<Chart<'line', { x: number; y: number }[]> | undefined>(undefined);
 
   const all = series.flatMap((s) => s.points).sort((a, b) => a.time - b.time);
+  // From a little before the first completed task to now, every line starting at $0.
+  const first = all[0]?.time ?? Date.now();
+  const last = Math.max(all.at(-1)?.time ?? first, Date.now());
+  const min = first - Math.max((last - first) * 0.05, 30_000);
   const cumulative = (points: CostPoint[]): { x: number; y: number }[] => {
     let sum = 0;
-    return [...points].sort((a, b) => a.time - b.time).map((p) => ({ x: p.time, y: (sum += p.cost) }));
+    return [{ x: min, y: 0 }, ...[...points].sort((a, b) => a.time - b.time).map((p) => ({ x: p.time, y: (sum += p.cost) }))];
   };
   const datasets = [
     { label: `${namespace} (all agents)`, data: cumulative(all), borderColor: '#111827', backgroundColor: '#111827', borderWidth: 3, stepped: true as const },
@@ -36,7 +40,7 @@ export function CostChart({ namespace, series }: { namespace: string; series: { 
           maintainAspectRatio: false,
           parsing: false,
           scales: {
-            x: { type: 'linear', ticks: { callback: (v) => new Date(Number(v)).toLocaleTimeString() } },
+            x: { type: 'linear', min, max: last, ticks: { callback: (v) => new Date(Number(v)).toLocaleTimeString() } },
             y: { type: 'linear', beginAtZero: true, title: { display: true, text: 'USD (cumulative)' } },
           },
           plugins: {
@@ -46,6 +50,8 @@ export function CostChart({ namespace, series }: { namespace: string; series: { 
       });
     } else {
       chart.current.data.datasets = datasets;
+      const x = chart.current.options.scales?.x;
+      if (x) Object.assign(x, { min, max: last });
       chart.current.update();
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
