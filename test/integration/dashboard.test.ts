@@ -96,7 +96,7 @@ describe('dashboard in Chromium (integration)', function () {
       await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
       const form = page.getByRole('form', { name: 'Create an agent' });
       await form.locator('input[name=name]').fill('dash');
-      await form.locator('textarea[name=instructions]').fill(`@write notes.txt hello from the dashboard\n@bash ${busyFor(6)}\n@say first done`);
+      await form.locator('textarea[name=instructions]').fill(`@write notes.txt hello from the dashboard\n@bash ${busyFor(10)}\n@say first done`);
       await form.getByRole('button', { name: 'Create and run' }).click();
       await page.waitForURL(/#\/agents\/default\/dash$/);
       const events = page.getByTestId('events');

@@ -22,8 +22,10 @@ export function CostChart({ namespace, series }: { namespace: string; series: { 
     let sum = 0;
     return [{ x: min, y: 0 }, ...[...points].sort((a, b) => a.time - b.time).map((p) => ({ x: p.time, y: (sum += p.cost) }))];
   };
+  // The namespace's total, when it is not the one agent's line again.
+  const total = { label: `${namespace} (all agents)`, data: cumulative(all), borderColor: '#111827', backgroundColor: '#111827', borderWidth: 3, stepped: true as const };
   const datasets = [
-    { label: `${namespace} (all agents)`, data: cumulative(all), borderColor: '#111827', backgroundColor: '#111827', borderWidth: 3, stepped: true as const },
+    ...(series.length > 1 ? [total] : []),
     ...series.map((s, i) => ({ label: s.agent, data: cumulative(s.points), borderColor: COLORS[i % COLORS.length], backgroundColor: COLORS[i % COLORS.length], borderWidth: 1.5, stepped: true as const })),
   ];
   const key = JSON.stringify(datasets.map((d) => [d.label, d.data.length, d.data.at(-1)?.y]));
