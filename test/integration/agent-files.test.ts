@@ -28,6 +28,8 @@ describe('workspace files endpoint (integration)', function () {
     symlinkSync(h.dataDir, join(workspace, 'data-link'));
     symlinkSync('/etc/passwd', join(workspace, 'passwd-link'));
     symlinkSync('notes', join(workspace, 'notes-link'));
+    symlinkSync('loop-b', join(workspace, 'loop-a'));
+    symlinkSync('loop-a', join(workspace, 'loop-b'));
     mkdirSync(join(workspace, 'big'));
     writeFileSync(join(workspace, 'big', 'large.txt'), 'x'.repeat(WORKSPACE_FILE_MAX_BYTES + 10));
     writeFileSync(join(workspace, 'big', 'blob.bin'), Buffer.from([1, 0, 2, 0, 3]));
@@ -89,7 +91,7 @@ describe('workspace files endpoint (integration)', function () {
     expect(blob.body).to.include({ type: 'file', binary: true, content: '', size: 5 });
   });
 
-  it('answers 404 for a missing path and for an unknown agent, 400 for a bad namespace', async () => {
+  it('answers 404 for a missing path and an unknown agent; 400 for a bad namespace, an over-long name, a link loop', async () => {
     const missing = await files('path=nope.txt');
     expect(missing.status).to.equal(404);
     expect(missing.body.reason).to.equal('NotFound');
@@ -98,6 +100,13 @@ describe('workspace files endpoint (integration)', function () {
     expect(ghost.body.error).to.contain('ghost');
     expect((await files('', 'namespace=Bad_NS&')).status).to.equal(400);
     expect((await files('path=a&path=b')).status).to.equal(400);
+    // Names the file system refuses are the client's mistake, not the server's.
+    expect((await files(`path=${'a'.repeat(300)}`)).status).to.equal(400);
+    // Deeper than PATH_MAX: its first missing directory answers first.
+    expect((await files(`path=${'abcdefgh/'.repeat(600)}`)).status).to.be.oneOf([400, 404]);
+    const loop = await files('path=loop-a');
+    expect(loop.status).to.equal(400);
+    expect(loop.body.error).to.contain('loop');
   });
 
   it('lists the workspace of an agent in another namespace only there', async () => {

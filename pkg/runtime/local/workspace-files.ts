@@ -93,8 +93,12 @@ const inside = (root: string, p: string): boolean => p === root || p.startsWith(
 
 const isMissing = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
 
+/** A failed resolve or open as the client's answer; anything unexpected stays a 500. */
 function missing(path: string, err: unknown): ApiError {
-  if (!isMissing(err) && (err as NodeJS.ErrnoException).code !== 'EACCES') throw err;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENAMETOOLONG') return badRequest(`path "${path.slice(0, 100)}…" is too long`, { causes: [{ field: 'path', message: 'is too long' }] });
+  if (code === 'ELOOP') return badRequest(`path "${path}" goes through a loop of symbolic links`, { causes: [{ field: 'path', message: 'loops' }] });
+  if (!isMissing(err) && code !== 'EACCES') throw err;
   return new ApiError('NotFound', 404, `no file or directory "${path}" in the workspace`, { kind: 'file', name: path });
 }
 
