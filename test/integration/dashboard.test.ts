@@ -217,6 +217,7 @@ describe('dashboard in Chromium (integration)', function () {
 
   describe('a server with a token file', () => {
     const TOKEN = 'dashboard-token-4c6e8a0b2d';
+    const TEAM_TOKEN = 'team-a-token-9d7b5f3e1c'; // namespace team-a only
     let h: Harness;
     let dir: string;
     let page: Page;
@@ -225,10 +226,16 @@ describe('dashboard in Chromium (integration)', function () {
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'agentplane-dash-'));
       const file = join(dir, 'tokens.yaml');
-      writeFileSync(file, `tokens:\n  - user: dash\n    namespaces: "*"\n    verbs: "*"\n    tokenHash: ${hashToken(TOKEN)}\n`);
+      writeFileSync(
+        file,
+        `tokens:\n  - user: dash\n    namespaces: "*"\n    verbs: "*"\n    tokenHash: ${hashToken(TOKEN)}\n` +
+          `  - user: alice\n    namespaces: [team-a]\n    verbs: "*"\n    tokenHash: ${hashToken(TEAM_TOKEN)}\n`,
+      );
       h = await startHarness({ tokenFile: file });
       const created = await h.api('POST', '/api/v1/agents', { name: 'guarded', instructions: '@say guarded hello' }, { authorization: `Bearer ${TOKEN}` });
       expect(created.status).to.equal(201);
+      const teamA = await h.api('POST', '/api/v1/agents', { name: 'alices', namespace: 'team-a', instructions: '@say hi' }, { authorization: `Bearer ${TEAM_TOKEN}` });
+      expect(teamA.status).to.equal(201);
       page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
       errors = watchErrors(page);
     });
@@ -267,6 +274,22 @@ describe('dashboard in Chromium (integration)', function () {
       await page.getByTestId('events').locator('[data-type=task_completed]').waitFor({ timeout: 60_000 });
       await eventually(async () => expect(await page.getByTestId('stream-state').textContent()).to.equal('live'));
       await shot(page, '12-token-agent');
+    });
+
+    it('with a token for one namespace, says to pick it, then lists that namespace', async () => {
+      await page.getByRole('button', { name: 'Forget token' }).click();
+      await page.getByRole('link', { name: 'Agents', exact: true }).click();
+      const prompt = page.getByRole('form', { name: 'Sign in' });
+      await prompt.locator('input[name=token]').fill(TEAM_TOKEN);
+      await prompt.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('Enter a namespace you may read').waitFor();
+      const scope = page.getByRole('form', { name: 'Namespace' }).locator('input');
+      await scope.fill('team-a');
+      await scope.press('Enter');
+      await page.getByTestId('namespace-team-a').locator('tr[data-agent=alices]').waitFor();
+      expect(await page.getByTestId('namespace-default').count()).to.equal(0);
+      expect(await page.locator('form[aria-label="Create an agent"] input[name=namespace]').inputValue()).to.equal('team-a');
+      await shot(page, '13-token-one-namespace');
     });
   });
 });

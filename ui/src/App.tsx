@@ -1,7 +1,7 @@
 // The shell: navigation, the token prompt (shown whenever the API answers 401), and the pages.
 
 import { type FormEvent, useEffect, useState } from 'react';
-import { clearToken, getToken, setToken, setUnauthorizedHandler } from './api';
+import { clearToken, getScope, getToken, setScope, setToken, setUnauthorizedHandler } from './api';
 import { href, useRoute } from './hooks';
 import { AgentPage } from './pages/AgentPage';
 import { AgentsPage } from './pages/Agents';
@@ -13,13 +13,15 @@ export function App() {
   const [needToken, setNeedToken] = useState(false);
   // A new token remounts the page, so everything is loaded again with it.
   const [epoch, setEpoch] = useState(0);
+  const [scope, setScopeState] = useState(getScope);
+  const [draft, setDraft] = useState(scope);
   useEffect(() => setUnauthorizedHandler(() => setNeedToken(true)), []);
 
   let page: React.ReactNode;
   if (route[0] === 'agents' && route[1] && route[2]) page = <AgentPage namespace={route[1]} name={route[2]} />;
-  else if (route[0] === 'squads') page = <SquadsPage />;
-  else if (route[0] === 'connectors') page = <ConnectorsPage />;
-  else page = <AgentsPage />;
+  else if (route[0] === 'squads') page = <SquadsPage scope={scope} />;
+  else if (route[0] === 'connectors') page = <ConnectorsPage scope={scope} />;
+  else page = <AgentsPage scope={scope} />;
 
   return (
     <>
@@ -38,6 +40,17 @@ export function App() {
             Connectors
           </a>
         </nav>
+        <form
+          className="scope"
+          aria-label="Namespace"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setScope(draft.trim());
+            setScopeState(draft.trim());
+          }}
+        >
+          <input name="scope" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="all namespaces" title="Show one namespace (Enter); empty for all" />
+        </form>
         {getToken() ? (
           <button
             type="button"
@@ -60,7 +73,7 @@ export function App() {
           }}
         />
       ) : (
-        <main key={epoch}>{page}</main>
+        <main key={`${epoch}/${scope}`}>{page}</main>
       )}
     </>
   );

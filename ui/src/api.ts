@@ -2,6 +2,7 @@
 // A 401 asks the app for a token (kept in sessionStorage: gone when the tab closes).
 
 const TOKEN_KEY = 'agentplane.token';
+const SCOPE_KEY = 'agentplane.namespace';
 
 export class ApiFailure extends Error {
   constructor(
@@ -25,6 +26,12 @@ export function setToken(token: string): void {
 }
 export function clearToken(): void {
   sessionStorage.removeItem(TOKEN_KEY);
+}
+
+/** The namespace the lists show ('' for every namespace, which a namespaced token may not list). */
+export const getScope = (): string => sessionStorage.getItem(SCOPE_KEY) ?? '';
+export function setScope(namespace: string): void {
+  sessionStorage.setItem(SCOPE_KEY, namespace);
 }
 
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -69,4 +76,11 @@ export function openSocket(path: string): WebSocket {
     .replace(/\//g, '_')
     .replace(/=+$/, '');
   return new WebSocket(url, [`base64url.bearer.authorization.k8s.io.${b64}`, 'agentplane.io.events']);
+}
+
+/** A list's error as the page shows it: a 403 on every namespace says how to pick one. */
+export function listError(err: Error | undefined, scope: string): string | undefined {
+  if (!err || (err instanceof ApiFailure && err.status === 401)) return undefined;
+  if (err instanceof ApiFailure && err.status === 403 && !scope) return `${err.message}. Enter a namespace you may read in the box at the top.`;
+  return err.message;
 }

@@ -3,7 +3,7 @@
 // updates"); costs and last activity come from the agents' events (costs.ts).
 
 import { type FormEvent, useState } from 'react';
-import { api, ApiFailure } from '../api';
+import { api, listError, q } from '../api';
 import { CostChart } from '../CostChart';
 import { ago, costsOf, refreshCosts, usd } from '../costs';
 import { href, usePoll } from '../hooks';
@@ -11,9 +11,9 @@ import type { Agent } from '../types';
 
 export const LIST_POLL_MS = 2000;
 
-export function AgentsPage() {
+export function AgentsPage({ scope }: { scope: string }) {
   const list = usePoll(async () => {
-    const { agents } = await api<{ agents: Agent[] }>('GET', '/api/v1/agents');
+    const { agents } = await api<{ agents: Agent[] }>('GET', `/api/v1/agents${q({ namespace: scope || undefined })}`);
     // Sequentially: one small events request per agent, never a burst.
     for (const a of agents) await refreshCosts(a.namespace, a.name).catch(() => undefined);
     return agents;
@@ -25,8 +25,8 @@ export function AgentsPage() {
   return (
     <div>
       <h1>Agents</h1>
-      <CreateAgent onCreated={list.refresh} />
-      {list.error && !(list.error instanceof ApiFailure && list.error.status === 401) ? <p className="error">{list.error.message}</p> : null}
+      <CreateAgent defaultNamespace={scope || 'default'} onCreated={list.refresh} />
+      {listError(list.error, scope) ? <p className="error">{listError(list.error, scope)}</p> : null}
       {list.data && !list.data.length ? <p className="muted">No agents yet: create one above.</p> : null}
       {namespaces.map((ns) => {
         const agents = byNamespace.get(ns)!.sort((a, b) => a.name.localeCompare(b.name));
@@ -77,9 +77,9 @@ export function AgentsPage() {
   );
 }
 
-function CreateAgent({ onCreated }: { onCreated: () => void }) {
+function CreateAgent({ defaultNamespace, onCreated }: { defaultNamespace: string; onCreated: () => void }) {
   const [name, setName] = useState('');
-  const [namespace, setNamespace] = useState('default');
+  const [namespace, setNamespace] = useState(defaultNamespace);
   const [model, setModel] = useState('');
   const [instructions, setInstructions] = useState('');
   const [error, setError] = useState<string>();

@@ -1,18 +1,18 @@
 // Connectors: their tool server, status, the agents attached and the tools they offer.
 
 import { useEffect, useState } from 'react';
-import { api, q } from '../api';
+import { api, listError, q } from '../api';
 import { href, usePoll } from '../hooks';
 import type { Connector } from '../types';
 import { LIST_POLL_MS } from './Agents';
 
-export function ConnectorsPage() {
-  const list = usePoll(() => api<{ connectors: Connector[] }>('GET', '/api/v1/connectors'), LIST_POLL_MS);
+export function ConnectorsPage({ scope }: { scope: string }) {
+  const list = usePoll(() => api<{ connectors: Connector[] }>('GET', `/api/v1/connectors${q({ namespace: scope || undefined })}`), LIST_POLL_MS);
   const connectors = (list.data?.connectors ?? []).sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
   return (
     <div>
       <h1>Connectors</h1>
-      {list.error ? <p className="error">{list.error.message}</p> : null}
+      {listError(list.error, scope) ? <p className="error">{listError(list.error, scope)}</p> : null}
       {list.data && !connectors.length ? <p className="muted">No connectors.</p> : null}
       {connectors.map((c) => (
         <section key={`${c.namespace}/${c.name}`} className="card" data-connector={c.name}>

@@ -1,18 +1,18 @@
 // Squads: phase, and each member's phase and task. A squad's members share one pod (one process
 // group in the embedded home), labelled agentplane.io/squad=<name>; there is none while asleep.
 
-import { api } from '../api';
+import { api, listError, q } from '../api';
 import { href, usePoll } from '../hooks';
 import type { Squad } from '../types';
 import { LIST_POLL_MS } from './Agents';
 
-export function SquadsPage() {
-  const list = usePoll(() => api<{ squads: Squad[] }>('GET', '/api/v1/squads'), LIST_POLL_MS);
+export function SquadsPage({ scope }: { scope: string }) {
+  const list = usePoll(() => api<{ squads: Squad[] }>('GET', `/api/v1/squads${q({ namespace: scope || undefined })}`), LIST_POLL_MS);
   const squads = (list.data?.squads ?? []).sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
   return (
     <div>
       <h1>Squads</h1>
-      {list.error ? <p className="error">{list.error.message}</p> : null}
+      {listError(list.error, scope) ? <p className="error">{listError(list.error, scope)}</p> : null}
       {list.data && !squads.length ? <p className="muted">No squads.</p> : null}
       {squads.map((s) => (
         <section key={`${s.namespace}/${s.name}`} className="card" data-squad={s.name}>
