@@ -104,7 +104,8 @@ describe('dashboard in Chromium (integration)', function () {
       // The Write call completes, the long Bash call shows as running until its result comes.
       await events.locator('[data-type=tool_call].tool-ok').first().waitFor();
       await events.locator('[data-type=tool_call].tool-running').waitFor();
-      expect(await page.getByTestId('task-status').textContent()).to.equal('InProgress');
+      // The agent's fields are polled (every 2 s); the events above came over the socket.
+      await eventually(async () => expect(await page.getByTestId('task-status').textContent()).to.equal('InProgress'));
       expect(await page.getByTestId('stream-state').textContent()).to.equal('live');
       expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).to.equal(42);
       const created = await h.api('GET', '/api/v1/agents/dash');
