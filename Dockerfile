@@ -24,6 +24,10 @@ COPY plugins plugins
 # tsconfig.json also includes test/ and bench/, which .dockerignore leaves out of the context.
 RUN node node_modules/typescript/bin/tsc -p tsconfig.json \
  && chmod 0755 dist/cmd/agentplane/main.js dist/cmd/agentplane-worker/main.js
+# The dashboard (/ui): bundled by esbuild from ui/ into dist/ui; the server image serves it.
+COPY ui ui
+COPY hack/build-ui.mjs hack/build-ui.mjs
+RUN node node_modules/typescript/bin/tsc -p ui/tsconfig.json && node hack/build-ui.mjs
 
 # ---- production dependencies ---------------------------------------------------------------
 # The server opens SQLite (the default event store), so better-sqlite3's install script runs
@@ -77,6 +81,7 @@ COPY --from=server-deps /opt/agentplane /opt/agentplane
 COPY --from=build /src/dist/cmd /opt/agentplane/dist/cmd
 COPY --from=build /src/dist/pkg /opt/agentplane/dist/pkg
 COPY --from=build /src/dist/plugins /opt/agentplane/dist/plugins
+COPY --from=build /src/dist/ui /opt/agentplane/dist/ui
 ENV NODE_ENV=production \
     HOME=/tmp
 USER 65532:65532

@@ -39,6 +39,8 @@ deps: $(INSTALLED)
 
 build: deps
 	$(NODE) node_modules/typescript/bin/tsc -p tsconfig.json
+	$(NODE) node_modules/typescript/bin/tsc -p ui/tsconfig.json
+	$(NODE) hack/build-ui.mjs
 	@chmod +x dist/cmd/agentplane/main.js dist/cmd/agentplane-worker/main.js
 
 # Import rules (.dependency-cruiser.cjs, docs/architecture.md#import-rules): fails naming the rule

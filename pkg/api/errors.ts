@@ -22,6 +22,7 @@ export type Reason =
   | 'TooManyRequests'
   | 'InternalError'
   | 'BadGateway'
+  | 'NotImplemented'
   | 'ServiceUnavailable'
   | 'Timeout';
 
@@ -187,6 +188,7 @@ const STATUS_CODES: Partial<Record<Reason, number>> = {
   SecretBindingMismatch: 422,
   TooManyRequests: 429,
   InternalError: 500,
+  NotImplemented: 501,
   ServiceUnavailable: 503,
   Timeout: 504,
 };

@@ -6,6 +6,7 @@ import { connectorCreateRequestSchema, connectorResponseSchema, connectorToolsRe
 import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './event.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAMESPACE_PATTERN } from './meta.js';
 import { squadCreateRequestSchema, squadMemberSchema, squadResponseSchema } from './squad.js';
+import { WORKSPACE_DIR_MAX_ENTRIES, WORKSPACE_FILE_MAX_BYTES, workspaceFilesResponseSchema } from './workspace.js';
 import { secretCreateRequestSchema, secretPatchRequestSchema, secretReplaceRequestSchema, secretResponseSchema } from './secret.js';
 
 type Schema = OpenAPIV3.SchemaObject;
@@ -164,6 +165,21 @@ export function buildOpenApi(): OpenAPIV3.Document {
           },
         },
       },
+      '/api/v1/agents/{name}/files': {
+        get: {
+          operationId: 'readWorkspace',
+          description:
+            "The agent's workspace, read-only: a directory's entries (sorted, at most " + WORKSPACE_DIR_MAX_ENTRIES + ') or a file\'s UTF-8 text ' +
+            '(at most ' + WORKSPACE_FILE_MAX_BYTES + ' bytes; `binary` files come without text). `..` and symbolic links leading out of the workspace are 400. ' +
+            '501 NotImplemented when agents run in pods (the server does not mount their workspaces).',
+          parameters: [
+            nameParam,
+            nsParam,
+            { name: 'path', in: 'query', schema: { type: 'string' }, description: "relative to the workspace; omitted or '' for the workspace itself" },
+          ],
+          responses: { '200': { description: 'a directory or a file', content: json(ref('WorkspaceFilesResponse')) }, ...errors(400, 404, 501) },
+        },
+      },
       '/api/v1/agents/{name}/ws': {
         get: {
           operationId: 'streamEvents',
@@ -198,6 +214,7 @@ export function buildOpenApi(): OpenAPIV3.Document {
         SquadCreateRequest: toOpenApi(squadCreateRequestSchema),
         SquadMember: toOpenApi(squadMemberSchema),
         SquadResponse: toOpenApi(squadResponseSchema),
+        WorkspaceFilesResponse: toOpenApi(workspaceFilesResponseSchema),
         Event: eventSchema,
         Error: errorSchema,
       },

@@ -5,8 +5,9 @@ import { expect } from 'chai';
 import type { OpenAPIV3 } from 'openapi-types';
 import { type Harness, startHarness } from '../support/harness.js';
 
-// /openapi/v2 and /openapi/v3 belong to the aggregated API (kube-apiserver fetches them).
-const UNDOCUMENTED = /^\/(internal|apis|openapi\/v[23])(\/|$)/;
+// /openapi/v2 and /openapi/v3 belong to the aggregated API (kube-apiserver fetches them); /ui is
+// the dashboard's static files, not API.
+const UNDOCUMENTED = /^\/(internal|apis|openapi\/v[23]|ui)(\/|$)/;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 // fastify ':name' -> OpenAPI '{name}'
 const toTemplate = (url: string): string => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

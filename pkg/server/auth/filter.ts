@@ -41,6 +41,15 @@ export const ALWAYS_ALLOW_PATHS = ['/healthz', '/readyz', '/livez'];
  * them) authenticate workers with their own per-agent credentials.
  */
 export const BYPASS_PATHS = [CONTROL_PATH, MODEL_PROXY_PATH];
+/**
+ * Served without authentication or authorization: the dashboard's static files
+ * (pkg/server/routes/ui.ts). They hold no data; the page's API calls carry the user's token and
+ * meet this filter like any other client's. Exactly the paths the dashboard serves (/ui, /ui/,
+ * /ui/assets/<file>): a prefix match would let /ui/../api/... through on a router that
+ * resolved dot segments.
+ */
+const STATIC_RE = /^\/ui(\/|\/assets\/[A-Za-z0-9_-][A-Za-z0-9._-]*)?$/;
+const isStatic = (path: string): boolean => STATIC_RE.test(path);
 
 export interface AuthFilterOptions {
   authenticator: Pick<DelegatedAuthenticator, 'authenticate' | 'isIdentityHeader'>;
@@ -76,7 +85,7 @@ export function installAuthFilter(app: FastifyInstance, opts: AuthFilterOptions)
     if (bypass.has(path)) return;
     const rawHeaders = req.raw.rawHeaders;
     stripIdentityHeaders(req, opts.authenticator);
-    if (alwaysAllow.has(path)) {
+    if (alwaysAllow.has(path) || isStatic(path)) {
       (req as Marked)[AUTHORIZED] = true;
       return;
     }

@@ -1,0 +1,12 @@
+// The dashboard's entry point (bundled by hack/build-ui.mjs, served at /ui by the server).
+
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import './style.css';
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -1,0 +1,55 @@
+// The REST mirror's shapes the dashboard reads (pkg/api; the UI is bundled apart from the server).
+
+export interface Agent {
+  name: string;
+  namespace: string;
+  model: string;
+  status: string;
+  taskStatus: string;
+  lastTaskMessage: string;
+  createdAt: string;
+  role: string;
+  connectors: string[];
+  lifecycle: string;
+}
+
+export interface AgentEvent {
+  seq: number;
+  agentName: string;
+  namespace: string;
+  task: number;
+  type: string;
+  timestamp: string;
+  payload: Record<string, any>;
+}
+
+export interface Squad {
+  name: string;
+  namespace: string;
+  phase: string;
+  members: { name: string; phase: string; taskStatus: string }[];
+  orphanedSince: string | null;
+  breakUpRequested: boolean;
+  createdAt: string;
+}
+
+export interface Connector {
+  name: string;
+  namespace: string;
+  displayName: string;
+  url: string;
+  agentNames: string[];
+  attachedAgents: number;
+  status: { phase?: string; message?: string; [k: string]: unknown };
+  createdAt: string;
+}
+
+export interface WorkspaceView {
+  path: string;
+  type: 'file' | 'directory';
+  entries?: { name: string; type: string; size?: number }[];
+  size?: number;
+  content?: string;
+  binary?: boolean;
+  truncated: boolean;
+}
