@@ -4,6 +4,13 @@
 // above it, so a seq never repeats for a name (a cursor from the old agent stays meaningful).
 // With `maxEventsPerStream`, an append also deletes the stream's events more than that many seqs
 // below the new one (the oldest), in the same transaction: a stream keeps at most that many.
+//
+// Group commit: appends made in the same turn of the event loop (the events every worker socket
+// delivered in one read) are written in one transaction at the next setImmediate, in call order,
+// and each append's promise resolves only once that transaction has committed. A commit is one
+// WAL write, not one per event, and nothing is reported stored before it is. Every other call
+// first writes the appends queued before it, so the store still behaves as if each call ran
+// alone, in call order.
 
 import Database from 'better-sqlite3';
 
@@ -32,6 +39,13 @@ const toEvent = (row: EventRow): AgentEvent => ({
 
 const COLUMNS = 'seq, namespace, name, task, type, ts, payload';
 
+interface QueuedAppend {
+  stream: StreamRef;
+  draft: EventDraft;
+  resolve: (ev: AgentEvent) => void;
+  reject: (err: unknown) => void;
+}
+
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly nextSeqStmt: Database.Statement<[string, string, string], { next: number }>;
@@ -46,6 +60,10 @@ export class SqliteEventStore implements EventStore {
   private readonly deleteStmt: Database.Statement<[string]>;
   private readonly trimStmt: Database.Statement<[string, number]>;
   private readonly appendTx: (stream: StreamRef, draft: EventDraft) => AgentEvent;
+  private readonly batchTx: (batch: readonly QueuedAppend[]) => AgentEvent[];
+  /** Appends waiting for the next group commit, in call order. */
+  private queue: QueuedAppend[] = [];
+  private flushTimer: NodeJS.Immediate | undefined;
   private closed = false;
 
   private readonly maxEventsPerStream: number | undefined;
@@ -124,7 +142,7 @@ export class SqliteEventStore implements EventStore {
     this.deleteStmt = this.db.prepare('DELETE FROM events WHERE uid = ?');
     this.trimStmt = this.db.prepare('DELETE FROM events WHERE uid = ? AND seq <= ?');
 
-    this.appendTx = this.db.transaction((stream: StreamRef, draft: EventDraft): AgentEvent => {
+    const appendOne = (stream: StreamRef, draft: EventDraft): AgentEvent => {
       const seq = this.nextSeqStmt.get(stream.namespace, stream.name, stream.uid)!.next;
       this.markStmt.run(stream.namespace, stream.name, seq);
       const timestamp = draft.timestamp ?? new Date().toISOString();
@@ -152,14 +170,48 @@ export class SqliteEventStore implements EventStore {
         timestamp,
         payload: draft.payload,
       };
+    };
+    this.appendTx = this.db.transaction(appendOne);
+    this.batchTx = this.db.transaction((batch: readonly QueuedAppend[]) => batch.map((a) => appendOne(a.stream, a.draft)));
+  }
+
+  /** Queued for the next group commit; resolves once the event is committed. */
+  append(stream: StreamRef, draft: EventDraft): Promise<AgentEvent> {
+    if (this.closed) return Promise.reject(new Error('the event store is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ stream, draft, resolve, reject });
+      this.flushTimer ??= setImmediate(() => this.flush());
     });
   }
 
-  async append(stream: StreamRef, draft: EventDraft): Promise<AgentEvent> {
-    return this.appendTx(stream, draft);
+  /** Commits every queued append in one transaction and settles their promises in order. */
+  private flush(): void {
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = this.queue;
+    if (batch.length === 0) return;
+    this.queue = [];
+    let events: AgentEvent[];
+    try {
+      events = this.batchTx(batch);
+    } catch (err) {
+      if (batch.length === 1) return batch[0]!.reject(err);
+      // The whole transaction rolled back: commit each on its own, so one bad append (say, a
+      // payload that does not serialize) fails alone and the others keep their call order.
+      for (const a of batch) {
+        try {
+          a.resolve(this.appendTx(a.stream, a.draft));
+        } catch (e) {
+          a.reject(e);
+        }
+      }
+      return;
+    }
+    batch.forEach((a, i) => a.resolve(events[i]!));
   }
 
   async list(stream: StreamRef, opts: ListOptions): Promise<AgentEvent[]> {
+    this.flush();
     const limit = Math.max(0, Math.floor(opts.limit));
     if (limit === 0) return [];
     const rows =
@@ -170,6 +222,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async since(stream: StreamRef, after: number, max?: number): Promise<AgentEvent[]> {
+    this.flush();
     const rows =
       max === undefined
         ? this.sinceStmt.all(stream.uid, after)
@@ -178,19 +231,23 @@ export class SqliteEventStore implements EventStore {
   }
 
   async taskStart(stream: StreamRef, task: number): Promise<number | undefined> {
+    this.flush();
     return this.taskStartStmt.get(stream.uid, task)?.first ?? undefined;
   }
 
   async lastSeq(stream: StreamRef): Promise<number> {
+    this.flush();
     return this.lastSeqStmt.get(stream.uid)!.last;
   }
 
   async deleteStream(stream: StreamRef): Promise<void> {
+    this.flush();
     this.deleteStmt.run(stream.uid);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.flush();
     this.closed = true;
     this.db.close();
   }
