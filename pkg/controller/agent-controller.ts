@@ -71,8 +71,9 @@ const mustStop = (place: Placement, worker: WorkerStatus): boolean =>
 
 export class AgentController {
   readonly controller: Controller;
-  private readonly statusWriter = new StatusWriter((ref, events) =>
-    this.d.agents.updateStatus(ref.namespace, ref.name, (s) => events.forEach((ev) => applyEvent(s, ev))),
+  private readonly statusWriter = new StatusWriter(
+    (ref, events) => this.d.agents.updateStatus(ref.namespace, ref.name, (s) => events.forEach((ev) => applyEvent(s, ev))),
+    (ref, err) => this.d.logger.warn({ ...ref, err: String(err) }, 'writing the task message failed'),
   );
   private readonly startFailures = new Map<string, number>();
   /** The task whose cancel was handed to the worker, per agent: a request is sent once. */
@@ -314,12 +315,11 @@ export class AgentController {
   private async record(agent: Agent, draft: EventDraft): Promise<AgentEvent> {
     const ref = { namespace: agent.metadata.namespace, name: agent.metadata.name };
     const ev = await this.d.events.append(streamOf(agent), draft);
-    const written = this.statusWriter.add(ref, ev, changesTaskState(ev));
     if (!changesTaskState(ev)) {
-      written.catch((err: unknown) => this.d.logger.warn({ ...ref, err: String(err) }, 'writing the task message failed'));
+      this.statusWriter.note(ref, ev);
       return ev;
     }
-    const updated = await written;
+    const updated = await this.statusWriter.add(ref, ev);
     if (isTerminal(ev.type)) await this.taskEnded(updated, ev);
     return ev;
   }
@@ -394,7 +394,7 @@ export class AgentController {
       // In turn with the worker's events (appended in call order), which are dropped from now on.
       this.ended.set(key, taskKey);
       const ev = this.d.events.append(streamOf(agent), { type: 'task_cancelled', task: agent.spec.task, payload: { reason: 'the agent is being deleted' } });
-      await this.statusWriter.add(ref, await ev, true);
+      await this.statusWriter.add(ref, await ev);
       this.d.metrics.tasks.inc({ outcome: 'cancelled' });
     }
     if (!this.cleanedUp.has(agent.metadata.uid)) {

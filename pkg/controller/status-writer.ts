@@ -30,24 +30,36 @@ interface Backlog {
 export class StatusWriter {
   private readonly backlogs = new Map<string, Backlog>();
 
+  /** `failed`: told of a write that fails with no one waiting for it (only `note`d events). */
   constructor(
     private readonly write: StatusWrite,
+    private readonly failed: (ref: ObjectRef, err: unknown) => void,
     private readonly intervalMs = STATUS_WRITE_INTERVAL_MS,
   ) {}
 
   /**
-   * Queues the event (events of one agent in seq order). Resolves with the agent as written by
-   * the write that included it. `urgent`: write as soon as the write in flight is done.
+   * Queues an event that changes the task's state (events of one agent in seq order): written as
+   * soon as the write in flight is done. Resolves with the agent as that write left it.
    */
-  add(ref: ObjectRef, ev: AgentEvent, urgent: boolean): Promise<Agent> {
+  add(ref: ObjectRef, ev: AgentEvent): Promise<Agent> {
+    const b = this.queue(ref, ev);
+    b.urgent = true;
+    const done = new Promise<Agent>((resolve, reject) => b.waiters.push({ resolve, reject }));
+    this.schedule(refKey(ref), b);
+    return done;
+  }
+
+  /** Queues an event that only moves the message: written with the next write, within `intervalMs`. */
+  note(ref: ObjectRef, ev: AgentEvent): void {
+    this.schedule(refKey(ref), this.queue(ref, ev));
+  }
+
+  private queue(ref: ObjectRef, ev: AgentEvent): Backlog {
     const key = refKey(ref);
     let b = this.backlogs.get(key);
     if (!b) this.backlogs.set(key, (b = { ref, events: [], waiters: [], urgent: false, writing: false, lastWriteAt: 0 }));
     b.events.push(ev);
-    b.urgent ||= urgent;
-    const done = new Promise<Agent>((resolve, reject) => b.waiters.push({ resolve, reject }));
-    this.schedule(key, b);
-    return done;
+    return b;
   }
 
   /** Drops pending timers (shutdown); queued events stay unwritten. */
@@ -83,6 +95,7 @@ export class StatusWriter {
       const agent = await this.write(b.ref, events);
       waiters.forEach((w) => w.resolve(agent));
     } catch (err) {
+      if (waiters.length === 0) this.failed(b.ref, err);
       waiters.forEach((w) => w.reject(err));
     } finally {
       b.writing = false;

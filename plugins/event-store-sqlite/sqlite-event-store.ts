@@ -59,8 +59,7 @@ export class SqliteEventStore implements EventStore {
   private readonly lastSeqStmt: Database.Statement<[string], { last: number }>;
   private readonly deleteStmt: Database.Statement<[string]>;
   private readonly trimStmt: Database.Statement<[string, number]>;
-  private readonly appendTx: (stream: StreamRef, draft: EventDraft) => AgentEvent;
-  private readonly batchTx: (batch: readonly QueuedAppend[]) => AgentEvent[];
+  private readonly batchTx: (batch: readonly Pick<QueuedAppend, 'stream' | 'draft'>[]) => AgentEvent[];
   /** Appends waiting for the next group commit, in call order. */
   private queue: QueuedAppend[] = [];
   private flushTimer: NodeJS.Immediate | undefined;
@@ -142,37 +141,30 @@ export class SqliteEventStore implements EventStore {
     this.deleteStmt = this.db.prepare('DELETE FROM events WHERE uid = ?');
     this.trimStmt = this.db.prepare('DELETE FROM events WHERE uid = ? AND seq <= ?');
 
-    const appendOne = (stream: StreamRef, draft: EventDraft): AgentEvent => {
-      const seq = this.nextSeqStmt.get(stream.namespace, stream.name, stream.uid)!.next;
-      this.markStmt.run(stream.namespace, stream.name, seq);
-      const timestamp = draft.timestamp ?? new Date().toISOString();
-      // The service sets the task; a draft without one is stored as task 0 (no task).
-      const task = draft.task ?? 0;
-      this.insertStmt.run(
-        stream.uid,
-        seq,
-        stream.namespace,
-        stream.name,
-        task,
-        draft.type,
-        timestamp,
-        JSON.stringify(draft.payload),
-      );
+    // One batch, one transaction. The next seq of a name is read once per batch and counted on
+    // from there; its mark and a stream's trim are written once per batch, with its last seq.
+    this.batchTx = this.db.transaction((batch: readonly Pick<QueuedAppend, 'stream' | 'draft'>[]): AgentEvent[] => {
+      const lastByName = new Map<string, { stream: StreamRef; seq: number }>();
+      const lastByUid = new Map<string, number>();
+      const events = batch.map(({ stream, draft }): AgentEvent => {
+        const nameKey = `${stream.namespace}/${stream.name}`;
+        let mark = lastByName.get(nameKey);
+        if (!mark) lastByName.set(nameKey, (mark = { stream, seq: this.nextSeqStmt.get(stream.namespace, stream.name, stream.uid)!.next - 1 }));
+        const seq = ++mark.seq;
+        lastByUid.set(stream.uid, seq);
+        const timestamp = draft.timestamp ?? new Date().toISOString();
+        // The service sets the task; a draft without one is stored as task 0 (no task).
+        const task = draft.task ?? 0;
+        this.insertStmt.run(stream.uid, seq, stream.namespace, stream.name, task, draft.type, timestamp, JSON.stringify(draft.payload));
+        return { seq, agentName: stream.name, namespace: stream.namespace, task, type: draft.type, timestamp, payload: draft.payload };
+      });
+      for (const { stream, seq } of lastByName.values()) this.markStmt.run(stream.namespace, stream.name, seq);
       // Seqs of one stream are distinct, so this leaves at most `max` events (exactly the newest
       // `max` when its seqs are consecutive, as they are unless two streams of a name interleave).
-      if (this.maxEventsPerStream !== undefined && seq > this.maxEventsPerStream) this.trimStmt.run(stream.uid, seq - this.maxEventsPerStream);
-      return {
-        seq,
-        agentName: stream.name,
-        namespace: stream.namespace,
-        task,
-        type: draft.type,
-        timestamp,
-        payload: draft.payload,
-      };
-    };
-    this.appendTx = this.db.transaction(appendOne);
-    this.batchTx = this.db.transaction((batch: readonly QueuedAppend[]) => batch.map((a) => appendOne(a.stream, a.draft)));
+      const max = this.maxEventsPerStream;
+      if (max !== undefined) for (const [uid, seq] of lastByUid) if (seq > max) this.trimStmt.run(uid, seq - max);
+      return events;
+    });
   }
 
   /** Queued for the next group commit; resolves once the event is committed. */
@@ -200,7 +192,7 @@ export class SqliteEventStore implements EventStore {
       // payload that does not serialize) fails alone and the others keep their call order.
       for (const a of batch) {
         try {
-          a.resolve(this.appendTx(a.stream, a.draft));
+          a.resolve(this.batchTx([a])[0]!);
         } catch (e) {
           a.reject(e);
         }

@@ -20,45 +20,56 @@ function recorder(ms = 2) {
   return { writes, write };
 }
 
+const fail = (_r: unknown, err: unknown): never => {
+  throw err;
+};
+
 describe('StatusWriter', () => {
-  it('writes a burst of messages as a few writes, every event once and in order', async () => {
+  it('writes a burst of messages as two writes (at once, then one interval later), every event once and in order', async () => {
     const { writes, write } = recorder();
-    const w = new StatusWriter(write, 50);
+    const w = new StatusWriter(write, fail, 50);
     const events = Array.from({ length: 300 }, () => ev('text', 'x'));
-    const done = events.map((e) => w.add(ref, e, false));
-    await Promise.all(done);
+    events.forEach((e) => w.note(ref, e));
+    await new Promise((r) => setTimeout(r, 200));
     w.stop();
-    // The first at once (nothing was waiting), the rest together one interval later.
-    expect(writes.length).to.be.at.most(3);
+    expect(writes.map((x) => x.length)).to.deep.equal([1, 299]);
     expect(writes.flat()).to.deep.equal(events.map((e) => e.seq));
   });
 
   it('writes a task state change as soon as the write in flight is done, with the messages before it', async () => {
     const { writes, write } = recorder(20);
-    const w = new StatusWriter(write, 10_000);
+    const w = new StatusWriter(write, fail, 10_000);
     const first = ev('text');
-    const a = w.add(ref, first, false); // written at once
+    w.note(ref, first); // written at once: nothing was written within the interval
     const msgs = [ev('text'), ev('text')];
-    msgs.forEach((m) => void w.add(ref, m, false));
+    msgs.forEach((m) => w.note(ref, m));
     const end = ev('task_completed');
     const t0 = Date.now();
-    await Promise.all([a, w.add(ref, end, true)]);
+    await w.add(ref, end);
     w.stop();
     // Not held for the 10 s interval: right after the first write.
     expect(Date.now() - t0).to.be.below(1000);
     expect(writes).to.deep.equal([[first.seq], [...msgs.map((m) => m.seq), end.seq]]);
   });
 
-  it('rejects the events of a failed write and goes on with later ones', async () => {
-    let fail = true;
-    const w = new StatusWriter(async () => {
-      if (fail) throw new Error('gone');
-      return { metadata: { name: 'a' } } as Agent;
-    }, 0);
-    const err = await w.add(ref, ev('task_started'), true).catch((e: Error) => e);
+  it('rejects the events of a failed write, reports one no one waits for, and goes on with later ones', async () => {
+    let failing = true;
+    const reported: unknown[] = [];
+    const w = new StatusWriter(
+      async () => {
+        if (failing) throw new Error('gone');
+        return { metadata: { name: 'a' } } as Agent;
+      },
+      (_r, err) => reported.push(err),
+      0,
+    );
+    w.note(ref, ev('text'));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(reported).to.have.length(1);
+    const err = await w.add(ref, ev('task_started')).catch((e: Error) => e);
     expect(err).to.be.instanceOf(Error);
-    fail = false;
-    await w.add(ref, ev('task_completed'), true);
+    failing = false;
+    await w.add(ref, ev('task_completed'));
     w.stop();
   });
 });
