@@ -95,22 +95,25 @@ function printWire({ throughput, latency }: { throughput: WireRun[][]; latency: 
   const tput = paths.map((label, i) => {
     const runs = throughput.map((r) => r[i]!);
     const rates = runs.map(eventsPerSecond);
-    return [label, fmt(median(rates), 0), fmt(Math.min(...rates), 0), fmt(Math.max(...rates), 0), fmt(median(runs.map((r) => r.bytes / 1e6 / r.seconds)), 2)];
+    const cpu = median(runs.map((r) => r.cpuMicros));
+    return [label, fmt(median(rates), 0), fmt(Math.min(...rates), 0), fmt(Math.max(...rates), 0), fmt(median(runs.map((r) => r.bytes / 1e6 / r.seconds)), 2), fmt(cpu, 1)];
   });
   console.log(`Throughput, ${THROUGHPUT.count.toLocaleString('en-US')} events as fast as the producer's socket takes them`);
-  console.log(table(['path', 'events/s (median)', 'min', 'max', 'MB/s'], tput));
+  console.log(table(['path', 'events/s (median)', 'min', 'max', 'MB/s', 'CPU µs/event'], tput));
   const ratio = median(throughput.map((r) => eventsPerSecond(r[0]!) / eventsPerSecond(r[1]!)));
   console.log(`ratio agentplane / bare relay (median of rounds): ${fmt(ratio, 2)}\n`);
 
   console.log(`Latency, ${LATENCY.count.toLocaleString('en-US')} events at ${LATENCY.rate.toLocaleString('en-US')}/s: sent by the producer -> received by the client`);
   const lat = paths.map((label, i) => {
     const ms = latency.flatMap((r) => r[i]!.latencies).sort((a, b) => a - b);
-    return [label, fmt(percentile(ms, 50), 2), fmt(percentile(ms, 90), 2), fmt(percentile(ms, 99), 2), fmt(ms[ms.length - 1]!, 2)];
+    const cpu = median(latency.map((r) => r[i]!.cpuMicros));
+    return [label, fmt(percentile(ms, 50), 2), fmt(percentile(ms, 90), 2), fmt(percentile(ms, 99), 2), fmt(ms[ms.length - 1]!, 2), fmt(cpu, 1)];
   });
-  console.log(table(['ms', 'p50', 'p90', 'p99', 'max'], lat));
+  console.log(table(['ms', 'p50', 'p90', 'p99', 'max', 'CPU µs/event'], lat));
   const p99 = (i: number): number => percentile(latency.flatMap((r) => r[i]!.latencies).sort((a, b) => a - b), 99);
   console.log(`p99 agentplane / bare relay: ${fmt(p99(0) / p99(1), 2)}`);
-  console.log('agentplane path: hub -> agent controller -> EventLog.append (SQLite group commit) -> fan-out -> ws send\n');
+  console.log('agentplane path: hub -> agent controller -> EventLog.append (SQLite group commit) -> fan-out -> ws send');
+  console.log('CPU µs/event: this process (server or relay, plus the client) during the run; the producer is a separate process\n');
 }
 
 const watchdog = setTimeout(() => {

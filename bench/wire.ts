@@ -30,6 +30,8 @@ export interface WireRun {
   seconds: number;
   /** Per text event: sent -> received, ms. */
   latencies: number[];
+  /** CPU time of this process (server or relay, and the client) per event, µs. */
+  cpuMicros: number;
 }
 
 export const eventsPerSecond = (r: WireRun): number => r.events / r.seconds;
@@ -41,6 +43,7 @@ function collect(label: string, socket: LiveSocket, spec: FirehoseSpec, timed: b
   let events = 0;
   let bytes = 0;
   const latencies: number[] = [];
+  const cpu0 = process.cpuUsage();
   const stampOf = (ev: AgentEvent<'text'>): number => Number(ev.payload.content.slice(0, ev.payload.content.indexOf(' ')));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${label}: ${events} of ${spec.count} events after ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
@@ -65,7 +68,8 @@ function collect(label: string, socket: LiveSocket, spec: FirehoseSpec, timed: b
       } else if (ev.type === 'task_completed') {
         clearTimeout(timer);
         if (events !== spec.count) return reject(new Error(`${label}: ${events} of ${spec.count} events before task_completed`));
-        resolve({ label, events, bytes, seconds: (last - first!) / 1000, latencies });
+        const cpu = process.cpuUsage(cpu0);
+        resolve({ label, events, bytes, seconds: (last - first!) / 1000, latencies, cpuMicros: (cpu.user + cpu.system) / events });
       }
     });
   });
