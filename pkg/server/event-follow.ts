@@ -10,7 +10,7 @@
 // The replay goes page by page as fast as the reader takes it; live, an event is handed over only
 // while the bytes waiting for the reader are under `maxBuffered`, and live events held during the
 // replay are capped at MAX_HELD. Past either bound the reader has fallen behind: delivery stops
-// and `flow.behind(lastSeq)` tells the caller (the WebSocket closes with FELL_BEHIND_CLOSE), and
+// and `flow.behind(lastSeq)` tells the caller (the WebSocket closes with FELL_BEHIND_CLOSE_CODE), and
 // the reader resumes with since=<the last seq it got>, read from the store.
 
 import { setTimeout as sleep } from 'node:timers/promises';
