@@ -72,7 +72,10 @@ const mustStop = (place: Placement, worker: WorkerStatus): boolean =>
 export class AgentController {
   readonly controller: Controller;
   private readonly statusWriter = new StatusWriter(
-    (ref, events) => this.d.agents.updateStatus(ref.namespace, ref.name, (s) => events.forEach((ev) => applyEvent(s, ev))),
+    (ref, events) =>
+      this.d.agents.updateStatus(ref.namespace, ref.name, (s, a) => {
+        if (a.metadata.uid === ref.uid) events.forEach((ev) => applyEvent(s, ev)); // not a re-created agent's
+      }),
     (ref, err) => this.d.logger.warn({ ...ref, err: String(err) }, 'writing the task message failed'),
   );
   private readonly startFailures = new Map<string, number>();
@@ -313,8 +316,8 @@ export class AgentController {
 
   /** Appends (called synchronously, keeping call order) and then writes the status the event implies. */
   private async record(agent: Agent, draft: EventDraft): Promise<AgentEvent> {
-    const ref = { namespace: agent.metadata.namespace, name: agent.metadata.name };
-    const ev = await this.d.events.append(streamOf(agent), draft);
+    const ref = streamOf(agent);
+    const ev = await this.d.events.append(ref, draft);
     if (!changesTaskState(ev)) {
       this.statusWriter.note(ref, ev);
       return ev;
@@ -394,7 +397,7 @@ export class AgentController {
       // In turn with the worker's events (appended in call order), which are dropped from now on.
       this.ended.set(key, taskKey);
       const ev = this.d.events.append(streamOf(agent), { type: 'task_cancelled', task: agent.spec.task, payload: { reason: 'the agent is being deleted' } });
-      await this.statusWriter.add(ref, await ev);
+      await this.statusWriter.add(streamOf(agent), await ev);
       this.d.metrics.tasks.inc({ outcome: 'cancelled' });
     }
     if (!this.cleanedUp.has(agent.metadata.uid)) {

@@ -9,16 +9,18 @@
 import type { Agent } from '../api/agent.js';
 import type { AgentEvent } from '../api/event.js';
 import type { ObjectRef } from '../api/meta.js';
-import { refKey } from '../api/meta.js';
+
+/** One agent incarnation: a re-created agent of the same name is another. */
+export type AgentRef = ObjectRef & { uid: string };
 
 /** How long `lastTaskMessage` may lag the newest event while events stream in. */
 export const STATUS_WRITE_INTERVAL_MS = 250;
 
 /** Applies the events, in order, to the agent's stored status in one write; returns the agent. */
-export type StatusWrite = (ref: ObjectRef, events: readonly AgentEvent[]) => Promise<Agent>;
+export type StatusWrite = (ref: AgentRef, events: readonly AgentEvent[]) => Promise<Agent>;
 
 interface Backlog {
-  ref: ObjectRef;
+  ref: AgentRef;
   events: AgentEvent[];
   waiters: { resolve: (a: Agent) => void; reject: (err: unknown) => void }[];
   urgent: boolean;
@@ -33,7 +35,7 @@ export class StatusWriter {
   /** `failed`: told of a write that fails with no one waiting for it (only `note`d events). */
   constructor(
     private readonly write: StatusWrite,
-    private readonly failed: (ref: ObjectRef, err: unknown) => void,
+    private readonly failed: (ref: AgentRef, err: unknown) => void,
     private readonly intervalMs = STATUS_WRITE_INTERVAL_MS,
   ) {}
 
@@ -41,21 +43,21 @@ export class StatusWriter {
    * Queues an event that changes the task's state (events of one agent in seq order): written as
    * soon as the write in flight is done. Resolves with the agent as that write left it.
    */
-  add(ref: ObjectRef, ev: AgentEvent): Promise<Agent> {
+  add(ref: AgentRef, ev: AgentEvent): Promise<Agent> {
     const b = this.queue(ref, ev);
     b.urgent = true;
     const done = new Promise<Agent>((resolve, reject) => b.waiters.push({ resolve, reject }));
-    this.schedule(refKey(ref), b);
+    this.schedule(ref.uid, b);
     return done;
   }
 
   /** Queues an event that only moves the message: written with the next write, within `intervalMs`. */
-  note(ref: ObjectRef, ev: AgentEvent): void {
-    this.schedule(refKey(ref), this.queue(ref, ev));
+  note(ref: AgentRef, ev: AgentEvent): void {
+    this.schedule(ref.uid, this.queue(ref, ev));
   }
 
-  private queue(ref: ObjectRef, ev: AgentEvent): Backlog {
-    const key = refKey(ref);
+  private queue(ref: AgentRef, ev: AgentEvent): Backlog {
+    const key = ref.uid;
     let b = this.backlogs.get(key);
     if (!b) this.backlogs.set(key, (b = { ref, events: [], waiters: [], urgent: false, writing: false, lastWriteAt: 0 }));
     b.events.push(ev);

@@ -4,7 +4,7 @@ import type { Agent } from '../../pkg/api/agent.js';
 import type { AgentEvent, EventType } from '../../pkg/api/event.js';
 import { StatusWriter } from '../../pkg/controller/status-writer.js';
 
-const ref = { namespace: 'default', name: 'a' };
+const ref = { namespace: 'default', name: 'a', uid: 'u-a' };
 let seq = 0;
 const ev = (type: EventType, content = ''): AgentEvent =>
   ({ seq: ++seq, agentName: 'a', namespace: 'default', task: 1, type, timestamp: new Date().toISOString(), payload: { content } }) as AgentEvent;
