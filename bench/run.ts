@@ -8,7 +8,7 @@ import { proxyOverhead } from './proxy.js';
 import { fmt, percentile, summarize, table } from './stats.js';
 import { API_KEY, startBenchServer, type BenchServer } from './support.js';
 import { eventsPerSecond, type WireRun, wireFigures } from './wire.js';
-import type { FirehoseSpec } from './firehose.js';
+import type { FirehoseSpec } from '../test/support/firehose.js';
 
 const AGENT = 'bench';
 const ROUNDS = 20;

@@ -1,4 +1,4 @@
-// Events at wire speed, over the real path: a worker process (bench/firehose-worker.ts, the
+// Events at wire speed, over the real path: a worker process (test/support/firehose-worker.ts, the
 // control-channel protocol without an engine) -> control channel -> agent controller -> SQLite
 // event store (group commit) -> EventLog -> the agent's WebSocket -> a client. The baseline, in the
 // same run: the same producer process, equally niced, sending the same messages to a bare `ws`
@@ -14,10 +14,10 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { AgentEvent } from '../pkg/api/event.js';
 import type { TaskMessage, WorkerMessage } from '../pkg/api/worker-protocol.js';
 import { WORKER_NICENESS } from '../pkg/runtime/local/local-runtime.js';
-import { type FirehoseSpec, firehoseTask } from './firehose.js';
+import { type FirehoseSpec, firehoseTask } from '../test/support/firehose.js';
 import { type BenchServer, LiveSocket, startBenchServer } from './support.js';
 
-const FIREHOSE_MAIN = fileURLToPath(new URL('./firehose-worker.js', import.meta.url));
+const FIREHOSE_MAIN = fileURLToPath(new URL('../test/support/firehose-worker.js', import.meta.url));
 const AGENT = 'firehose';
 const TIMEOUT_MS = 120_000;
 

@@ -90,7 +90,7 @@ export interface ServeOptions {
   workerLogSink?: (line: string) => void;
   /**
    * The local runtime's worker entry script (run with node); default cmd/agentplane-worker.
-   * The event benchmark substitutes a worker that only streams events (bench/firehose-worker.ts).
+   * The event benchmark substitutes a worker that only streams events (test/support/firehose-worker.ts).
    */
   workerMain?: string;
   /**

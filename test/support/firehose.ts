@@ -1,4 +1,4 @@
-// The firehose task (bench/firehose-worker.ts) as the event benchmark writes it.
+// The firehose task (test/support/firehose-worker.ts) as the event benchmark and tests write it.
 
 import { performance } from 'node:perf_hooks';
 

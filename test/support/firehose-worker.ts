@@ -1,5 +1,6 @@
-// A stand-in worker for the event benchmark (bench/wire.ts): it speaks the worker control channel
-// like cmd/agentplane-worker (dial, bearer token, hello, task -> events) but runs no engine. For
+// A stand-in worker for the event benchmark (bench/wire.ts) and the event durability test: it
+// speaks the worker control channel like cmd/agentplane-worker (dial, bearer token, hello,
+// task -> events) but runs no engine. For
 // a task whose instructions read `firehose {"count":N,"rate":R,"size":S}` it sends task_started,
 // N text events of S characters (R per second, 0 for as fast as the socket takes them) and
 // task_completed; any other task completes at once. Each text starts with the wall-clock time it
@@ -11,8 +12,8 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
-import type { EventDraft } from '../pkg/api/event.js';
-import { CONTROL_PATH, type ServerMessage, type TaskMessage, type WorkerMessage } from '../pkg/api/worker-protocol.js';
+import type { EventDraft } from '../../pkg/api/event.js';
+import { CONTROL_PATH, type ServerMessage, type TaskMessage, type WorkerMessage } from '../../pkg/api/worker-protocol.js';
 import { FIREHOSE, type FirehoseSpec, wallMs } from './firehose.js';
 
 /** Bytes the producer lets wait in its socket before it waits itself. */
