@@ -7,12 +7,16 @@ import { nativeFigures, printNative } from './native.js';
 import { proxyOverhead } from './proxy.js';
 import { fmt, percentile, summarize, table } from './stats.js';
 import { API_KEY, startBenchServer, type BenchServer } from './support.js';
-import { agentplaneThroughput, bareThroughput, mbPerSecond, perSecond, type Throughput } from './throughput.js';
+import { eventsPerSecond, type WireRun, wireFigures } from './wire.js';
+import type { FirehoseSpec } from '../test/support/firehose.js';
 
 const AGENT = 'bench';
 const ROUNDS = 20;
 const WAKE_ROUNDS = 10;
-const EVENTS = 20_000;
+/** Events at wire speed (bench/wire.ts): as fast as they go, then at a fixed rate; rounds alternate the two paths. */
+const THROUGHPUT: FirehoseSpec = { count: 20_000, rate: 0, size: 100 };
+const LATENCY: FirehoseSpec = { count: 3_000, rate: 1_000, size: 100 };
+const WIRE_ROUNDS = Number(process.env.BENCH_WIRE_ROUNDS ?? 3);
 const PROXY_ROUNDS = 500;
 const WATCHDOG_MS = 600_000;
 
@@ -38,6 +42,10 @@ async function main(): Promise<void> {
     printNative(await nativeFigures((s) => console.error(`native: ${s}`)));
     return;
   }
+  if (process.env.BENCH_ONLY === 'wire') {
+    printWire(await wireFigures({ throughput: THROUGHPUT, latency: LATENCY, rounds: WIRE_ROUNDS }));
+    return;
+  }
   const b = await startBenchServer();
   try {
     await warmUp(b, AGENT);
@@ -47,13 +55,12 @@ async function main(): Promise<void> {
     }
 
     printProxyOverhead(await proxyOverhead(b, API_KEY, PROXY_ROUNDS));
-
-    const { result: ap, sample } = await agentplaneThroughput(b, AGENT, EVENTS);
-    const bare = await bareThroughput(sample, EVENTS);
-    printThroughput(sample, ap, bare);
   } finally {
     await b.close();
   }
+
+  // BENCH_ONLY=wire runs this section alone; it brings its own server and stand-in worker.
+  printWire(await wireFigures({ throughput: THROUGHPUT, latency: LATENCY, rounds: WIRE_ROUNDS }));
 
   // BENCH_ONLY=native runs this section alone; it brings its own control plane.
   printNative(await nativeFigures((s) => console.error(`native: ${s}`)));
@@ -79,18 +86,34 @@ function printProxyOverhead({ direct, proxied }: { direct: number[]; proxied: nu
   console.log(table(['ms', 'p50', 'p99'], rows) + '\n');
 }
 
-function printThroughput(sample: string, ap: Throughput, bare: Throughput): void {
-  console.log(`One WebSocket client, ${EVENTS.toLocaleString('en-US')} events of ${Buffer.byteLength(sample)} bytes of JSON each`);
-  const rows = [ap, bare].map((t) => [
-    t.label,
-    fmt(t.producerSeconds * 1000, 0),
-    fmt(t.seconds * 1000, 0),
-    fmt(perSecond(t), 0),
-    fmt(mbPerSecond(t), 2),
-  ]);
-  console.log(table(['path', 'sent by (ms)', 'received by (ms)', 'messages/s', 'MB/s'], rows));
-  console.log(`ratio agentplane / bare: ${fmt(perSecond(ap) / perSecond(bare), 2)}`);
-  console.log('agentplane path: EventLog.append (SQLite store) → fan-out → JSON.stringify → ws send');
+function printWire({ throughput, latency }: { throughput: WireRun[][]; latency: WireRun[][] }): void {
+  const median = (xs: number[]): number => percentile([...xs].sort((a, b) => a - b), 50);
+  const paths = [0, 1].map((i) => throughput[0]![i]!.label);
+  console.log(
+    `Events at wire speed: worker process -> control channel -> store -> WebSocket client, beside the same producer through a bare ws relay (${throughput.length} rounds, alternating; ${THROUGHPUT.size}-character text events)`,
+  );
+  const tput = paths.map((label, i) => {
+    const runs = throughput.map((r) => r[i]!);
+    const rates = runs.map(eventsPerSecond);
+    const cpu = median(runs.map((r) => r.cpuMicros));
+    return [label, fmt(median(rates), 0), fmt(Math.min(...rates), 0), fmt(Math.max(...rates), 0), fmt(median(runs.map((r) => r.bytes / 1e6 / r.seconds)), 2), fmt(cpu, 1)];
+  });
+  console.log(`Throughput, ${THROUGHPUT.count.toLocaleString('en-US')} events as fast as the producer's socket takes them`);
+  console.log(table(['path', 'events/s (median)', 'min', 'max', 'MB/s', 'CPU µs/event'], tput));
+  const ratio = median(throughput.map((r) => eventsPerSecond(r[0]!) / eventsPerSecond(r[1]!)));
+  console.log(`ratio agentplane / bare relay (median of rounds): ${fmt(ratio, 2)}\n`);
+
+  console.log(`Latency, ${LATENCY.count.toLocaleString('en-US')} events at ${LATENCY.rate.toLocaleString('en-US')}/s: sent by the producer -> received by the client`);
+  const lat = paths.map((label, i) => {
+    const ms = latency.flatMap((r) => r[i]!.latencies).sort((a, b) => a - b);
+    const cpu = median(latency.map((r) => r[i]!.cpuMicros));
+    return [label, fmt(percentile(ms, 50), 2), fmt(percentile(ms, 90), 2), fmt(percentile(ms, 99), 2), fmt(ms[ms.length - 1]!, 2), fmt(cpu, 1)];
+  });
+  console.log(table(['ms', 'p50', 'p90', 'p99', 'max', 'CPU µs/event'], lat));
+  const p99 = (i: number): number => percentile(latency.flatMap((r) => r[i]!.latencies).sort((a, b) => a - b), 99);
+  console.log(`p99 agentplane / bare relay: ${fmt(p99(0) / p99(1), 2)}`);
+  console.log('agentplane path: hub -> agent controller -> EventLog.append (SQLite group commit) -> fan-out -> ws send');
+  console.log('CPU µs/event: this process (server or relay, plus the client) during the run; the producer is a separate process\n');
 }
 
 const watchdog = setTimeout(() => {

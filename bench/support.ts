@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
-import { startServer, type RunningServer } from '../cmd/agentplane/serve.js';
+import { startServer, type RunningServer, type ServeOptions } from '../cmd/agentplane/serve.js';
 import type { Agent, AgentResponse } from '../pkg/api/agent.js';
 import type { AgentEvent } from '../pkg/api/event.js';
 import { DEFAULT_NAMESPACE } from '../pkg/api/meta.js';
@@ -41,7 +41,8 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
-export async function startBenchServer(): Promise<BenchServer> {
+/** `opts`: server options beside the defaults (the event benchmark's stand-in worker). */
+export async function startBenchServer(opts: Partial<ServeOptions> = {}): Promise<BenchServer> {
   // Worker processes log to the service's stdout at this level (they inherit it); keep the table clean.
   process.env.AGENTPLANE_LOG_LEVEL ??= 'silent';
   const model = await startScriptedModel({ apiKey: API_KEY });
@@ -55,6 +56,7 @@ export async function startBenchServer(): Promise<BenchServer> {
       plugins: DEFAULT_PLUGINS,
       model: { apiKey: API_KEY, baseUrl: model.url },
       logger: createLogger({ level: 'silent' }),
+      ...opts,
     });
   } catch (err) {
     await model.close();
@@ -175,6 +177,11 @@ export class LiveSocket {
   untilCount(n: number, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<Received<number>> {
     if (this.count >= n) return Promise.resolve({ value: this.count, at: performance.now() });
     return this.wait((_data, at) => (this.count >= n ? { value: this.count, at } : undefined), timeoutMs);
+  }
+
+  /** Calls `fn` with every message from now on (raw, with its arrival time). */
+  onMessage(fn: (data: Buffer, at: number) => void): void {
+    this.listeners.add(fn);
   }
 
   close(): void {

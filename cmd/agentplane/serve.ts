@@ -92,6 +92,11 @@ export interface ServeOptions {
   /** Where worker processes' log lines go; default stdout. */
   workerLogSink?: (line: string) => void;
   /**
+   * The local runtime's worker entry script (run with node); default cmd/agentplane-worker.
+   * The event benchmark substitutes a worker that only streams events (test/support/firehose-worker.ts).
+   */
+  workerMain?: string;
+  /**
    * Allow connector URLs at loopback and private addresses (127/8, ::1, localhost, 10/8,
    * 172.16/12, 192.168/16, fc00::/7); link-local and metadata addresses stay refused. Default false.
    */
@@ -289,7 +294,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       },
       channelUrl: () => channel.url,
       templates: o.templates ?? [],
-      local: { dataDir, sandbox, workerMain: WORKER_MAIN, ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}) },
+      local: { dataDir, sandbox, workerMain: o.workerMain ?? WORKER_MAIN, ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}) },
       ...(home.cluster ? { cluster: home.cluster } : {}),
       pods: { ...o.pods, modelProxy: modelProxyMode },
       modelSidecar: {

@@ -21,11 +21,11 @@ import type { Informer } from '../registry/cache/informer.js';
 import type { EventLog } from '../registry/event-log.js';
 import type { StreamRef } from '../registry/events.js';
 import type { Registry } from '../registry/registry.js';
-import { KeyedSerializer } from '../registry/serializer.js';
 import { groupName, memberNames, squadListing } from '../registry/squad/membership.js';
 import type { AgentRuntime, RuntimeEvent, TaskSpec, WorkerStatus } from '../runtime/runtime.js';
 import { Controller, type Result } from './framework/controller.js';
-import { applyEvent } from './task-status.js';
+import { StatusWriter } from './status-writer.js';
+import { applyEvent, changesTaskState } from './task-status.js';
 
 /** Consecutive worker exits without a connection before the agent is marked Failed. */
 const MAX_START_FAILURES = 3;
@@ -71,7 +71,13 @@ const mustStop = (place: Placement, worker: WorkerStatus): boolean =>
 
 export class AgentController {
   readonly controller: Controller;
-  private readonly ingestion = new KeyedSerializer();
+  private readonly statusWriter = new StatusWriter(
+    (ref, events) =>
+      this.d.agents.updateStatus(ref.namespace, ref.name, (s, a) => {
+        if (a.metadata.uid === ref.uid) events.forEach((ev) => applyEvent(s, ev)); // not a re-created agent's
+      }),
+    (ref, err) => this.d.logger.warn({ ...ref, err: String(err) }, 'writing the task message failed'),
+  );
   private readonly startFailures = new Map<string, number>();
   /** The task whose cancel was handed to the worker, per agent: a request is sent once. */
   private readonly cancelsSent = new Map<string, number>();
@@ -102,6 +108,7 @@ export class AgentController {
   stop(): void {
     if (this.resync) clearInterval(this.resync);
     this.unsubscribe?.();
+    this.statusWriter.stop();
     this.controller.stop();
   }
 
@@ -150,7 +157,9 @@ export class AgentController {
         this.controller.enqueue(ev.ref);
         break;
       case 'event':
-        void this.ingest(ev.ref, ev.uid, ev.taskId, ev.event);
+        void this.ingest(ev.ref, ev.uid, ev.taskId, ev.event).catch((err: unknown) =>
+          this.d.logger.error({ ...ev.ref, err: String(err) }, 'storing a worker event failed'),
+        );
         break;
       case 'exited':
         void this.onWorkerExit(ev).catch((err: unknown) => this.d.logger.error({ ...ev.ref, err: String(err) }, 'handling a worker exit failed'));
@@ -280,28 +289,42 @@ export class AgentController {
     log.info({ task: task.taskId }, 'task dispatched');
   }
 
-  /** Worker and service events go through here, in order per agent. */
+  /**
+   * Worker and service events go through here, in order per agent: everything up to the append
+   * is synchronous (the checks read the cache), so appends reach the store in call order, and
+   * the store's group commit batches them (a burst of events is one commit, not one each). The
+   * status follows through the StatusWriter, coalesced; the promise settles once the event is
+   * stored and, when it changes the task's state (started, ended), that state is written.
+   */
   private ingest(ref: ObjectRef, uid: string, taskId: number, draft: EventDraft): Promise<AgentEvent | undefined> {
-    return this.ingestion.run(refKey(ref), async () => {
-      // From the cache: a task is dispatched only once the cache shows it, so its events never
-      // arrive ahead of it.
-      const agent = this.d.informers.agents.get(ref.namespace, ref.name);
-      if (!agent || agent.metadata.uid !== uid || agent.metadata.deletionTimestamp) return undefined;
-      if (taskId !== agent.spec.task) return undefined; // a stale event of an earlier task
-      const key = refKey(ref);
-      if (this.ended.get(key) === `${uid}:${taskId}`) return undefined; // the task already ended
-      if (isTerminal(draft.type)) {
-        this.ended.set(key, `${uid}:${taskId}`);
-        const usage = this.d.taskUsage?.taskEnded(ref, uid);
-        if (usage && draft.type === 'task_completed') {
-          draft = { ...draft, payload: { ...(draft as EventDraft<'task_completed'>).payload, usage } };
-        }
+    // From the cache: a task is dispatched only once the cache shows it, so its events never
+    // arrive ahead of it.
+    const agent = this.d.informers.agents.get(ref.namespace, ref.name);
+    if (!agent || agent.metadata.uid !== uid || agent.metadata.deletionTimestamp) return Promise.resolve(undefined);
+    if (taskId !== agent.spec.task) return Promise.resolve(undefined); // a stale event of an earlier task
+    const key = refKey(ref);
+    if (this.ended.get(key) === `${uid}:${taskId}`) return Promise.resolve(undefined); // the task already ended
+    if (isTerminal(draft.type)) {
+      this.ended.set(key, `${uid}:${taskId}`);
+      const usage = this.d.taskUsage?.taskEnded(ref, uid);
+      if (usage && draft.type === 'task_completed') {
+        draft = { ...draft, payload: { ...(draft as EventDraft<'task_completed'>).payload, usage } };
       }
-      const ev = await this.d.events.append(streamOf(agent), { ...draft, task: taskId });
-      const updated = await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => applyEvent(s, ev));
-      if (isTerminal(ev.type)) await this.taskEnded(updated, ev);
+    }
+    return this.record(agent, { ...draft, task: taskId });
+  }
+
+  /** Appends (called synchronously, keeping call order) and then writes the status the event implies. */
+  private async record(agent: Agent, draft: EventDraft): Promise<AgentEvent> {
+    const ref = streamOf(agent);
+    const ev = await this.d.events.append(ref, draft);
+    if (!changesTaskState(ev)) {
+      this.statusWriter.note(ref, ev);
       return ev;
-    });
+    }
+    const updated = await this.statusWriter.add(ref, ev);
+    if (isTerminal(ev.type)) await this.taskEnded(updated, ev);
+    return ev;
   }
 
   private async taskEnded(agent: Agent, ev: AgentEvent): Promise<void> {
@@ -371,14 +394,11 @@ export class AgentController {
     const key = refKey(ref);
     const taskKey = `${agent.metadata.uid}:${agent.spec.task}`;
     if (isBusy(agent) && this.ended.get(key) !== taskKey) {
-      // In turn with the worker's events, which are dropped from now on.
-      await this.ingestion.run(key, async () => {
-        if (this.ended.get(key) === taskKey) return;
-        this.ended.set(key, taskKey);
-        const ev = await this.d.events.append(streamOf(agent), { type: 'task_cancelled', task: agent.spec.task, payload: { reason: 'the agent is being deleted' } });
-        await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => applyEvent(s, ev));
-        this.d.metrics.tasks.inc({ outcome: 'cancelled' });
-      });
+      // In turn with the worker's events (appended in call order), which are dropped from now on.
+      this.ended.set(key, taskKey);
+      const ev = this.d.events.append(streamOf(agent), { type: 'task_cancelled', task: agent.spec.task, payload: { reason: 'the agent is being deleted' } });
+      await this.statusWriter.add(streamOf(agent), await ev);
+      this.d.metrics.tasks.inc({ outcome: 'cancelled' });
     }
     if (!this.cleanedUp.has(agent.metadata.uid)) {
       await this.d.runtime.remove(ref);

@@ -1,9 +1,14 @@
 // How an event changes an agent's status: a pure function, so the rule is testable on its own.
 
 import type { AgentStatus } from '../api/agent.js';
-import type { AgentEvent } from '../api/event.js';
+import { type AgentEvent, isTerminal } from '../api/event.js';
 
 const MAX_MESSAGE = 200;
+
+/** Whether the event moves the task's state (taskStatus, sessionId), not only its message. */
+export function changesTaskState(ev: AgentEvent): boolean {
+  return ev.type === 'task_started' || isTerminal(ev.type);
+}
 
 export function applyEvent(status: AgentStatus, ev: AgentEvent): void {
   switch (ev.type) {

@@ -75,6 +75,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly wsFellBehind = new Counter({
+    name: 'agentplane_websocket_fell_behind_total',
+    help: 'Event WebSockets closed with 4008 because the client did not read fast enough.',
+    registers: [this.registry],
+  });
+
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'agentplane_process_' });
   }

@@ -4,6 +4,13 @@
 // above it, so a seq never repeats for a name (a cursor from the old agent stays meaningful).
 // With `maxEventsPerStream`, an append also deletes the stream's events more than that many seqs
 // below the new one (the oldest), in the same transaction: a stream keeps at most that many.
+//
+// Group commit: appends made in the same turn of the event loop (the events every worker socket
+// delivered in one read) are written in one transaction at the next setImmediate, in call order,
+// and each append's promise resolves only once that transaction has committed. A commit is one
+// WAL write, not one per event, and nothing is reported stored before it is. Every other call
+// first writes the appends queued before it, so the store still behaves as if each call ran
+// alone, in call order.
 
 import Database from 'better-sqlite3';
 
@@ -32,6 +39,13 @@ const toEvent = (row: EventRow): AgentEvent => ({
 
 const COLUMNS = 'seq, namespace, name, task, type, ts, payload';
 
+interface QueuedAppend {
+  stream: StreamRef;
+  draft: EventDraft;
+  resolve: (ev: AgentEvent) => void;
+  reject: (err: unknown) => void;
+}
+
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly nextSeqStmt: Database.Statement<[string, string, string], { next: number }>;
@@ -45,7 +59,10 @@ export class SqliteEventStore implements EventStore {
   private readonly lastSeqStmt: Database.Statement<[string], { last: number }>;
   private readonly deleteStmt: Database.Statement<[string]>;
   private readonly trimStmt: Database.Statement<[string, number]>;
-  private readonly appendTx: (stream: StreamRef, draft: EventDraft) => AgentEvent;
+  private readonly batchTx: (batch: readonly Pick<QueuedAppend, 'stream' | 'draft'>[]) => AgentEvent[];
+  /** Appends waiting for the next group commit, in call order. */
+  private queue: QueuedAppend[] = [];
+  private flushTimer: NodeJS.Immediate | undefined;
   private closed = false;
 
   private readonly maxEventsPerStream: number | undefined;
@@ -124,42 +141,69 @@ export class SqliteEventStore implements EventStore {
     this.deleteStmt = this.db.prepare('DELETE FROM events WHERE uid = ?');
     this.trimStmt = this.db.prepare('DELETE FROM events WHERE uid = ? AND seq <= ?');
 
-    this.appendTx = this.db.transaction((stream: StreamRef, draft: EventDraft): AgentEvent => {
-      const seq = this.nextSeqStmt.get(stream.namespace, stream.name, stream.uid)!.next;
-      this.markStmt.run(stream.namespace, stream.name, seq);
-      const timestamp = draft.timestamp ?? new Date().toISOString();
-      // The service sets the task; a draft without one is stored as task 0 (no task).
-      const task = draft.task ?? 0;
-      this.insertStmt.run(
-        stream.uid,
-        seq,
-        stream.namespace,
-        stream.name,
-        task,
-        draft.type,
-        timestamp,
-        JSON.stringify(draft.payload),
-      );
+    // One batch, one transaction. The next seq of a name is read once per batch and counted on
+    // from there; its mark and a stream's trim are written once per batch, with its last seq.
+    this.batchTx = this.db.transaction((batch: readonly Pick<QueuedAppend, 'stream' | 'draft'>[]): AgentEvent[] => {
+      const lastByName = new Map<string, { stream: StreamRef; seq: number }>();
+      const lastByUid = new Map<string, number>();
+      const events = batch.map(({ stream, draft }): AgentEvent => {
+        const nameKey = `${stream.namespace}/${stream.name}`;
+        let mark = lastByName.get(nameKey);
+        if (!mark) lastByName.set(nameKey, (mark = { stream, seq: this.nextSeqStmt.get(stream.namespace, stream.name, stream.uid)!.next - 1 }));
+        const seq = ++mark.seq;
+        lastByUid.set(stream.uid, seq);
+        const timestamp = draft.timestamp ?? new Date().toISOString();
+        // The service sets the task; a draft without one is stored as task 0 (no task).
+        const task = draft.task ?? 0;
+        this.insertStmt.run(stream.uid, seq, stream.namespace, stream.name, task, draft.type, timestamp, JSON.stringify(draft.payload));
+        return { seq, agentName: stream.name, namespace: stream.namespace, task, type: draft.type, timestamp, payload: draft.payload };
+      });
+      for (const { stream, seq } of lastByName.values()) this.markStmt.run(stream.namespace, stream.name, seq);
       // Seqs of one stream are distinct, so this leaves at most `max` events (exactly the newest
       // `max` when its seqs are consecutive, as they are unless two streams of a name interleave).
-      if (this.maxEventsPerStream !== undefined && seq > this.maxEventsPerStream) this.trimStmt.run(stream.uid, seq - this.maxEventsPerStream);
-      return {
-        seq,
-        agentName: stream.name,
-        namespace: stream.namespace,
-        task,
-        type: draft.type,
-        timestamp,
-        payload: draft.payload,
-      };
+      const max = this.maxEventsPerStream;
+      if (max !== undefined) for (const [uid, seq] of lastByUid) if (seq > max) this.trimStmt.run(uid, seq - max);
+      return events;
     });
   }
 
-  async append(stream: StreamRef, draft: EventDraft): Promise<AgentEvent> {
-    return this.appendTx(stream, draft);
+  /** Queued for the next group commit; resolves once the event is committed. */
+  append(stream: StreamRef, draft: EventDraft): Promise<AgentEvent> {
+    if (this.closed) return Promise.reject(new Error('the event store is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ stream, draft, resolve, reject });
+      this.flushTimer ??= setImmediate(() => this.flush());
+    });
+  }
+
+  /** Commits every queued append in one transaction and settles their promises in order. */
+  private flush(): void {
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = this.queue;
+    if (batch.length === 0) return;
+    this.queue = [];
+    let events: AgentEvent[];
+    try {
+      events = this.batchTx(batch);
+    } catch (err) {
+      if (batch.length === 1) return batch[0]!.reject(err);
+      // The whole transaction rolled back: commit each on its own, so one bad append (say, a
+      // payload that does not serialize) fails alone and the others keep their call order.
+      for (const a of batch) {
+        try {
+          a.resolve(this.batchTx([a])[0]!);
+        } catch (e) {
+          a.reject(e);
+        }
+      }
+      return;
+    }
+    batch.forEach((a, i) => a.resolve(events[i]!));
   }
 
   async list(stream: StreamRef, opts: ListOptions): Promise<AgentEvent[]> {
+    this.flush();
     const limit = Math.max(0, Math.floor(opts.limit));
     if (limit === 0) return [];
     const rows =
@@ -170,6 +214,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async since(stream: StreamRef, after: number, max?: number): Promise<AgentEvent[]> {
+    this.flush();
     const rows =
       max === undefined
         ? this.sinceStmt.all(stream.uid, after)
@@ -178,19 +223,23 @@ export class SqliteEventStore implements EventStore {
   }
 
   async taskStart(stream: StreamRef, task: number): Promise<number | undefined> {
+    this.flush();
     return this.taskStartStmt.get(stream.uid, task)?.first ?? undefined;
   }
 
   async lastSeq(stream: StreamRef): Promise<number> {
+    this.flush();
     return this.lastSeqStmt.get(stream.uid)!.last;
   }
 
   async deleteStream(stream: StreamRef): Promise<void> {
+    this.flush();
     this.deleteStmt.run(stream.uid);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.flush();
     this.closed = true;
     this.db.close();
   }

@@ -137,6 +137,97 @@ describe('SqliteEventStore', () => {
     }
   });
 
+  describe('group commit', () => {
+    it('keeps every event of 40 agents appending at once, each stream in call order', async () => {
+      const store = new SqliteEventStore(path.join(dir, 'many.db'));
+      try {
+        const streams: StreamRef[] = Array.from({ length: 40 }, (_, i) => ({ namespace: 'default', name: `a${i}`, uid: `u${i}` }));
+        // Interleaved across streams, in bursts that each go out in one turn of the event loop.
+        const appended: Promise<{ stream: number; i: number; seq: number }>[] = [];
+        for (let burst = 0; burst < 10; burst++) {
+          for (let i = burst * 25; i < (burst + 1) * 25; i++) {
+            streams.forEach((s, n) =>
+              appended.push(store.append(s, { type: 'text', task: 1, payload: { content: `${i}` } }).then((ev) => ({ stream: n, i, seq: ev.seq }))),
+            );
+          }
+          await new Promise((r) => setImmediate(r));
+        }
+        const acks = await Promise.all(appended);
+        for (const a of acks) expect(a.seq, `stream ${a.stream} event ${a.i}`).to.equal(a.i + 1);
+        for (const s of streams) {
+          const stored = await store.since(s, 0);
+          expect(stored.map((e) => e.seq)).to.deep.equal(Array.from({ length: 250 }, (_, i) => i + 1));
+          expect(stored.map((e) => (e.payload as { content: string }).content)).to.deep.equal(Array.from({ length: 250 }, (_, i) => `${i}`));
+        }
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('resolves an append only once its batch is committed: another connection sees it then', async () => {
+      const file = path.join(dir, 'commit.db');
+      const store = new SqliteEventStore(file);
+      const reader = new Database(file, { readonly: true });
+      try {
+        const s: StreamRef = { namespace: 'default', name: 'c', uid: 'u-c' };
+        const count = reader.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM events WHERE uid = ?');
+        const seen: number[] = [];
+        const all = Array.from({ length: 200 }, (_, i) =>
+          store.append(s, { type: 'text', payload: { content: `${i}` } }).then((ev) => {
+            seen.push(count.get(s.uid)!.n);
+            return ev;
+          }),
+        );
+        // Queued, not yet written: nothing is visible before the commit.
+        expect(count.get(s.uid)!.n).to.equal(0);
+        await Promise.all(all);
+        // One transaction: every promise resolved after all 200 were committed.
+        expect(seen).to.deep.equal(Array.from({ length: 200 }, () => 200));
+      } finally {
+        reader.close();
+        await store.close();
+      }
+    });
+
+    it('fails only the append whose payload cannot be stored; the rest of its batch commits in order', async () => {
+      const store = new SqliteEventStore(path.join(dir, 'bad.db'));
+      try {
+        const s: StreamRef = { namespace: 'default', name: 'b', uid: 'u-b' };
+        const circular: Record<string, unknown> = {};
+        circular.self = circular;
+        const results = await Promise.allSettled([
+          store.append(s, { type: 'text', payload: { content: 'one' } }),
+          store.append(s, { type: 'text', payload: circular as never }),
+          store.append(s, { type: 'text', payload: { content: 'three' } }),
+        ]);
+        expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+        const stored = await store.since(s, 0);
+        expect(stored.map((e) => [e.seq, (e.payload as { content: string }).content])).to.deep.equal([
+          [1, 'one'],
+          [2, 'three'],
+        ]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('reads and deletes see the appends called before them', async () => {
+      const store = new SqliteEventStore(path.join(dir, 'order.db'));
+      try {
+        const s: StreamRef = { namespace: 'default', name: 'o', uid: 'u-o' };
+        const a = store.append(s, { type: 'text', payload: { content: 'x' } });
+        expect(await store.lastSeq(s)).to.equal(1);
+        const b = store.append(s, { type: 'text', payload: { content: 'y' } });
+        await store.deleteStream(s);
+        expect((await a).seq).to.equal(1);
+        expect((await b).seq).to.equal(2);
+        expect(await store.since(s, 0)).to.deep.equal([]);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
   it('close is idempotent and rejects further use', async () => {
     const store = new SqliteEventStore(path.join(dir, 'c.db'));
     await store.close();

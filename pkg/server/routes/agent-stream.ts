@@ -10,6 +10,10 @@
 // client never takes it for a stream that opened and then ended. Two upgrades racing for the last
 // place both pass that check; the later one is closed at once with 4429 "too many subscribers"
 // (TOO_MANY_SUBSCRIBERS_CLOSE).
+//
+// A subscriber that does not read fast enough (more than SUBSCRIBER_BUFFER_BYTES waiting for it)
+// is closed with 4008 "fell behind, resume with since=<seq>", the last event sent to it; it never
+// holds up the agent or the other subscribers (event-follow.ts "Back-pressure").
 
 import type { FastifyInstance } from 'fastify';
 import type WebSocket from 'ws';
@@ -17,7 +21,8 @@ import type { AgentService } from '../rest/agent-service.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { EventLog } from '../../registry/event-log.js';
 import { ApiError } from '../../api/errors.js';
-import { AGENT_DELETED_CLOSE, followEvents } from '../event-follow.js';
+import type { AgentEvent } from '../../api/event.js';
+import { AGENT_DELETED_CLOSE, FELL_BEHIND_CLOSE_CODE, fellBehindReason, followEvents } from '../event-follow.js';
 import { intParam, namespaceOf, type Query } from '../params.js';
 
 const PING_MS = 30_000;
@@ -25,6 +30,19 @@ const PING_MS = 30_000;
 /** Default cap on live event sockets per agent (`--ws-clients-per-agent`). */
 export const DEFAULT_WS_CLIENTS_PER_AGENT = 100;
 export const TOO_MANY_SUBSCRIBERS_CLOSE = { code: 4429, reason: 'too many subscribers' } as const;
+/**
+ * Bytes a subscriber may leave unread (the socket's bufferedAmount) before it has fallen behind
+ * and is closed with 4008 "fell behind, resume with since=<seq>" (event-follow.ts).
+ */
+export const SUBSCRIBER_BUFFER_BYTES = 1 << 20;
+
+/** An event's JSON, made once however many subscribers it goes to. */
+const serialized = new WeakMap<AgentEvent, string>();
+const eventJson = (ev: AgentEvent): string => {
+  let json = serialized.get(ev);
+  if (json === undefined) serialized.set(ev, (json = JSON.stringify(ev)));
+  return json;
+};
 
 export interface AgentStreamOptions {
   /** Sockets one agent may have at once; default DEFAULT_WS_CLIENTS_PER_AGENT. */
@@ -69,9 +87,19 @@ export function agentStreamRoutes(service: AgentService, events: EventLog, metri
           events,
           agent,
           (ev) => {
-            if (socket.readyState === 1) socket.send(JSON.stringify(ev));
+            if (socket.readyState === 1) socket.send(eventJson(ev));
           },
-          since !== undefined ? { since } : {},
+          {
+            ...(since !== undefined ? { since } : {}),
+            flow: {
+              buffered: () => socket.bufferedAmount,
+              maxBuffered: SUBSCRIBER_BUFFER_BYTES,
+              behind: (lastSeq) => {
+                metrics.wsFellBehind.inc();
+                closeWith(socket, FELL_BEHIND_CLOSE_CODE, fellBehindReason(lastSeq));
+              },
+            },
+          },
         );
         const ping = setInterval(() => socket.ping(), PING_MS).unref();
         const unwatch = service.onGone(agent, () => {
