@@ -43,5 +43,11 @@ export interface EventStore {
   lastSeq(stream: StreamRef): Promise<number>;
   /** Removes the whole stream (agent deletion); the name's highest seq is kept (see append). */
   deleteStream(stream: StreamRef): Promise<void>;
+  /**
+   * Rejects while the store cannot serve (its server unreachable, say): the replica's /readyz
+   * fails, so the Service sends requests to replicas that can. A store inside the process
+   * (SQLite) need not implement it.
+   */
+  health?(): Promise<void>;
   close(): Promise<void>;
 }
