@@ -177,6 +177,9 @@ describe('e2e: leader election between two replicas', function () {
         `  groupPriorityMinimum: 1000\n  versionPriority: 15\n  service: {namespace: ${NS}, name: agentplane, port: ${b.port}}\n  caBundle: ${ca.toString('base64')}\n`,
     });
     await cp.kubectl(['wait', '--for=condition=Available', '--timeout=60s', 'apiservice/v1alpha1.agentplane.io']);
+    // Available means discovery answers; apply needs the group in discovery and the OpenAPI kube-apiserver downloads a little later.
+    await eventually(async () => (await cp.kubectl(['api-resources', '--api-group=agentplane.io'], { allowFail: true })).stdout.includes('agents'), 30_000, 'agents in discovery');
+    await eventually(async () => (await cp.kubectl(['get', '--raw', '/openapi/v3/apis/agentplane.io/v1alpha1'], { allowFail: true })).code === 0, 30_000, 'the OpenAPI aggregated');
     await cp.kubectl(['apply', '-f', '-'], { input: JSON.stringify(agentBody('first', '@say hello from the leader')) });
     await eventually(async () => (await cp.kubectl(['get', 'agent', 'first', '-o', 'jsonpath={.status.taskStatus}'])).stdout === 'Complete', 60_000, 'task complete');
 
@@ -242,6 +245,21 @@ describe('e2e: leader election between two replicas', function () {
     // From the kill: the last renewal was at most one retry before it, and the survivor looks
     // once per retry period, so it takes over by lease + 2 retries (plus a request's time).
     for (const t of takeovers) expect(t).to.be.at.most(bound + 500);
+  });
+
+  it('a leader that finds the Lease taken stops leading and exits 1; the other takes over once it expires', async () => {
+    const leader = (await leaderOf())!;
+    const other = live().find((r) => r !== leader)!;
+    const now = new Date().toISOString().replace(/Z$/, '000Z');
+    await cp.kubectl(['patch', 'lease', 'agentplane', '-n', NS, '--type', 'merge', '-p', JSON.stringify({ spec: { holderIdentity: 'intruder', renewTime: now } })]);
+    const exited = await Promise.race([leader.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), RENEW_S * 3000))]);
+    expect(exited, 'the deposed leader exits').to.equal(true);
+    expect(leader.child.exitCode).to.equal(1);
+    expect(leader.lines.some((l) => l.msg === 'stopped leading' && String(l.why).includes('intruder'))).to.equal(true);
+    // Nobody renews the intruder's Lease: it expires, and the other replica takes it.
+    await eventually(async () => (await holder()) === other.identity, (LEASE_S + 4) * 1000, 'the other takes the expired Lease');
+    await eventually(async () => (await gauge(other, 'agentplane_leader')) === 1, 10_000, 'the other reports leading');
+    await startReplica();
   });
 
   it('a graceful stop releases the Lease: the other takes over at once', async () => {

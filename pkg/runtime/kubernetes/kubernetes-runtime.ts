@@ -109,8 +109,10 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   }
 
   async status(ref: ObjectRef): Promise<WorkerStatus> {
-    await this.started();
     const absent: WorkerStatus = { phase: 'Absent', group: null };
+    // Not started: a follower replica, which runs no workers (steering through it asks).
+    if (!this.ready) return absent;
+    await this.ready;
     if (!this.hub.hasGrant(ref)) return absent;
     const live = this.pods.live(ref);
     if (!live) {
