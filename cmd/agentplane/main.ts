@@ -136,6 +136,21 @@ Kubernetes mode:
                        each pod holding the credential-mirror's Secret) or server (the server's
                        proxy). Default sidecar with the credential-mirror plugin and without
                        --demo, else server (docs/kubernetes-runtime.md "Model proxy sidecar")
+  --leader-elect       several replicas: only the holder of a coordination.k8s.io Lease runs the
+                       reconcilers and serves workers; all serve the APIs
+                       (AGENTPLANE_LEADER_ELECT; default false; docs/high-availability.md)
+  --leader-elect-lease-duration <s>
+                       seconds a leader's last renewal keeps the Lease from the others
+                       (AGENTPLANE_LEADER_ELECT_LEASE_DURATION, default 15)
+  --leader-elect-renew-deadline <s>
+                       seconds the leader keeps trying to renew before it stops leading and exits
+                       (AGENTPLANE_LEADER_ELECT_RENEW_DEADLINE, default 10)
+  --leader-elect-retry-period <s>
+                       seconds between attempts to acquire or renew
+                       (AGENTPLANE_LEADER_ELECT_RETRY_PERIOD, default 2)
+  --leader-elect-resource-name <name>
+                       the Lease's name (AGENTPLANE_LEADER_ELECT_RESOURCE_NAME, default agentplane),
+                       in the install namespace
   -h, --help           show this help
 
 The model endpoint and credential come from the server's environment only, never from clients:
@@ -343,6 +358,11 @@ async function serve(argv: string[]): Promise<void> {
         'worker-url': { type: 'string' },
         'workspace-size': { type: 'string' },
         'storage-class': { type: 'string' },
+        'leader-elect': { type: 'boolean' },
+        'leader-elect-lease-duration': { type: 'string' },
+        'leader-elect-renew-deadline': { type: 'string' },
+        'leader-elect-retry-period': { type: 'string' },
+        'leader-elect-resource-name': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -411,6 +431,17 @@ async function serve(argv: string[]): Promise<void> {
       ...(installNamespace ? { installNamespace } : {}),
     };
   }
+  const leaderElect = values['leader-elect'] ?? boolEnv('AGENTPLANE_LEADER_ELECT') ?? false;
+  if (leaderElect && mode !== 'kubernetes') fail('--leader-elect needs --mode kubernetes (the Lease lives in the cluster)');
+  const seconds = (flag: string, envName: string): number | undefined => {
+    const n = numberSetting(flag, values[flag as 'leader-elect-lease-duration'] ?? (env[envName] || undefined), (x) => Number.isFinite(x) && x > 0, 'a positive number of seconds');
+    return n === undefined ? undefined : n * 1000;
+  };
+  const leaseDurationMs = seconds('leader-elect-lease-duration', 'AGENTPLANE_LEADER_ELECT_LEASE_DURATION');
+  const renewDeadlineMs = seconds('leader-elect-renew-deadline', 'AGENTPLANE_LEADER_ELECT_RENEW_DEADLINE');
+  const retryPeriodMs = seconds('leader-elect-retry-period', 'AGENTPLANE_LEADER_ELECT_RETRY_PERIOD');
+  const leaseName = values['leader-elect-resource-name'] ?? (env.AGENTPLANE_LEADER_ELECT_RESOURCE_NAME || undefined);
+  if (leaseName !== undefined && !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(leaseName)) fail(`--leader-elect-resource-name must be a DNS subdomain name, got "${leaseName}"`);
   const runtime = values.runtime ?? (env.AGENTPLANE_RUNTIME || undefined);
   if (runtime !== undefined && !RUNTIME_KINDS.includes(runtime as RuntimeKind)) fail(`--runtime must be one of ${RUNTIME_KINDS.join(', ')}, got "${runtime}"`);
   if (runtime === 'kubernetes' && mode !== 'kubernetes') fail('--runtime kubernetes needs --mode kubernetes (state and pods both live in the cluster)');
@@ -448,6 +479,22 @@ async function serve(argv: string[]): Promise<void> {
       ...(kubernetes ? { kubernetes } : {}),
       ...(runtime ? { runtime: runtime as RuntimeKind } : {}),
       pods,
+      ...(leaderElect
+        ? {
+            leaderElection: {
+              ...(leaseName ? { name: leaseName } : {}),
+              ...(leaseDurationMs !== undefined ? { leaseDurationMs } : {}),
+              ...(renewDeadlineMs !== undefined ? { renewDeadlineMs } : {}),
+              ...(retryPeriodMs !== undefined ? { retryPeriodMs } : {}),
+              // As controller-runtime's managers: a replica that lost the Lease exits, and
+              // Kubernetes restarts it as a candidate.
+              onLost: () => {
+                process.stderr.write('agentplane: lost the leader Lease; exiting\n');
+                process.exit(1);
+              },
+            },
+          }
+        : {}),
     });
     let closing = false;
     const shutdown = (): void => {

@@ -49,7 +49,13 @@ export interface BuiltRuntime {
   listen?: { host: string; port: number };
   /** The URL workers dial once the listener is bound at `bound`. */
   workerUrl(bound: string): string;
+  /** What every replica needs (the template catalog admission reads). */
   start(): Promise<void>;
+  /**
+   * What only the replica that runs the reconcilers needs, before its first reconcile: the
+   * runtime's watches and its workers' stored credentials (docs/high-availability.md).
+   */
+  lead(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -79,6 +85,7 @@ export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
       templateNames: () => names,
       workerUrl: (bound) => bound,
       start: async () => {},
+      lead: async () => {},
       stop: () => local.close(),
     };
   }
@@ -110,10 +117,8 @@ export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
     templateNames: () => catalog.names(),
     listen,
     workerUrl: () => p.workerUrl ?? `http://agentplane-workers.${namespace}.svc:${listen.port}`,
-    start: async () => {
-      await catalog.start();
-      await runtime.started();
-    },
+    start: () => catalog.start(),
+    lead: () => runtime.started(),
     stop: async () => {
       await runtime.close();
       await catalog.stop();

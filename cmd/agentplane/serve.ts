@@ -3,6 +3,7 @@
 // and stopped in reverse.
 
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Agent, TEMPLATE_NAME_MAX_LENGTH, TEMPLATE_NAME_PATTERN, TEMPLATE_NAME_RULE } from '../../pkg/api/agent.js';
@@ -11,6 +12,7 @@ import type { Squad } from '../../pkg/api/squad.js';
 import { urlEgressRefusal } from '../../pkg/connector/egress.js';
 import { AgentController } from '../../pkg/controller/agent-controller.js';
 import { Controller } from '../../pkg/controller/framework/controller.js';
+import { candidateIdentity, LeaderElector } from '../../pkg/controller/framework/leader-election.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
 import { Manager } from '../../pkg/manager/manager.js';
 import { CredentialRegistry, MODEL_PROXY_PATH, ModelProxy, type ModelProxyEvents, ModelReports, type RetryPolicy, UsageMeter } from '../../pkg/modelproxy/index.js';
@@ -52,6 +54,7 @@ import { AgentService } from '../../pkg/server/rest/agent-service.js';
 import { ConnectorService } from '../../pkg/server/rest/connector-service.js';
 import { SecretService } from '../../pkg/server/rest/secret-service.js';
 import { SquadService } from '../../pkg/server/rest/squad-service.js';
+import { installLeaderOnly } from '../../pkg/server/leader-only.js';
 import { routesOf } from '../../pkg/server/route-table.js';
 import { agentFileRoutes } from '../../pkg/server/routes/agent-files.js';
 import { agentStreamRoutes } from '../../pkg/server/routes/agent-stream.js';
@@ -59,7 +62,7 @@ import { agentRoutes } from '../../pkg/server/routes/agents.js';
 import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
-import { systemRoutes } from '../../pkg/server/routes/system.js';
+import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/system.js';
 import { uiRoutes } from '../../pkg/server/routes/ui.js';
 import { readWorkspacePath } from '../../pkg/runtime/local/workspace-files.js';
 import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
@@ -150,7 +153,33 @@ export interface ServeOptions {
   rateLimitBurst?: number;
   /** Events kept per agent, the oldest trimmed; default DEFAULT_EVENTS_PER_AGENT (10 000). */
   eventsPerAgent?: number;
+  /**
+   * Several replicas of the cluster home: only the holder of a coordination.k8s.io Lease runs
+   * the reconcilers and serves workers; every replica serves the APIs
+   * (docs/high-availability.md). Absent: this replica always leads.
+   */
+  leaderElection?: LeaderElectionSettings;
 }
+
+export interface LeaderElectionSettings {
+  /** The Lease's name; default "agentplane". */
+  name?: string;
+  /** The Lease's namespace; default the install namespace. */
+  namespace?: string;
+  /** This replica's identity; default $POD_NAME, else hostname_pid. */
+  identity?: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  /**
+   * Called when this replica lost the Lease while leading (it could not renew in time): its
+   * reconcilers have stopped. Default: the server closes. `agentplane serve` exits 1, so that the
+   * pod restarts as a candidate, as controller-runtime's managers do.
+   */
+  onLost?: () => void;
+}
+
+export const DEFAULT_LEASE_NAME = 'agentplane';
 
 export interface RunningServer {
   /** Every (method, url) the public app serves, as registered. */
@@ -168,6 +197,8 @@ export interface RunningServer {
   /** The model proxy: its URL (as workers see it) and its credentials (tests and benches). */
   modelProxy: { url: string; credentials: CredentialRegistry };
   model?: ScriptedModel;
+  /** Whether this replica runs the reconcilers now (always true without leader election). */
+  isLeader(): boolean;
   close(): Promise<void>;
 }
 
@@ -417,7 +448,18 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       ...(o.rateLimitBurst !== undefined ? { burst: o.rateLimitBurst } : {}),
       exemptPaths: [...ALWAYS_ALLOW_PATHS, ...BYPASS_PATHS],
     });
-    await app.register(systemRoutes(metrics, [{ name: 'event store', check: () => events.ping() }]));
+    // Not ready until the caches have listed, nor while the event store cannot be reached.
+    const readiness: ReadinessCheck[] = [
+      {
+        name: 'informers',
+        check: async () => {
+          const waiting = Object.entries(informers).filter(([, i]) => !i.hasSynced()).map(([n]) => n);
+          if (waiting.length) throw new Error(`caches not synced yet: ${waiting.join(', ')}`);
+        },
+      },
+      { name: 'event store', check: () => events.ping() },
+    ];
+    await app.register(systemRoutes(metrics, readiness));
     await app.register(agentRoutes(service));
     await app.register(agentStreamRoutes(service, events, metrics, o.wsClientsPerAgent !== undefined ? { maxClientsPerAgent: o.wsClientsPerAgent } : {}));
     const local = built.local;
@@ -428,6 +470,13 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     await app.register(secretRoutes(secrets));
     await app.register(aggregatedApiRoutes({ agents, squads, connectors: connectorRegistry, agentService: service, events, reads }));
     const workers = home.separateWorkerListener || built.listen ? await createApp({ logger: logger.child({ listener: 'workers' }), metrics }) : app;
+    // With leader election, the worker listener serves the leader's workers only (below).
+    let leadingNow = !o.leaderElection;
+    if (o.leaderElection) {
+      if (workers === app) throw new Error('leader election needs the cluster home (--mode kubernetes)');
+      installLeaderOnly(workers, () => leadingNow);
+    }
+    runtime.channel.on('resumed', () => metrics.workerReconnects.inc());
     await workers.register(workerChannelRoutes(runtime.channel));
     await workers.register(modelProxyRoutes(modelProxy));
     // Pods' sidecars report what their requests told them, as the server's proxy would have seen it.
@@ -453,16 +502,73 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       },
       stop: () => app.close(),
     });
-    // The runtime's watches and stored credentials, before any reconcile asks it for a worker.
     manager.add({ name: 'runtime', start: () => built.start() });
-    manager.add({ name: 'agent controller', start: () => agentController.start(), stop: () => agentController.stop() });
-    manager.add({ name: 'squad controller', start: () => squadController.controller.start(), stop: () => squadController.controller.stop() });
-    manager.add({
+    // What only the leader runs: with leader election a manager of its own, started when this
+    // replica takes the Lease; without, part of the service.
+    const leader = o.leaderElection ? new Manager(child('leader')) : manager;
+    // The runtime's watches and stored credentials, before any reconcile asks it for a worker.
+    leader.add({ name: 'runtime (leader)', start: () => built.lead() });
+    leader.add({ name: 'agent controller', start: () => agentController.start(), stop: () => agentController.stop() });
+    leader.add({ name: 'squad controller', start: () => squadController.controller.start(), stop: () => squadController.controller.stop() });
+    leader.add({
       name: 'plugin controllers',
       start: async () => void (await Promise.all(pluginControllers.map((c) => c.start()))),
       stop: () => pluginControllers.forEach((c) => c.stop()),
     });
-    for (const fn of pluginStarts) manager.add({ name: 'plugin start', start: fn });
+    for (const fn of pluginStarts) leader.add({ name: 'plugin start', start: fn });
+    if (o.leaderElection) {
+      if (!home.cluster) throw new Error('leader election needs the cluster home (--mode kubernetes)');
+      const le = o.leaderElection;
+      let closing = false;
+      const lost = (): void => {
+        if (closing) return;
+        closing = true;
+        void leader.stop().then(() => (le.onLost ? le.onLost() : void manager.stop()));
+      };
+      const elector = new LeaderElector({
+        kubeConfig: home.cluster.kubeConfig,
+        namespace: le.namespace ?? home.cluster.installNamespace,
+        name: le.name ?? DEFAULT_LEASE_NAME,
+        identity: le.identity ?? candidateIdentity(hostname()),
+        ...(le.leaseDurationMs !== undefined ? { leaseDurationMs: le.leaseDurationMs } : {}),
+        ...(le.renewDeadlineMs !== undefined ? { renewDeadlineMs: le.renewDeadlineMs } : {}),
+        ...(le.retryPeriodMs !== undefined ? { retryPeriodMs: le.retryPeriodMs } : {}),
+        logger: child('leader-election'),
+        onNewLeader: () => metrics.leaderTransitions.inc(),
+        onStartedLeading: () => {
+          // Reconcilers start from the informer caches, which every replica keeps current.
+          leader.start().then(
+            () => {
+              leadingNow = true;
+              metrics.isLeader.set(1);
+            },
+            (err: unknown) => {
+              logger.error({ err: err instanceof Error ? err.message : String(err) }, 'could not start leading');
+              lost();
+            },
+          );
+        },
+        onStoppedLeading: () => {
+          leadingNow = false;
+          metrics.isLeader.set(0);
+          lost();
+        },
+      });
+      metrics.isLeader.set(0);
+      manager.add({
+        name: 'leader election',
+        start: () => elector.start(),
+        // The reconcilers stop before the Lease is released, so two leaders never overlap.
+        stop: async () => {
+          closing = true;
+          leadingNow = false;
+          await leader.stop();
+          await elector.stop();
+        },
+      });
+    } else {
+      metrics.isLeader.set(1);
+    }
     await manager.start();
 
     const port = portOf(app, o.port);
@@ -471,7 +577,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     return { routes: () => routesOf(app), url, port, dataDir, logger, agents, controller: agentController, events, runtime,
       ...(built.local ? { local: built.local } : {}),
       modelProxy: { url: `${channel.url}${MODEL_PROXY_PATH}`, credentials: modelCredentials },
-      model, close: () => manager.stop() };
+      model, isLeader: () => leadingNow, close: () => manager.stop() };
   } catch (err) {
     await manager.stop();
     throw err;

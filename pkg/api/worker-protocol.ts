@@ -50,6 +50,11 @@ export interface HelloMessage {
   type: 'hello';
   /** The task still running in the worker after a reconnect, if any. */
   runningTaskId?: number;
+  /**
+   * True when this worker had a control channel before (its replica went away, or the network
+   * dropped): the server counts reconnects; the task stream resumes from the worker's outbox.
+   */
+  resumed?: boolean;
 }
 
 export interface EventMessage {

@@ -32,6 +32,14 @@ const MAX_START_FAILURES = 3;
 const RESYNC_MS = 30_000;
 /** How soon a cancel the worker could not take is tried again. */
 const CANCEL_RETRY_MS = 500;
+/**
+ * How long a task whose worker outlived the service (a pod, after a restart or a change of
+ * leader) may take to come back before it is settled as interrupted: the worker's own give-up
+ * time (pkg/worker/agent-worker.ts).
+ */
+const RESUME_GRACE_MS = 60_000;
+/** After such a worker reconnects: how long its queued events may take to arrive before the task is judged. */
+const RESUME_SETTLE_MS = 1_000;
 
 export interface AgentControllerDeps {
   agents: Registry<Agent>;
@@ -43,6 +51,8 @@ export interface AgentControllerDeps {
   logger: Logger;
   /** Model tokens per task (the model proxy's meter): added to task_completed as `usage`. */
   taskUsage?: TaskUsageSource;
+  /** Override RESUME_GRACE_MS (tests). */
+  resumeGraceMs?: number;
 }
 
 /** Counts an agent's model tokens per task; the controller marks where tasks begin and end. */
@@ -85,6 +95,8 @@ export class AgentController {
   private readonly ended = new Map<string, string>();
   /** Agents (by uid) being deleted whose worker and workspace are already removed. */
   private readonly cleanedUp = new Set<string>();
+  /** Tasks found running at start whose worker still exists: waiting for it to reconnect, per agent. */
+  private readonly resuming = new Map<string, { uid: string; task: number; timer: NodeJS.Timeout }>();
   private unsubscribe?: () => void;
   private resync?: NodeJS.Timeout;
 
@@ -106,6 +118,8 @@ export class AgentController {
   }
 
   stop(): void {
+    for (const r of this.resuming.values()) clearTimeout(r.timer);
+    this.resuming.clear();
     if (this.resync) clearInterval(this.resync);
     this.unsubscribe?.();
     this.statusWriter.stop();
@@ -149,6 +163,7 @@ export class AgentController {
     switch (ev.type) {
       case 'ready':
         this.startFailures.delete(refKey(ev.ref));
+        this.judgeResumed(ev.ref);
         // A worker that connects again may have missed a cancel: hand it over once more.
         this.cancelsSent.delete(refKey(ev.ref));
         this.controller.enqueue(ev.ref);
@@ -366,20 +381,63 @@ export class AgentController {
     this.controller.enqueue(e.ref);
   }
 
-  /** Tasks that were running when the service stopped cannot continue: settle them as errors. */
+  /**
+   * Tasks that were running when the service stopped (or the previous leader died): one whose
+   * worker still exists (a pod; the runtime adopted its credentials) gets the worker's reconnect
+   * to resume, within RESUME_GRACE_MS; any other cannot continue and is settled as an error.
+   */
   private async recoverInterruptedTasks(): Promise<void> {
     const { items } = await this.d.agents.list();
     for (const a of items) {
       if (a.metadata.deletionTimestamp) continue;
       if (a.status.taskStatus === 'InProgress' && a.status.observedTask === a.spec.task) {
-        await this.emit(a, {
-          type: 'error',
-          payload: { message: 'the task was interrupted because the service restarted', reason: 'Interrupted' },
-        });
+        const worker = await this.d.runtime.status(a.metadata);
+        if (worker.phase !== 'Absent') this.awaitResume(a);
+        else await this.interrupted(a);
       }
       if (findCondition(a.status.conditions, WORKER_READY)?.status === 'True') {
         await this.setWorkerReady(a, 'False', 'Starting', 'the service restarted');
       }
+    }
+  }
+
+  private interrupted(a: Agent): Promise<AgentEvent | undefined> {
+    return this.emit(a, { type: 'error', payload: { message: 'the task was interrupted because the service restarted', reason: 'Interrupted' } });
+  }
+
+  private awaitResume(a: Agent): void {
+    const key = refKey(a.metadata);
+    const task = a.spec.task;
+    const timer = setTimeout(() => void this.settleUnresumed(a.metadata, a.metadata.uid, task), this.d.resumeGraceMs ?? RESUME_GRACE_MS);
+    timer.unref();
+    this.resuming.set(key, { uid: a.metadata.uid, task, timer });
+    this.d.logger.info({ namespace: a.metadata.namespace, name: a.metadata.name, task }, 'waiting for the worker of a running task to reconnect');
+  }
+
+  /** The awaited worker connected: give its queued events a moment, then see whether its task goes on. */
+  private judgeResumed(ref: ObjectRef): void {
+    const r = this.resuming.get(refKey(ref));
+    if (!r) return;
+    clearTimeout(r.timer);
+    r.timer = setTimeout(() => void this.settleUnresumed(ref, r.uid, r.task), RESUME_SETTLE_MS);
+    r.timer.unref();
+  }
+
+  /** Settles the awaited task as interrupted unless its worker runs it or it ended meanwhile. */
+  private async settleUnresumed(ref: ObjectRef, uid: string, task: number): Promise<void> {
+    const key = refKey(ref);
+    if (this.resuming.get(key)?.task !== task) return;
+    this.resuming.delete(key);
+    try {
+      if ((await this.d.runtime.status(ref)).runningTask === task) {
+        this.d.logger.info({ ...ref, task }, 'the worker resumed its running task');
+        return;
+      }
+      const agent = this.d.informers.agents.get(ref.namespace, ref.name);
+      if (!agent || agent.metadata.uid !== uid || agent.spec.task !== task || !isBusy(agent)) return;
+      await this.interrupted(agent);
+    } catch (err) {
+      this.d.logger.error({ ...ref, err: String(err) }, 'settling an interrupted task failed');
     }
   }
 

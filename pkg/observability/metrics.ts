@@ -81,6 +81,24 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly isLeader = new Gauge({
+    name: 'agentplane_leader',
+    help: 'Whether this replica holds the leader Lease and runs the reconcilers (1) or not (0); always 1 without leader election.',
+    registers: [this.registry],
+  });
+
+  readonly leaderTransitions = new Counter({
+    name: 'agentplane_leader_transitions_total',
+    help: 'Changes of the leader Lease holder this replica observed (including to itself).',
+    registers: [this.registry],
+  });
+
+  readonly workerReconnects = new Counter({
+    name: 'agentplane_worker_reconnects_total',
+    help: 'Worker control channels opened again by a worker that had been connected before (to this or another replica).',
+    registers: [this.registry],
+  });
+
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'agentplane_process_' });
   }

@@ -52,6 +52,10 @@ export interface EventStore {
    * Returns a function that stops it. Without it, EventLog fans out its own appends in-process.
    */
   follow?(stream: StreamRef, onEvents: (events: AgentEvent[]) => void): () => void;
-  /** Optional: rejects, saying why, while the store is unreachable (the readiness check). */
+  /**
+   * Optional: rejects, saying why, while the store cannot serve (its server unreachable, say): the
+   * replica's /readyz fails, so the Service sends requests to replicas that can. A store inside
+   * the process (SQLite) need not implement it.
+   */
   ping?(): Promise<void>;
 }

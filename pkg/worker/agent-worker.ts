@@ -35,6 +35,8 @@ export class AgentWorker {
   private readonly outbox: WorkerMessage[] = [];
   private stopped = false;
   private lastConnected = Date.now();
+  /** Whether a control channel was open before: the next hello says it resumes. */
+  private everConnected = false;
 
   constructor(private readonly opts: WorkerOptions) {}
 
@@ -66,7 +68,8 @@ export class AgentWorker {
       this.lastConnected = Date.now();
       this.opts.logger.info('control channel connected');
       const runningTaskId = this.next?.task.taskId ?? this.running?.taskId;
-      ws.send(JSON.stringify({ type: 'hello', runningTaskId } satisfies WorkerMessage));
+      ws.send(JSON.stringify({ type: 'hello', runningTaskId, ...(this.everConnected ? { resumed: true } : {}) } satisfies WorkerMessage));
+      this.everConnected = true;
       this.flush();
     });
     ws.on('message', (data) => this.onMessage(String(data)));

@@ -3,6 +3,7 @@
 
 import { join } from 'node:path';
 
+import { loadAllYaml } from '@kubernetes/client-node';
 import { expect } from 'chai';
 
 import { type ControlPlane, controlPlaneUp, REPO } from '../support/control-plane.js';
@@ -52,10 +53,45 @@ describe('e2e: manifests/', function () {
       'clusterrole.rbac.authorization.k8s.io/agentplane-admin',
       'rolebinding.rbac.authorization.k8s.io/agentplane:extension-apiserver-authentication-reader',
       'clusterrolebinding.rbac.authorization.k8s.io/agentplane:system:auth-delegator',
+      'poddisruptionbudget.policy/agentplane',
+      'role.rbac.authorization.k8s.io/agentplane:leader-election',
     ]) {
       expect(res.stdout, kind).to.contain(`${kind} `);
     }
   });
+
+  it('runs two replicas with leader election, a PodDisruptionBudget, readiness and the Redis settings', async () => {
+    const rendered = await kustomized(MANIFESTS);
+    const deployment = rendered.find((o) => o.kind === 'Deployment' && o.metadata.name === 'agentplane');
+    expect(deployment.spec.replicas).to.equal(2);
+    const c = deployment.spec.template.spec.containers[0];
+    expect(c.args).to.include('--leader-elect');
+    expect(c.args.find((a: string) => a.startsWith('--plugins='))).to.contain('event-store-redis');
+    const env = Object.fromEntries(c.env.map((e: any) => [e.name, e]));
+    expect(env.POD_NAME.valueFrom.fieldRef.fieldPath).to.equal('metadata.name');
+    expect(env.AGENTPLANE_REDIS_URL.value).to.match(/^rediss?:\/\//);
+    expect(env.AGENTPLANE_REDIS_PASSWORD.valueFrom.secretKeyRef).to.deep.include({ name: 'agentplane-redis', key: 'password' });
+    expect(c.readinessProbe.httpGet.path).to.equal('/readyz');
+    const pdb = rendered.find((o) => o.kind === 'PodDisruptionBudget');
+    expect(pdb.spec.minAvailable).to.equal(1);
+    expect(pdb.spec.selector.matchLabels).to.deep.equal(deployment.spec.selector.matchLabels);
+  });
+
+  it('offers an optional Redis that passes a server-side dry run', async () => {
+    await cp.kubectl(['apply', '-f', join(MANIFESTS, 'namespace.yaml')]);
+    const res = await cp.kubectl(['apply', '--dry-run=server', '-k', join(MANIFESTS, 'optional/redis')]);
+    expect(res.stdout).to.contain('service/agentplane-redis ');
+    expect(res.stdout).to.contain('statefulset.apps/agentplane-redis ');
+    const [sts] = (await kustomized(join(MANIFESTS, 'optional/redis'))).filter((o) => o.kind === 'StatefulSet');
+    // The same Secret and key the agentplane Deployment reads; no Redis without a password.
+    const ref = sts.spec.template.spec.containers[0].env.find((e: any) => e.name === 'REDIS_PASSWORD').valueFrom.secretKeyRef;
+    expect(ref).to.deep.equal({ name: 'agentplane-redis', key: 'password' });
+  });
+
+  /** The objects a kustomization renders, as `kubectl kustomize` prints them. */
+  async function kustomized(dir: string): Promise<any[]> {
+    return loadAllYaml((await cp.kubectl(['kustomize', dir])).stdout) as any[];
+  }
 
   describe('applied', () => {
     before(async () => {
@@ -75,6 +111,14 @@ describe('e2e: manifests/', function () {
       expect(await may({ verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings' })).to.equal(false);
       expect(await may({ verb: 'update', group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', name: 'foos.example.com' })).to.equal(false);
       expect(await may({ verb: 'update', group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', name: 'agentrecords.internal.agentplane.io' })).to.equal(true);
+      // Leader election: its own Lease in its namespace, no other.
+      const lease = (verb: string, namespace: string, name?: string) =>
+        may({ verb, group: 'coordination.k8s.io', resource: 'leases', namespace, ...(name ? { name } : {}) });
+      expect(await lease('create', 'agentplane-system')).to.equal(true);
+      expect(await lease('get', 'agentplane-system', 'agentplane')).to.equal(true);
+      expect(await lease('update', 'agentplane-system', 'agentplane')).to.equal(true);
+      expect(await lease('update', 'agentplane-system', 'kube-scheduler')).to.equal(false);
+      expect(await lease('update', 'kube-system', 'agentplane')).to.equal(false);
     });
 
     it('makes agentplane-view read-only and agentplane-edit able to write', async () => {

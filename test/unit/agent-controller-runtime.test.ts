@@ -304,4 +304,46 @@ describe('AgentController on the in-memory runtime', function () {
       expect((await get('m1')).status.status).to.equal('Sleeping');
     });
   });
+
+  describe('a new leader (or a restarted server) with tasks that were running', () => {
+    /** The controller of the next leader: same storage and runtime, started afresh. */
+    async function nextLeader(resumeGraceMs: number): Promise<void> {
+      controller.stop();
+      controller = new AgentController({
+        agents,
+        informers,
+        events,
+        runtime,
+        hooks: new Hooks(),
+        metrics: new Metrics(),
+        logger: createLogger({ level: 'silent' }),
+        resumeGraceMs,
+      });
+      await controller.start();
+    }
+
+    it('leaves a task whose worker still runs it to that worker, whose events it goes on recording', async () => {
+      await agents.create(agentFromRequest({ name: 'alpha', instructions: '@hold' }, 'default'));
+      await until('the task is running', async () => (await runtime.status(ref)).runningTask === 1);
+      await nextLeader(50);
+      // Past the grace period: the worker (a pod that outlived the leader) still runs the task.
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await agent()).status.taskStatus).to.equal('InProgress');
+      expect(await history()).to.not.include('1:error');
+      // The stream goes on under the new leader: a cancel reaches the worker, its answer is recorded.
+      await agents.update(ref.namespace, ref.name, (a) => requestCancel(a, 'enough'));
+      await until('the task is cancelled', async () => (await agent()).status.taskStatus === 'Cancelled');
+      expect((await history()).at(-1)).to.equal('1:task_cancelled');
+    });
+
+    it('settles a task whose worker is gone as interrupted', async () => {
+      await agents.create(agentFromRequest({ name: 'alpha', instructions: '@hold' }, 'default'));
+      await until('the task is running', async () => (await runtime.status(ref)).runningTask === 1);
+      controller.stop();
+      await runtime.stop(ref); // the worker died with the old leader (a local worker process)
+      await nextLeader(60_000);
+      await until('the task is settled', async () => (await agent()).status.taskStatus === 'Error');
+      expect((await agent()).status.lastTaskMessage).to.contain('interrupted');
+    });
+  });
 });

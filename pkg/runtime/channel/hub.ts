@@ -25,6 +25,8 @@ export interface WorkerChannel {
   authenticate(token: string | undefined): Grant | undefined;
   /** Takes over the authenticated worker's WebSocket. */
   attach(ws: WebSocket, grant: Grant): void;
+  /** Reports workers that reconnect (metrics). */
+  on(event: 'resumed', fn: (ref: ObjectRef) => void): unknown;
 }
 
 interface Conn {
@@ -38,6 +40,8 @@ interface Conn {
 export interface HubEvents {
   connected: [ref: ObjectRef, runningTaskId: number | undefined];
   disconnected: [ref: ObjectRef];
+  /** A worker that had a control channel before (to this replica or another) connected again. */
+  resumed: [ref: ObjectRef];
   event: [ref: ObjectRef, uid: string, taskId: number, event: EventDraft];
 }
 
@@ -106,6 +110,7 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
       }
       if (msg.type === 'hello') {
         conn.runningTaskId = msg.runningTaskId;
+        if (msg.resumed) this.emit('resumed', grant.ref);
         this.emit('connected', grant.ref, msg.runningTaskId);
       } else if (msg.type === 'event') {
         if (['task_completed', 'task_cancelled', 'error'].includes(msg.event.type)) conn.runningTaskId = undefined;

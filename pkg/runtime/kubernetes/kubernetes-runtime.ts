@@ -68,19 +68,26 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   private readonly deleting = new Set<string>();
   /** Failures already reported, so an unchanged pod status is not reported twice. */
   private readonly reported = new Set<string>();
-  private readonly ready: Promise<void>;
+  private ready?: Promise<void>;
 
   constructor(private readonly o: KubernetesRuntimeOptions) {
     super(o.logger);
     this.core = o.kubeConfig.makeApiClient(CoreV1Api);
     this.rbac = o.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
     this.pods = new PodIndex(o.kubeConfig, o.logger, (c) => this.onPodChange(c));
-    this.ready = this.start();
-    this.ready.catch(() => undefined);
   }
 
-  /** Resolves once the pod watch has listed and stored credentials are adopted; rejects when it cannot. */
+  /**
+   * Starts the pod watch and adopts the stored credentials, once; resolves when done, rejects
+   * when it cannot. The first verb starts it too. With several replicas only the leader calls
+   * it (docs/high-availability.md), so it adopts the credentials of every worker its
+   * predecessor started.
+   */
   started(): Promise<void> {
+    if (!this.ready) {
+      this.ready = this.start();
+      this.ready.catch(() => undefined);
+    }
     return this.ready;
   }
 
@@ -102,8 +109,10 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   }
 
   async status(ref: ObjectRef): Promise<WorkerStatus> {
-    await this.ready;
     const absent: WorkerStatus = { phase: 'Absent', group: null };
+    // Not started: a follower replica, which runs no workers (steering through it asks).
+    if (!this.ready) return absent;
+    await this.ready;
     if (!this.hub.hasGrant(ref)) return absent;
     const live = this.pods.live(ref);
     if (!live) {
@@ -122,7 +131,7 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   }
 
   async ensure(spec: WorkerSpec): Promise<void> {
-    await this.ready;
+    await this.started();
     const key = refKey(spec.ref);
     await this.serial.run(key, async () => {
       if (this.hub.hasGrant(spec.ref) && (this.pods.live(spec.ref) || this.pending.has(key))) return;
@@ -147,12 +156,12 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   }
 
   async stop(ref: ObjectRef): Promise<void> {
-    await this.ready;
+    await this.started();
     await this.serial.run(refKey(ref), () => this.stopNow(ref));
   }
 
   async remove(ref: ObjectRef): Promise<void> {
-    await this.ready;
+    await this.started();
     await this.serial.run(refKey(ref), async () => {
       await this.stopNow(ref);
       const names = objectNames(ref.name);

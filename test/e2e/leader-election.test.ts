@@ -1,0 +1,280 @@
+// Several replicas of the cluster home on a real control plane: two agentplane processes with
+// --leader-elect share one coordination.k8s.io Lease. Only the holder runs the reconcilers;
+// both serve the aggregated API (kubectl through the APIService, and each replica directly with
+// the admin's client certificate). The leader is killed with SIGKILL over several trials: the
+// other takes over within the lease duration (printed), reconciles what was created meanwhile,
+// and settles the task the dead leader's worker was running. Agents run as local worker
+// processes (the API-only plane has no node), so a killed leader's workers die with it.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+import { expect } from 'chai';
+
+import { type ControlPlane, controlPlaneUp, REPO } from '../support/control-plane.js';
+import { eventually } from '../support/harness.js';
+import { processesWith } from '../support/processes.js';
+import { makeServingCert } from '../support/tls.js';
+
+const MAIN = join(REPO, 'dist/cmd/agentplane/main.js');
+const NS = 'agentplane-system';
+const GV = '/apis/agentplane.io/v1alpha1';
+// Short timings, so a trial takes seconds; the rules are the same as with the defaults (15/10/2 s).
+const LEASE_S = 3;
+const RENEW_S = 2;
+const RETRY_S = 0.5;
+const TRIALS = Number(process.env.LEADER_TRIALS ?? 3);
+
+interface Replica {
+  name: string;
+  child: ChildProcess;
+  identity: string;
+  port: number;
+  lines: any[];
+  exited: Promise<void>;
+}
+
+describe('e2e: leader election between two replicas', function () {
+  this.timeout(180_000);
+
+  let cp: ControlPlane;
+  let work: string;
+  let ca: Buffer;
+  let admin: { cert: Buffer; key: Buffer };
+  const replicas: Replica[] = [];
+  let started = 0;
+
+  /** Starts a replica; resolves once it serves. */
+  async function startReplica(): Promise<Replica> {
+    const name = `r${++started}`;
+    const child = spawn(
+      process.execPath,
+      [
+        MAIN, 'serve', '--mode', 'kubernetes', '--kubeconfig', cp.kubeconfig, '--host', '127.0.0.1', '--port', '0',
+        '--tls-cert-file', join(work, 'serving.crt'), '--tls-private-key-file', join(work, 'serving.key'),
+        '--data-dir', join(work, name), '--demo', '--runtime', 'local', '--install-namespace', NS,
+        '--leader-elect', '--leader-elect-lease-duration', String(LEASE_S),
+        '--leader-elect-renew-deadline', String(RENEW_S), '--leader-elect-retry-period', String(RETRY_S),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AGENTPLANE_LOG_LEVEL: 'info' } },
+    );
+    const lines: any[] = [];
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const port = await new Promise<number>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on('line', (l) => {
+        try {
+          const o = JSON.parse(l);
+          lines.push(o);
+          if (o.msg === 'agentplane is serving') resolve(Number(new URL(o.url).port));
+        } catch {
+          // not a log line
+        }
+      });
+      void exited.then(() => reject(new Error(`replica ${name} exited before serving: ${stderr.slice(-2000)}`)));
+    });
+    const r = { name, child, identity: `${hostname()}_${child.pid}`, port, lines, exited };
+    replicas.push(r);
+    return r;
+  }
+
+  function request(r: Replica, method: string, path: string, body?: unknown): Promise<{ status: number; json: any; text: string }> {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = https.request(
+        { host: '127.0.0.1', port: r.port, method, path, ca, ...admin, agent: false, headers: data ? { 'content-type': 'application/json' } : {} },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c) => (text += c));
+          res.on('end', () => {
+            let json: any;
+            try {
+              json = JSON.parse(text);
+            } catch {
+              json = undefined;
+            }
+            resolve({ status: res.statusCode ?? 0, json, text });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(data);
+    });
+  }
+
+  async function holder(): Promise<string> {
+    const res = await cp.kubectl(['get', 'lease', 'agentplane', '-n', NS, '-o', 'jsonpath={.spec.holderIdentity}'], { allowFail: true });
+    return res.code === 0 ? res.stdout.trim() : '';
+  }
+
+  const live = (): Replica[] => replicas.filter((r) => r.child.exitCode === null && r.child.signalCode === null);
+  const leaderOf = async (): Promise<Replica | undefined> => {
+    const h = await holder();
+    return live().find((r) => r.identity === h);
+  };
+
+  const agentBody = (name: string, instructions: string) => ({
+    apiVersion: 'agentplane.io/v1alpha1',
+    kind: 'Agent',
+    metadata: { name, namespace: 'default' },
+    spec: { instructions, role: 'worker' },
+  });
+  const getAgent = async (r: Replica, name: string): Promise<any> => (await request(r, 'GET', `${GV}/namespaces/default/agents/${name}`)).json;
+  const createAgent = async (r: Replica, name: string, instructions: string): Promise<void> => {
+    const res = await request(r, 'POST', `${GV}/namespaces/default/agents`, agentBody(name, instructions));
+    expect(res.status, res.text).to.equal(201);
+  };
+  const gauge = async (r: Replica, metric: string): Promise<number> => {
+    const res = await request(r, 'GET', '/metrics');
+    const m = new RegExp(`^${metric} (\\S+)$`, 'm').exec(res.text);
+    return m ? Number(m[1]) : NaN;
+  };
+  /** Log lines of the replica's agent controller about the named agent. */
+  const dispatched = (r: Replica, name: string): boolean => r.lines.some((l) => l.msg === 'task dispatched' && l.name === name);
+
+  before(async function () {
+    this.timeout(30 * 60_000); // a first run builds kube-apiserver
+    cp = await controlPlaneUp();
+    work = mkdtempSync(join(tmpdir(), 'agentplane-leader-'));
+    ca = await makeServingCert(work);
+    admin = { cert: readFileSync(join(cp.dir, 'pki/admin.crt')), key: readFileSync(join(cp.dir, 'pki/admin.key')) };
+    await cp.kubectl(['create', 'namespace', NS]);
+    const first = await startReplica();
+    // The first takes the free Lease at once; the second then finds it held.
+    await eventually(async () => (await holder()) === first.identity, 10_000, 'the first replica holds the Lease');
+    await startReplica();
+  });
+
+  after(async () => {
+    for (const r of live()) r.child.kill('SIGKILL');
+    await Promise.all(replicas.map((r) => r.exited));
+    // Workers of killed replicas follow their spawner out; make sure, by pid.
+    if (work) {
+      await eventually(async () => processesWith(work).length === 0, 10_000, 'no process of the replicas left').catch(() => {
+        for (const pid of processesWith(work)) process.kill(pid, 'SIGKILL');
+      });
+    }
+    await cp?.down();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('one replica holds the Lease and runs the reconcilers; both serve kubectl get and list', async () => {
+    const [a, b] = replicas as [Replica, Replica];
+    expect(await holder()).to.equal(a.identity);
+    expect(await gauge(a, 'agentplane_leader')).to.equal(1);
+    expect(await gauge(b, 'agentplane_leader')).to.equal(0);
+
+    // kubectl reaches the follower (the APIService points at it); the leader reconciles.
+    await cp.kubectl(['apply', '-f', '-'], {
+      input: `apiVersion: v1\nkind: Service\nmetadata: {name: agentplane, namespace: ${NS}}\nspec: {type: ExternalName, externalName: localhost}\n---\n` +
+        `apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1alpha1.agentplane.io}\nspec:\n  group: agentplane.io\n  version: v1alpha1\n` +
+        `  groupPriorityMinimum: 1000\n  versionPriority: 15\n  service: {namespace: ${NS}, name: agentplane, port: ${b.port}}\n  caBundle: ${ca.toString('base64')}\n`,
+    });
+    await cp.kubectl(['wait', '--for=condition=Available', '--timeout=60s', 'apiservice/v1alpha1.agentplane.io']);
+    // Available means discovery answers; apply needs the group in discovery and the OpenAPI kube-apiserver downloads a little later.
+    await eventually(async () => (await cp.kubectl(['api-resources', '--api-group=agentplane.io'], { allowFail: true })).stdout.includes('agents'), 30_000, 'agents in discovery');
+    await eventually(async () => (await cp.kubectl(['get', '--raw', '/openapi/v3/apis/agentplane.io/v1alpha1'], { allowFail: true })).code === 0, 30_000, 'the OpenAPI aggregated');
+    await cp.kubectl(['apply', '-f', '-'], { input: JSON.stringify(agentBody('first', '@say hello from the leader')) });
+    await eventually(async () => (await cp.kubectl(['get', 'agent', 'first', '-o', 'jsonpath={.status.taskStatus}'])).stdout === 'Complete', 60_000, 'task complete');
+
+    expect(dispatched(a, 'first'), 'the leader dispatched the task').to.equal(true);
+    expect(dispatched(b, 'first'), 'the follower runs no reconciler').to.equal(false);
+    expect((await cp.kubectl(['get', 'agents'])).stdout).to.match(/^first\s+Running\s+Complete/m);
+    // The leader serves the API as well (its own caches), directly.
+    const list = await request(a, 'GET', `${GV}/namespaces/default/agents`);
+    expect(list.status).to.equal(200);
+    expect(list.json.items.map((i: any) => [i.metadata.name, i.status.taskStatus])).to.deep.include(['first', 'Complete']);
+    // Both are ready.
+    for (const r of [a, b]) expect((await request(r, 'GET', '/readyz')).status).to.equal(200);
+  });
+
+  it(`kill -9 the leader (${TRIALS} trials): the other takes over within the lease duration and reconciles from its caches`, async function () {
+    this.timeout(TRIALS * 90_000);
+    const takeovers: number[] = [];
+    let reconciled = 0;
+    let settled = 0;
+    for (let i = 1; i <= TRIALS; i++) {
+      const leader = await leaderOf();
+      expect(leader, 'a live replica holds the Lease').to.not.equal(undefined);
+      const survivor = live().find((r) => r !== leader)!;
+      // A task running on the leader's worker when it dies.
+      await createAgent(survivor, `busy-${i}`, '@bash sleep 60');
+      await eventually(async () => (await getAgent(survivor, `busy-${i}`))?.status?.observedTask === 1, 30_000, 'the busy task handed to a worker');
+
+      const t0 = Date.now();
+      leader!.child.kill('SIGKILL');
+      await leader!.exited;
+      // Created while no replica leads: the next leader finds it in its caches.
+      await createAgent(survivor, `meanwhile-${i}`, '@say created while no one led');
+      await eventually(async () => (await holder()) === survivor.identity, (LEASE_S + 5) * 1000, 'the survivor takes the Lease');
+      // When it took it, by its own record (same host clock): not by how soon this test looked.
+      const acquired = (await cp.kubectl(['get', 'lease', 'agentplane', '-n', NS, '-o', 'jsonpath={.spec.acquireTime}'])).stdout.trim();
+      takeovers.push(Date.parse(acquired) - t0);
+      // Leading starts once its runtime and reconcilers have started.
+      await eventually(async () => (await gauge(survivor, 'agentplane_leader')) === 1, 10_000, 'the survivor reports leading');
+
+      await eventually(async () => (await getAgent(survivor, `meanwhile-${i}`))?.status?.taskStatus === 'Complete', 60_000, 'the object created meanwhile reconciled');
+      reconciled++;
+      // The dead leader's worker died with it: its task ends as interrupted, not hanging.
+      const busy = await eventually(async () => {
+        const a = await getAgent(survivor, `busy-${i}`);
+        return a?.status?.taskStatus !== 'InProgress' ? a : undefined;
+      }, 30_000, 'the interrupted task settled');
+      expect(busy.status.taskStatus).to.equal('Error');
+      expect(busy.status.lastTaskMessage).to.contain('interrupted');
+      settled++;
+
+      // The killed replica comes back (as Kubernetes would restart it), as a follower.
+      const back = await startReplica();
+      await new Promise((r) => setTimeout(r, RETRY_S * 3000));
+      expect(await holder()).to.equal(survivor.identity);
+      expect(await gauge(back, 'agentplane_leader')).to.equal(0);
+    }
+    const sorted = [...takeovers].sort((x, y) => x - y);
+    const bound = (LEASE_S + 2 * RETRY_S) * 1000;
+    process.stdout.write(
+      `      leader election: ${TRIALS} kill -9 trials (lease ${LEASE_S} s, renew deadline ${RENEW_S} s, retry ${RETRY_S} s): ` +
+        `takeover ms ${takeovers.join(', ')} (median ${sorted[Math.floor(sorted.length / 2)]}, max ${sorted.at(-1)}); ` +
+        `within lease + 2 retries (${bound} ms): ${takeovers.filter((t) => t <= bound).length}/${TRIALS}; ` +
+        `objects created meanwhile reconciled: ${reconciled}/${TRIALS}; running tasks settled as interrupted: ${settled}/${TRIALS}\n`,
+    );
+    // From the kill: the last renewal was at most one retry before it, and the survivor looks
+    // once per retry period, so it takes over by lease + 2 retries (plus a request's time).
+    // (Sooner when the leader's last renewals were late: the lease runs from the last one.)
+    for (const t of takeovers) expect(t).to.be.at.most(bound + 500);
+  });
+
+  it('a leader that finds the Lease taken stops leading and exits 1; the other takes over once it expires', async () => {
+    const leader = (await leaderOf())!;
+    const other = live().find((r) => r !== leader)!;
+    const now = new Date().toISOString().replace(/Z$/, '000Z');
+    await cp.kubectl(['patch', 'lease', 'agentplane', '-n', NS, '--type', 'merge', '-p', JSON.stringify({ spec: { holderIdentity: 'intruder', renewTime: now } })]);
+    const exited = await Promise.race([leader.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), RENEW_S * 3000))]);
+    expect(exited, 'the deposed leader exits').to.equal(true);
+    expect(leader.child.exitCode).to.equal(1);
+    expect(leader.lines.some((l) => l.msg === 'stopped leading' && String(l.why).includes('intruder'))).to.equal(true);
+    // Nobody renews the intruder's Lease: it expires, and the other replica takes it.
+    await eventually(async () => (await holder()) === other.identity, (LEASE_S + 4) * 1000, 'the other takes the expired Lease');
+    await eventually(async () => (await gauge(other, 'agentplane_leader')) === 1, 10_000, 'the other reports leading');
+    await startReplica();
+  });
+
+  it('a graceful stop releases the Lease: the other takes over at once', async () => {
+    const leader = (await leaderOf())!;
+    const other = live().find((r) => r !== leader)!;
+    const t0 = Date.now();
+    leader.child.kill('SIGTERM');
+    await eventually(async () => (await holder()) === other.identity, LEASE_S * 1000, 'the other takes the released Lease');
+    const ms = Date.now() - t0;
+    process.stdout.write(`      leader election: takeover after a graceful stop ${ms} ms (lease ${LEASE_S} s)\n`);
+    expect(ms).to.be.below(LEASE_S * 1000);
+    const exited = await Promise.race([leader.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 20_000))]);
+    expect(exited, `the stopped replica exits; its last lines: ${leader.lines.slice(-8).map((l) => JSON.stringify(l)).join('\n')}`).to.equal(true);
+  });
+});
