@@ -61,7 +61,12 @@ export class EventRenderer {
   private paused = false;
   private readonly held: AgentEvent[] = [];
 
-  constructor(private readonly o: RendererOptions) {}
+  constructor(private o: RendererOptions) {
+    // A terminal of unknown width (0 columns, e.g. a pty nobody sized) makes ora's line count
+    // infinite; draw no spinner there.
+    const stream = o.stream ?? process.stdout;
+    if (o.spinners && !(stream.columns > 0)) this.o = { ...o, spinners: false };
+  }
 
   /** Renders one event; returns the task's outcome when the event ends a task. */
   event(ev: AgentEvent): Outcome | undefined {
@@ -142,7 +147,7 @@ export class EventRenderer {
         this.calls.delete(p.id);
         const out = oneLine(p.output, 80);
         const mark = p.isError ? c.red('✖') : c.green('✔');
-        this.line(`${mark} ${c.bold(call.tool)} ${call.about}${out ? c.dim(` → ${out}`) : ''}`);
+        this.line(`${mark} ${c.bold(call.tool)}${call.about ? ` ${call.about}` : ''}${out ? c.dim(` → ${out}`) : ''}`);
         this.spin();
         break;
       }

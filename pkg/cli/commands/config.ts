@@ -62,7 +62,9 @@ export function registerConfigCommands(program: Command, guard: (fn: (...args: a
     .option('--token <token>', 'bearer token ("" removes it)')
     .option('--current', 'also make it the current context')
     .action(
-      guard((name: string, o: { server?: string; namespace?: string; token?: string; current?: boolean }) => {
+      guard((name: string, _o: unknown, cmd: Command) => {
+        // --server, --namespace and --token are also the program's flags, which commander gives them to.
+        const o = cmd.optsWithGlobals() as { server?: string; namespace?: string; token?: string; current?: boolean };
         const path = configPath();
         const cfg = loadConfig(path);
         const at = cfg.contexts.findIndex((c) => c.name === name);

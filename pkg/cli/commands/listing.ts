@@ -28,6 +28,8 @@ export async function show(s: Session, what: Listed, name?: string): Promise<voi
     s.out(renderObject({ [what.key]: body[what.key] }, format));
     return;
   }
+  // The REST read first: its refusal names the kind and namespace ("agent "x" not found in namespace …").
+  if (name) await s.client.call('GET', `${what.rest}/${encodeURIComponent(name)}`, { query: { namespace }, kind: what.kind });
   const base = `/apis/${GROUP_VERSION}${namespace ? `/namespaces/${encodeURIComponent(namespace)}` : ''}/${what.plural}`;
   const path = name ? `${base}/${encodeURIComponent(name)}` : base;
   const { body } = await s.client.call<ServerTable>('GET', path, { accept: TABLE_ACCEPT, kind: what.kind, ...(namespace ? { ns: namespace } : {}) });

@@ -54,6 +54,8 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
     ...(o.role ? { role: o.role } : {}),
     ...(o.template ? { templateRef: o.template } : {}),
   };
+  // Events after the stream's last one before this task are this task's (or later ones').
+  const since = await lastSeq(s, name);
   const { status } = await s.client.call('POST', '/api/v1/agents', { body, kind: 'agent', ns });
   // The task number tells this task's end from an earlier one's; the REST answer lacks it.
   const number = await taskNumber(s, name);
@@ -62,7 +64,7 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
 
   const renderer = new EventRenderer({ style: s.style, write: s.out, spinners: !o.json && s.style.interactive });
   let outcome: Outcome | undefined;
-  const f = followAgent(s.client, ns, name, undefined, (ev: AgentEvent) => {
+  const f = followAgent(s.client, ns, name, since, (ev: AgentEvent) => {
     if (number !== undefined && ev.task < number) return false;
     if (o.json) s.out(`${JSON.stringify(ev)}\n`);
     const end = o.json ? undefined : renderer.event(ev);
@@ -114,6 +116,17 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
   if (detached) process.exitCode = EXIT.DETACHED;
   else if (outcome === 'failed') process.exitCode = EXIT.TASK_FAILED;
   else if (outcome === 'cancelled') process.exitCode = EXIT.TASK_CANCELLED;
+}
+
+/** The newest event's seq; 0 for an agent that does not exist yet (or has no events). */
+async function lastSeq(s: Session, name: string): Promise<number> {
+  try {
+    const { body } = await s.client.call('GET', `/api/v1/agents/${encodeURIComponent(name)}/events`, { query: { namespace: s.target.namespace, limit: 1 }, kind: 'agent' });
+    return Math.max(0, ...(body.events as AgentEvent[]).map((e) => e.seq));
+  } catch (err) {
+    if (err instanceof ApiCallError && err.status === 404) return 0;
+    throw err;
+  }
 }
 
 async function taskNumber(s: Session, name: string): Promise<number | undefined> {
