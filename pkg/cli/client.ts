@@ -104,13 +104,16 @@ export class Client {
   }
 
   /**
-   * Opens an agent's live event socket; resolves once open. A refused upgrade (404, 401, 429…)
+   * Opens an agent's live event socket, each message to `onMessage`; resolves once open. A refused upgrade (404, 401, 429…)
    * rejects with the server's message, as a REST refusal would.
    */
-  openEvents(namespace: string, name: string, since?: number): Promise<WebSocket> {
+  openEvents(namespace: string, name: string, since: number | undefined, onMessage: (data: string) => void): Promise<WebSocket> {
     const url = this.url(`/api/v1/agents/${encodeURIComponent(name)}/ws`, { namespace, since }).replace(/^http/, 'ws');
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(url, { headers: this.headers() });
+      // Before 'open': the replay can arrive in the same read as the handshake, and ws emits
+      // it before an await on the open would resume.
+      ws.on('message', (d) => onMessage(String(d)));
       ws.once('open', () => resolve(ws));
       ws.once('unexpected-response', (_req, res) => {
         let text = '';

@@ -32,7 +32,14 @@ export function followAgent(client: Client, namespace: string, name: string, sin
     let failures = 0;
     while (!stopped) {
       try {
-        ws = await client.openEvents(namespace, name, last);
+        ws = await client.openEvents(namespace, name, last, (data) => {
+          if (stopped) return;
+          failures = 0;
+          const ev = JSON.parse(data) as AgentEvent;
+          if (last !== undefined && ev.seq <= last) return;
+          last = ev.seq;
+          if (onEvent(ev)) stop();
+        });
       } catch (err) {
         // A refusal (404, 401…) is final; a lost server is retried a few times.
         if (!(err instanceof CliError) || err.exitCode !== EXIT.UNREACHABLE || ++failures > RETRIES) throw err;
@@ -41,14 +48,6 @@ export function followAgent(client: Client, namespace: string, name: string, sin
       }
       const socket = ws;
       const closed = await new Promise<{ code: number; reason: string }>((resolve) => {
-        socket.on('message', (data) => {
-          if (stopped) return;
-          failures = 0;
-          const ev = JSON.parse(String(data)) as AgentEvent;
-          if (last !== undefined && ev.seq <= last) return;
-          last = ev.seq;
-          if (onEvent(ev)) stop();
-        });
         socket.on('close', (code, reason) => resolve({ code, reason: String(reason) }));
         socket.on('error', () => undefined); // 'close' follows
       });
