@@ -90,6 +90,11 @@ export class EventRenderer {
     this.spin();
   }
 
+  /** A line of the CLI's own (e.g. "cancelling…"), drawn around the spinner. */
+  note(text: string): void {
+    this.line(text);
+  }
+
   /** Clears the spinner for good (on exit). */
   close(): void {
     this.spinner?.stop();

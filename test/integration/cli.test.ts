@@ -147,6 +147,29 @@ describe('agentplane CLI (integration)', function () {
       expect((await agentStatus('delta')).taskStatus).to.equal('Cancelled');
     });
 
+    it('on Ctrl-C in a terminal asks; "d" detaches (exit 130) and the task goes on', async () => {
+      const cmd = `stty cols 120 rows 40; ${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)} run epsilon '@bash ${busyFor(30).replace(/'/g, "'\\''")}\n@say never'; echo EXIT=$?`;
+      const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout!.on('data', (d) => (out += String(d)));
+      const exited = new Promise((r) => child.on('exit', r));
+      try {
+        await eventually(async () => SPINNER_FRAME.test(out), 60_000, 'the tool call spinning');
+        child.stdin!.write('\u0003'); // the terminal turns it into SIGINT
+        await eventually(async () => out.includes('Interrupted.'), 20_000, 'the question');
+        expect(out).to.include('Cancel the task [c], detach and leave it running [d]');
+        child.stdin!.write('d');
+        await eventually(async () => out.includes('EXIT='), 20_000, 'the CLI to exit');
+      } finally {
+        child.stdin!.end();
+        await exited;
+      }
+      expect(out).to.include('detached: agent/epsilon goes on with its task');
+      expect(out).to.include('EXIT=130');
+      expect((await agentStatus('epsilon')).taskStatus).to.equal('InProgress');
+      expect((await cli(['cancel', 'epsilon'])).code).to.equal(0);
+    });
+
     it('refuses a task to a busy agent with the server message, a hint and exit 4', async () => {
       await h.api('POST', '/api/v1/agents', { name: 'delta', instructions: `@bash ${busyFor(30)}\n@say never` });
       const r = await cli(['run', 'delta', 'another']);

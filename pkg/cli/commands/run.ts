@@ -82,7 +82,8 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
     f.stop();
   };
   const cancel = async (): Promise<void> => {
-    s.err(c.yellow('cancelling the task…\n'));
+    if (o.json) s.err('cancelling the task…\n');
+    else renderer.note(c.yellow('cancelling the task…'));
     try {
       await s.client.call('POST', `/api/v1/agents/${encodeURIComponent(name)}/cancel`, { query: { namespace: ns }, kind: 'agent' });
     } catch (err) {
