@@ -19,6 +19,8 @@ import { createTestMcpServer, type TestMcpServer } from '../support/mcp-server.j
 const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
 const ESC = '\u001b[';
 const SPINNER_FRAME = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
+/** Terminal output without its escape sequences. */
+const plain = (s: string): string => s.replace(/\u001b\[[0-9;?]*[a-zA-Z]/g, '');
 
 interface Result {
   code: number;
@@ -157,14 +159,14 @@ describe('agentplane CLI (integration)', function () {
         await eventually(async () => SPINNER_FRAME.test(out), 60_000, 'the tool call spinning');
         child.stdin!.write('\u0003'); // the terminal turns it into SIGINT
         await eventually(async () => out.includes('Interrupted.'), 20_000, 'the question');
-        expect(out).to.include('Cancel the task [c], detach and leave it running [d]');
+        expect(plain(out)).to.include('Cancel the task [c], detach and leave it running [d], or keep watching');
         child.stdin!.write('d');
         await eventually(async () => out.includes('EXIT='), 20_000, 'the CLI to exit');
       } finally {
         child.stdin!.end();
         await exited;
       }
-      expect(out).to.include('detached: agent/epsilon goes on with its task');
+      expect(plain(out)).to.include('detached: agent/epsilon goes on with its task');
       expect(out).to.include('EXIT=130');
       expect((await agentStatus('epsilon')).taskStatus).to.equal('InProgress');
       expect((await cli(['cancel', 'epsilon'])).code).to.equal(0);
