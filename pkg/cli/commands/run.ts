@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import type { AgentEvent } from '../../api/event.js';
 import { ApiCallError, GROUP_VERSION } from '../client.js';
-import { EventRenderer, type Outcome } from '../event-renderer.js';
+import { EventRenderer, type Outcome, outcomeOf } from '../event-renderer.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { followAgent } from '../follow.js';
 import { checkName, type Session } from '../session.js';
@@ -67,10 +67,9 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
   const f = followAgent(s.client, ns, name, since, (ev: AgentEvent) => {
     if (number !== undefined && ev.task < number) return false;
     if (o.json) s.out(`${JSON.stringify(ev)}\n`);
-    const end = o.json ? undefined : renderer.event(ev);
-    const ended = end ?? (['task_completed', 'error', 'task_cancelled'].includes(ev.type) ? (ev.type === 'task_completed' ? 'completed' : ev.type === 'error' ? 'failed' : 'cancelled') : undefined);
-    if (ended) outcome = ended;
-    return ended !== undefined;
+    else renderer.event(ev);
+    outcome = outcomeOf(ev.type);
+    return outcome !== undefined;
   });
 
   let detached = false;
