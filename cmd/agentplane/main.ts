@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-// agentplane: the CLI. `agentplane serve` runs the service (embedded home by default).
+// agentplane: the CLI. `agentplane serve` runs the service (embedded home by default); every other
+// command is a client of a running server (pkg/cli). The service's heavy modules are imported only
+// by `serve`, so client commands and shell completion start fast.
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CLUSTER_PLUGINS, DEFAULT_PLUGINS, PluginError } from '../../pkg/plugin/loader.js';
 import { SANDBOX_MODES, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { AUDIT_LEVELS, type AuditLevel, isAuditLevel } from '../../pkg/server/audit/index.js';
-import { checkOidcOptions, type OidcOptions } from '../../pkg/server/auth/oidc.js';
-import { MODEL_PROXY_MODES, type ModelProxyMode, RUNTIME_KINDS, type PodOptions, type RuntimeKind } from './runtimes.js';
-import { type ServeOptions, startServer } from './serve.js';
+import type { OidcOptions } from '../../pkg/server/auth/oidc.js';
+import type { ModelProxyMode, PodOptions, RuntimeKind } from './runtimes.js';
+import type { ServeOptions } from './serve.js';
 
 const SERVE_HELP = `Usage: agentplane serve [flags]
 
@@ -160,15 +162,6 @@ The model endpoint and credential come from the server's environment only, never
   ANTHROPIC_BASE_URL   Anthropic Messages API endpoint (default: Anthropic's)
 `;
 
-const HELP = `Usage: agentplane <command> [flags]
-
-Commands:
-  serve     run the agentplane service (see: agentplane serve --help)
-
-Flags:
-  -h, --help   show this help
-`;
-
 interface ConfigFile {
   plugins?: string[];
   pluginOptions?: Record<string, unknown>;
@@ -281,7 +274,7 @@ function readPem(path: string): Buffer {
 }
 
 /** The Kubernetes runtime's flags, checked; each undefined when not given. */
-function podOptions(raw: Record<string, string | undefined>): PodOptions {
+function podOptions(raw: Record<string, string | undefined>, MODEL_PROXY_MODES: readonly ModelProxyMode[]): PodOptions {
   const o: PodOptions = {};
   if (raw.image) o.image = raw.image;
   if (raw.pullPolicy) {
@@ -318,6 +311,9 @@ function podOptions(raw: Record<string, string | undefined>): PodOptions {
 }
 
 async function serve(argv: string[]): Promise<void> {
+  const { MODEL_PROXY_MODES, RUNTIME_KINDS } = await import('./runtimes.js');
+  const { checkOidcOptions } = await import('../../pkg/server/auth/oidc.js');
+  const { startServer } = await import('./serve.js');
   let values;
   try {
     ({ values } = parseArgs({
@@ -453,7 +449,7 @@ async function serve(argv: string[]): Promise<void> {
     workspaceSize: values['workspace-size'] ?? env.AGENTPLANE_WORKSPACE_SIZE,
     storageClass: values['storage-class'] ?? env.AGENTPLANE_STORAGE_CLASS,
     modelProxy: values['model-proxy'] ?? (env.AGENTPLANE_MODEL_PROXY || undefined),
-  });
+  }, MODEL_PROXY_MODES);
 
   try {
     const server = await startServer({
@@ -512,16 +508,10 @@ async function serve(argv: string[]): Promise<void> {
 }
 
 const [command, ...rest] = process.argv.slice(2);
-switch (command) {
-  case 'serve':
-    await serve(rest);
-    break;
-  case undefined:
-  case '-h':
-  case '--help':
-  case 'help':
-    process.stdout.write(HELP);
-    break;
-  default:
-    fail(`unknown command "${command}"\n\n${HELP}`);
+if (command === 'serve') {
+  await serve(rest);
+} else {
+  // Every other command is a client of a running server (docs/cli.md).
+  const { runCli } = await import('../../pkg/cli/program.js');
+  await runCli(process.argv.slice(2));
 }

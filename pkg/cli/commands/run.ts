@@ -1,0 +1,160 @@
+// `agentplane run <agent> "<task>"`: send the task (creating the agent if it does not exist),
+// then follow the task live until it ends. Exit codes in exit-codes.ts (docs/cli.md).
+//
+// Ctrl-C (`--on-interrupt`): on a terminal it asks whether to cancel the task or detach from
+// it; elsewhere it cancels, because nobody can answer and a task nobody watches still spends
+// model tokens. A second Ctrl-C while asked, or while the cancel is confirmed, detaches.
+
+import type { Command } from 'commander';
+import type { AgentEvent } from '../../api/event.js';
+import { ApiCallError, GROUP_VERSION } from '../client.js';
+import { EventRenderer, type Outcome, outcomeOf } from '../event-renderer.js';
+import { CliError, EXIT } from '../exit-codes.js';
+import { followAgent } from '../follow.js';
+import { checkName, type Session } from '../session.js';
+
+const INTERRUPT_MODES = ['ask', 'cancel', 'detach'] as const;
+type InterruptMode = (typeof INTERRUPT_MODES)[number];
+
+const collect = (v: string, all: string[]): string[] => [...all, v];
+
+export function registerRun(program: Command, run: (fn: (s: Session, ...args: any[]) => Promise<void>) => (...args: any[]) => Promise<void>): void {
+  program
+    .command('run')
+    .description('send a task to an agent (creating it if missing) and follow it live')
+    .argument('<agent>', 'agent name (created when it does not exist)')
+    .argument('<task>', 'the task, in words')
+    .option('--model <model>', 'model for the agent')
+    .option('--connector <name>', 'attach a connector (repeat for more)', collect, [])
+    .option('--system-prompt <text>', 'custom system prompt')
+    .option('--role <role>', 'manager or worker')
+    .option('--template <name>', 'pod template (templateRef)')
+    .option('--json', 'print the raw events, one JSON object per line')
+    .option('--on-interrupt <what>', 'what Ctrl-C does: ask, cancel or detach (default: ask on a terminal, else cancel)')
+    .addHelpText('after', '\nExit codes: 0 completed, 1 failed (error event), 3 cancelled, 4 refused by the server, 5 server unreachable, 130 detached.\n')
+    .action(run(runTask));
+}
+
+async function runTask(s: Session, name: string, task: string): Promise<void> {
+  checkName('agent', name);
+  const o = s.opts as { model?: string; connector: string[]; systemPrompt?: string; role?: string; template?: string; json?: boolean; onInterrupt?: string };
+  const interactive = s.style.interactive && Boolean(process.stdin.isTTY);
+  const mode = (o.onInterrupt ?? (interactive ? 'ask' : 'cancel')) as InterruptMode;
+  if (!INTERRUPT_MODES.includes(mode)) throw new CliError(`--on-interrupt must be one of ${INTERRUPT_MODES.join(', ')}, got "${o.onInterrupt}"`, undefined, EXIT.USAGE);
+  if (mode === 'ask' && !interactive) throw new CliError('--on-interrupt ask needs a terminal to ask on', 'use cancel or detach', EXIT.USAGE);
+
+  const ns = s.target.namespace;
+  const body = {
+    name,
+    namespace: ns,
+    instructions: task,
+    ...(o.model ? { model: o.model } : {}),
+    ...(o.connector.length ? { connectors: o.connector } : {}),
+    ...(o.systemPrompt ? { systemPrompt: o.systemPrompt } : {}),
+    ...(o.role ? { role: o.role } : {}),
+    ...(o.template ? { templateRef: o.template } : {}),
+  };
+  // Events after the stream's last one before this task are this task's (or later ones').
+  const since = await lastSeq(s, name);
+  const { status } = await s.client.call('POST', '/api/v1/agents', { body, kind: 'agent', ns });
+  // The task number tells this task's end from an earlier one's; the REST answer lacks it.
+  const number = await taskNumber(s, name);
+  const { c } = s.style;
+  if (!o.json) s.err(c.dim(`${status === 201 ? 'created' : 'tasked'} agent/${name} in namespace ${ns}${number ? `, task ${number}` : ''}\n`));
+
+  const renderer = new EventRenderer({ style: s.style, write: s.out, spinners: !o.json && s.style.interactive });
+  let outcome: Outcome | undefined;
+  const f = followAgent(s.client, ns, name, since, (ev: AgentEvent) => {
+    if (number !== undefined && ev.task < number) return false;
+    if (o.json) s.out(`${JSON.stringify(ev)}\n`);
+    else renderer.event(ev);
+    outcome = outcomeOf(ev.type);
+    return outcome !== undefined;
+  });
+
+  let detached = false;
+  let interrupted = false;
+  const detach = (): void => {
+    detached = true;
+    renderer.close();
+    s.err(`\ndetached: agent/${name} goes on with its task; follow it with \`agentplane logs -f ${name} -n ${ns}\`\n`);
+    f.stop();
+  };
+  const cancel = async (): Promise<void> => {
+    if (o.json) s.err('cancelling the task…\n');
+    else renderer.note(c.yellow('cancelling the task…'));
+    try {
+      await s.client.call('POST', `/api/v1/agents/${encodeURIComponent(name)}/cancel`, { query: { namespace: ns }, kind: 'agent' });
+    } catch (err) {
+      // 409: it ended meanwhile; its end event is on its way.
+      if (!(err instanceof ApiCallError && err.status === 409)) throw err;
+    }
+  };
+  const onSigint = (): void => {
+    if (interrupted) return detach();
+    interrupted = true;
+    const act = async (): Promise<void> => {
+      const choice = mode === 'ask' ? await ask(s, renderer) : mode;
+      if (choice === 'detach') return detach();
+      if (choice === 'cancel') return cancel();
+      interrupted = false; // kept watching
+    };
+    act().catch((err: unknown) => {
+      s.err(`agentplane: could not cancel: ${(err as Error).message}\n`);
+      detach();
+    });
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', detach);
+  try {
+    await f.done;
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', detach);
+    renderer.close();
+  }
+  if (detached) process.exitCode = EXIT.DETACHED;
+  else if (outcome === 'failed') process.exitCode = EXIT.TASK_FAILED;
+  else if (outcome === 'cancelled') process.exitCode = EXIT.TASK_CANCELLED;
+}
+
+/** The newest event's seq; 0 for an agent that does not exist yet (or has no events). */
+async function lastSeq(s: Session, name: string): Promise<number> {
+  try {
+    const { body } = await s.client.call('GET', `/api/v1/agents/${encodeURIComponent(name)}/events`, { query: { namespace: s.target.namespace, limit: 1 }, kind: 'agent' });
+    return Math.max(0, ...(body.events as AgentEvent[]).map((e) => e.seq));
+  } catch (err) {
+    if (err instanceof ApiCallError && err.status === 404) return 0;
+    throw err;
+  }
+}
+
+async function taskNumber(s: Session, name: string): Promise<number | undefined> {
+  try {
+    const { body } = await s.client.call('GET', `/apis/${GROUP_VERSION}/namespaces/${encodeURIComponent(s.target.namespace)}/agents/${encodeURIComponent(name)}`, { kind: 'agent' });
+    return typeof body?.spec?.task === 'number' ? body.spec.task : undefined;
+  } catch {
+    return undefined; // the first end event will do
+  }
+}
+
+/** Asks on the terminal: c cancels, d (or Ctrl-C again) detaches, anything else keeps watching. */
+function ask(s: Session, renderer: EventRenderer): Promise<'cancel' | 'detach' | 'continue'> {
+  renderer.pause();
+  const { c } = s.style;
+  s.out(`\n${c.bold('Interrupted.')} Cancel the task ${c.bold('[c]')}, detach and leave it running ${c.bold('[d]')}, or keep watching ${c.bold('[any other key]')}? `);
+  const stdin = process.stdin;
+  return new Promise((resolve) => {
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.once('data', (d: Buffer) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      const key = d.toString('utf8');
+      const choice = /^[cCyY\r\n]/.test(key) ? 'cancel' : /^[dD\x03]/.test(key) ? 'detach' : 'continue';
+      s.out(`${choice}\n`);
+      renderer.resume();
+      resolve(choice);
+    });
+  });
+}
