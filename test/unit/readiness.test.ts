@@ -32,7 +32,7 @@ describe('/readyz', function () {
       expect(down.json()).to.deep.include({
         reason: 'ServiceUnavailable',
         code: 503,
-        message: 'not ready: event-store: connect ECONNREFUSED 127.0.0.1:6379',
+        error: 'not ready: event-store: connect ECONNREFUSED 127.0.0.1:6379',
         details: { causes: [{ field: 'event-store', message: 'connect ECONNREFUSED 127.0.0.1:6379' }] },
       });
       expect((await app.inject({ url: '/healthz' })).statusCode, 'liveness is not readiness').to.equal(200);
