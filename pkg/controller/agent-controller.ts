@@ -32,6 +32,9 @@ const MAX_START_FAILURES = 3;
 const RESYNC_MS = 30_000;
 /** How soon a cancel the worker could not take is tried again. */
 const CANCEL_RETRY_MS = 500;
+/** How soon, and at most how often, a task's end that storage refused is written again. */
+const STORAGE_RETRY_MIN_MS = 500;
+const STORAGE_RETRY_MAX_MS = 10_000;
 
 export interface AgentControllerDeps {
   agents: Registry<Agent>;
@@ -81,6 +84,9 @@ export class AgentController {
   private readonly cleanedUp = new Set<string>();
   private unsubscribe?: () => void;
   private resync?: NodeJS.Timeout;
+  /** Writes waiting for storage to recover. */
+  private readonly retries = new Set<NodeJS.Timeout>();
+  private stopped = false;
 
   constructor(private readonly d: AgentControllerDeps) {
     const { agents, squads } = d.informers;
@@ -100,6 +106,9 @@ export class AgentController {
   }
 
   stop(): void {
+    this.stopped = true;
+    for (const t of this.retries) clearTimeout(t);
+    this.retries.clear();
     if (this.resync) clearInterval(this.resync);
     this.unsubscribe?.();
     this.controller.stop();
@@ -150,7 +159,10 @@ export class AgentController {
         this.controller.enqueue(ev.ref);
         break;
       case 'event':
-        void this.ingest(ev.ref, ev.uid, ev.taskId, ev.event);
+        // ingest handles storage failures itself; anything else is logged, never left unhandled.
+        void this.ingest(ev.ref, ev.uid, ev.taskId, ev.event).catch((err: unknown) =>
+          this.d.logger.error({ ...ev.ref, err: String(err) }, 'handling a worker event failed'),
+        );
         break;
       case 'exited':
         void this.onWorkerExit(ev).catch((err: unknown) => this.d.logger.error({ ...ev.ref, err: String(err) }, 'handling a worker exit failed'));
@@ -297,11 +309,57 @@ export class AgentController {
           draft = { ...draft, payload: { ...(draft as EventDraft<'task_completed'>).payload, usage } };
         }
       }
-      const ev = await this.d.events.append(streamOf(agent), { ...draft, task: taskId });
-      const updated = await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => applyEvent(s, ev));
-      if (isTerminal(ev.type)) await this.taskEnded(updated, ev);
+      let ev: AgentEvent;
+      try {
+        ev = await this.d.events.append(streamOf(agent), { ...draft, task: taskId });
+      } catch (err) {
+        // Not stored, so no client saw it. A task's end must be recorded: tried again until
+        // storage takes it (a full disk freed). Other events are dropped.
+        const log = this.d.logger.child({ namespace: ref.namespace, name: ref.name, task: taskId });
+        if (!isTerminal(draft.type)) {
+          log.error({ err: String(err), type: draft.type }, 'an event could not be stored and is dropped');
+          return undefined;
+        }
+        this.ended.delete(key);
+        this.retryLater(log, 'the end of a task could not be stored', err, () => this.ingest(ref, uid, taskId, draft).then(() => undefined));
+        return undefined;
+      }
+      await this.foldEvent(ref, ev);
       return ev;
     });
+  }
+
+  /** Folds a stored event into the status; a task's end is folded in even if storage must recover first. */
+  private async foldEvent(ref: ObjectRef, ev: AgentEvent): Promise<void> {
+    let updated: Agent;
+    try {
+      updated = await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => applyEvent(s, ev));
+    } catch (err) {
+      const log = this.d.logger.child({ namespace: ref.namespace, name: ref.name, task: ev.task });
+      if (!isTerminal(ev.type)) {
+        log.error({ err: String(err), seq: ev.seq }, 'the status could not follow an event (the next one updates it)');
+        return;
+      }
+      this.retryLater(log, 'the status could not record the end of a task', err, () =>
+        this.ingestion.run(refKey(ref), async () => {
+          const agent = this.d.informers.agents.get(ref.namespace, ref.name);
+          if (agent && agent.spec.task === ev.task && !agent.metadata.deletionTimestamp) await this.foldEvent(ref, ev);
+        }),
+      );
+      return;
+    }
+    if (isTerminal(ev.type)) await this.taskEnded(updated, ev);
+  }
+
+  /** Runs `fn` again later, with backoff while it fails (storage unavailable), until it succeeds or the controller stops. */
+  private retryLater(log: Logger, what: string, err: unknown, fn: () => Promise<void>, delayMs = STORAGE_RETRY_MIN_MS): void {
+    log.error({ err: String(err), retryInMs: delayMs }, `${what}; retrying`);
+    const t = setTimeout(() => {
+      this.retries.delete(t);
+      if (this.stopped) return;
+      fn().catch((e: unknown) => this.retryLater(log, what, e, fn, Math.min(STORAGE_RETRY_MAX_MS, delayMs * 2)));
+    }, delayMs);
+    this.retries.add(t);
   }
 
   private async taskEnded(agent: Agent, ev: AgentEvent): Promise<void> {

@@ -188,7 +188,7 @@ describe('server killed mid-task and restarted (integration)', function () {
         await eventually(async () => [...followers.values()].some((f) => f.events.some((e) => e.type === 'tool_call')), 60_000, 'a first tool call');
 
         // The kill: somewhere in the tasks, as the seed says.
-        const killAfter = Math.round(200 + rand() * 4000);
+        const killAfter = Math.round(200 + rand() * 8000);
         figures.killAfterMs.push(killAfter);
         await new Promise((r) => setTimeout(r, killAfter));
         const tree: ProcessId[] = processTree(first.child.pid!);
