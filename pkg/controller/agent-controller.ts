@@ -86,6 +86,8 @@ export class AgentController {
   private resync?: NodeJS.Timeout;
   /** Writes waiting for storage to recover. */
   private readonly retries = new Set<NodeJS.Timeout>();
+  /** The last wait before such a write, per agent and step: it doubles while storage refuses. */
+  private readonly backoff = new Map<string, number>();
   private stopped = false;
 
   constructor(private readonly d: AgentControllerDeps) {
@@ -321,9 +323,10 @@ export class AgentController {
           return undefined;
         }
         this.ended.delete(key);
-        this.retryLater(log, 'the end of a task could not be stored', err, () => this.ingest(ref, uid, taskId, draft).then(() => undefined));
+        this.retryLater(`${key}:end`, log.child({ type: draft.type }), 'the end of a task could not be stored', err, () => this.ingest(ref, uid, taskId, draft).then(() => undefined));
         return undefined;
       }
+      this.backoff.delete(`${key}:end`);
       await this.foldEvent(ref, ev);
       return ev;
     });
@@ -340,7 +343,7 @@ export class AgentController {
         log.error({ err: String(err), seq: ev.seq }, 'the status could not follow an event (the next one updates it)');
         return;
       }
-      this.retryLater(log, 'the status could not record the end of a task', err, () =>
+      this.retryLater(`${refKey(ref)}:fold`, log, 'the status could not record the end of a task', err, () =>
         this.ingestion.run(refKey(ref), async () => {
           const agent = this.d.informers.agents.get(ref.namespace, ref.name);
           if (agent && agent.spec.task === ev.task && !agent.metadata.deletionTimestamp) await this.foldEvent(ref, ev);
@@ -348,16 +351,22 @@ export class AgentController {
       );
       return;
     }
+    this.backoff.delete(`${refKey(ref)}:fold`);
     if (isTerminal(ev.type)) await this.taskEnded(updated, ev);
   }
 
-  /** Runs `fn` again later, with backoff while it fails (storage unavailable), until it succeeds or the controller stops. */
-  private retryLater(log: Logger, what: string, err: unknown, fn: () => Promise<void>, delayMs = STORAGE_RETRY_MIN_MS): void {
+  /**
+   * Runs `fn` again later (it schedules its own next try if it fails again), waiting longer each
+   * time for the same `key`, up to STORAGE_RETRY_MAX_MS, until it succeeds or the controller stops.
+   */
+  private retryLater(key: string, log: Logger, what: string, err: unknown, fn: () => Promise<void>): void {
+    const delayMs = Math.min(STORAGE_RETRY_MAX_MS, (this.backoff.get(key) ?? STORAGE_RETRY_MIN_MS / 2) * 2);
+    this.backoff.set(key, delayMs);
     log.error({ err: String(err), retryInMs: delayMs }, `${what}; retrying`);
     const t = setTimeout(() => {
       this.retries.delete(t);
       if (this.stopped) return;
-      fn().catch((e: unknown) => this.retryLater(log, what, e, fn, Math.min(STORAGE_RETRY_MAX_MS, delayMs * 2)));
+      fn().catch((e: unknown) => this.retryLater(key, log, what, e, fn));
     }, delayMs);
     this.retries.add(t);
   }
