@@ -172,7 +172,7 @@ describe('without the tool sandbox (integration)', function () {
     await h?.close();
   });
 
-  it('SIGKILL of the worker still ends its running tool: the runtime ends the worker’s process group', async () => {
+  it('SIGKILL of the worker still ends its running tool, which the engine started in a session of its own', async () => {
     expect(h.server.local!.sandboxed).to.equal(false);
     await killToolDuring(h, 'doomed-bare', 'sandbox-probe-16180', (leader) => leader);
   });
