@@ -2,12 +2,13 @@
 // everything else is the same in both homes. Each part is a runnable of the manager, started in the order added
 // and stopped in reverse.
 
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants as fsConstants, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Agent, TEMPLATE_NAME_MAX_LENGTH, TEMPLATE_NAME_PATTERN, TEMPLATE_NAME_RULE } from '../../pkg/api/agent.js';
 import type { Connector } from '../../pkg/api/connector.js';
+import { storageFault } from '../../pkg/api/storage-errors.js';
 import type { Squad } from '../../pkg/api/squad.js';
 import { urlEgressRefusal } from '../../pkg/connector/egress.js';
 import { AgentController } from '../../pkg/controller/agent-controller.js';
@@ -202,6 +203,17 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** A data dir the server cannot write would fail its first write: say so at start instead. */
+function checkWritable(dataDir: string): void {
+  try {
+    accessSync(dataDir, fsConstants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    const fix = storageFault(err) === 'StorageReadOnly' ? 'its file system is mounted read-only; remount it read-write' : 'give the server’s user write access to it';
+    throw new Error(`the data directory ${dataDir} is not writable (${code}): ${fix}`);
+  }
+}
+
 export async function startServer(o: ServeOptions): Promise<RunningServer> {
   const badTemplate = (o.templates ?? []).find((t) => t.length > TEMPLATE_NAME_MAX_LENGTH || !new RegExp(TEMPLATE_NAME_PATTERN).test(t));
   if (badTemplate !== undefined) throw new Error(`template ${JSON.stringify(badTemplate)}: must be ${TEMPLATE_NAME_RULE}`);
@@ -211,6 +223,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   if (o.oidc && !o.tokenFile) throw new Error('OIDC needs a token file: its "grants" say what OIDC users and groups may do (docs/auth.md "OIDC")');
   const dataDir = resolve(o.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  checkWritable(dataDir);
   const manager = new Manager(logger.child({ component: 'manager' }));
   const child = (component: string): Logger => logger.child({ component });
 

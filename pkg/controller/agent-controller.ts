@@ -40,6 +40,9 @@ const CANCEL_RETRY_MS = 500;
 const RESUME_GRACE_MS = 60_000;
 /** After such a worker reconnects: how long its queued events may take to arrive before the task is judged. */
 const RESUME_SETTLE_MS = 1_000;
+/** How soon, and at most how often, a task's end that storage refused is written again. */
+const STORAGE_RETRY_MIN_MS = 500;
+const STORAGE_RETRY_MAX_MS = 10_000;
 
 export interface AgentControllerDeps {
   agents: Registry<Agent>;
@@ -99,6 +102,11 @@ export class AgentController {
   private readonly resuming = new Map<string, { uid: string; task: number; timer: NodeJS.Timeout }>();
   private unsubscribe?: () => void;
   private resync?: NodeJS.Timeout;
+  /** Writes waiting for storage to recover. */
+  private readonly retries = new Set<NodeJS.Timeout>();
+  /** The last wait before such a write, per agent and step: it doubles while storage refuses. */
+  private readonly backoff = new Map<string, number>();
+  private stopped = false;
 
   constructor(private readonly d: AgentControllerDeps) {
     const { agents, squads } = d.informers;
@@ -120,6 +128,9 @@ export class AgentController {
   stop(): void {
     for (const r of this.resuming.values()) clearTimeout(r.timer);
     this.resuming.clear();
+    this.stopped = true;
+    for (const t of this.retries) clearTimeout(t);
+    this.retries.clear();
     if (this.resync) clearInterval(this.resync);
     this.unsubscribe?.();
     this.statusWriter.stop();
@@ -172,8 +183,9 @@ export class AgentController {
         this.controller.enqueue(ev.ref);
         break;
       case 'event':
+        // ingest handles storage failures itself; anything else is logged, never left unhandled.
         void this.ingest(ev.ref, ev.uid, ev.taskId, ev.event).catch((err: unknown) =>
-          this.d.logger.error({ ...ev.ref, err: String(err) }, 'storing a worker event failed'),
+          this.d.logger.error({ ...ev.ref, err: String(err) }, 'handling a worker event failed'),
         );
         break;
       case 'exited':
@@ -329,17 +341,73 @@ export class AgentController {
     return this.record(agent, { ...draft, task: taskId });
   }
 
-  /** Appends (called synchronously, keeping call order) and then writes the status the event implies. */
-  private async record(agent: Agent, draft: EventDraft): Promise<AgentEvent> {
+  /**
+   * Appends (called synchronously, keeping call order) and then writes the status the event
+   * implies. An event storage refuses was never given a seq, so no client saw it: a task's end is
+   * tried again until storage takes it (a full disk freed); other events are dropped.
+   */
+  private async record(agent: Agent, draft: EventDraft): Promise<AgentEvent | undefined> {
     const ref = streamOf(agent);
-    const ev = await this.d.events.append(ref, draft);
+    const key = refKey(ref);
+    let ev: AgentEvent;
+    try {
+      ev = await this.d.events.append(ref, draft);
+    } catch (err) {
+      const log = this.d.logger.child({ namespace: ref.namespace, name: ref.name, task: draft.task });
+      if (!isTerminal(draft.type)) {
+        log.error({ err: String(err), type: draft.type }, 'an event could not be stored and is dropped');
+        return undefined;
+      }
+      this.ended.delete(key);
+      this.retryLater(`${key}:end`, log.child({ type: draft.type }), 'the end of a task could not be stored', err, () =>
+        this.ingest(ref, ref.uid, draft.task!, draft).then(() => undefined),
+      );
+      return undefined;
+    }
+    this.backoff.delete(`${key}:end`);
     if (!changesTaskState(ev)) {
       this.statusWriter.note(ref, ev);
       return ev;
     }
-    const updated = await this.statusWriter.add(ref, ev);
-    if (isTerminal(ev.type)) await this.taskEnded(updated, ev);
+    await this.foldEvent(ref, ev);
     return ev;
+  }
+
+  /** Folds a stored event into the status; a task's end is folded in even if storage must recover first. */
+  private async foldEvent(ref: StreamRef, ev: AgentEvent): Promise<void> {
+    let updated: Agent;
+    try {
+      updated = await this.statusWriter.add(ref, ev);
+    } catch (err) {
+      const log = this.d.logger.child({ namespace: ref.namespace, name: ref.name, task: ev.task });
+      if (!isTerminal(ev.type)) {
+        log.error({ err: String(err), seq: ev.seq }, 'the status could not follow an event (the next one updates it)');
+        return;
+      }
+      this.retryLater(`${refKey(ref)}:fold`, log, 'the status could not record the end of a task', err, async () => {
+        const agent = this.d.informers.agents.get(ref.namespace, ref.name);
+        if (agent && agent.metadata.uid === ref.uid && agent.spec.task === ev.task && !agent.metadata.deletionTimestamp) await this.foldEvent(ref, ev);
+      });
+      return;
+    }
+    this.backoff.delete(`${refKey(ref)}:fold`);
+    if (isTerminal(ev.type)) await this.taskEnded(updated, ev);
+  }
+
+  /**
+   * Runs `fn` again later (it schedules its own next try if it fails again), waiting longer each
+   * time for the same `key`, up to STORAGE_RETRY_MAX_MS, until it succeeds or the controller stops.
+   */
+  private retryLater(key: string, log: Logger, what: string, err: unknown, fn: () => Promise<void>): void {
+    const delayMs = Math.min(STORAGE_RETRY_MAX_MS, (this.backoff.get(key) ?? STORAGE_RETRY_MIN_MS / 2) * 2);
+    this.backoff.set(key, delayMs);
+    log.error({ err: String(err), retryInMs: delayMs }, `${what}; retrying`);
+    const t = setTimeout(() => {
+      this.retries.delete(t);
+      if (this.stopped) return;
+      fn().catch((e: unknown) => this.retryLater(key, log, what, e, fn));
+    }, delayMs);
+    this.retries.add(t);
   }
 
   private async taskEnded(agent: Agent, ev: AgentEvent): Promise<void> {

@@ -22,6 +22,8 @@ export interface RecordedRequest {
   hasTools: boolean;
   /** Prompt text of the current task (system reminders left out), or of a follow-up with directives that took over; "" if none. */
   lastUserText: string;
+  /** Text of the current task's latest tool result (what a tool printed), if any. */
+  lastToolResult?: string;
   /** The system prompt's text blocks, joined by newlines. */
   system: string;
   /** Names of the tools the engine offered. */
@@ -83,6 +85,8 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
       tools: isRecord(body) && Array.isArray(body.tools) ? body.tools.map(toolName).filter((n) => n !== '') : [],
     };
     if (isRecord(body) && typeof body.model === 'string') record.model = body.model;
+    const toolResult = isRecord(body) && Array.isArray(body.messages) ? currentTask(body.messages)?.lastToolResult : undefined;
+    if (toolResult !== undefined) record.lastToolResult = toolResult;
     if (apiKey !== undefined) record.apiKey = apiKey;
     requests.push(record);
 

@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { ApiError, internalError, isApiError, toRestBody } from '../api/errors.js';
+import { asStorageError } from '../api/storage-errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { selectWebSocketProtocol } from './auth/token-file.js';
@@ -108,7 +109,7 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
 
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
     const apiErr = toApiError(err);
-    if (apiErr.code >= 500) req.log.error({ err }, 'request failed');
+    if (apiErr.code >= 500) req.log.error({ err }, apiErr.code === 503 ? apiErr.message : 'request failed');
     const retry = apiErr.details.retryAfterSeconds;
     if (typeof retry === 'number') void reply.header('retry-after', String(retry));
     void reply.status(apiErr.code).send(toRestBody(apiErr));
@@ -162,7 +163,7 @@ export function toApiError(err: FastifyError | ApiError): ApiError {
   if (status && status >= 400 && status < 500) {
     return new ApiError('BadRequest', status, err.message);
   }
-  return internalError();
+  return asStorageError(err) ?? internalError();
 }
 
 const uriTooLong = (): ApiError => new ApiError('URITooLong', 414, `request URL is longer than the limit of ${MAX_URL_LENGTH} bytes`);

@@ -153,31 +153,47 @@ describe('tool sandbox (integration)', function () {
   });
 
   describe('a worker that dies takes its whole process tree with it', () => {
-    const killDuring = async (name: string, marker: string, victim: (leader: number) => number | undefined): Promise<void> => {
-      const r = await h.api('POST', '/api/v1/agents', { name, instructions: `@bash node -e "setTimeout(() => {}, 300000)" ${marker}\n@say never` });
-      expect(r.status).to.equal(201);
-      const ws = new EventClient(`${h.url}/api/v1/agents/${name}/ws`);
-      try {
-        await ws.until((evs) => evs.some((e) => e.type === 'tool_call'));
-        const tools = await eventually(async () => processesWith(marker).length > 0 && processesWith(marker), 15_000, 'the tool process');
-        const leader = h.server.local!.pid({ namespace: 'default', name })!;
-        const pid = victim(leader);
-        expect(pid, 'process to kill').to.be.a('number');
-        process.kill(pid!, 'SIGKILL');
-        await eventually(async () => processesWith(marker).length === 0, 10_000, `tool processes ${tools.join(',')} to be gone`);
-        await ws.untilTaskEnd();
-        expect(ws.events.at(-1)!.type).to.equal('error');
-      } finally {
-        ws.close();
-      }
-    };
-
     it('SIGKILL of the worker process (the runtime’s child) ends its running tool', async () => {
-      await killDuring('doomed', 'sandbox-probe-31337', (leader) => leader);
+      await killToolDuring(h, 'doomed', 'sandbox-probe-31337', (leader) => leader);
     });
 
     it('SIGKILL of the worker’s node process inside the sandbox ends its running tool', async () => {
-      await killDuring('doomed-too', 'sandbox-probe-27182', (leader) => workerNodePid(leader));
+      await killToolDuring(h, 'doomed-too', 'sandbox-probe-27182', (leader) => workerNodePid(leader));
     });
   });
 });
+
+describe('without the tool sandbox (integration)', function () {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ sandbox: 'none' });
+  });
+  after(async () => {
+    await h?.close();
+  });
+
+  it('SIGKILL of the worker still ends its running tool, which the engine started in a session of its own', async () => {
+    expect(h.server.local!.sandboxed).to.equal(false);
+    await killToolDuring(h, 'doomed-bare', 'sandbox-probe-16180', (leader) => leader);
+  });
+});
+
+/** Runs a long tool in a new agent, SIGKILLs `victim(worker group leader)`, and requires the tool gone within 10 s. */
+async function killToolDuring(h: Harness, name: string, marker: string, victim: (leader: number) => number | undefined): Promise<void> {
+  const r = await h.api('POST', '/api/v1/agents', { name, instructions: `@bash node -e "setTimeout(() => {}, 300000)" ${marker}\n@say never` });
+  expect(r.status).to.equal(201);
+  const ws = new EventClient(`${h.url}/api/v1/agents/${name}/ws`);
+  try {
+    await ws.until((evs) => evs.some((e) => e.type === 'tool_call'));
+    const tools = await eventually(async () => processesWith(marker).length > 0 && processesWith(marker), 15_000, 'the tool process');
+    const leader = h.server.local!.pid({ namespace: 'default', name })!;
+    const pid = victim(leader);
+    expect(pid, 'process to kill').to.be.a('number');
+    process.kill(pid!, 'SIGKILL');
+    await eventually(async () => processesWith(marker).length === 0, 10_000, `tool processes ${tools.join(',')} to be gone`);
+    await ws.untilTaskEnd();
+    expect(ws.events.at(-1)!.type).to.equal('error');
+  } finally {
+    ws.close();
+  }
+}

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import Database from 'better-sqlite3';
 import { alreadyExists, conflict, expired, notFound } from '../../api/errors.js';
+import { asStorageError } from '../../api/storage-errors.js';
 import type { ListFilter, ListResult, Store, StoredObject, WatchEvent, WatchOptions } from '../store.js';
 
 /** Changes kept in memory per kind for watches that start from a resourceVersion. */
@@ -56,6 +57,15 @@ export class SqliteState {
   }
 }
 
+/** Runs `fn`, reporting a full disk, a read-only file or an I/O error as the API's 503. */
+function guard<R>(fn: () => R): R {
+  try {
+    return fn();
+  } catch (err) {
+    throw asStorageError(err) ?? err;
+  }
+}
+
 class SqliteStore<T extends StoredObject> implements Store<T> {
   private readonly sel: Database.Statement<[string, string, string], Row>;
   private readonly listAll: Database.Statement<[string], Row>;
@@ -83,7 +93,7 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
   }
 
   async get(namespace: string, name: string): Promise<T | undefined> {
-    return this.read(namespace, name);
+    return guard(() => this.read(namespace, name));
   }
 
   async list(filter: ListFilter = {}): Promise<ListResult<T>> {
@@ -91,7 +101,7 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
       const rows = filter.namespace ? this.listNs.all(this.kind, filter.namespace) : this.listAll.all(this.kind);
       return { rows, rv: this.current.get()!.rv };
     });
-    const { rows, rv } = tx();
+    const { rows, rv } = guard(tx);
     let items = rows.map((r) => JSON.parse(r.body) as T);
     const sel = filter.labelSelector;
     if (sel && Object.keys(sel).length > 0) {
@@ -102,7 +112,7 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
 
   async create(obj: T): Promise<T> {
     const { namespace, name } = obj.metadata;
-    const created = this.db.transaction(() => {
+    const created = guard(this.db.transaction(() => {
       if (this.sel.get(this.kind, namespace, name)) throw alreadyExists(this.kind, name);
       const rv = this.bump.get()!.rv;
       const out = structuredClone(obj);
@@ -111,14 +121,14 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
       out.metadata.creationTimestamp = out.metadata.creationTimestamp || new Date().toISOString();
       this.ins.run(this.kind, namespace, name, rv, JSON.stringify(out));
       return out;
-    })();
+    }));
     this.emit({ type: 'ADDED', object: created });
     return structuredClone(created);
   }
 
   async update(obj: T): Promise<T> {
     const { namespace, name } = obj.metadata;
-    const updated = this.db.transaction(() => {
+    const updated = guard(this.db.transaction(() => {
       const cur = this.read(namespace, name);
       if (!cur) throw notFound(this.kind, name, namespace);
       if (cur.metadata.uid !== obj.metadata.uid || cur.metadata.resourceVersion !== obj.metadata.resourceVersion) {
@@ -132,13 +142,13 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
       out.metadata.resourceVersion = String(rv);
       this.upd.run(rv, JSON.stringify(out), this.kind, namespace, name);
       return out;
-    })();
+    }));
     this.emit({ type: 'MODIFIED', object: updated });
     return structuredClone(updated);
   }
 
   async delete(namespace: string, name: string, pre: { resourceVersion?: string } = {}): Promise<T | undefined> {
-    const removed = this.db.transaction(() => {
+    const removed = guard(this.db.transaction(() => {
       const cur = this.read(namespace, name);
       if (!cur) return undefined;
       if (pre.resourceVersion && pre.resourceVersion !== cur.metadata.resourceVersion) {
@@ -148,7 +158,7 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
       this.del.run(this.kind, namespace, name);
       cur.metadata.resourceVersion = String(rv);
       return cur;
-    })();
+    }));
     if (removed) this.emit({ type: 'DELETED', object: removed });
     return removed;
   }

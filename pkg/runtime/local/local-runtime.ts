@@ -8,7 +8,7 @@
 // server's HTTP route reaches the channel only through `channel`.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -173,6 +173,9 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
       if (this.workers.get(key) !== solo) return; // stopped on purpose
       // A worker that dies takes its tools with it (in the sandbox its PID namespace already has).
       if (child.pid) signalGroup(child.pid, 'SIGKILL');
+      // Unsandboxed, the engine runs each Bash tool in a session of its own, out of the group's
+      // reach: find them by the credential this incarnation alone had in its environment.
+      if (!this.sandboxed) killByEnvironment(`ANTHROPIC_API_KEY=${modelCredential}`);
       this.workers.delete(key);
       this.exited(spec.ref, code, signal);
     });
@@ -349,6 +352,18 @@ function killGroup(child: Proc, graceMs: number): Promise<void> {
     });
     signalGroup(pid, 'SIGTERM');
   });
+}
+
+/** SIGKILLs every process whose environment holds `entry` (NAME=value), as /proc shows them. */
+function killByEnvironment(entry: string): void {
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${d}/environ`, 'utf8').split('\0').includes(entry)) process.kill(Number(d), 'SIGKILL');
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
 }
 
 function signalGroup(pid: number, sig: NodeJS.Signals): void {

@@ -51,7 +51,7 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
     app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
       const apiErr =
         !isApiError(err) && err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? unsupportedMediaType(req.headers['content-type'] ?? '') : toApiError(err);
-      if (apiErr.code >= 500) req.log.error({ err }, 'request failed');
+      if (apiErr.code >= 500) req.log.error({ err }, apiErr.code === 503 ? apiErr.message : 'request failed');
       const status = statusOf(apiErr, resources);
       void reply.status(status.code).type('application/json').send(status);
     });
