@@ -142,6 +142,8 @@ export interface ServeOptions {
   rateLimitBurst?: number;
   /** Events kept per agent, the oldest trimmed; default DEFAULT_EVENTS_PER_AGENT (10 000). */
   eventsPerAgent?: number;
+  /** Idle time after which a solo agent's worker and engine exit (ms; 0 never; default 10 min). */
+  idleTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -371,6 +373,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       metrics,
       logger: child('agent-controller'),
       taskUsage: usageMeter,
+      ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
     });
     proxyEvents = agentController;
     const squadController = new SquadController({

@@ -32,6 +32,10 @@ const MAX_START_FAILURES = 3;
 const RESYNC_MS = 30_000;
 /** How soon a cancel the worker could not take is tried again. */
 const CANCEL_RETRY_MS = 500;
+/** How long a solo agent's worker may sit without a task before it is released (`--idle-timeout`). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000;
+/** WorkerReady's reason while an idle agent holds no worker; its next task starts one. */
+export const WORKER_RELEASED = 'Released';
 
 export interface AgentControllerDeps {
   agents: Registry<Agent>;
@@ -43,6 +47,10 @@ export interface AgentControllerDeps {
   logger: Logger;
   /** Model tokens per task (the model proxy's meter): added to task_completed as `usage`. */
   taskUsage?: TaskUsageSource;
+  /** Idle time after which a solo agent's worker (and engine) is released; 0 never. Default 10 min. */
+  idleTimeoutMs?: number;
+  /** Reads the clock (tests). */
+  now?: () => number;
 }
 
 /** Counts an agent's model tokens per task; the controller marks where tasks begin and end. */
@@ -61,6 +69,8 @@ export const streamOf = (a: Agent): StreamRef => ({
 
 interface Placement {
   wanted: boolean;
+  /** Not wanted because the idle worker was released (WorkerReady says so already). */
+  released?: boolean;
   group?: string;
   peers?: string[];
 }
@@ -79,6 +89,8 @@ export class AgentController {
   private readonly ended = new Map<string, string>();
   /** Agents (by uid) being deleted whose worker and workspace are already removed. */
   private readonly cleanedUp = new Set<string>();
+  /** When each agent's worker last did something (by uid): connected, took a task, ended one. */
+  private readonly lastActive = new Map<string, number>();
   private unsubscribe?: () => void;
   private resync?: NodeJS.Timeout;
 
@@ -142,6 +154,7 @@ export class AgentController {
     switch (ev.type) {
       case 'ready':
         this.startFailures.delete(refKey(ev.ref));
+        this.forgetActivity(ev.ref);
         // A worker that connects again may have missed a cancel: hand it over once more.
         this.cancelsSent.delete(refKey(ev.ref));
         this.controller.enqueue(ev.ref);
@@ -194,7 +207,7 @@ export class AgentController {
       worker = { phase: 'Absent', group: null };
     }
     if (!place.wanted) {
-      if (!failed) await this.setWorkerReady(agent, 'False', 'Stopped', asleep ? 'the agent is asleep' : 'no worker is wanted');
+      if (!failed && !place.released) await this.setWorkerReady(agent, 'False', 'Stopped', asleep ? 'the agent is asleep' : 'no worker is wanted');
       return;
     }
     if (worker.phase === 'Absent') {
@@ -212,7 +225,36 @@ export class AgentController {
     if (worker.phase !== 'Ready') return;
     await this.setWorkerReady(agent, 'True', 'Connected', 'the worker is connected');
     if (asleep || cancelRequested(agent)) return;
-    if (agent.spec.task > agent.status.observedTask && worker.runningTask === undefined) await this.dispatch(agent, log);
+    if (agent.spec.task > agent.status.observedTask && worker.runningTask === undefined) return this.dispatch(agent, log);
+    if (!place.group && worker.runningTask === undefined && !isBusy(agent)) return this.releaseWhenIdle(agent, log);
+  }
+
+  /**
+   * A solo agent's worker with nothing to do is released after the idle timeout: WorkerReady says
+   * `Released` first (so placement stops wanting a worker), then the worker stops. Its next task
+   * starts one again, which resumes the engine session from the workspace. Squad groups are left
+   * alone: members share one process or pod, kept while any member is awake.
+   */
+  private async releaseWhenIdle(agent: Agent, log: Logger): Promise<Result | void> {
+    const timeout = this.d.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    if (timeout <= 0) return;
+    const now = (this.d.now ?? Date.now)();
+    const uid = agent.metadata.uid;
+    const since = this.lastActive.get(uid) ?? now;
+    this.lastActive.set(uid, since);
+    const left = since + timeout - now;
+    if (left > 0) return { requeueAfter: left };
+    await this.setWorkerReady(agent, 'False', WORKER_RELEASED, `no worker: released after ${formatDuration(timeout)} without a task; the next task starts one`);
+    await this.d.runtime.stop(agent.metadata);
+    this.lastActive.delete(uid);
+    this.d.metrics.workersReleased.inc();
+    log.info({ idleMs: now - since }, 'idle worker released');
+  }
+
+  /** The worker just did something: its idle time starts again. */
+  private forgetActivity(ref: ObjectRef): void {
+    const agent = this.d.informers.agents.get(ref.namespace, ref.name);
+    if (agent) this.lastActive.delete(agent.metadata.uid);
   }
 
   /**
@@ -252,7 +294,13 @@ export class AgentController {
     const { namespace, name } = agent.metadata;
     if (agent.status.status === 'Failed') return { wanted: false };
     const squad = squadListing(this.d.informers.squads, agent.metadata);
-    if (!squad) return { wanted: agent.status.status !== 'Sleeping' };
+    if (!squad) {
+      // Released while idle: no worker until a task comes (a pending one, or one running on a
+      // worker that is still there, e.g. a pod that outlived a restart).
+      const released = findCondition(agent.status.conditions, WORKER_READY)?.reason === WORKER_RELEASED && !isBusy(agent);
+      if (released) return { wanted: false, released: true };
+      return { wanted: agent.status.status !== 'Sleeping' };
+    }
     const members = memberNames(squad);
     const awake = members.some((m) => {
       const a = m === name ? agent : this.d.informers.agents.get(namespace, m);
@@ -313,6 +361,7 @@ export class AgentController {
       if (p.cost_usd > 0) this.d.metrics.cost.inc(p.cost_usd);
     }
     this.cancelsSent.delete(refKey(agent.metadata));
+    this.lastActive.delete(agent.metadata.uid);
     await this.d.hooks.notifyTaskEnded(agent, outcome);
     this.controller.enqueue(agent.metadata);
   }
@@ -396,6 +445,7 @@ export class AgentController {
     this.cancelsSent.delete(key);
     this.ended.delete(key);
     this.cleanedUp.delete(agent.metadata.uid);
+    this.lastActive.delete(agent.metadata.uid);
     log.info('agent deleted');
   }
 
@@ -407,4 +457,11 @@ export class AgentController {
       s.conditions = setCondition(s.conditions ?? [], { type: WORKER_READY, status, reason, message });
     });
   }
+}
+
+/** 600000 -> "10m", 90000 -> "1m30s", 2500 -> "2.5s". */
+function formatDuration(ms: number): string {
+  const m = Math.floor(ms / 60_000);
+  const sec = (ms % 60_000) / 1000;
+  return m && sec ? `${m}m${sec}s` : m ? `${m}m` : `${sec}s`;
 }

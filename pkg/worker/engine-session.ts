@@ -58,15 +58,13 @@ export class EngineSession {
   /**
    * @param key the settings the engine process was started with (see `Engine`); another key
    *   needs another session
-   * @param model the model it answers with now (`setModel` changes it in place)
    */
   constructor(
     readonly key: string,
-    public model: string,
-    options: Omit<Options, 'abortController' | 'model'>,
+    options: Omit<Options, 'abortController'>,
   ) {
     this.sessionId = options.resume;
-    this.q = query({ prompt: this.feed, options: { ...options, model, abortController: this.abort } });
+    this.q = query({ prompt: this.feed, options: { ...options, abortController: this.abort } });
     this.messages = this.q[Symbol.asyncIterator]();
   }
 
@@ -85,12 +83,6 @@ export class EngineSession {
       this.close();
       throw err;
     }
-  }
-
-  /** Switches the model for the next turns; the session and its process stay. */
-  async setModel(model: string): Promise<void> {
-    await this.q.setModel(model);
-    this.model = model;
   }
 
   /** Stops the running turn; the engine answers with the turn's result and keeps the session. */

@@ -59,8 +59,8 @@ const INTERRUPT_GRACE_MS = 5_000;
 
 /**
  * The agent's engine: one warm session (`EngineSession`) reused by task after task. A task whose
- * settings the running engine was not started with (system prompt, role, MCP servers) closes it
- * and opens another that resumes the same session; a new model alone is switched in place.
+ * settings the running engine was not started with (model, system prompt, role, MCP servers)
+ * closes it and opens another that resumes the same session from the workspace.
  */
 export class Engine {
   private session?: EngineSession;
@@ -97,7 +97,7 @@ export class Engine {
     signal.addEventListener('abort', onAbort, { once: true });
 
     try {
-      session = await this.sessionFor(task);
+      session = this.sessionFor(task);
       if (signal.aborted) onAbort();
       session.feed.attach(input);
       for (;;) {
@@ -141,16 +141,10 @@ export class Engine {
   }
 
   /** The warm session when it fits the task, else a new one resuming the agent's session. */
-  private async sessionFor(task: TaskMessage): Promise<EngineSession> {
+  private sessionFor(task: TaskMessage): EngineSession {
     const key = settingsKey(task, this.env);
     const warm = this.session;
-    if (warm?.alive && warm.key === key) {
-      if (warm.model !== task.model) {
-        this.log?.info({ model: task.model }, 'engine: switching model in the warm session');
-        await warm.setModel(task.model);
-      }
-      return warm;
-    }
+    if (warm?.alive && warm.key === key) return warm;
     // The warm session knows the newest session id (a cancelled task records none on the agent).
     const resume = warm?.sessionId ?? task.resume;
     if (warm) {
@@ -158,7 +152,7 @@ export class Engine {
       warm.close();
     }
     this.starts++;
-    this.session = new EngineSession(key, task.model, sessionOptions(task, this.env, resume));
+    this.session = new EngineSession(key, sessionOptions(task, this.env, resume));
     return this.session;
   }
 }
@@ -166,14 +160,20 @@ export class Engine {
 /** The abort reason the worker gives when it stops: the engine process goes too. */
 export const WORKER_STOPPING = 'worker stopping';
 
-/** What a running engine process cannot change: a task that differs here needs a new one. */
+/**
+ * What a running engine process was started with: a task that differs here needs a new one. The
+ * model too: the engine's in-place switch (`setModel`) runs its `/model` command, which writes a
+ * note of it into the next user message, so the model would read it as the user's words; a new
+ * process started with `--model` keeps the conversation clean, and model changes are rare.
+ */
 function settingsKey(task: TaskMessage, env: EngineEnv): string {
-  return JSON.stringify([systemPromptFor(task.role, task.systemPrompt, env.squadDir), task.mcpServers]);
+  return JSON.stringify([task.model, systemPromptFor(task.role, task.systemPrompt, env.squadDir), task.mcpServers]);
 }
 
-function sessionOptions(task: TaskMessage, env: EngineEnv, resume: string | undefined): ConstructorParameters<typeof EngineSession>[2] {
+function sessionOptions(task: TaskMessage, env: EngineEnv, resume: string | undefined): ConstructorParameters<typeof EngineSession>[1] {
   return {
     cwd: env.workspace,
+    model: task.model,
     // Not recorded with the session (the engine's default): a systemPrompt changed by POST or
     // PATCH must reach the session that resumes this one.
     systemPrompt: { type: 'custom', prompt: systemPromptFor(task.role, task.systemPrompt, env.squadDir), snapshot: false },
