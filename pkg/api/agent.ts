@@ -76,22 +76,28 @@ export interface AgentStatus {
 
 export type Agent = Resource<AgentSpec, AgentStatus>;
 
-/** The agent's worker is connected and takes tasks. False reasons: Starting, Stopped, StartFailed. */
+/** The agent's worker is connected and takes tasks. False reasons: Starting, Stopped, StartFailed, Released. */
 export const WORKER_READY = 'WorkerReady';
+/**
+ * WorkerReady's reason while an idle agent holds no process (its worker was released after the
+ * idle timeout); its next task starts one. The agent stays Running: it takes tasks as before.
+ */
+export const WORKER_RELEASED = 'Released';
 /** The agent was put to sleep (lifecycle Sleep, idle). */
 export const ASLEEP = 'Asleep';
 
 /**
  * The one rule for an agent's `status`: Sleeping while asleep with no task assigned, Failed when
- * its worker could not start and no new task asks to retry, Running while its worker is ready,
- * else Pending. A task sent to a sleeping agent shows it awake at once.
+ * its worker could not start and no new task asks to retry, Running while its worker is ready
+ * (or was released while idle, to start again with the next task), else Pending. A task sent to
+ * a sleeping agent shows it awake at once.
  */
 export function agentPhase(a: Agent): AgentPhase {
   const ready = findCondition(a.status.conditions, WORKER_READY);
   const retry = a.spec.task > a.status.observedTask;
   if (isTrue(a.status.conditions, ASLEEP) && !isBusy(a)) return 'Sleeping';
   if (ready?.status === 'False' && ready.reason === 'StartFailed' && !retry) return 'Failed';
-  if (ready?.status === 'True') return 'Running';
+  if (ready?.status === 'True' || ready?.reason === WORKER_RELEASED) return 'Running';
   return 'Pending';
 }
 

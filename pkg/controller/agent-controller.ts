@@ -6,7 +6,7 @@
 // It owns the WorkerReady condition and the task fields of the status (through the events it
 // appends); `status` itself is derived by the agent strategy.
 
-import { type Agent, cancelRequested, isBusy, WORKER_READY } from '../api/agent.js';
+import { type Agent, cancelRequested, isBusy, WORKER_READY, WORKER_RELEASED } from '../api/agent.js';
 import { FINALIZER_AGENT_CLEANUP } from '../api/deletion.js';
 import { ApiError } from '../api/errors.js';
 import { type ConditionStatus, findCondition, setCondition } from '../api/condition.js';
@@ -34,8 +34,6 @@ const RESYNC_MS = 30_000;
 const CANCEL_RETRY_MS = 500;
 /** How long a solo agent's worker may sit without a task before it is released (`--idle-timeout`). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000;
-/** WorkerReady's reason while an idle agent holds no worker; its next task starts one. */
-export const WORKER_RELEASED = 'Released';
 
 export interface AgentControllerDeps {
   agents: Registry<Agent>;

@@ -164,7 +164,7 @@ describe('warm engine (integration)', function () {
       expect(released.message).to.match(/released after 2s without a task/);
       await eventually(async () => agentProcesses(h, 'napper').length === 0, 10_000, 'no process left for the agent');
       const view = await h.api('GET', '/api/v1/agents/napper');
-      expect(view.body).to.include({ taskStatus: 'Complete' });
+      expect(view.body).to.include({ status: 'Running', taskStatus: 'Complete' });
       const metrics = await h.api('GET', '/metrics');
       expect(metrics.text).to.match(/^agentplane_workers_released_total [1-9]/m);
 

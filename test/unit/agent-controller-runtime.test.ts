@@ -257,6 +257,60 @@ describe('AgentController on the in-memory runtime', function () {
     });
   });
 
+  describe('idle release', () => {
+    /** The controller again, with a short idle timeout. */
+    async function withIdleTimeout(idleTimeoutMs: number): Promise<Metrics> {
+      controller.stop();
+      const metrics = new Metrics();
+      controller = new AgentController({ agents, informers, events, runtime, hooks: new Hooks(), metrics, logger: createLogger({ level: 'silent' }), idleTimeoutMs });
+      await controller.start();
+      return metrics;
+    }
+
+    it('stops the worker of an agent idle for the timeout, says Released and stays Running; a new task starts one', async () => {
+      const metrics = await withIdleTimeout(300);
+      await agents.create(agentFromRequest({ name: 'alpha', instructions: '@say hi' }, 'default'));
+      await until('the task completed', async () => (await agent()).status.taskStatus === 'Complete');
+      const done = Date.now();
+      await until('the worker is gone', async () => (await runtime.status(ref)).phase === 'Absent', 5_000);
+      expect(Date.now() - done, 'not before the timeout').to.be.at.least(250);
+      await until('WorkerReady says Released', async () => (await workerReady())?.reason === 'Released');
+      expect(await workerReady()).to.deep.equal({ status: 'False', reason: 'Released', message: 'no worker: released after 0.3s without a task; the next task starts one' });
+      expect((await agent()).status.status).to.equal('Running');
+      expect((await metrics.registry.getSingleMetricAsString('agentplane_workers_released_total')).trim().split('\n').at(-1)).to.equal('agentplane_workers_released_total 1');
+      await sleep(100);
+      await controller.idle();
+      expect(runtime.started, 'not started again without a task').to.have.length(1);
+
+      const resumeFrom = (await agent()).status.sessionId;
+      await agents.update('default', 'alpha', (a) => {
+        a.spec.instructions = '@say again';
+      });
+      await until('the second task completed', async () => (await agent()).status.observedTask === 2 && (await agent()).status.taskStatus === 'Complete');
+      expect(runtime.started).to.have.length(2);
+      expect(runtime.dispatched.at(-1)?.task).to.include({ taskId: 2, ...(resumeFrom ? { resume: resumeFrom } : {}) });
+      expect(await workerReady()).to.include({ status: 'True', reason: 'Connected' });
+    });
+
+    it('never releases with a timeout of 0, nor while a task runs', async () => {
+      await withIdleTimeout(0);
+      await agents.create(agentFromRequest({ name: 'alpha', instructions: '@say hi' }, 'default'));
+      await until('the task completed', async () => (await agent()).status.taskStatus === 'Complete');
+      await sleep(300);
+      await controller.idle();
+      expect((await runtime.status(ref)).phase).to.equal('Ready');
+
+      await withIdleTimeout(100);
+      await agents.update('default', 'alpha', (a) => {
+        a.spec.instructions = '@hold';
+      });
+      await until('the task is running', async () => (await runtime.status(ref)).runningTask === 2);
+      await sleep(400);
+      await controller.idle();
+      expect((await runtime.status(ref)).phase, 'a busy worker stays').to.equal('Ready');
+    });
+  });
+
   describe('squads', () => {
     const squadOf = (name: string, members: string[]): Squad => ({
       apiVersion: '',
