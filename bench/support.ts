@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
-import { startServer, type RunningServer } from '../cmd/agentplane/serve.js';
+import { startServer, type RunningServer, type ServeOptions } from '../cmd/agentplane/serve.js';
 import type { Agent, AgentResponse } from '../pkg/api/agent.js';
 import type { AgentEvent } from '../pkg/api/event.js';
 import { DEFAULT_NAMESPACE } from '../pkg/api/meta.js';
@@ -23,6 +23,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 export interface BenchServer {
   server: RunningServer;
   model: ScriptedModel;
+  dataDir: string;
   /** POST /api/v1/agents: creates the agent or gives an idle one a new task. */
   sendTask(name: string, instructions: string): Promise<number>;
   getAgent(name: string): Promise<AgentResponse>;
@@ -41,7 +42,7 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
-export async function startBenchServer(): Promise<BenchServer> {
+export async function startBenchServer(opts: Partial<ServeOptions> = {}): Promise<BenchServer> {
   // Worker processes log to the service's stdout at this level (they inherit it); keep the table clean.
   process.env.AGENTPLANE_LOG_LEVEL ??= 'silent';
   const model = await startScriptedModel({ apiKey: API_KEY });
@@ -55,6 +56,7 @@ export async function startBenchServer(): Promise<BenchServer> {
       plugins: DEFAULT_PLUGINS,
       model: { apiKey: API_KEY, baseUrl: model.url },
       logger: createLogger({ level: 'silent' }),
+      ...opts,
     });
   } catch (err) {
     await model.close();
@@ -66,6 +68,7 @@ export async function startBenchServer(): Promise<BenchServer> {
   const b: BenchServer = {
     server,
     model,
+    dataDir,
     async sendTask(name, instructions) {
       const res = await fetch(`${server.url}/api/v1/agents`, {
         method: 'POST',
