@@ -12,7 +12,9 @@ import type { TaskInput } from './task-input.js';
  * task does; the feed then waits for the next task's instead of ending, which keeps the engine up.
  */
 export class SessionFeed implements AsyncIterable<SDKUserMessage> {
+  /** The next task's input, not yet taken; the one being fed. */
   private current?: TaskInput;
+  private feeding?: TaskInput;
   private wake?: () => void;
   private ended = false;
 
@@ -26,6 +28,7 @@ export class SessionFeed implements AsyncIterable<SDKUserMessage> {
   end(): void {
     this.ended = true;
     this.current?.close();
+    this.feeding?.close();
     this.wake?.();
   }
 
@@ -38,10 +41,12 @@ export class SessionFeed implements AsyncIterable<SDKUserMessage> {
         continue;
       }
       this.current = undefined;
+      this.feeding = input;
       for await (const msg of input) {
         if (this.ended) return;
         yield msg;
       }
+      this.feeding = undefined;
     }
   }
 }

@@ -97,8 +97,9 @@ export class Engine {
     signal.addEventListener('abort', onAbort, { once: true });
 
     try {
+      // Cancelled before it began: the warm session is left as it is.
+      if (signal.aborted) return cancelled(signal, emit, this.session?.sessionId);
       session = this.sessionFor(task);
-      if (signal.aborted) onAbort();
       session.feed.attach(input);
       for (;;) {
         const r = await session.next();
