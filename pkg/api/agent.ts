@@ -2,6 +2,7 @@
 // The schemas here are the single source for validation (ajv) and for the OpenAPI documents.
 
 import { type Condition, conditionSchema, findCondition, isTrue } from './condition.js';
+import type { Cause } from './errors.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
 
 export const AGENT_KIND = 'Agent';
@@ -341,4 +342,23 @@ export function cancelRequested(a: Agent): { reason: string } | undefined {
   const ann = a.metadata.annotations ?? {};
   if (ann[CANCEL_TASK_ANNOTATION] !== String(a.spec.task)) return undefined;
   return { reason: ann[CANCEL_REASON_ANNOTATION] || 'cancelled by request' };
+}
+
+/**
+ * The agent's own idle timeout in seconds ("0": never), instead of the server's `--idle-timeout`:
+ * how long its worker and engine stay up without a task. Set it with `kubectl annotate`.
+ */
+export const IDLE_TIMEOUT_ANNOTATION = 'agentplane.io/idle-timeout';
+const IDLE_TIMEOUT_RE = /^\d{1,7}(\.\d{1,3})?$/;
+
+/** The agent's idle timeout in ms from its annotation; undefined when it has none (or a bad one). */
+export function idleTimeoutOf(a: Agent): number | undefined {
+  const v = a.metadata.annotations?.[IDLE_TIMEOUT_ANNOTATION];
+  return v !== undefined && IDLE_TIMEOUT_RE.test(v) ? Math.round(Number(v) * 1000) : undefined;
+}
+
+export function validateIdleTimeoutAnnotation(a: Agent): Cause[] {
+  const v = a.metadata.annotations?.[IDLE_TIMEOUT_ANNOTATION];
+  if (v === undefined || IDLE_TIMEOUT_RE.test(v)) return [];
+  return [{ field: `metadata.annotations[${IDLE_TIMEOUT_ANNOTATION}]`, message: `must be a number of seconds such as "600" or "0.5" ("0": never release the idle worker), got "${v}"` }];
 }

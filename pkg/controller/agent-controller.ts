@@ -6,7 +6,7 @@
 // It owns the WorkerReady condition and the task fields of the status (through the events it
 // appends); `status` itself is derived by the agent strategy.
 
-import { type Agent, cancelRequested, isBusy, WORKER_READY, WORKER_RELEASED } from '../api/agent.js';
+import { type Agent, cancelRequested, idleTimeoutOf, isBusy, WORKER_READY, WORKER_RELEASED } from '../api/agent.js';
 import { FINALIZER_AGENT_CLEANUP } from '../api/deletion.js';
 import { ApiError } from '../api/errors.js';
 import { type ConditionStatus, findCondition, setCondition } from '../api/condition.js';
@@ -234,7 +234,7 @@ export class AgentController {
    * alone: members share one process or pod, kept while any member is awake.
    */
   private async releaseWhenIdle(agent: Agent, log: Logger): Promise<Result | void> {
-    const timeout = this.d.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    const timeout = idleTimeoutOf(agent) ?? this.d.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     if (timeout <= 0) return;
     const now = (this.d.now ?? Date.now)();
     const uid = agent.metadata.uid;

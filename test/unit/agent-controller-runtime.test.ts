@@ -7,7 +7,8 @@ import path from 'node:path';
 
 import { expect } from 'chai';
 
-import { type Agent, agentFromRequest, ASLEEP, requestCancel, WORKER_READY } from '../../pkg/api/agent.js';
+import { type Agent, agentFromRequest, ASLEEP, IDLE_TIMEOUT_ANNOTATION, requestCancel, WORKER_READY } from '../../pkg/api/agent.js';
+import { ApiError } from '../../pkg/api/errors.js';
 import { findCondition, setCondition } from '../../pkg/api/condition.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import { claimOf, type Squad, SQUAD_KIND } from '../../pkg/api/squad.js';
@@ -290,6 +291,20 @@ describe('AgentController on the in-memory runtime', function () {
       expect(runtime.started).to.have.length(2);
       expect(runtime.dispatched.at(-1)?.task).to.include({ taskId: 2, ...(resumeFrom ? { resume: resumeFrom } : {}) });
       expect(await workerReady()).to.include({ status: 'True', reason: 'Connected' });
+    });
+
+    it('takes the agent’s own timeout from its annotation (kubectl annotate), and refuses a bad one', async () => {
+      await withIdleTimeout(0);
+      const a = agentFromRequest({ name: 'alpha', instructions: '@say hi' }, 'default');
+      a.metadata.annotations = { [IDLE_TIMEOUT_ANNOTATION]: 'soon' };
+      const refused = await agents.create(a).catch((err: unknown) => err);
+      expect(refused).to.be.instanceOf(ApiError);
+      expect((refused as ApiError).details.causes?.[0]?.field).to.equal(`metadata.annotations[${IDLE_TIMEOUT_ANNOTATION}]`);
+
+      a.metadata.annotations = { [IDLE_TIMEOUT_ANNOTATION]: '0.2' };
+      await agents.create(a);
+      await until('WorkerReady says Released', async () => (await workerReady())?.reason === 'Released', 5_000);
+      expect((await runtime.status(ref)).phase).to.equal('Absent');
     });
 
     it('never releases with a timeout of 0, nor while a task runs', async () => {

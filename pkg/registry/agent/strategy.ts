@@ -11,6 +11,7 @@ import {
   DEFAULT_TEMPLATE,
   deriveAgentStatus,
   isBusy,
+  validateIdleTimeoutAnnotation,
 } from '../../api/agent.js';
 import { FINALIZER_AGENT_CLEANUP } from '../../api/deletion.js';
 import { type Cause, conflict, type ApiError } from '../../api/errors.js';
@@ -95,6 +96,7 @@ export const agentStrategy: Strategy<Agent> = {
     return [
       ...validateObjectName(a.metadata.name, a.metadata.namespace),
       ...validateSchema(agentSpecSchema, a.spec, 'spec'),
+      ...validateIdleTimeoutAnnotation(a),
     ];
   },
 
