@@ -109,7 +109,8 @@ Flags (each can also be set by the environment variable shown):
                        an agent (not in a squad) without a task this long gives back its
                        worker and engine process (condition WorkerReady=False, reason
                        Released); its next task starts them again and resumes the session
-                       (AGENTPLANE_IDLE_TIMEOUT; config "idleTimeoutSeconds"; default 600; 0 never)
+                       (AGENTPLANE_IDLE_TIMEOUT; config "idleTimeoutSeconds"; default 600; 0 never);
+                       an agent's annotation agentplane.io/idle-timeout overrides it
 
 Kubernetes mode:
   --kubeconfig <file>  how to reach kube-apiserver (KUBECONFIG; default: in-cluster config)
