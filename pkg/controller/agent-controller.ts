@@ -200,7 +200,7 @@ export class AgentController {
       // sent): confirm against storage; when it disagrees, the event on its way reconciles again.
       const stored = await this.d.agents.get(ref.namespace, ref.name);
       if (stored && !stored.metadata.deletionTimestamp && !mustStop(this.placementFor(stored), worker)) return;
-      await this.setWorkerReady(agent, 'False', place.wanted ? 'Starting' : 'Stopped', place.wanted ? 'the worker is moving' : 'no worker is wanted');
+      if (!place.released) await this.setWorkerReady(agent, 'False', place.wanted ? 'Starting' : 'Stopped', place.wanted ? 'the worker is moving' : 'no worker is wanted');
       await runtime.stop(ref);
       worker = { phase: 'Absent', group: null };
     }
