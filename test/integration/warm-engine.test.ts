@@ -167,6 +167,8 @@ describe('warm engine (integration)', function () {
       expect(view.body).to.include({ status: 'Running', taskStatus: 'Complete' });
       const metrics = await h.api('GET', '/metrics');
       expect(metrics.text).to.match(/^agentplane_workers_released_total [1-9]/m);
+      // The task's first model request was timed at the model proxy.
+      expect(metrics.text).to.match(/^agentplane_task_first_model_request_seconds_count [1-9]/m);
 
       const evs = await runTask(h, 'napper', '@say after the nap');
       expect(evs.at(-1)?.type).to.equal('task_completed');
