@@ -2,6 +2,7 @@
 // Everything runs on loopback against the scripted model, with bounded loops and a watchdog.
 
 import { cpus, platform, arch } from 'node:os';
+import { type EngineFigures, engineFigures } from './engine.js';
 import { IDLE_PAUSE_MS, idleTaskLatency, wakeLatency, warmUp, type LatencySamples } from './latency.js';
 import { nativeFigures, printNative } from './native.js';
 import { proxyOverhead } from './proxy.js';
@@ -18,6 +19,7 @@ const THROUGHPUT: FirehoseSpec = { count: 20_000, rate: 0, size: 100 };
 const LATENCY: FirehoseSpec = { count: 3_000, rate: 1_000, size: 100 };
 const WIRE_ROUNDS = Number(process.env.BENCH_WIRE_ROUNDS ?? 3);
 const PROXY_ROUNDS = 500;
+const ENGINE_ROUNDS = 10;
 const WATCHDOG_MS = 600_000;
 
 /** Latency figures, each printed as one section. Add wake latency here when it exists. */
@@ -46,6 +48,7 @@ async function main(): Promise<void> {
     printWire(await wireFigures({ throughput: THROUGHPUT, latency: LATENCY, rounds: WIRE_ROUNDS }));
     return;
   }
+  if (process.env.BENCH_ONLY === 'engine') return printEngine(await runEngineFigures());
   const b = await startBenchServer();
   try {
     await warmUp(b, AGENT);
@@ -62,6 +65,9 @@ async function main(): Promise<void> {
   // BENCH_ONLY=wire runs this section alone; it brings its own server and stand-in worker.
   printWire(await wireFigures({ throughput: THROUGHPUT, latency: LATENCY, rounds: WIRE_ROUNDS }));
 
+  // BENCH_ONLY=engine runs this section alone; it brings its own servers.
+  printEngine(await runEngineFigures());
+
   // BENCH_ONLY=native runs this section alone; it brings its own control plane.
   printNative(await nativeFigures((s) => console.error(`native: ${s}`)));
 }
@@ -73,6 +79,64 @@ function printLatency(title: string, sets: LatencySamples[]): void {
     return [label, fmt(s.min), fmt(s.median), fmt(s.p90), fmt(s.max)];
   });
   console.log(table(['ms', 'min', 'median', 'p90', 'max'], rows) + '\n');
+}
+
+/** Two servers: idle release off (warm figures) and after 3 s (the released baseline). */
+async function runEngineFigures(): Promise<EngineFigures> {
+  const warm = await startBenchServer({ idleTimeoutMs: 0 });
+  try {
+    const short = await startBenchServer({ idleTimeoutMs: 3_000 });
+    try {
+      return await engineFigures(warm, short, ENGINE_ROUNDS, (s) => console.error(`engine: ${s}`));
+    } finally {
+      await short.close();
+    }
+  } finally {
+    await warm.close();
+  }
+}
+
+function printEngine(f: EngineFigures): void {
+  console.log(`Engine: POST → the task's first model request, as the scripted model saw it (${ENGINE_ROUNDS} rounds each)`);
+  const rows = [
+    ['warm engine (the agent\'s session stays up)', f.firstRequest.warm],
+    ['baseline: new engine resuming the session (model switched)', f.firstRequest.cold],
+    ['released idle agent: worker and engine start', f.firstRequest.released],
+  ].map(([label, ms]) => {
+    const s = summarize(ms as number[]);
+    return [label as string, fmt(s.min), fmt(s.median), fmt(s.p90), fmt(s.max)];
+  });
+  console.log(table(['ms', 'min', 'median', 'p90', 'max'], rows) + '\n');
+  console.log('Engine: CPU per trivial task ("@say", one model turn), worker and engine processes together');
+  console.log(
+    table(
+      ['', 'CPU ms per task'],
+      [
+        ['warm engine', fmt(f.cpuPerTask.warm, 0)],
+        ['baseline: new engine per task', fmt(f.cpuPerTask.cold, 0)],
+      ],
+    ) + '\n',
+  );
+  console.log(`Engine: trivial tasks per second, ${f.tasksPerSecond.agents} agents at once (a task each, ${ENGINE_ROUNDS / 2} rounds)`);
+  console.log(
+    table(
+      ['', 'tasks/s'],
+      [
+        ['warm engines', fmt(f.tasksPerSecond.warm, 1)],
+        ['baseline: new engine per task', fmt(f.tasksPerSecond.cold, 1)],
+      ],
+    ) + '\n',
+  );
+  console.log(`Memory per idle agent (RSS of its processes, mean over ${f.memory.warmAgents} agents)`);
+  console.log(
+    table(
+      ['', 'MB per agent', 'processes'],
+      [
+        ['idle, warm (worker and engine kept)', fmt(f.memory.warmMb, 1), String(f.memory.warmProcesses)],
+        ['idle, released (after --idle-timeout)', fmt(f.memory.releasedMb, 1), String(f.memory.releasedProcesses)],
+      ],
+    ) + '\n',
+  );
 }
 
 function printProxyOverhead({ direct, proxied }: { direct: number[]; proxied: number[] }): void {

@@ -23,6 +23,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 export interface BenchServer {
   server: RunningServer;
   model: ScriptedModel;
+  dataDir: string;
   /** POST /api/v1/agents: creates the agent or gives an idle one a new task. */
   sendTask(name: string, instructions: string): Promise<number>;
   getAgent(name: string): Promise<AgentResponse>;
@@ -68,6 +69,7 @@ export async function startBenchServer(opts: Partial<ServeOptions> = {}): Promis
   const b: BenchServer = {
     server,
     model,
+    dataDir,
     async sendTask(name, instructions) {
       const res = await fetch(`${server.url}/api/v1/agents`, {
         method: 'POST',

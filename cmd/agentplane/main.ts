@@ -69,7 +69,7 @@ Flags (each can also be set by the environment variable shown):
                        "auditLog": "...", "auditLevel": "Metadata",
                        "rateLimit": 100,
                        "rateLimitBurst": 200, "wsClientsPerAgent": 100,
-                       "eventsPerAgent": 10000}
+                       "eventsPerAgent": 10000, "idleTimeoutSeconds": 600}
                        (AGENTPLANE_CONFIG); flags and variables override it
   --demo               start the built-in scripted model server and point agents at it, so
                        agents really run tools without a model key (AGENTPLANE_DEMO=true)
@@ -107,6 +107,12 @@ Flags (each can also be set by the environment variable shown):
   --events-per-agent <n>
                        events kept per agent; the oldest are trimmed as new ones arrive
                        (AGENTPLANE_EVENTS_PER_AGENT; config "eventsPerAgent"; default 10000)
+  --idle-timeout <seconds>
+                       an agent (not in a squad) without a task this long gives back its
+                       worker and engine process (condition WorkerReady=False, reason
+                       Released); its next task starts them again and resumes the session
+                       (AGENTPLANE_IDLE_TIMEOUT; config "idleTimeoutSeconds"; default 600; 0 never);
+                       an agent's annotation agentplane.io/idle-timeout overrides it
 
 Kubernetes mode:
   --kubeconfig <file>  how to reach kube-apiserver (KUBECONFIG; default: in-cluster config)
@@ -179,6 +185,7 @@ interface ConfigFile {
   rateLimitBurst?: number;
   wsClientsPerAgent?: number;
   eventsPerAgent?: number;
+  idleTimeoutSeconds?: number;
 }
 
 function fail(msg: string): never {
@@ -341,6 +348,7 @@ async function serve(argv: string[]): Promise<void> {
         'rate-limit-burst': { type: 'string' },
         'ws-clients-per-agent': { type: 'string' },
         'events-per-agent': { type: 'string' },
+        'idle-timeout': { type: 'string' },
         mode: { type: 'string' },
         kubeconfig: { type: 'string' },
         'tls-cert-file': { type: 'string' },
@@ -412,6 +420,7 @@ async function serve(argv: string[]): Promise<void> {
   const rateLimitBurst = numberSetting('rate-limit-burst', values['rate-limit-burst'] ?? env.AGENTPLANE_RATE_LIMIT_BURST ?? cfg.rateLimitBurst, positiveInt, 'a whole number of at least 1');
   const wsClientsPerAgent = numberSetting('ws-clients-per-agent', values['ws-clients-per-agent'] ?? env.AGENTPLANE_WS_CLIENTS_PER_AGENT ?? cfg.wsClientsPerAgent, positiveInt, 'a whole number of at least 1');
   const eventsPerAgent = numberSetting('events-per-agent', values['events-per-agent'] ?? env.AGENTPLANE_EVENTS_PER_AGENT ?? cfg.eventsPerAgent, positiveInt, 'a whole number of at least 1');
+  const idleTimeout = numberSetting('idle-timeout', values['idle-timeout'] ?? env.AGENTPLANE_IDLE_TIMEOUT ?? cfg.idleTimeoutSeconds, (n) => Number.isFinite(n) && n >= 0, 'a number of seconds, 0 for never');
   let kubernetes: ServeOptions['kubernetes'];
   if (mode === 'kubernetes') {
     const cert = values['tls-cert-file'] ?? env.AGENTPLANE_TLS_CERT_FILE;
@@ -472,6 +481,7 @@ async function serve(argv: string[]): Promise<void> {
       ...(rateLimitBurst !== undefined ? { rateLimitBurst } : {}),
       ...(wsClientsPerAgent !== undefined ? { wsClientsPerAgent } : {}),
       ...(eventsPerAgent !== undefined ? { eventsPerAgent } : {}),
+      ...(idleTimeout !== undefined ? { idleTimeoutMs: idleTimeout * 1000 } : {}),
       ...(kubernetes ? { kubernetes } : {}),
       ...(runtime ? { runtime: runtime as RuntimeKind } : {}),
       pods,

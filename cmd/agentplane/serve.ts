@@ -160,6 +160,8 @@ export interface ServeOptions {
    * (docs/high-availability.md). Absent: this replica always leads.
    */
   leaderElection?: LeaderElectionSettings;
+  /** Idle time after which a solo agent's worker and engine exit (ms; 0 never; default 10 min). */
+  idleTimeoutMs?: number;
 }
 
 export interface LeaderElectionSettings {
@@ -423,6 +425,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       metrics,
       logger: child('agent-controller'),
       taskUsage: usageMeter,
+      ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
     });
     proxyEvents = agentController;
     const squadController = new SquadController({

@@ -2,6 +2,7 @@
 // The schemas here are the single source for validation (ajv) and for the OpenAPI documents.
 
 import { type Condition, conditionSchema, findCondition, isTrue } from './condition.js';
+import type { Cause } from './errors.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
 
 export const AGENT_KIND = 'Agent';
@@ -83,22 +84,28 @@ export interface AgentStatus {
 
 export type Agent = Resource<AgentSpec, AgentStatus>;
 
-/** The agent's worker is connected and takes tasks. False reasons: Starting, Stopped, StartFailed. */
+/** The agent's worker is connected and takes tasks. False reasons: Starting, Stopped, StartFailed, Released. */
 export const WORKER_READY = 'WorkerReady';
+/**
+ * WorkerReady's reason while an idle agent holds no process (its worker was released after the
+ * idle timeout); its next task starts one. The agent stays Running: it takes tasks as before.
+ */
+export const WORKER_RELEASED = 'Released';
 /** The agent was put to sleep (lifecycle Sleep, idle). */
 export const ASLEEP = 'Asleep';
 
 /**
  * The one rule for an agent's `status`: Sleeping while asleep with no task assigned, Failed when
- * its worker could not start and no new task asks to retry, Running while its worker is ready,
- * else Pending. A task sent to a sleeping agent shows it awake at once.
+ * its worker could not start and no new task asks to retry, Running while its worker is ready
+ * (or was released while idle, to start again with the next task), else Pending. A task sent to
+ * a sleeping agent shows it awake at once.
  */
 export function agentPhase(a: Agent): AgentPhase {
   const ready = findCondition(a.status.conditions, WORKER_READY);
   const retry = a.spec.task > a.status.observedTask;
   if (isTrue(a.status.conditions, ASLEEP) && !isBusy(a)) return 'Sleeping';
   if (ready?.status === 'False' && ready.reason === 'StartFailed' && !retry) return 'Failed';
-  if (ready?.status === 'True') return 'Running';
+  if (ready?.status === 'True' || ready?.reason === WORKER_RELEASED) return 'Running';
   return 'Pending';
 }
 
@@ -342,4 +349,23 @@ export function cancelRequested(a: Agent): { reason: string } | undefined {
   const ann = a.metadata.annotations ?? {};
   if (ann[CANCEL_TASK_ANNOTATION] !== String(a.spec.task)) return undefined;
   return { reason: ann[CANCEL_REASON_ANNOTATION] || 'cancelled by request' };
+}
+
+/**
+ * The agent's own idle timeout in seconds ("0": never), instead of the server's `--idle-timeout`:
+ * how long its worker and engine stay up without a task. Set it with `kubectl annotate`.
+ */
+export const IDLE_TIMEOUT_ANNOTATION = 'agentplane.io/idle-timeout';
+const IDLE_TIMEOUT_RE = /^\d{1,7}(\.\d{1,3})?$/;
+
+/** The agent's idle timeout in ms from its annotation; undefined when it has none (or a bad one). */
+export function idleTimeoutOf(a: Agent): number | undefined {
+  const v = a.metadata.annotations?.[IDLE_TIMEOUT_ANNOTATION];
+  return v !== undefined && IDLE_TIMEOUT_RE.test(v) ? Math.round(Number(v) * 1000) : undefined;
+}
+
+export function validateIdleTimeoutAnnotation(a: Agent): Cause[] {
+  const v = a.metadata.annotations?.[IDLE_TIMEOUT_ANNOTATION];
+  if (v === undefined || IDLE_TIMEOUT_RE.test(v)) return [];
+  return [{ field: `metadata.annotations[${IDLE_TIMEOUT_ANNOTATION}]`, message: `must be a number of seconds such as "600" or "0.5" ("0": never release the idle worker), got "${v}"` }];
 }

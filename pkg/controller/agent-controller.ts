@@ -6,7 +6,7 @@
 // It owns the WorkerReady condition and the task fields of the status (through the events it
 // appends); `status` itself is derived by the agent strategy.
 
-import { type Agent, cancelRequested, isBusy, WORKER_READY } from '../api/agent.js';
+import { type Agent, cancelRequested, idleTimeoutOf, isBusy, WORKER_READY, WORKER_RELEASED } from '../api/agent.js';
 import { FINALIZER_AGENT_CLEANUP } from '../api/deletion.js';
 import { ApiError } from '../api/errors.js';
 import { type ConditionStatus, findCondition, setCondition } from '../api/condition.js';
@@ -43,6 +43,8 @@ const RESUME_SETTLE_MS = 1_000;
 /** How soon, and at most how often, a task's end that storage refused is written again. */
 const STORAGE_RETRY_MIN_MS = 500;
 const STORAGE_RETRY_MAX_MS = 10_000;
+/** How long a solo agent's worker may sit without a task before it is released (`--idle-timeout`). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000;
 
 export interface AgentControllerDeps {
   agents: Registry<Agent>;
@@ -56,6 +58,10 @@ export interface AgentControllerDeps {
   taskUsage?: TaskUsageSource;
   /** Override RESUME_GRACE_MS (tests). */
   resumeGraceMs?: number;
+  /** Idle time after which a solo agent's worker (and engine) is released; 0 never. Default 10 min. */
+  idleTimeoutMs?: number;
+  /** Reads the clock (tests). */
+  now?: () => number;
 }
 
 /** Counts an agent's model tokens per task; the controller marks where tasks begin and end. */
@@ -74,6 +80,8 @@ export const streamOf = (a: Agent): StreamRef => ({
 
 interface Placement {
   wanted: boolean;
+  /** Not wanted because the idle worker was released (WorkerReady says so already). */
+  released?: boolean;
   group?: string;
   peers?: string[];
 }
@@ -100,6 +108,8 @@ export class AgentController {
   private readonly cleanedUp = new Set<string>();
   /** Tasks found running at start whose worker still exists: waiting for it to reconnect, per agent. */
   private readonly resuming = new Map<string, { uid: string; task: number; timer: NodeJS.Timeout }>();
+  /** When each agent's worker last did something (by uid): connected, took a task, ended one. */
+  private readonly lastActive = new Map<string, number>();
   private unsubscribe?: () => void;
   private resync?: NodeJS.Timeout;
   /** Writes waiting for storage to recover. */
@@ -175,6 +185,7 @@ export class AgentController {
       case 'ready':
         this.startFailures.delete(refKey(ev.ref));
         this.judgeResumed(ev.ref);
+        this.forgetActivity(ev.ref);
         // A worker that connects again may have missed a cancel: hand it over once more.
         this.cancelsSent.delete(refKey(ev.ref));
         this.controller.enqueue(ev.ref);
@@ -225,12 +236,12 @@ export class AgentController {
       // sent): confirm against storage; when it disagrees, the event on its way reconciles again.
       const stored = await this.d.agents.get(ref.namespace, ref.name);
       if (stored && !stored.metadata.deletionTimestamp && !mustStop(this.placementFor(stored), worker)) return;
-      await this.setWorkerReady(agent, 'False', place.wanted ? 'Starting' : 'Stopped', place.wanted ? 'the worker is moving' : 'no worker is wanted');
+      if (!place.released) await this.setWorkerReady(agent, 'False', place.wanted ? 'Starting' : 'Stopped', place.wanted ? 'the worker is moving' : 'no worker is wanted');
       await runtime.stop(ref);
       worker = { phase: 'Absent', group: null };
     }
     if (!place.wanted) {
-      if (!failed) await this.setWorkerReady(agent, 'False', 'Stopped', asleep ? 'the agent is asleep' : 'no worker is wanted');
+      if (!failed && !place.released) await this.setWorkerReady(agent, 'False', 'Stopped', asleep ? 'the agent is asleep' : 'no worker is wanted');
       return;
     }
     if (worker.phase === 'Absent') {
@@ -248,7 +259,36 @@ export class AgentController {
     if (worker.phase !== 'Ready') return;
     await this.setWorkerReady(agent, 'True', 'Connected', 'the worker is connected');
     if (asleep || cancelRequested(agent)) return;
-    if (agent.spec.task > agent.status.observedTask && worker.runningTask === undefined) await this.dispatch(agent, log);
+    if (agent.spec.task > agent.status.observedTask && worker.runningTask === undefined) return this.dispatch(agent, log);
+    if (!place.group && worker.runningTask === undefined && !isBusy(agent)) return this.releaseWhenIdle(agent, log);
+  }
+
+  /**
+   * A solo agent's worker with nothing to do is released after the idle timeout: WorkerReady says
+   * `Released` first (so placement stops wanting a worker), then the worker stops. Its next task
+   * starts one again, which resumes the engine session from the workspace. Squad groups are left
+   * alone: members share one process or pod, kept while any member is awake.
+   */
+  private async releaseWhenIdle(agent: Agent, log: Logger): Promise<Result | void> {
+    const timeout = idleTimeoutOf(agent) ?? this.d.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    if (timeout <= 0) return;
+    const now = (this.d.now ?? Date.now)();
+    const uid = agent.metadata.uid;
+    const since = this.lastActive.get(uid) ?? now;
+    this.lastActive.set(uid, since);
+    const left = since + timeout - now;
+    if (left > 0) return { requeueAfter: left };
+    await this.setWorkerReady(agent, 'False', WORKER_RELEASED, `no worker: released after ${formatDuration(timeout)} without a task; the next task starts one`);
+    await this.d.runtime.stop(agent.metadata);
+    this.lastActive.delete(uid);
+    this.d.metrics.workersReleased.inc();
+    log.info({ idleMs: now - since }, 'idle worker released');
+  }
+
+  /** The worker just did something: its idle time starts again. */
+  private forgetActivity(ref: ObjectRef): void {
+    const agent = this.d.informers.agents.get(ref.namespace, ref.name);
+    if (agent) this.lastActive.delete(agent.metadata.uid);
   }
 
   /**
@@ -288,7 +328,13 @@ export class AgentController {
     const { namespace, name } = agent.metadata;
     if (agent.status.status === 'Failed') return { wanted: false };
     const squad = squadListing(this.d.informers.squads, agent.metadata);
-    if (!squad) return { wanted: agent.status.status !== 'Sleeping' };
+    if (!squad) {
+      // Released while idle: no worker until a task comes (a pending one, or one running on a
+      // worker that is still there, e.g. a pod that outlived a restart).
+      const released = findCondition(agent.status.conditions, WORKER_READY)?.reason === WORKER_RELEASED && !isBusy(agent);
+      if (released) return { wanted: false, released: true };
+      return { wanted: agent.status.status !== 'Sleeping' };
+    }
     const members = memberNames(squad);
     const awake = members.some((m) => {
       const a = m === name ? agent : this.d.informers.agents.get(namespace, m);
@@ -419,6 +465,7 @@ export class AgentController {
       if (p.cost_usd > 0) this.d.metrics.cost.inc(p.cost_usd);
     }
     this.cancelsSent.delete(refKey(agent.metadata));
+    this.lastActive.delete(agent.metadata.uid);
     await this.d.hooks.notifyTaskEnded(agent, outcome);
     this.controller.enqueue(agent.metadata);
   }
@@ -542,6 +589,7 @@ export class AgentController {
     this.cancelsSent.delete(key);
     this.ended.delete(key);
     this.cleanedUp.delete(agent.metadata.uid);
+    this.lastActive.delete(agent.metadata.uid);
     log.info('agent deleted');
   }
 
@@ -553,4 +601,11 @@ export class AgentController {
       s.conditions = setCondition(s.conditions ?? [], { type: WORKER_READY, status, reason, message });
     });
   }
+}
+
+/** 600000 -> "10m", 90000 -> "1m30s", 2500 -> "2.5s". */
+function formatDuration(ms: number): string {
+  const m = Math.floor(ms / 60_000);
+  const sec = (ms % 60_000) / 1000;
+  return m && sec ? `${m}m${sec}s` : m ? `${m}m` : `${sec}s`;
 }

@@ -1,6 +1,7 @@
 // Where counted tokens go: the Prometheus counter (by namespace, agent, model and kind) and the
 // running total of the agent's current task, which the agent controller takes when the task ends
-// and adds to its task_completed payload. Also when the task began, for the retry deadline.
+// and adds to its task_completed payload. Also when the task began, for the retry deadline, and
+// how long its first model request took to come (a warm engine's figure of merit).
 
 import { type ObjectRef, refKey } from '../api/meta.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -12,13 +13,15 @@ interface TaskTotals {
   startedAt: number;
   usage: TokenUsage;
   counted: boolean;
+  /** The task's first model request was timed. */
+  reached?: boolean;
 }
 
 export class UsageMeter {
   private readonly tasks = new Map<string, TaskTotals>();
 
   constructor(
-    private readonly metrics: Pick<Metrics, 'modelTokens'>,
+    private readonly metrics: Pick<Metrics, 'modelTokens'> & Partial<Pick<Metrics, 'firstModelRequest'>>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -33,6 +36,14 @@ export class UsageMeter {
   /** A task of the agent was handed to its worker: its totals start at zero, its deadline now. */
   taskStarted(ref: ObjectRef, uid: string): void {
     this.tasks.set(refKey(ref), { uid, startedAt: this.now(), usage: emptyUsage(), counted: false });
+  }
+
+  /** A model request of the agent's task came: the first one's delay since the hand-over is observed. */
+  modelRequested(ref: ObjectRef, uid: string): void {
+    const t = this.tasks.get(refKey(ref));
+    if (!t || t.uid !== uid || t.reached) return;
+    t.reached = true;
+    this.metrics.firstModelRequest?.observe((this.now() - t.startedAt) / 1000);
   }
 
   /** The task ended: its totals (undefined when no response was counted), and forget them. */

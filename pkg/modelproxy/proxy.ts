@@ -45,6 +45,8 @@ export interface GrantAuthenticator {
 export interface UsageSink {
   record(grant: ModelGrant, model: string, usage: TokenUsage): void | Promise<void>;
   taskStartedAt(ref: ModelGrant['ref'], uid: string): number | undefined;
+  /** A model request of the agent's current task arrived (the first one is timed). */
+  modelRequested?(ref: ModelGrant['ref'], uid: string): void;
 }
 
 export interface ModelProxyOptions {
@@ -112,6 +114,7 @@ export class ModelProxy {
       if (!res.writableFinished) gone.abort();
     });
     const p = this.policy;
+    this.o.meter.modelRequested?.(grant.ref, grant.uid);
     const deadline = (this.o.meter.taskStartedAt(grant.ref, grant.uid) ?? Date.now()) + p.taskDeadlineMs;
 
     for (let attempt = 0; ; attempt++) {

@@ -69,6 +69,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly firstModelRequest = new Histogram({
+    name: 'agentplane_task_first_model_request_seconds',
+    help: 'From a task handed to its worker to its first model request at the model proxy (engine start-up included when the engine was not warm).',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly workersReleased = new Counter({
+    name: 'agentplane_workers_released_total',
+    help: 'Idle agents whose worker (and engine) was released after the idle timeout.',
+    registers: [this.registry],
+  });
+
   readonly wsClients = new Gauge({
     name: 'agentplane_websocket_clients',
     help: 'Open event WebSocket connections.',

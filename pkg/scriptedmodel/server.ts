@@ -3,7 +3,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { currentTask, estimateTokens, isRecord, nextTurn, parseScript, type Task } from './script.js';
+import { currentTask, estimateTokens, isRecord, nextTurn, parseScript, promptText, type Task } from './script.js';
 import { assistantMessage, errorBody, newId, sseEvents, sseFrame } from './sse.js';
 
 export interface ScriptedModelOptions {
@@ -28,6 +28,10 @@ export interface RecordedRequest {
   system: string;
   /** Names of the tools the engine offered. */
   tools: string[];
+  /** The prompt text of every user message in the conversation, oldest first (what the model was told so far). */
+  userTexts: string[];
+  /** When the request arrived (ms since the epoch): where a task first reached the model. */
+  receivedAt: number;
 }
 
 export interface ScriptedModel {
@@ -73,6 +77,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
     });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const receivedAt = Date.now();
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const apiKey = apiKeyOf(req);
     const raw = await readBody(req);
@@ -83,6 +88,8 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
       lastUserText: isRecord(body) && Array.isArray(body.messages) ? (currentTask(body.messages)?.prompt ?? '') : '',
       system: isRecord(body) ? systemText(body.system) : '',
       tools: isRecord(body) && Array.isArray(body.tools) ? body.tools.map(toolName).filter((n) => n !== '') : [],
+      userTexts: isRecord(body) && Array.isArray(body.messages) ? userTexts(body.messages) : [],
+      receivedAt,
     };
     if (isRecord(body) && typeof body.model === 'string') record.model = body.model;
     const toolResult = isRecord(body) && Array.isArray(body.messages) ? currentTask(body.messages)?.lastToolResult : undefined;
@@ -209,4 +216,12 @@ function systemText(system: unknown): string {
 
 function toolName(tool: unknown): string {
   return isRecord(tool) && typeof tool.name === 'string' ? tool.name : '';
+}
+
+/** The prompt text of each user message (tool results and reminder-only messages left out). */
+function userTexts(messages: unknown[]): string[] {
+  return messages
+    .filter((m): m is Record<string, unknown> => isRecord(m) && m.role === 'user')
+    .map((m) => promptText(m.content))
+    .filter((t): t is string => t !== undefined);
 }

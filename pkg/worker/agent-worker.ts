@@ -1,6 +1,6 @@
-// The worker side of the control channel: dial the server, say hello, run tasks one at a time,
-// stream their events back, pass follow-ups (steer) into the running task, and interrupt on
-// cancel. Reconnects with backoff; events produced
+// The worker side of the control channel: dial the server, say hello, run tasks one at a time
+// in the agent's warm engine session, stream their events back, pass follow-ups (steer) into the
+// running task, and interrupt the turn on cancel. Reconnects with backoff; events produced
 // while disconnected are queued and flushed on reconnect, so none are lost.
 
 import WebSocket from 'ws';
@@ -13,7 +13,7 @@ import {
   type WorkerMessage,
 } from '../api/worker-protocol.js';
 import type { Logger } from '../observability/logger.js';
-import { type EngineEnv, runTask } from './engine.js';
+import { Engine, type EngineEnv, WORKER_STOPPING } from './engine.js';
 import { TaskInput } from './task-input.js';
 
 export interface WorkerOptions {
@@ -30,15 +30,18 @@ export interface WorkerOptions {
 export class AgentWorker {
   private ws?: WebSocket;
   private running?: { taskId: number; abort: AbortController; done: Promise<void>; input: TaskInput };
-  /** A task that arrived while the previous one was still shutting its engine down. */
+  /** A task that arrived while the previous one was still settling (an interrupted turn ending). */
   private next?: { task: TaskMessage; input: TaskInput };
   private readonly outbox: WorkerMessage[] = [];
   private stopped = false;
   private lastConnected = Date.now();
   /** Whether a control channel was open before: the next hello says it resumes. */
   private everConnected = false;
+  private readonly engine: Engine;
 
-  constructor(private readonly opts: WorkerOptions) {}
+  constructor(private readonly opts: WorkerOptions) {
+    this.engine = new Engine(opts.engine, opts.logger);
+  }
 
   start(): void {
     // Tasks only ever come over the control channel, so an idle wake has nothing to re-run;
@@ -54,8 +57,9 @@ export class AgentWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.running?.abort.abort('worker stopping');
+    this.running?.abort.abort(WORKER_STOPPING);
     await this.running?.done;
+    this.engine.close();
     this.ws?.close();
   }
 
@@ -125,7 +129,7 @@ export class AgentWorker {
   private onTask(task: TaskMessage, input = new TaskInput(task.instructions)): void {
     if (this.running?.taskId === task.taskId || this.next?.task.taskId === task.taskId) return; // resent after a reconnect
     if (this.running) {
-      // The engine reports a task's end before it has fully closed; run this one right after.
+      // A task is still settling (an interrupted turn ending); run this one right after.
       this.next = { task, input };
       return;
     }
@@ -134,7 +138,8 @@ export class AgentWorker {
       this.send({ type: 'event', taskId: task.taskId, event: { ...event, timestamp: new Date().toISOString() } });
     const log = this.opts.logger.child({ taskId: task.taskId });
     log.info('task started');
-    const done = runTask(task, this.opts.engine, emit, abort.signal, input)
+    const done = this.engine
+      .run(task, emit, abort.signal, input)
       .then((o) => log.info({ outcome: o.kind }, 'task ended'))
       .catch((err: unknown) => log.error({ err: String(err) }, 'task crashed'))
       .finally(() => {

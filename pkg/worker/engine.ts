@@ -1,10 +1,14 @@
-// Runs one task on the Claude Agent SDK in the agent's workspace and turns the engine's
-// messages into agentplane events. Everything the engine does is real: its tools act on the
-// workspace, and its session persists under <workspace>/.claude so the next task resumes it.
+// Runs an agent's tasks on the Claude Agent SDK in its workspace and turns the engine's messages
+// into agentplane events. Everything the engine does is real: its tools act on the workspace, and
+// its session persists under <workspace>/.claude, so a new engine process resumes it. Between
+// tasks the engine stays up (a warm session, engine-session.ts) until its settings change, the
+// worker stops or the agent's idle worker is released.
 
-import { query, type Options, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { EventDraft } from '../api/event.js';
 import type { TaskMessage } from '../api/worker-protocol.js';
+import type { Logger } from '../observability/logger.js';
+import { EngineSession } from './engine-session.js';
 import { systemPromptFor } from './role-prompts.js';
 import { TaskInput } from './task-input.js';
 
@@ -50,38 +54,135 @@ export function engineEnvironment(env: EngineEnv): Record<string, string> {
   return out;
 }
 
-/**
- * Runs the task in streaming-input mode, so follow-ups pushed to `input` reach it while it runs.
- * The task ends at the first result with no follow-up still waiting; the input is closed then,
- * so the engine process exits as it would after a plain prompt.
- */
-export async function runTask(
-  task: TaskMessage,
-  env: EngineEnv,
-  emit: Emit,
-  signal: AbortSignal,
-  input = new TaskInput(task.instructions),
-): Promise<TaskOutcome> {
-  emit({ type: 'task_started', payload: { instructions: task.instructions } });
-  input.onFollowUp((content) => emit({ type: 'user_message', payload: { content } }));
-  const abort = new AbortController();
-  const onAbort = (): void => abort.abort();
-  signal.addEventListener('abort', onAbort, { once: true });
-  const toolNames = new Map<string, string>();
-  let sessionId = task.resume;
+/** How long an interrupted turn may take to end before its engine is killed (the session then resumes from disk). */
+const INTERRUPT_GRACE_MS = 5_000;
 
-  const options: Options = {
-    abortController: abort,
+/**
+ * The agent's engine: one warm session (`EngineSession`) reused by task after task. A task whose
+ * settings the running engine was not started with (model, system prompt, role, MCP servers)
+ * closes it and opens another that resumes the same session from the workspace.
+ */
+export class Engine {
+  private session?: EngineSession;
+  /** Engine processes started so far (for the worker's log and tests). */
+  starts = 0;
+
+  constructor(
+    private readonly env: EngineEnv,
+    private readonly log?: Logger,
+  ) {}
+
+  /**
+   * Runs one task: its prompt, then follow-ups pushed to `input` while it runs. The task ends at
+   * the first result with no follow-up still waiting; cancel (`signal`) interrupts the turn and
+   * keeps the session for the next task.
+   */
+  async run(task: TaskMessage, emit: Emit, signal: AbortSignal, input = new TaskInput(task.instructions)): Promise<TaskOutcome> {
+    emit({ type: 'task_started', payload: { instructions: task.instructions } });
+    input.onFollowUp((content) => emit({ type: 'user_message', payload: { content } }));
+    const toolNames = new Map<string, string>();
+    let session: EngineSession | undefined;
+    let interrupted = false;
+    let grace: NodeJS.Timeout | undefined;
+    const onAbort = (): void => {
+      interrupted = true;
+      input.discard(); // follow-ups not yet taken die with the task
+      if (!session) return;
+      const s = session;
+      // Stopping the worker ends the engine too; a cancel only ends the turn.
+      if (signal.reason === WORKER_STOPPING) return s.close();
+      grace = setTimeout(() => s.close(), INTERRUPT_GRACE_MS);
+      s.interrupt().catch(() => s.close());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    try {
+      // Cancelled before it began: the warm session is left as it is.
+      if (signal.aborted) return cancelled(signal, emit, this.session?.sessionId);
+      session = this.sessionFor(task);
+      session.feed.attach(input);
+      for (;;) {
+        const r = await session.next();
+        if (r.done) break;
+        const msg = r.value;
+        if (msg.type === 'user' && 'isReplay' in msg && msg.isReplay) {
+          input.seen(msg.uuid);
+          continue;
+        }
+        if (interrupted) {
+          // What the interrupted turn still says is dropped; its result ends the task.
+          if (msg.type === 'result') return cancelled(signal, emit, session.sessionId);
+          continue;
+        }
+        // A follow-up that came too late for this turn gets a turn of its own: this result is
+        // not the task's end (its text was already reported as it came).
+        if (msg.type === 'result' && input.pending) continue;
+        if (msg.type === 'result') input.close(); // no follow-up after this is taken
+        const outcome = translate(msg, emit, toolNames);
+        if (outcome) return { ...outcome, sessionId: session.sessionId };
+      }
+      if (interrupted) return cancelled(signal, emit, session.sessionId);
+      emit({ type: 'error', payload: { message: 'the engine ended without a result', reason: 'EngineError' } });
+      return { kind: 'error', sessionId: session.sessionId };
+    } catch (err) {
+      if (interrupted) return cancelled(signal, emit, session?.sessionId);
+      emit({ type: 'error', payload: { message: errorMessage(err), reason: 'EngineError' } });
+      return { kind: 'error', sessionId: session?.sessionId };
+    } finally {
+      if (grace) clearTimeout(grace);
+      input.close();
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Ends the engine process (the worker stops, or its agent went idle). */
+  close(): void {
+    this.session?.close();
+    this.session = undefined;
+  }
+
+  /** The warm session when it fits the task, else a new one resuming the agent's session. */
+  private sessionFor(task: TaskMessage): EngineSession {
+    const key = settingsKey(task, this.env);
+    const warm = this.session;
+    if (warm?.alive && warm.key === key) return warm;
+    // The warm session knows the newest session id (a cancelled task records none on the agent).
+    const resume = warm?.sessionId ?? task.resume;
+    if (warm) {
+      this.log?.info({ reason: warm.alive ? 'settings changed' : 'engine ended' }, 'engine: starting a new session that resumes the last');
+      warm.close();
+    }
+    this.starts++;
+    this.session = new EngineSession(key, sessionOptions(task, this.env, resume));
+    return this.session;
+  }
+}
+
+/** The abort reason the worker gives when it stops: the engine process goes too. */
+export const WORKER_STOPPING = 'worker stopping';
+
+/**
+ * What a running engine process was started with: a task that differs here needs a new one. The
+ * model too: the engine's in-place switch (`setModel`) runs its `/model` command, which writes a
+ * note of it into the next user message, so the model would read it as the user's words; a new
+ * process started with `--model` keeps the conversation clean, and model changes are rare.
+ */
+function settingsKey(task: TaskMessage, env: EngineEnv): string {
+  return JSON.stringify([task.model, systemPromptFor(task.role, task.systemPrompt, env.squadDir), task.mcpServers]);
+}
+
+function sessionOptions(task: TaskMessage, env: EngineEnv, resume: string | undefined): ConstructorParameters<typeof EngineSession>[1] {
+  return {
     cwd: env.workspace,
     model: task.model,
     // Not recorded with the session (the engine's default): a systemPrompt changed by POST or
-    // PATCH must reach the next task, which resumes the session.
+    // PATCH must reach the session that resumes this one.
     systemPrompt: { type: 'custom', prompt: systemPromptFor(task.role, task.systemPrompt, env.squadDir), snapshot: false },
     permissionMode: 'bypassPermissions',
     allowDangerouslySkipPermissions: true,
     settingSources: [],
     env: engineEnvironment(env),
-    ...(task.resume ? { resume: task.resume } : {}),
+    ...(resume ? { resume } : {}),
     mcpServers: Object.fromEntries(
       task.mcpServers.map((s) => [s.name, { type: 'http' as const, url: s.url, headers: s.headers, alwaysLoad: true }]),
     ),
@@ -91,33 +192,6 @@ export async function runTask(
     // The engine echoes each user message it takes in; TaskInput counts follow-ups by it.
     extraArgs: { 'replay-user-messages': null },
   };
-
-  try {
-    for await (const msg of query({ prompt: input, options })) {
-      if (signal.aborted) break;
-      if ('session_id' in msg && typeof msg.session_id === 'string') sessionId = msg.session_id;
-      if (msg.type === 'user' && 'isReplay' in msg && msg.isReplay) {
-        input.seen(msg.uuid);
-        continue;
-      }
-      // A follow-up that came too late for this turn gets a turn of its own: this result is
-      // not the task's end (its text was already reported as it came).
-      if (msg.type === 'result' && input.pending) continue;
-      if (msg.type === 'result') input.close(); // no follow-up after this is taken
-      const outcome = translate(msg, emit, toolNames);
-      if (outcome) return { ...outcome, sessionId };
-    }
-    if (signal.aborted) return cancelled(signal, emit, sessionId);
-    emit({ type: 'error', payload: { message: 'the engine ended without a result', reason: 'EngineError' } });
-    return { kind: 'error', sessionId };
-  } catch (err) {
-    if (signal.aborted) return cancelled(signal, emit, sessionId);
-    emit({ type: 'error', payload: { message: errorMessage(err), reason: 'EngineError' } });
-    return { kind: 'error', sessionId };
-  } finally {
-    input.close();
-    signal.removeEventListener('abort', onAbort);
-  }
 }
 
 function cancelled(signal: AbortSignal, emit: Emit, sessionId?: string): TaskOutcome {

@@ -1,5 +1,5 @@
 // The engine's input for one task in streaming-input mode: the task's prompt, then follow-ups
-// sent while it runs (steering). The engine echoes each user message it takes into the
+// sent while it runs (steering). It is fed into the agent's warm session (SessionFeed). The engine echoes each user message it takes into the
 // conversation (--replay-user-messages), which is how the task knows whether a follow-up is
 // still waiting for a turn of its own when a result arrives.
 
@@ -46,7 +46,13 @@ export class TaskInput implements AsyncIterable<SDKUserMessage> {
     return this.unseen.size > 0;
   }
 
-  /** Ends the input: the engine finishes and exits; later follow-ups are refused. */
+  /** Drops what the engine has not taken yet (the task was cancelled). */
+  discard(): void {
+    this.queue.length = 0;
+    this.unseen.clear();
+  }
+
+  /** Ends the task's input: later follow-ups are refused (the session's feed moves on). */
   close(): void {
     this.closed = true;
     this.wake?.();

@@ -7,7 +7,8 @@ import path from 'node:path';
 
 import { expect } from 'chai';
 
-import { type Agent, agentFromRequest, ASLEEP, requestCancel, WORKER_READY } from '../../pkg/api/agent.js';
+import { type Agent, agentFromRequest, ASLEEP, IDLE_TIMEOUT_ANNOTATION, requestCancel, WORKER_READY } from '../../pkg/api/agent.js';
+import { ApiError } from '../../pkg/api/errors.js';
 import { findCondition, setCondition } from '../../pkg/api/condition.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import { claimOf, type Squad, SQUAD_KIND } from '../../pkg/api/squad.js';
@@ -254,6 +255,74 @@ describe('AgentController on the in-memory runtime', function () {
       await controller.idle();
       expect((await runtime.status(ref)).phase).to.equal('Absent');
       expect(runtime.started).to.have.length(1);
+    });
+  });
+
+  describe('idle release', () => {
+    /** The controller again, with a short idle timeout. */
+    async function withIdleTimeout(idleTimeoutMs: number): Promise<Metrics> {
+      controller.stop();
+      const metrics = new Metrics();
+      controller = new AgentController({ agents, informers, events, runtime, hooks: new Hooks(), metrics, logger: createLogger({ level: 'silent' }), idleTimeoutMs });
+      await controller.start();
+      return metrics;
+    }
+
+    it('stops the worker of an agent idle for the timeout, says Released and stays Running; a new task starts one', async () => {
+      const metrics = await withIdleTimeout(300);
+      await agents.create(agentFromRequest({ name: 'alpha', instructions: '@say hi' }, 'default'));
+      await until('the task completed', async () => (await agent()).status.taskStatus === 'Complete');
+      const done = Date.now();
+      await until('the worker is gone', async () => (await runtime.status(ref)).phase === 'Absent', 5_000);
+      expect(Date.now() - done, 'not before the timeout').to.be.at.least(250);
+      await until('WorkerReady says Released', async () => (await workerReady())?.reason === 'Released');
+      expect(await workerReady()).to.deep.equal({ status: 'False', reason: 'Released', message: 'no worker: released after 0.3s without a task; the next task starts one' });
+      expect((await agent()).status.status).to.equal('Running');
+      expect((await metrics.registry.getSingleMetricAsString('agentplane_workers_released_total')).trim().split('\n').at(-1)).to.equal('agentplane_workers_released_total 1');
+      await sleep(100);
+      await controller.idle();
+      expect(runtime.started, 'not started again without a task').to.have.length(1);
+
+      const resumeFrom = (await agent()).status.sessionId;
+      await agents.update('default', 'alpha', (a) => {
+        a.spec.instructions = '@say again';
+      });
+      await until('the second task completed', async () => (await agent()).status.observedTask === 2 && (await agent()).status.taskStatus === 'Complete');
+      expect(runtime.started).to.have.length(2);
+      expect(runtime.dispatched.at(-1)?.task).to.include({ taskId: 2, ...(resumeFrom ? { resume: resumeFrom } : {}) });
+      expect(await workerReady()).to.include({ status: 'True', reason: 'Connected' });
+    });
+
+    it('takes the agent’s own timeout from its annotation (kubectl annotate), and refuses a bad one', async () => {
+      await withIdleTimeout(0);
+      const a = agentFromRequest({ name: 'alpha', instructions: '@say hi' }, 'default');
+      a.metadata.annotations = { [IDLE_TIMEOUT_ANNOTATION]: 'soon' };
+      const refused = await agents.create(a).catch((err: unknown) => err);
+      expect(refused).to.be.instanceOf(ApiError);
+      expect((refused as ApiError).details.causes?.[0]?.field).to.equal(`metadata.annotations[${IDLE_TIMEOUT_ANNOTATION}]`);
+
+      a.metadata.annotations = { [IDLE_TIMEOUT_ANNOTATION]: '0.2' };
+      await agents.create(a);
+      await until('WorkerReady says Released', async () => (await workerReady())?.reason === 'Released', 5_000);
+      expect((await runtime.status(ref)).phase).to.equal('Absent');
+    });
+
+    it('never releases with a timeout of 0, nor while a task runs', async () => {
+      await withIdleTimeout(0);
+      await agents.create(agentFromRequest({ name: 'alpha', instructions: '@say hi' }, 'default'));
+      await until('the task completed', async () => (await agent()).status.taskStatus === 'Complete');
+      await sleep(300);
+      await controller.idle();
+      expect((await runtime.status(ref)).phase).to.equal('Ready');
+
+      await withIdleTimeout(100);
+      await agents.update('default', 'alpha', (a) => {
+        a.spec.instructions = '@hold';
+      });
+      await until('the task is running', async () => (await runtime.status(ref)).runningTask === 2);
+      await sleep(400);
+      await controller.idle();
+      expect((await runtime.status(ref)).phase, 'a busy worker stays').to.equal('Ready');
     });
   });
 

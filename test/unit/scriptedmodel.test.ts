@@ -291,8 +291,11 @@ describe('scriptedmodel', () => {
           lastUserText: '@say hello there',
           system: 'first\nsecond',
           tools: TOOLS.map((t) => t.name),
+          userTexts: ['@say hello there'],
+          receivedAt: model.requests[0]?.receivedAt,
         },
       ]);
+      expect(Date.now() - model.requests[0]!.receivedAt).to.be.within(0, 10_000);
     });
 
     it('streams a tool_use turn that the SDK assembles', async () => {

@@ -12,6 +12,7 @@ import {
   deriveAgentStatus,
   isBusy,
   RESERVED_AGENT_NAMES,
+  validateIdleTimeoutAnnotation,
 } from '../../api/agent.js';
 import { FINALIZER_AGENT_CLEANUP } from '../../api/deletion.js';
 import { type Cause, conflict, type ApiError } from '../../api/errors.js';
@@ -100,6 +101,7 @@ export const agentStrategy: Strategy<Agent> = {
       ...validateObjectName(a.metadata.name, a.metadata.namespace),
       ...reserved,
       ...validateSchema(agentSpecSchema, a.spec, 'spec'),
+      ...validateIdleTimeoutAnnotation(a),
     ];
   },
 

@@ -1,0 +1,106 @@
+// One long-lived engine session (the Claude Agent SDK in streaming-input mode): a single engine
+// process whose input stays open between tasks, so each task is one more user message in the same
+// conversation and reaches the model without starting a process, loading the SDK or replaying the
+// session from disk. The session ends only when closed, when its settings change (the caller
+// opens another that resumes it), or when the engine dies.
+
+import { query, type Options, type Query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { TaskInput } from './task-input.js';
+
+/**
+ * The session's input: the inputs of its tasks, one after the other. A task's input ends when the
+ * task does; the feed then waits for the next task's instead of ending, which keeps the engine up.
+ */
+export class SessionFeed implements AsyncIterable<SDKUserMessage> {
+  /** The next task's input, not yet taken; the one being fed. */
+  private current?: TaskInput;
+  private feeding?: TaskInput;
+  private wake?: () => void;
+  private ended = false;
+
+  /** Feeds the next task's messages into the session. */
+  attach(input: TaskInput): void {
+    this.current = input;
+    this.wake?.();
+  }
+
+  /** Ends the input: the engine finishes what it has and exits. */
+  end(): void {
+    this.ended = true;
+    this.current?.close();
+    this.feeding?.close();
+    this.wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<SDKUserMessage> {
+    while (!this.ended) {
+      const input = this.current;
+      if (!input) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+        continue;
+      }
+      this.current = undefined;
+      this.feeding = input;
+      for await (const msg of input) {
+        if (this.ended) return;
+        yield msg;
+      }
+      this.feeding = undefined;
+    }
+  }
+}
+
+export class EngineSession {
+  /** The engine's session id, once it has said it (resumed by the next session after a change). */
+  sessionId?: string;
+  readonly feed = new SessionFeed();
+  private readonly q: Query;
+  private readonly messages: AsyncIterator<SDKMessage>;
+  private readonly abort = new AbortController();
+  private dead = false;
+
+  /**
+   * @param key the settings the engine process was started with (see `Engine`); another key
+   *   needs another session
+   */
+  constructor(
+    readonly key: string,
+    options: Omit<Options, 'abortController'>,
+  ) {
+    this.sessionId = options.resume;
+    this.q = query({ prompt: this.feed, options: { ...options, abortController: this.abort } });
+    this.messages = this.q[Symbol.asyncIterator]();
+  }
+
+  get alive(): boolean {
+    return !this.dead;
+  }
+
+  /** The engine's next message; done when the engine ended. A throw or an end kills the session. */
+  async next(): Promise<IteratorResult<SDKMessage>> {
+    try {
+      const r = await this.messages.next();
+      if (r.done) this.dead = true;
+      else if ('session_id' in r.value && typeof r.value.session_id === 'string') this.sessionId = r.value.session_id;
+      return r;
+    } catch (err) {
+      this.close();
+      throw err;
+    }
+  }
+
+  /** Stops the running turn; the engine answers with the turn's result and keeps the session. */
+  async interrupt(): Promise<void> {
+    await this.q.interrupt();
+  }
+
+  /** Ends the engine process now. Idempotent. */
+  close(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.feed.end();
+    this.abort.abort();
+    this.q.close();
+  }
+}
