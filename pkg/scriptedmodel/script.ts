@@ -253,13 +253,19 @@ const reminders = (s: string): string[] => [...s.matchAll(/<system-reminder>([\s
 
 const hasToolResult = (content: unknown): boolean => Array.isArray(content) && content.some((b) => isRecord(b) && b.type === 'tool_result');
 
-/** Non-reminder text of a user message's content, or undefined if it has none. */
+/**
+ * Non-reminder text of a user message's content, or undefined if it has none. When a turn got no
+ * answer (the model failed), the engine sends the next task in the same user message as the one
+ * before it: when several texts script something, the newest is the task.
+ */
 export function promptText(content: unknown): string | undefined {
   const blocks: unknown[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
   const texts = blocks
     .map((b) => (isRecord(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : undefined))
     .filter((t): t is string => t !== undefined && !t.trimStart().startsWith(REMINDER));
-  return texts.length ? texts.join('\n') : undefined;
+  if (!texts.length) return undefined;
+  const scripted = texts.filter((t) => parseScript(t).directives.length > 0);
+  return scripted.length > 1 ? scripted.at(-1) : texts.join('\n');
 }
 
 /** Rough token count (chars/4, at least 1) of a request's system prompt and messages. */

@@ -69,7 +69,7 @@ describe('model endpoint faults (integration)', function () {
 
   it('the service takes the next task as usual', async () => {
     const evs = await runTask(h, 'fails-500', '@say fine again');
-    expect(evs.at(-1)!.type).to.equal('task_completed');
+    expect(evs.at(-1)!.type, JSON.stringify(evs.map((e) => [e.type, e.payload]))).to.equal('task_completed');
     expect((await h.api('GET', '/healthz')).status).to.equal(200);
   });
 });

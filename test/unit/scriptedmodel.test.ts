@@ -102,6 +102,11 @@ describe('scriptedmodel', () => {
       expect(task).to.deep.equal({ prompt: 'line one\n@bash ls', step: 1, lastToolResult: 'file-a\nfile-b' });
     });
 
+    it('takes the newest scripted text when a failed turn left two tasks in one user message', () => {
+      const task = currentTask([{ role: 'user', content: [{ type: 'text', text: '@fail 500 api_error no' }, { type: 'text', text: '@say fine again' }] }]);
+      expect(task).to.deep.equal({ prompt: '@say fine again', step: 0 });
+    });
+
     it('accepts plain string content and finds nothing in reminder-only conversations', () => {
       expect(currentTask([{ role: 'user', content: 'hi' }])).to.deep.equal({ prompt: 'hi', step: 0 });
       expect(currentTask([{ role: 'user', content: [reminder('x')] }])).to.equal(undefined);
