@@ -24,7 +24,7 @@ NODE ?= node
 NPM ?= npm
 MOCHA = $(NODE) node_modules/mocha/bin/mocha.js
 
-.PHONY: all deps build lint control-plane run test test-unit test-integration test-e2e test-pods fuzz bench bench-pods clean
+.PHONY: all deps build lint control-plane run test test-unit test-integration test-e2e test-pods fuzz bench bench-pods load clean
 
 all: build
 
@@ -92,6 +92,12 @@ bench: build control-plane
 # beside a bare pod of the same image as the baseline.
 bench-pods: build control-plane
 	$(NODE) dist/bench/pods.js
+
+# Many agents running tasks at once and many WebSocket subscribers on one embedded server
+# (--demo, loopback): every event to every subscriber in order, no 5xx, memory back after idle;
+# figures beside a one-agent baseline (bench/load.ts). LOAD_AGENTS, LOAD_SUBSCRIBERS scale it.
+load: build
+	$(NODE) dist/bench/load.js
 
 clean:
 	rm -rf dist

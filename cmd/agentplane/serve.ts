@@ -44,7 +44,7 @@ import type { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
 import type { AgentRuntime } from '../../pkg/runtime/runtime.js';
 import { resolveSandbox, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
-import { createApp } from '../../pkg/server/app.js';
+import { createApp, type HttpTimeouts } from '../../pkg/server/app.js';
 import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
 import { type AuditLevel, installAuditLog, openAuditSink } from '../../pkg/server/audit/index.js';
 import { ALWAYS_ALLOW_PATHS, BYPASS_PATHS, installAuthFilter } from '../../pkg/server/auth/filter.js';
@@ -162,6 +162,8 @@ export interface ServeOptions {
   leaderElection?: LeaderElectionSettings;
   /** Idle time after which a solo agent's worker and engine exit (ms; 0 never; default 10 min). */
   idleTimeoutMs?: number;
+  /** The public listener's client timeouts; default DEFAULT_HTTP_TIMEOUTS (docs/reliability.md). */
+  httpTimeouts?: Partial<HttpTimeouts>;
 }
 
 export interface LeaderElectionSettings {
@@ -444,7 +446,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     // HTTP: the REST mirror, the aggregated API, and the worker control channel (on the public
     // server in the embedded home; on its own loopback listener when the public port is TLS).
     const service = new AgentService(agents, events, runtime, undefined, reads.agents);
-    const app = await createApp({ logger, metrics, ...(home.tls ? { tls: home.tls } : {}) });
+    const app = await createApp({ logger, metrics, ...(home.tls ? { tls: home.tls } : {}), ...(o.httpTimeouts ? { timeouts: o.httpTimeouts } : {}) });
     const auditLevel = o.audit ? (o.audit.level ?? 'Metadata') : 'None';
     if (o.audit && auditLevel !== 'None') {
       // Before the auth filter, so that refusals are audited too; stopped after the HTTP server

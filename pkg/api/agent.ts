@@ -25,14 +25,17 @@ export const TEMPLATE_NAME_MAX_LENGTH = 253;
 export const TEMPLATE_NAME_RULE =
   'a DNS-1123 name (lowercase letters, digits, hyphens and dots, each dot-separated part starting and ending with a letter or digit, at most 253 characters)';
 
-/** `model`: one token of printable characters: no whitespace, control or invisible format characters. */
-export const MODEL_PATTERN = '^[^\\s\\p{Cc}\\p{Cf}]+$';
+/**
+ * `model`: one token of printable characters: no whitespace, control or invisible format
+ * characters, nor a lone surrogate (half a UTF-16 pair, which no encoding on the wire can carry).
+ */
+export const MODEL_PATTERN = '^[^\\s\\p{Cc}\\p{Cf}\\p{Cs}]+$';
 /**
  * MODEL_PATTERN for readers of the published OpenAPI document whose regex dialect has no Unicode
  * properties (Python's, schemathesis'): the controls and the common invisible format characters
  * spelled out. It admits a few rare format characters the server still refuses.
  */
-export const MODEL_PATTERN_PORTABLE = '^[^\\s\\x00-\\x1f\\x7f-\\x9f\\xad\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff]+$';
+export const MODEL_PATTERN_PORTABLE = '^[^\\s\\x00-\\x1f\\x7f-\\x9f\\xad\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ud800-\\udfff]+$';
 export const MODEL_MAX_LENGTH = 256;
 export const MODEL_RULE = `a model identifier without whitespace or control characters, at most 256 characters, such as "${DEFAULT_MODEL}" (the default)`;
 

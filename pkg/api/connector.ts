@@ -17,8 +17,12 @@ export const authTypeOf = (t: string | undefined): ConnectorAuthType | undefined
 export type ConnectorPhase = 'Unknown' | 'Ready' | 'Unreachable' | 'Unauthorized' | 'SecretMissing' | 'Error';
 export const CONNECTOR_PHASES: readonly ConnectorPhase[] = ['Unknown', 'Ready', 'Unreachable', 'Unauthorized', 'SecretMissing', 'Error'];
 
-/** Secret keys (and so authSecretKey): Kubernetes' Secret key rule. */
-export const SECRET_KEY_PATTERN = '^[-._a-zA-Z0-9]+$';
+/**
+ * Secret keys (and so authSecretKey): Kubernetes' Secret key rule, "." and ".." and a leading
+ * ".." included (a key can become a file name in a mounted Secret; the cluster home's Secrets
+ * would refuse them).
+ */
+export const SECRET_KEY_PATTERN = '^(?!\\.\\.)(?!\\.$)[-._a-zA-Z0-9]+$';
 /** An HTTP header field name (RFC 9110 token). */
 export const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 export const URL_PATTERN = '^https?://';

@@ -88,6 +88,47 @@ const nameParam: OpenAPIV3.ParameterObject = {
 };
 
 export function buildOpenApi(): OpenAPIV3.Document {
+  return withLinks(buildPaths());
+}
+
+/**
+ * What a create answers leads to: the operations on the object by its name and namespace, as
+ * OpenAPI links, so that a stateful client (schemathesis' stateful phase) reaches the objects
+ * it made. Each create's 2xx responses link to every operation under `/<plural>/{name}` whose
+ * only path parameter is `name` (the WebSocket stream is left out: it is no request/response).
+ */
+const CREATES: Record<string, string[]> = {
+  '/api/v1/agents': ['post'],
+  '/api/v1/connectors': ['post'],
+  '/api/v1/secrets': ['post'],
+  '/api/v1/squads': ['post'],
+};
+
+function withLinks(doc: OpenAPIV3.Document): OpenAPIV3.Document {
+  for (const [collection, methods] of Object.entries(CREATES)) {
+    const links: Record<string, OpenAPIV3.LinkObject> = {};
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (!path.startsWith(`${collection}/{name}`) || path.endsWith('/ws') || (path.match(/\{/g) ?? []).length !== 1) continue;
+      for (const method of ['get', 'put', 'patch', 'post', 'delete'] as const) {
+        const op = item?.[method];
+        if (!op?.operationId) continue;
+        links[op.operationId] = {
+          operationId: op.operationId,
+          parameters: { name: '$response.body#/name', namespace: '$response.body#/namespace' },
+        };
+      }
+    }
+    for (const method of methods) {
+      const op = doc.paths[collection]?.[method as 'post'];
+      for (const [code, res] of Object.entries(op?.responses ?? {})) {
+        if (code.startsWith('2') && !('$ref' in res)) res.links = links;
+      }
+    }
+  }
+  return doc;
+}
+
+function buildPaths(): OpenAPIV3.Document {
   const agentOut = { description: 'the agent', content: json(ref('AgentResponse')) };
   return {
     openapi: '3.0.3',

@@ -100,7 +100,7 @@ export function secretDataCauses(data: Record<string, unknown>, root = 'data'): 
     if (key.length > 253 || !keyRe.test(key)) {
       causes.push({
         field: `${root}[${JSON.stringify(key.slice(0, 64))}]`,
-        message: 'keys must be letters, digits, "-", "_" and ".", at most 253 characters',
+        message: 'keys must be letters, digits, "-", "_" and ".", at most 253 characters, not "." nor starting with ".."',
       });
     }
   }

@@ -5,8 +5,8 @@
 // as HTTP/1.1, which @fastify/websocket handles on the same server's 'upgrade' event).
 
 import websocket from '@fastify/websocket';
-import http from 'node:http';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { ApiError, internalError, isApiError, toRestBody } from '../api/errors.js';
 import { asStorageError } from '../api/storage-errors.js';
@@ -14,7 +14,8 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { selectWebSocketProtocol } from './auth/token-file.js';
 import { installBodyParsers } from './body.js';
-import { errorBodyFor, sendError } from './error-reply.js';
+import { clientErrorHandler, requestFinished, trackRequestStart, uriTooLong as uriTooLongFor } from './client-errors.js';
+import { sendError } from './error-reply.js';
 import { RouteTable } from './route-table.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -26,6 +27,22 @@ export const BODY_LIMIT = 1024 * 1024;
  */
 export const MAX_URL_LENGTH = 8192;
 export const MAX_HEADER_SIZE = 16 * 1024;
+
+/**
+ * How long a client may take (docs/reliability.md "Slow and idle clients"). Node checks the
+ * first two every `checkIntervalMs`; an answer is 408 RequestTimeout in the path's format.
+ */
+export interface HttpTimeouts {
+  /** From the connection (or the previous response) to the end of the request's headers. */
+  headersMs: number;
+  /** To the end of the whole request, body included (not the response: event streams last). */
+  requestMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
+  checkIntervalMs: number;
+}
+
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 30_000, requestMs: 60_000, keepAliveMs: 72_000, checkIntervalMs: 1_000 };
 
 export interface TlsOptions {
   /** PEM private key of the serving certificate. */
@@ -47,6 +64,8 @@ export interface AppOptions {
   metrics: Metrics;
   /** Serve HTTPS (HTTP/2 + HTTP/1.1) instead of plain HTTP. */
   tls?: TlsOptions;
+  /** Overrides of DEFAULT_HTTP_TIMEOUTS (tests use short ones). */
+  timeouts?: Partial<HttpTimeouts>;
 }
 
 export interface App {
@@ -60,6 +79,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
 }
 
 export async function createServedApp(opts: AppOptions): Promise<App> {
+  const timeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...opts.timeouts };
   const common = {
     loggerInstance: opts.logger.child({ component: 'http' }),
     // Requests are counted in metrics; per-request log lines would drown the agents' own.
@@ -74,7 +94,10 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
         err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? uriTooLong() : err.code === 'FST_ERR_BAD_URL' ? new ApiError('BadRequest', 400, `malformed URL: ${err.message}`) : toApiError(err);
       void sendError(req, reply, apiErr);
     }) as never,
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler({ maxUrlLength: MAX_URL_LENGTH, maxHeaderSize: MAX_HEADER_SIZE }),
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http2SessionTimeout: timeouts.keepAliveMs,
     return503OnClosing: true,
     forceCloseConnections: true,
   };
@@ -94,8 +117,36 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
             minVersion: 'TLSv1.2',
           },
         })
-      : Fastify({ ...common, http: { maxHeaderSize: MAX_HEADER_SIZE } })
+      : Fastify({
+          ...common,
+          http: {
+            maxHeaderSize: MAX_HEADER_SIZE,
+            headersTimeout: timeouts.headersMs,
+            requestTimeout: timeouts.requestMs,
+            connectionsCheckingInterval: timeouts.checkIntervalMs,
+          },
+        })
   ) as unknown as FastifyInstance;
+  if (opts.tls) {
+    // The HTTPS server's HTTP/1.1 connections: Node's HTTP/2 server takes none of these as
+    // options (it hard-codes 60 s / 300 s / 30 s and the default header size), but reads them
+    // from itself, the check interval when it starts listening.
+    Object.assign(app.server, {
+      maxHeaderSize: MAX_HEADER_SIZE,
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+    });
+    app.server.on('secureConnection', (socket: TLSSocket) => {
+      if (socket.alpnProtocol !== 'h2') trackRequestStart(socket, MAX_URL_LENGTH + 1);
+    });
+  } else {
+    app.server.on('connection', (socket: Socket) => trackRequestStart(socket, MAX_URL_LENGTH + 1));
+  }
+  app.server.on('request', (req: { socket?: Socket; httpVersionMajor?: number }, res: { on(e: 'finish', f: () => void): void }) => {
+    if (req.httpVersionMajor === 1) res.on('finish', () => requestFinished(req.socket));
+  });
 
   const routes = new RouteTable();
   routes.track(app);
@@ -104,6 +155,10 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
 
   app.addHook('onRequest', async (req, reply) => {
     if (Buffer.byteLength(req.url) > MAX_URL_LENGTH) return sendError(req, reply, uriTooLong());
+    // HTTP/1's parser enforces the header limit itself; HTTP/2's (nghttp2) refuses only past 64 KiB.
+    if (req.raw.httpVersionMajor === 2 && headerBytes(req.raw.rawHeaders) > MAX_HEADER_SIZE) {
+      return sendError(req, reply, new ApiError('RequestHeaderFieldsTooLarge', 431, `request headers are larger than the limit of ${MAX_HEADER_SIZE} bytes`));
+    }
     return undefined;
   });
 
@@ -166,34 +221,11 @@ export function toApiError(err: FastifyError | ApiError): ApiError {
   return asStorageError(err) ?? internalError();
 }
 
-const uriTooLong = (): ApiError => new ApiError('URITooLong', 414, `request URL is longer than the limit of ${MAX_URL_LENGTH} bytes`);
+const uriTooLong = (): ApiError => uriTooLongFor(MAX_URL_LENGTH);
 
-/**
- * Errors Node's HTTP parser meets before there is a request (fastify's default answers them in
- * its own format): a request line or headers past MAX_HEADER_SIZE, a timeout, a malformed
- * request. The path, when the request line can be read, picks the error format.
- */
-function clientErrorHandler(error: Error, socket: Socket): void {
-  const err = error as Error & { code?: string; rawPacket?: Buffer };
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const head = err.rawPacket ? err.rawPacket.subarray(0, MAX_HEADER_SIZE + 1024).toString('latin1') : '';
-  const lineEnd = head.indexOf('\r\n');
-  const requestLine = lineEnd >= 0 ? head.slice(0, lineEnd) : head;
-  const target = /^[A-Z]+ (\S+)/.exec(requestLine)?.[1] ?? '';
-  let apiErr: ApiError;
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') apiErr = new ApiError('RequestTimeout', 408, 'the request was not received in time');
-  else if (err.code === 'HPE_HEADER_OVERFLOW') {
-    apiErr =
-      lineEnd < 0 || requestLine.length > MAX_URL_LENGTH
-        ? uriTooLong()
-        : new ApiError('RequestHeaderFieldsTooLarge', 431, `request headers are larger than the limit of ${MAX_HEADER_SIZE} bytes`);
-  } else apiErr = new ApiError('BadRequest', 400, 'malformed HTTP request');
-  if (socket.writable) {
-    const body = JSON.stringify(errorBodyFor(target.split('?')[0]!, apiErr));
-    socket.write(
-      `HTTP/1.1 ${apiErr.code} ${http.STATUS_CODES[apiErr.code] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy(err);
+/** The size of a request's headers as HTTP/1 would count it: `name: value\r\n` each. */
+function headerBytes(raw: string[]): number {
+  let n = 0;
+  for (let i = 0; i + 1 < raw.length; i += 2) n += Buffer.byteLength(raw[i]!) + Buffer.byteLength(raw[i + 1]!) + 4;
+  return n;
 }

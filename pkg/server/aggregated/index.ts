@@ -65,6 +65,12 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
     app.addContentTypeParser(jsonPatchTypes, { parseAs: 'string' }, parseJson);
     app.addContentTypeParser(['application/apply-patch+yaml', 'application/yaml'], { parseAs: 'string' }, (_req, body, done) => done(null, String(body)));
 
+    // A method no route here serves (QUERY, say): 405 before body parsing, which would refuse
+    // a bodiless one for its missing Content-Type (400) first.
+    app.addHook('onRequest', async (req, reply) => {
+      if (!KNOWN_METHODS.has(req.method)) throw methodNotAllowed(req, reply, allowedFor(req.url.split('?')[0]!));
+    });
+
     // ---- discovery and OpenAPI ------------------------------------------------------------
     for (const slash of ['', '/']) {
       app.get(`/apis${slash}`, async () => apiGroupList());
@@ -177,8 +183,26 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
 }
 
 function send(reply: FastifyReply, res: VerbResponse): FastifyReply {
-  for (const w of res.warnings ?? []) void reply.header('Warning', `299 - ${JSON.stringify(w)}`);
+  for (const w of res.warnings ?? []) void reply.header('Warning', `299 - ${quoteWarning(w)}`);
   return reply.status(res.code).type('application/json').send(res.body);
+}
+
+/**
+ * A warning's text as a quoted string of printable ASCII, in the escapes Go's strconv.Unquote
+ * reads (kubectl's): a warning names fields the client sent, and a header value may hold no
+ * control characters (no header injection) nor, for Node, characters past U+00FF.
+ */
+export function quoteWarning(text: string): string {
+  let out = '"';
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (cp >= 0x20 && cp < 0x7f) out += ch;
+    else if (cp >= 0xd800 && cp <= 0xdfff) out += '\\ufffd';
+    else if (cp > 0xffff) out += `\\U${cp.toString(16).padStart(8, '0')}`;
+    else out += `\\u${cp.toString(16).padStart(4, '0')}`;
+  }
+  return `${out}"`;
 }
 
 /** Streams a long-running response (watch, log follow): headers now, lines as they come. */
@@ -212,6 +236,18 @@ function sendDoc(req: FastifyRequest, reply: FastifyReply, doc: SerializedDoc, h
 }
 
 const unknownPath = (): ApiError => new ApiError('NotFound', 404, 'the server could not find the requested resource');
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The methods the routes below serve on `path` (for a 405's `Allow`). */
+function allowedFor(path: string): string[] {
+  const parts = path.startsWith(`${BASE}/`) ? path.slice(BASE.length + 1).split('/').filter(Boolean) : [];
+  if (parts[0] !== 'namespaces') return ['GET'];
+  if (parts.length === 3) return ['GET', 'POST', 'DELETE'];
+  if (parts.length === 4) return ['GET', 'PUT', 'PATCH', 'DELETE'];
+  if (parts.length === 5 && parts[4] === 'cancel') return ['POST'];
+  return ['GET'];
+}
 
 /** 405 with the `Allow` header RFC 9110 asks for, as the REST mirror answers. */
 function methodNotAllowed(req: FastifyRequest, reply: FastifyReply, allowed: string[]): ApiError {

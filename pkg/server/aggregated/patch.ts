@@ -4,6 +4,7 @@
 import jsonpatch from 'fast-json-patch';
 import { parse as parseYaml } from 'yaml';
 import { ApiError, badRequest } from '../../api/errors.js';
+import { checkBodyDepth, MAX_BODY_DEPTH, textDepth } from '../body.js';
 
 export type PatchType = 'merge' | 'json' | 'apply';
 
@@ -67,14 +68,20 @@ function patchError(e: unknown): ApiError {
 export function parseApplyConfiguration(body: unknown): Record<string, unknown> {
   let doc: unknown = body;
   if (typeof body === 'string' || Buffer.isBuffer(body)) {
+    const text = String(body);
+    // The YAML parser recurses and allocates per level: a body of a million "[" ran it out of
+    // memory. Deep flow collections are refused before it runs; JSON (what kubectl sends) skips it.
+    if (textDepth(text) > MAX_BODY_DEPTH) throw badRequest(`the apply configuration is nested deeper than ${MAX_BODY_DEPTH} levels`);
     try {
-      doc = parseYaml(String(body));
+      doc = parseYaml(text);
     } catch (e) {
       throw badRequest(`the apply configuration is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
     }
   }
+  checkBodyDepth(doc);
   if (!isObject(doc)) throw badRequest('the apply configuration must be an object');
   if (typeof doc.apiVersion !== 'string' || !doc.apiVersion) throw badRequest('the apply configuration must set apiVersion');
   if (typeof doc.kind !== 'string' || !doc.kind) throw badRequest('the apply configuration must set kind');
   return doc;
 }
+

@@ -11,6 +11,8 @@ import type { StoredObject } from '../../registry/store.js';
 import { negotiate, type Target } from './negotiation.js';
 import { applyIncoming, type DecodeContext, decodeObject } from './objects.js';
 import { jsonPatch, mergePatch, parseApplyConfiguration, patchTypeOf } from './patch.js';
+import { parse as parseYaml } from 'yaml';
+import { MAX_BODY_DEPTH, textDepth } from '../body.js';
 import { boolParam, dryRun, fieldValidation, includeObject, intParam, type Query, single } from './query.js';
 import { renderList, renderObject } from './render.js';
 import type { ResourceDef } from './resources.js';
@@ -212,6 +214,11 @@ async function remove(def: ResourceDef, namespace: string, n: string, opts: Dele
 export async function deleteCollectionVerb(r: VerbRequest): Promise<VerbResponse> {
   const opts = deleteOptions(r);
   if (opts.preconditions) throw badRequest('preconditions are not supported by deletecollection');
+  // ListOptions it takes but does not use are still parsed, as kube-apiserver parses them: a
+  // malformed one is 400, not silently ignored (found by fuzzing).
+  intParam(r.query, 'limit', { min: 0 });
+  intParam(r.query, 'timeoutSeconds', { min: 0 });
+  for (const flag of ['allowWatchBookmarks', 'sendInitialEvents', 'watch']) boolParam(r.query, flag);
   const sel = selection(r.def, r.query, r.namespace);
   const { items, resourceVersion } = await r.def.registry.list({ namespace: ns(r) });
   const deleted: StoredObject[] = [];
@@ -230,7 +237,7 @@ export async function deleteCollectionVerb(r: VerbRequest): Promise<VerbResponse
 
 /** DeleteOptions from the body (kubectl sends one) and the query. */
 function deleteOptions(r: VerbRequest): DeleteOptions {
-  const body = r.body && typeof r.body === 'object' ? (r.body as Record<string, unknown>) : {};
+  const body = deleteBody(r.body);
   if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`the body of a DELETE must be a DeleteOptions, not a ${String(body.kind)}`);
   const pre = body.preconditions && typeof body.preconditions === 'object' ? (body.preconditions as Record<string, unknown>) : undefined;
   const preconditions = pre
@@ -241,11 +248,33 @@ function deleteOptions(r: VerbRequest): DeleteOptions {
     : undefined;
   const dry = dryRun(r.query, body);
   const policy = propagationPolicy(r, body);
+  // Taken and not used (deletion is immediate once finalizers are done), but checked as
+  // kube-apiserver checks it: an int64 of 0 or more.
+  const grace = body.gracePeriodSeconds ?? single(r.query, 'gracePeriodSeconds');
+  if (grace !== undefined && grace !== null && !(Number.isSafeInteger(Number(grace)) && Number(grace) >= 0 && String(grace).trim() !== '')) {
+    throw badRequest(`gracePeriodSeconds must be an integer 0 or more, not ${JSON.stringify(grace)}`);
+  }
   return {
     dryRun: dry,
     ...(preconditions && Object.keys(preconditions).length ? { preconditions } : {}),
     ...(policy ? { propagationPolicy: policy } : {}),
   };
+}
+
+/** A DELETE's body as an object: JSON (parsed already), or YAML (a string, as the YAML parser is for apply). */
+function deleteBody(raw: unknown): Record<string, unknown> {
+  let body = raw;
+  if (typeof raw === 'string' && raw.trim() !== '') {
+    if (textDepth(raw) > MAX_BODY_DEPTH) throw badRequest(`the body is nested deeper than ${MAX_BODY_DEPTH} levels`);
+    try {
+      body = parseYaml(raw);
+    } catch (e) {
+      throw badRequest(`the body is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (body === undefined || body === null || (typeof body === 'string' && body.trim() === '')) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of a DELETE must be a DeleteOptions object');
+  return body as Record<string, unknown>;
 }
 
 /** propagationPolicy (body or query), or the older orphanDependents; at most one of the two. */
