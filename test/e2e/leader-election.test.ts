@@ -4,7 +4,10 @@
 // the admin's client certificate). The leader is killed with SIGKILL over several trials: the
 // other takes over within the lease duration (printed), reconciles what was created meanwhile,
 // and settles the task the dead leader's worker was running. Agents run as local worker
-// processes (the API-only plane has no node), so a killed leader's workers die with it.
+// processes (the API-only plane has no node), so a killed leader's workers die with it. Events
+// live in a shared Redis (a real redis-server on loopback, the event-store-redis plugin): a
+// WebSocket on either replica sees every event, in order, across a change of leader and a
+// restart of Redis; a client of the dead replica resumes on the other with `since`.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,10 +17,14 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 import { expect } from 'chai';
+import WebSocket from 'ws';
+
+import type { AgentEvent } from '../../pkg/api/event.js';
 
 import { type ControlPlane, controlPlaneUp, REPO } from '../support/control-plane.js';
 import { eventually } from '../support/harness.js';
 import { processesWith } from '../support/processes.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { makeServingCert } from '../support/tls.js';
 
 const MAIN = join(REPO, 'dist/cmd/agentplane/main.js');
@@ -27,7 +34,8 @@ const GV = '/apis/agentplane.io/v1alpha1';
 const LEASE_S = 3;
 const RENEW_S = 2;
 const RETRY_S = 0.5;
-const TRIALS = Number(process.env.LEADER_TRIALS ?? 3);
+const TRIALS = Number(process.env.LEADER_TRIALS ?? 10);
+const PLUGINS = 'event-store-redis,sleep-wake,credential-mirror';
 
 interface Replica {
   name: string;
@@ -45,6 +53,7 @@ describe('e2e: leader election between two replicas', function () {
   let work: string;
   let ca: Buffer;
   let admin: { cert: Buffer; key: Buffer };
+  let redis: RedisServer;
   const replicas: Replica[] = [];
   let started = 0;
 
@@ -59,8 +68,9 @@ describe('e2e: leader election between two replicas', function () {
         '--data-dir', join(work, name), '--demo', '--runtime', 'local', '--install-namespace', NS,
         '--leader-elect', '--leader-elect-lease-duration', String(LEASE_S),
         '--leader-elect-renew-deadline', String(RENEW_S), '--leader-elect-retry-period', String(RETRY_S),
+        '--plugins', PLUGINS,
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AGENTPLANE_LOG_LEVEL: 'info' } },
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AGENTPLANE_LOG_LEVEL: 'info', AGENTPLANE_REDIS_URL: redis.url } },
     );
     const lines: any[] = [];
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -135,12 +145,49 @@ describe('e2e: leader election between two replicas', function () {
     const m = new RegExp(`^${metric} (\\S+)$`, 'm').exec(res.text);
     return m ? Number(m[1]) : NaN;
   };
+  const TERMINAL = ['task_completed', 'task_cancelled', 'error'];
+  /** A client of one replica's REST mirror following an agent's events over WebSocket, from `since`. */
+  class Follower {
+    readonly events: AgentEvent[] = [];
+    closed = false;
+    private readonly ws: WebSocket;
+    constructor(r: Replica, agent: string, since = 0) {
+      this.ws = new WebSocket(`wss://127.0.0.1:${r.port}/api/v1/agents/${agent}/ws?namespace=default&since=${since}`, { ca, ...admin });
+      this.ws.on('message', (d) => this.events.push(JSON.parse(String(d)) as AgentEvent));
+      this.ws.on('close', () => (this.closed = true));
+      this.ws.on('error', () => (this.closed = true));
+    }
+    lastSeq(): number {
+      return this.events.at(-1)?.seq ?? 0;
+    }
+    ended(): boolean {
+      return this.events.some((e) => TERMINAL.includes(e.type));
+    }
+    close(): void {
+      this.ws.close();
+    }
+  }
+  /**
+   * What a client received is the agent's history exactly: every stored event once, in seq
+   * order, none it did not store. Returns the count.
+   */
+  async function expectWhole(r: Replica, agent: string, got: AgentEvent[]): Promise<number> {
+    const hist = await request(r, 'GET', `/api/v1/agents/${agent}/events?namespace=default&limit=200`);
+    expect(hist.status, hist.text).to.equal(200);
+    const stored: AgentEvent[] = hist.json.events;
+    expect(got.map((e) => e.seq), `${agent}: received vs stored`).to.deep.equal(stored.map((e) => e.seq));
+    expect(got.map((e) => e.type)).to.deep.equal(stored.map((e) => e.type));
+    return got.length;
+  }
+
   /** Log lines of the replica's agent controller about the named agent. */
   const dispatched = (r: Replica, name: string): boolean => r.lines.some((l) => l.msg === 'task dispatched' && l.name === name);
 
   before(async function () {
     this.timeout(30 * 60_000); // a first run builds kube-apiserver
     cp = await controlPlaneUp();
+    // Persistent (append-only, fsync always): a restart of Redis keeps the events, as in production.
+    redis = await startRedisServer({ persist: true });
     work = mkdtempSync(join(tmpdir(), 'agentplane-leader-'));
     ca = await makeServingCert(work);
     admin = { cert: readFileSync(join(cp.dir, 'pki/admin.crt')), key: readFileSync(join(cp.dir, 'pki/admin.key')) };
@@ -161,6 +208,7 @@ describe('e2e: leader election between two replicas', function () {
       });
     }
     await cp?.down();
+    await redis?.close();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
@@ -194,18 +242,24 @@ describe('e2e: leader election between two replicas', function () {
     for (const r of [a, b]) expect((await request(r, 'GET', '/readyz')).status).to.equal(200);
   });
 
-  it(`kill -9 the leader (${TRIALS} trials): the other takes over within the lease duration and reconciles from its caches`, async function () {
+  it(`kill -9 the leader (${TRIALS} trials) mid-task: the other takes over within the lease duration, reconciles from its caches, and no client misses or repeats an event`, async function () {
     this.timeout(TRIALS * 90_000);
     const takeovers: number[] = [];
     let reconciled = 0;
     let settled = 0;
+    let delivered = 0;
+    let ackedBeforeKill = 0;
     for (let i = 1; i <= TRIALS; i++) {
       const leader = await leaderOf();
       expect(leader, 'a live replica holds the Lease').to.not.equal(undefined);
       const survivor = live().find((r) => r !== leader)!;
-      // A task running on the leader's worker when it dies.
-      await createAgent(survivor, `busy-${i}`, '@bash sleep 60');
-      await eventually(async () => (await getAgent(survivor, `busy-${i}`))?.status?.observedTask === 1, 30_000, 'the busy task handed to a worker');
+      // A task running on the leader's worker when it dies, followed from both replicas: the
+      // follower's client reads what the leader's worker sent through the shared store.
+      const busyName = `busy-${i}`;
+      await createAgent(survivor, busyName, '@bash echo started\n@bash sleep 60');
+      const onLeader = new Follower(leader!, busyName);
+      const onSurvivor = new Follower(survivor, busyName);
+      await eventually(async () => onLeader.events.length >= 3 && onSurvivor.events.length >= 3, 30_000, 'both clients follow the running task');
 
       const t0 = Date.now();
       leader!.child.kill('SIGKILL');
@@ -229,6 +283,20 @@ describe('e2e: leader election between two replicas', function () {
       expect(busy.status.taskStatus).to.equal('Error');
       expect(busy.status.lastTaskMessage).to.contain('interrupted');
       settled++;
+      // The survivor's client saw the whole task on one socket; the dead replica's client
+      // resumes on the survivor from the last event it got. Neither misses or repeats one.
+      await eventually(async () => onSurvivor.ended(), 10_000, "the survivor's client sees the task end");
+      expect(onLeader.closed, "the dead replica's socket closed").to.equal(true);
+      const acknowledged = onLeader.events.length;
+      const resumed = new Follower(survivor, busyName, onLeader.lastSeq());
+      await eventually(async () => resumed.ended(), 10_000, 'the resumed client sees the task end');
+      const end = resumed.events.find((e) => TERMINAL.includes(e.type))!;
+      expect(end.type).to.equal('error');
+      expect((end.payload as { reason: string }).reason).to.equal('Interrupted');
+      delivered += await expectWhole(survivor, busyName, onSurvivor.events);
+      delivered += await expectWhole(survivor, busyName, [...onLeader.events, ...resumed.events]);
+      ackedBeforeKill += acknowledged;
+      for (const f of [onLeader, onSurvivor, resumed]) f.close();
 
       // The killed replica comes back (as Kubernetes would restart it), as a follower.
       const back = await startReplica();
@@ -242,7 +310,8 @@ describe('e2e: leader election between two replicas', function () {
       `      leader election: ${TRIALS} kill -9 trials (lease ${LEASE_S} s, renew deadline ${RENEW_S} s, retry ${RETRY_S} s): ` +
         `takeover ms ${takeovers.join(', ')} (median ${sorted[Math.floor(sorted.length / 2)]}, max ${sorted.at(-1)}); ` +
         `within lease + 2 retries (${bound} ms): ${takeovers.filter((t) => t <= bound).length}/${TRIALS}; ` +
-        `objects created meanwhile reconciled: ${reconciled}/${TRIALS}; running tasks settled as interrupted: ${settled}/${TRIALS}\n`,
+        `objects created meanwhile reconciled: ${reconciled}/${TRIALS}; running tasks settled as interrupted: ${settled}/${TRIALS}; ` +
+        `events delivered over WebSockets ${delivered} (${ackedBeforeKill} acknowledged by the dead replica's clients before the kill), lost 0, duplicated 0\n`,
     );
     // From the kill: the last renewal was at most one retry before it, and the survivor looks
     // once per retry period, so it takes over by lease + 2 retries (plus a request's time).
@@ -263,6 +332,33 @@ describe('e2e: leader election between two replicas', function () {
     await eventually(async () => (await holder()) === other.identity, (LEASE_S + 4) * 1000, 'the other takes the expired Lease');
     await eventually(async () => (await gauge(other, 'agentplane_leader')) === 1, 10_000, 'the other reports leading');
     await startReplica();
+  });
+
+  it('Redis restarted mid-stream: both replicas report not ready, then recover; no acknowledged event is lost', async function () {
+    this.timeout(120_000);
+    const leader = (await leaderOf())!;
+    const follower = live().find((r) => r !== leader)!;
+    await createAgent(follower, 'through-restart', Array.from({ length: 8 }, (_, n) => `@bash sleep 0.5; echo step-${n}`).join('\n') + '\n@say done');
+    const a = new Follower(leader, 'through-restart');
+    const b = new Follower(follower, 'through-restart');
+    await eventually(async () => b.events.length >= 4, 30_000, 'events flowing');
+    const before = b.events.length;
+    await redis.stop({ kill: true });
+    for (const r of [leader, follower]) {
+      await eventually(async () => (await request(r, 'GET', '/readyz')).status === 503, 10_000, `${r.name} not ready while Redis is down`);
+    }
+    await new Promise((r) => setTimeout(r, 1500)); // the worker keeps working meanwhile
+    await redis.start();
+    for (const r of [leader, follower]) {
+      await eventually(async () => (await request(r, 'GET', '/readyz')).status === 200, 20_000, `${r.name} ready again`);
+    }
+    await eventually(async () => a.ended() && b.ended(), 60_000, 'both clients see the task end');
+    expect(b.events.find((e) => TERMINAL.includes(e.type))!.type).to.equal('task_completed');
+    const n = await expectWhole(follower, 'through-restart', b.events);
+    await expectWhole(leader, 'through-restart', a.events);
+    process.stdout.write(`      Redis restart mid-stream: ${before} events before, ${n} in all, each client got each once, in order\n`);
+    a.close();
+    b.close();
   });
 
   it('a graceful stop releases the Lease: the other takes over at once', async () => {
