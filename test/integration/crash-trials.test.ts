@@ -16,6 +16,7 @@ import type { AgentEvent } from '../../pkg/api/event.js';
 import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { eventually, TEST_API_KEY } from '../support/harness.js';
 import { freePort, processTree, type ProcessId, type ServerProcess, startServerProcess, stillAlive } from '../support/server-process.js';
+import { seeded } from '../support/random.js';
 
 const TRIALS = 10;
 const SOLO = ['ada', 'bob', 'cyd'];
@@ -23,17 +24,6 @@ const MEMBERS = ['kit', 'lou'];
 const AGENTS = [...SOLO, ...MEMBERS];
 const TERMINAL = ['task_completed', 'task_cancelled', 'error'];
 
-/** mulberry32: a small seeded generator, so a failing run can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A task of `steps` tool calls, each a short-lived process, so a kill lands mid-task. */
 const script = (tag: string, steps: number): string =>

@@ -35,6 +35,22 @@ const freshPrefix = (): string => `t${process.pid}-${++prefixes}`;
 
 const stores: RedisEventStore[] = [];
 /** A store on `url` (closed after the case), connected. */
+/** Waits until the store's ping (its readiness) fails with a message `why` accepts. */
+function pingFails(store: RedisEventStore, why: (message: string) => boolean, what: string): Promise<unknown> {
+  return eventually(
+    async () => {
+      try {
+        await store.ping();
+        return false;
+      } catch (err) {
+        return why((err as Error).message);
+      }
+    },
+    5_000,
+    what,
+  );
+}
+
 async function openStore(url: string, more: Partial<RedisEventStoreOptions> = {}): Promise<RedisEventStore> {
   const store = new RedisEventStore({ connection: { url }, keyPrefix: freshPrefix(), ...more });
   stores.push(store);
@@ -211,18 +227,7 @@ describe('RedisEventStore (integration, real redis-server)', function () {
       for (const connection of [{ url: secured.url, password: 'wrong-pass' }, { url: secured.url }]) {
         const store = new RedisEventStore({ connection, keyPrefix: freshPrefix() });
         stores.push(store);
-        await eventually(
-          async () => {
-            try {
-              await store.ping();
-              return false;
-            } catch (err) {
-              return /WRONGPASS|NOAUTH|not connected/i.test((err as Error).message) && !(err as Error).message.includes('wrong-pass');
-            }
-          },
-          5_000,
-          'ping to fail with an auth error',
-        );
+        await pingFails(store, (m) => /WRONGPASS|NOAUTH|not connected/i.test(m) && !m.includes('wrong-pass'), 'ping to fail with an auth error');
       }
     });
 
@@ -332,18 +337,7 @@ describe('RedisEventStore (integration, real redis-server)', function () {
     it('refuses a server whose certificate it cannot verify (no CA given)', async () => {
       const store = new RedisEventStore({ connection: { url: tlsRedis.url }, keyPrefix: freshPrefix() });
       stores.push(store);
-      await eventually(
-        async () => {
-          try {
-            await store.ping();
-            return false;
-          } catch (err) {
-            return /certificate|not connected/i.test((err as Error).message);
-          }
-        },
-        5_000,
-        'ping to fail on the certificate',
-      );
+      await pingFails(store, (m) => /certificate|not connected/i.test(m), 'ping to fail on the certificate');
     });
   });
 

@@ -5,22 +5,12 @@
 import { expect } from 'chai';
 import { eventually, type Harness, startHarness } from '../support/harness.js';
 import { sleepingAgent } from '../support/agents.js';
+import { seeded } from '../support/random.js';
 
 const AGENTS = ['ann', 'ben', 'cat', 'dan', 'eli'];
 const SQUADS = ['red', 'blue'];
 const ROUNDS = 25;
 
-/** Deterministic PRNG (mulberry32), so a failing seed can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface SquadView {
   name: string;
@@ -99,7 +89,7 @@ describe('squad operations under concurrency (integration)', function () {
   }
 
   it(`settles into a consistent state after each of ${ROUNDS} rounds of racing clients (seed ${seed})`, async () => {
-    const next = rng(seed);
+    const next = seeded(seed);
     const statuses = new Map<number, number>();
     for (let round = 0; round < ROUNDS; round++) {
       const clients = [0, 1].map(async () => {
