@@ -445,7 +445,9 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
 
     // HTTP: the REST mirror, the aggregated API, and the worker control channel (on the public
     // server in the embedded home; on its own loopback listener when the public port is TLS).
-    const service = new AgentService(agents, events, runtime, undefined, reads.agents);
+    // With leader election the worker listener and runtime are the leader's (below).
+    let leadingNow = !o.leaderElection;
+    const service = new AgentService(agents, events, runtime, undefined, reads.agents, () => leadingNow);
     const app = await createApp({ logger, metrics, ...(home.tls ? { tls: home.tls } : {}), ...(o.httpTimeouts ? { timeouts: o.httpTimeouts } : {}) });
     const auditLevel = o.audit ? (o.audit.level ?? 'Metadata') : 'None';
     if (o.audit && auditLevel !== 'None') {
@@ -488,8 +490,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     await app.register(secretRoutes(secrets));
     await app.register(aggregatedApiRoutes({ agents, squads, connectors: connectorRegistry, agentService: service, events, reads }));
     const workers = home.separateWorkerListener || built.listen ? await createApp({ logger: logger.child({ listener: 'workers' }), metrics }) : app;
-    // With leader election, the worker listener serves the leader's workers only (below).
-    let leadingNow = !o.leaderElection;
+    // With leader election, the worker listener serves the leader's workers only.
     if (o.leaderElection) {
       if (workers === app) throw new Error('leader election needs the cluster home (--mode kubernetes)');
       installLeaderOnly(workers, () => leadingNow);

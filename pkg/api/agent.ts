@@ -347,6 +347,47 @@ export function requestCancel(a: Agent, reason: string): void {
   a.metadata.annotations = { ...a.metadata.annotations, [CANCEL_TASK_ANNOTATION]: String(a.spec.task), [CANCEL_REASON_ANNOTATION]: reason };
 }
 
+/**
+ * Follow-ups for the running task that a replica which cannot reach the agent's worker (it does
+ * not lead) stored on the agent, as a cancel is: the leader hands them over in order and removes
+ * each once the worker took it. JSON: `{"task": <spec.task>, "items": [{"id", "content"}]}`;
+ * items of another task are stale and ignored.
+ */
+export const FOLLOW_UPS_ANNOTATION = 'agentplane.io/follow-ups';
+
+export interface FollowUp {
+  id: string;
+  content: string;
+}
+
+/** The follow-ups waiting for the current task, oldest first (none for a malformed annotation). */
+export function pendingFollowUps(a: Agent): FollowUp[] {
+  const raw = a.metadata.annotations?.[FOLLOW_UPS_ANNOTATION];
+  if (!raw) return [];
+  try {
+    const v = JSON.parse(raw) as { task?: unknown; items?: unknown };
+    if (v?.task !== a.spec.task || !Array.isArray(v.items)) return [];
+    return v.items.filter((f): f is FollowUp => typeof f?.id === 'string' && typeof f?.content === 'string');
+  } catch {
+    return [];
+  }
+}
+
+function setFollowUps(a: Agent, items: FollowUp[]): void {
+  const annotations = { ...a.metadata.annotations };
+  if (items.length) annotations[FOLLOW_UPS_ANNOTATION] = JSON.stringify({ task: a.spec.task, items });
+  else delete annotations[FOLLOW_UPS_ANNOTATION];
+  a.metadata.annotations = annotations;
+}
+
+export function requestFollowUp(a: Agent, f: FollowUp): void {
+  setFollowUps(a, [...pendingFollowUps(a), f]);
+}
+
+export function dropFollowUp(a: Agent, id: string): void {
+  setFollowUps(a, pendingFollowUps(a).filter((f) => f.id !== id));
+}
+
 /** The cancel request for the agent's current task, if one stands. */
 export function cancelRequested(a: Agent): { reason: string } | undefined {
   const ann = a.metadata.annotations ?? {};

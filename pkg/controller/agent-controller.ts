@@ -6,7 +6,7 @@
 // It owns the WorkerReady condition and the task fields of the status (through the events it
 // appends); `status` itself is derived by the agent strategy.
 
-import { type Agent, cancelRequested, idleTimeoutOf, isBusy, WORKER_READY, WORKER_RELEASED } from '../api/agent.js';
+import { type Agent, cancelRequested, dropFollowUp, idleTimeoutOf, isBusy, pendingFollowUps, WORKER_READY, WORKER_RELEASED } from '../api/agent.js';
 import { FINALIZER_AGENT_CLEANUP } from '../api/deletion.js';
 import { ApiError } from '../api/errors.js';
 import { type ConditionStatus, findCondition, setCondition } from '../api/condition.js';
@@ -30,8 +30,10 @@ import { applyEvent, changesTaskState } from './task-status.js';
 /** Consecutive worker exits without a connection before the agent is marked Failed. */
 const MAX_START_FAILURES = 3;
 const RESYNC_MS = 30_000;
-/** How soon a cancel the worker could not take is tried again. */
+/** How soon a cancel (or a stored follow-up) the worker could not take is tried again. */
 const CANCEL_RETRY_MS = 500;
+/** How long a worker may take to accept a stored follow-up. */
+const STEER_TIMEOUT_MS = 10_000;
 /**
  * How long a task whose worker outlived the service (a pod, after a restart or a change of
  * leader) may take to come back before it is settled as interrupted: the worker's own give-up
@@ -258,9 +260,29 @@ export class AgentController {
     }
     if (worker.phase !== 'Ready') return;
     await this.setWorkerReady(agent, 'True', 'Connected', 'the worker is connected');
+    if (worker.runningTask === agent.spec.task && !(await this.handFollowUps(agent, log))) return { requeueAfter: CANCEL_RETRY_MS };
     if (asleep || cancelRequested(agent)) return;
     if (agent.spec.task > agent.status.observedTask && worker.runningTask === undefined) return this.dispatch(agent, log);
     if (!place.group && worker.runningTask === undefined && !isBusy(agent)) return this.releaseWhenIdle(agent, log);
+  }
+
+  /**
+   * Hands the follow-ups another replica stored on the agent to its running task, in order,
+   * removing each once the worker took it (at least once: a follow-up taken just before this
+   * replica stopped leading is handed over again by the next leader). False while the worker
+   * cannot take one now (reconnecting): tried again shortly.
+   */
+  private async handFollowUps(agent: Agent, log: Logger): Promise<boolean> {
+    const { namespace, name } = agent.metadata;
+    const task = agent.spec.task;
+    for (const f of pendingFollowUps(agent)) {
+      const accepted = await this.d.runtime.steer(agent.metadata, task, f.content, STEER_TIMEOUT_MS);
+      if (accepted === undefined) return false;
+      // Taken, or the task ended meanwhile (stale: the REST call that stored it starts a new task).
+      await this.d.agents.update(namespace, name, (a) => dropFollowUp(a, f.id));
+      if (accepted) log.info({ task, followUp: f.id }, 'follow-up stored by another replica handed over');
+    }
+    return true;
   }
 
   /**

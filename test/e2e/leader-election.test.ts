@@ -242,6 +242,27 @@ describe('e2e: leader election between two replicas', function () {
     for (const r of [a, b]) expect((await request(r, 'GET', '/readyz')).status).to.equal(200);
   });
 
+  it("steering through the follower: the follow-up is stored on the agent, the leader hands it to the worker, the task answers it", async () => {
+    const leader = (await leaderOf())!;
+    const follower = live().find((r) => r !== leader)!;
+    await createAgent(follower, 'steered', '@bash sleep 4\n@say first plan');
+    const watch = new Follower(follower, 'steered');
+    await eventually(async () => watch.events.some((e) => e.type === 'tool_call'), 30_000, 'the task running');
+    const followUp = 'Also mention the pineapples\n@echo';
+    const res = await request(follower, 'PATCH', '/api/v1/agents/steered?namespace=default', { instructions: followUp });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.json).to.include({ name: 'steered', taskStatus: 'InProgress' });
+    // Taken: no longer stored on the agent.
+    expect((await getAgent(follower, 'steered')).metadata.annotations ?? {}).to.not.have.property('agentplane.io/follow-ups');
+    await eventually(async () => watch.ended(), 60_000, 'the task ends');
+    const msgs = watch.events.filter((e) => e.type === 'user_message');
+    expect(msgs.map((e) => [e.task, (e.payload as { content: string }).content])).to.deep.equal([[1, followUp]]);
+    const done = watch.events.find((e) => e.type === 'task_completed');
+    expect((done?.payload as { result: string } | undefined)?.result).to.contain('Also mention the pineapples');
+    expect(leader.lines.some((l) => l.msg === 'follow-up stored by another replica handed over' && l.name === 'steered')).to.equal(true);
+    watch.close();
+  });
+
   it(`kill -9 the leader (${TRIALS} trials) mid-task: the other takes over within the lease duration, reconciles from its caches, and no client misses or repeats an event`, async function () {
     this.timeout(TRIALS * 90_000);
     const takeovers: number[] = [];

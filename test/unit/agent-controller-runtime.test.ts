@@ -7,7 +7,7 @@ import path from 'node:path';
 
 import { expect } from 'chai';
 
-import { type Agent, agentFromRequest, ASLEEP, IDLE_TIMEOUT_ANNOTATION, requestCancel, WORKER_READY } from '../../pkg/api/agent.js';
+import { type Agent, agentFromRequest, ASLEEP, FOLLOW_UPS_ANNOTATION, IDLE_TIMEOUT_ANNOTATION, pendingFollowUps, requestCancel, requestFollowUp, WORKER_READY } from '../../pkg/api/agent.js';
 import { ApiError } from '../../pkg/api/errors.js';
 import { findCondition, setCondition } from '../../pkg/api/condition.js';
 import type { Connector } from '../../pkg/api/connector.js';
@@ -201,6 +201,29 @@ describe('AgentController on the in-memory runtime', function () {
       expect((await history()).at(-1)).to.equal('1:task_cancelled');
       expect(calls, 'still one cancel').to.have.length(1);
       expect(runtime.dispatched).to.have.length(1);
+    });
+  });
+
+  describe('follow-ups stored by another replica', () => {
+    it('hands each to the running task in order and removes it; entries of another task are left out', async () => {
+      await agents.create(agentFromRequest({ name: 'alpha', instructions: '@hold' }, 'default'));
+      await until('the task is running', async () => (await runtime.status(ref)).runningTask === 1);
+      await agents.update('default', 'alpha', (a) => {
+        requestFollowUp(a, { id: 'f1', content: 'first' });
+        requestFollowUp(a, { id: 'f2', content: 'second' });
+      });
+      await until('both handed over', async () => runtime.steered.length === 2);
+      expect(runtime.steered.map((s) => [s.taskId, s.content])).to.deep.equal([[1, 'first'], [1, 'second']]);
+      await until('removed from the agent', async () => pendingFollowUps(await agent()).length === 0);
+      expect((await agent()).metadata.annotations ?? {}).to.not.have.property(FOLLOW_UPS_ANNOTATION);
+      // A stale entry (an earlier task's) is not handed over.
+      await agents.update('default', 'alpha', (a) => {
+        a.metadata.annotations = { ...a.metadata.annotations, [FOLLOW_UPS_ANNOTATION]: JSON.stringify({ task: 0, items: [{ id: 'old', content: 'stale' }] }) };
+      });
+      controller.controller.enqueue(ref);
+      await sleep(20);
+      await controller.idle();
+      expect(runtime.steered).to.have.length(2);
     });
   });
 

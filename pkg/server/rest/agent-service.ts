@@ -11,8 +11,11 @@ import {
   type AgentTaskRequest,
   agentTaskRequestSchema,
   isBusy,
+  pendingFollowUps,
   requestCancel,
+  requestFollowUp,
 } from '../../api/agent.js';
+import { randomUUID } from 'node:crypto';
 import { ApiError, conflict, invalid, notFound } from '../../api/errors.js';
 import type { AgentEvent } from '../../api/event.js';
 import { DEFAULT_NAMESPACE } from '../../api/meta.js';
@@ -44,6 +47,11 @@ export class AgentService {
     private readonly wait: WaitOptions = { timeoutMs: 15_000 },
     /** Reads for get and list from the informer cache; storage without it. */
     private readonly reads?: ReadCache<Agent>,
+    /**
+     * Whether this replica runs the agents' workers (it leads; always without leader election).
+     * A follower stores a follow-up on the agent for the leader to hand over.
+     */
+    private readonly leading: () => boolean = () => true,
   ) {}
 
   /** POST /agents: creates the agent with its first task, or assigns a task to an idle one. */
@@ -133,6 +141,7 @@ export class AgentService {
 
   /** Hands a follow-up to the agent's running task; undefined when that task has ended meanwhile. */
   private async steer(agent: Agent, content: string): Promise<Agent | undefined> {
+    if (!this.leading()) return this.steerThroughLeader(agent, content);
     const { namespace, name } = agent.metadata;
     const task = agent.spec.task;
     const settled = (a: Agent | undefined): boolean => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress';
@@ -154,6 +163,34 @@ export class AgentService {
       kind: AGENT_KIND,
       name,
     });
+  }
+
+  /**
+   * Steering on a replica that does not lead (several replicas): the follow-up is stored on the
+   * agent, as a cancel is, and the leader's controller hands it to the worker and removes it.
+   * Answers once it is taken; undefined when the task ended first without it (the caller then
+   * starts a new task with it, as on the leader).
+   */
+  private async steerThroughLeader(agent: Agent, content: string): Promise<Agent | undefined> {
+    const { namespace, name } = agent.metadata;
+    const task = agent.spec.task;
+    const id = randomUUID();
+    const ended = (a: Agent | undefined): boolean => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress';
+    let stored = true;
+    const after = await this.agents.update(namespace, name, (a) => {
+      stored = !ended(a);
+      if (stored) requestFollowUp(a, { id, content });
+    }, { owner: REST_OWNER });
+    if (!stored) return undefined;
+    const waiting = (a: Agent | undefined): boolean => !!a && a.spec.task === task && pendingFollowUps(a).some((f) => f.id === id);
+    const { agent: now, settled } = await this.waitFor(namespace, name, (a) => !waiting(a), after);
+    if (!settled) {
+      throw new ApiError('ServiceUnavailable', 503, `agent "${name}" is busy but its worker did not take the follow-up in time; it stays queued for the task`, { kind: AGENT_KIND, name });
+    }
+    if (!ended(now)) return now;
+    // Taken just before the task ended, or dropped with it: its user_message tells which.
+    const recent = await this.events.list(streamOf(now), { limit: 50 });
+    return recent.some((e) => e.task === task && e.type === 'user_message' && (e.payload as { content?: string }).content === content) ? now : undefined;
   }
 
   /**
