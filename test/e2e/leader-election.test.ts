@@ -22,7 +22,7 @@ import WebSocket from 'ws';
 import type { AgentEvent } from '../../pkg/api/event.js';
 
 import { type ControlPlane, controlPlaneUp, REPO } from '../support/control-plane.js';
-import { eventually } from '../support/harness.js';
+import { busyFor, eventually } from '../support/harness.js';
 import { processesWith } from '../support/processes.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { makeServingCert } from '../support/tls.js';
@@ -245,7 +245,7 @@ describe('e2e: leader election between two replicas', function () {
   it("steering through the follower: the follow-up is stored on the agent, the leader hands it to the worker, the task answers it", async () => {
     const leader = (await leaderOf())!;
     const follower = live().find((r) => r !== leader)!;
-    await createAgent(follower, 'steered', '@bash sleep 4\n@say first plan');
+    await createAgent(follower, 'steered', `@bash ${busyFor(4)}\n@say first plan`);
     const watch = new Follower(follower, 'steered');
     await eventually(async () => watch.events.some((e) => e.type === 'tool_call'), 30_000, 'the task running');
     const followUp = 'Also mention the pineapples\n@echo';
@@ -277,7 +277,7 @@ describe('e2e: leader election between two replicas', function () {
       // A task running on the leader's worker when it dies, followed from both replicas: the
       // follower's client reads what the leader's worker sent through the shared store.
       const busyName = `busy-${i}`;
-      await createAgent(survivor, busyName, '@bash echo started\n@bash sleep 60');
+      await createAgent(survivor, busyName, `@bash echo started\n@bash ${busyFor(60)}`);
       const onLeader = new Follower(leader!, busyName);
       const onSurvivor = new Follower(survivor, busyName);
       await eventually(async () => onLeader.events.length >= 3 && onSurvivor.events.length >= 3, 30_000, 'both clients follow the running task');

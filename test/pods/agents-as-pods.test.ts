@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import WebSocket from 'ws';
 
-import { eventually } from '../support/harness.js';
+import { busyFor, eventually } from '../support/harness.js';
 import { type Agentplane, type Cluster, clusterUp, livePods, type PodJson, registerAgentplane, toolOutputs as podToolOutputs } from '../support/pods.js';
 
 const NS = 'pods-e2e';
@@ -116,11 +116,13 @@ ${extra}`;
     });
 
     it('cancel ends the running task; the pod stays alive, unrestarted, and takes the next task', async () => {
-      await apply(agentYaml('solo', '@bash sleep 600\n@say never'));
+      // Not a bare `sleep`, which the engine refuses in a session that already ran a task.
+      await apply(agentYaml('solo', `@bash ${busyFor(600)}\n@say never`));
       await eventually(async () => (await taskStatus('solo')) === 'InProgress', 60_000, 'long task running');
       const [before] = await agentPods('solo');
       const cancelled = streamUntil('solo', (t) => t.lastIndexOf('task_cancelled') > t.lastIndexOf('task_started'));
-      expect((await rest('POST', `/api/v1/agents/solo/cancel?namespace=${NS}`)).status).to.be.oneOf([200, 202]);
+      const cancel = await rest('POST', `/api/v1/agents/solo/cancel?namespace=${NS}`);
+      expect(cancel.status, JSON.stringify(cancel.body)).to.be.oneOf([200, 202]);
       await cancelled;
       await eventually(async () => (await taskStatus('solo')) === 'Cancelled', 60_000, 'task cancelled');
       const [after] = await agentPods('solo');
