@@ -12,7 +12,7 @@ import { ApiError } from '../../pkg/api/errors.js';
 import { findCondition, setCondition } from '../../pkg/api/condition.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import { claimOf, type Squad, SQUAD_KIND } from '../../pkg/api/squad.js';
-import { AgentController } from '../../pkg/controller/agent-controller.js';
+import { AgentController, type AgentControllerDeps } from '../../pkg/controller/agent-controller.js';
 import { createLogger } from '../../pkg/observability/logger.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
 import { Hooks } from '../../pkg/plugin/hooks.js';
@@ -43,6 +43,21 @@ describe('AgentController on the in-memory runtime', function () {
   let informers: { agents: Informer<Agent>; squads: Informer<Squad> };
   let runtime: MemoryRuntime;
   let controller: AgentController;
+
+  /** A controller on this test's storage and runtime, started. */
+  async function startController(extra: Partial<AgentControllerDeps> = {}): Promise<void> {
+    controller = new AgentController({
+      agents,
+      informers,
+      events,
+      runtime,
+      hooks: new Hooks(),
+      metrics: new Metrics(),
+      logger: createLogger({ level: 'silent' }),
+      ...extra,
+    });
+    await controller.start();
+  }
   const ref = { namespace: 'default', name: 'alpha' };
 
   beforeEach(async () => {
@@ -64,16 +79,7 @@ describe('AgentController on the in-memory runtime', function () {
     const connectorCache = new Informer(connectors, logger);
     admission.register(connectorsExist(readThrough(connectorCache, connectors)), squadMembership(agents, readThrough(connectorCache, connectors)));
     runtime = new MemoryRuntime();
-    controller = new AgentController({
-      agents,
-      informers,
-      events,
-      runtime,
-      hooks: new Hooks(),
-      metrics: new Metrics(),
-      logger: createLogger({ level: 'silent' }),
-    });
-    await controller.start();
+    await startController();
   });
 
   afterEach(async () => {
@@ -286,8 +292,7 @@ describe('AgentController on the in-memory runtime', function () {
     async function withIdleTimeout(idleTimeoutMs: number): Promise<Metrics> {
       controller.stop();
       const metrics = new Metrics();
-      controller = new AgentController({ agents, informers, events, runtime, hooks: new Hooks(), metrics, logger: createLogger({ level: 'silent' }), idleTimeoutMs });
-      await controller.start();
+      await startController({ metrics, idleTimeoutMs });
       return metrics;
     }
 
@@ -401,17 +406,7 @@ describe('AgentController on the in-memory runtime', function () {
     /** The controller of the next leader: same storage and runtime, started afresh. */
     async function nextLeader(resumeGraceMs: number): Promise<void> {
       controller.stop();
-      controller = new AgentController({
-        agents,
-        informers,
-        events,
-        runtime,
-        hooks: new Hooks(),
-        metrics: new Metrics(),
-        logger: createLogger({ level: 'silent' }),
-        resumeGraceMs,
-      });
-      await controller.start();
+      await startController({ resumeGraceMs });
     }
 
     it('leaves a task whose worker still runs it to that worker, whose events it goes on recording', async () => {
