@@ -78,13 +78,23 @@ source "$HACK_DIR/lib/node.sh"
 
 # A pid file only counts if that pid is still alive *and* its command line mentions our
 # state dir: pids get reused, and we must never signal somebody else's process.
-live_pid() { # name -> pid on stdout, or failure
-  local f="$STATE_DIR/$1.pid" pid
+live_pid() { # name [state dir, default ours] -> pid on stdout, or failure
+  local dir="${2:-$STATE_DIR}" pid
+  local f="$dir/$1.pid"
   [[ -s "$f" ]] || return 1
   pid="$(cat "$f")"
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  tr '\0' ' ' 2>/dev/null < "/proc/$pid/cmdline" | grep -qF -- "$STATE_DIR" || return 1
+  tr '\0' ' ' 2>/dev/null < "/proc/$pid/cmdline" | grep -qF -- "$dir" || return 1
   echo "$pid"
+}
+
+plane_alive() { # state dir -> success when any daemon that plane started still runs
+  local f
+  for f in "$1"/*.pid; do
+    [[ -e "$f" ]] || continue
+    live_pid "$(basename "$f" .pid)" "$1" > /dev/null && return 0
+  done
+  return 1
 }
 
 # setsid detaches the process from the caller's session/process group, so it survives

@@ -61,7 +61,13 @@ node_preflight() {
     local other
     other="$(cat "$NODE_CLAIM")"
     if [[ "$other" != "$STATE_DIR" && -d "$other/node" ]]; then
-      die "another node-mode plane is up in $other (one per machine); run: AGENTPLANE_CP_DIR=$other $0 down"
+      plane_alive "$other" &&
+        die "another node-mode plane is up in $other (one per machine); run: AGENTPLANE_CP_DIR=$other $0 down"
+      # A run killed before its `down` (a cancelled CI job, a machine restored from a
+      # snapshot) leaves mounts, cgroups and the bridge but no daemon: take that down first.
+      log "a node-mode plane in $other was left behind (none of its daemons runs): taking it down first"
+      AGENTPLANE_CP_DIR="$other" bash "$0" down ||
+        die "could not take down the plane left in $other; run: AGENTPLANE_CP_DIR=$other $0 down"
     fi
   fi
   if ip link show "$BRIDGE" > /dev/null 2>&1; then

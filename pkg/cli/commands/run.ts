@@ -142,11 +142,13 @@ async function taskNumber(s: Session, name: string): Promise<number | undefined>
 function ask(s: Session, renderer: EventRenderer): Promise<'cancel' | 'detach' | 'continue'> {
   renderer.pause();
   const { c } = s.style;
-  s.out(`\n${c.bold('Interrupted.')} Cancel the task ${c.bold('[c]')}, detach and leave it running ${c.bold('[d]')}, or keep watching ${c.bold('[any other key]')}? `);
   const stdin = process.stdin;
   return new Promise((resolve) => {
+    // Raw mode before the question: a key typed the moment it shows must not sit in the
+    // terminal's line buffer waiting for Enter.
     stdin.setRawMode(true);
     stdin.resume();
+    s.out(`\n${c.bold('Interrupted.')} Cancel the task ${c.bold('[c]')}, detach and leave it running ${c.bold('[d]')}, or keep watching ${c.bold('[any other key]')}? `);
     stdin.once('data', (d: Buffer) => {
       stdin.setRawMode(false);
       stdin.pause();
