@@ -69,7 +69,8 @@ Flags (each can also be set by the environment variable shown):
                        "auditLog": "...", "auditLevel": "Metadata",
                        "rateLimit": 100,
                        "rateLimitBurst": 200, "wsClientsPerAgent": 100,
-                       "eventsPerAgent": 10000, "idleTimeoutSeconds": 600}
+                       "eventsPerAgent": 10000, "idleTimeoutSeconds": 600,
+                       "maxWorkers": 96}
                        (AGENTPLANE_CONFIG); flags and variables override it
   --demo               start the built-in scripted model server and point agents at it, so
                        agents really run tools without a model key (AGENTPLANE_DEMO=true)
@@ -113,6 +114,11 @@ Flags (each can also be set by the environment variable shown):
                        Released); its next task starts them again and resumes the session
                        (AGENTPLANE_IDLE_TIMEOUT; config "idleTimeoutSeconds"; default 600; 0 never);
                        an agent's annotation agentplane.io/idle-timeout overrides it
+  --max-workers <n>    workers (each with its engine) that run at once with local workers;
+                       beyond, an agent waits (WorkerReady=False, reason Queued) and the worker
+                       idle the longest is released to make room (AGENTPLANE_MAX_WORKERS; config
+                       "maxWorkers"; default what the memory holds: 3/4 of it at 192 MiB each;
+                       0 no limit). Pods are placed by the Kubernetes scheduler instead
 
 Kubernetes mode:
   --kubeconfig <file>  how to reach kube-apiserver (KUBECONFIG; default: in-cluster config)
@@ -186,6 +192,7 @@ interface ConfigFile {
   wsClientsPerAgent?: number;
   eventsPerAgent?: number;
   idleTimeoutSeconds?: number;
+  maxWorkers?: number;
 }
 
 function fail(msg: string): never {
@@ -349,6 +356,7 @@ async function serve(argv: string[]): Promise<void> {
         'ws-clients-per-agent': { type: 'string' },
         'events-per-agent': { type: 'string' },
         'idle-timeout': { type: 'string' },
+        'max-workers': { type: 'string' },
         mode: { type: 'string' },
         kubeconfig: { type: 'string' },
         'tls-cert-file': { type: 'string' },
@@ -421,6 +429,7 @@ async function serve(argv: string[]): Promise<void> {
   const wsClientsPerAgent = numberSetting('ws-clients-per-agent', values['ws-clients-per-agent'] ?? env.AGENTPLANE_WS_CLIENTS_PER_AGENT ?? cfg.wsClientsPerAgent, positiveInt, 'a whole number of at least 1');
   const eventsPerAgent = numberSetting('events-per-agent', values['events-per-agent'] ?? env.AGENTPLANE_EVENTS_PER_AGENT ?? cfg.eventsPerAgent, positiveInt, 'a whole number of at least 1');
   const idleTimeout = numberSetting('idle-timeout', values['idle-timeout'] ?? env.AGENTPLANE_IDLE_TIMEOUT ?? cfg.idleTimeoutSeconds, (n) => Number.isFinite(n) && n >= 0, 'a number of seconds, 0 for never');
+  const maxWorkers = numberSetting('max-workers', values['max-workers'] ?? env.AGENTPLANE_MAX_WORKERS ?? cfg.maxWorkers, (n) => Number.isInteger(n) && n >= 0, 'a whole number, 0 for no limit');
   let kubernetes: ServeOptions['kubernetes'];
   if (mode === 'kubernetes') {
     const cert = values['tls-cert-file'] ?? env.AGENTPLANE_TLS_CERT_FILE;
@@ -482,6 +491,7 @@ async function serve(argv: string[]): Promise<void> {
       ...(wsClientsPerAgent !== undefined ? { wsClientsPerAgent } : {}),
       ...(eventsPerAgent !== undefined ? { eventsPerAgent } : {}),
       ...(idleTimeout !== undefined ? { idleTimeoutMs: idleTimeout * 1000 } : {}),
+      ...(maxWorkers !== undefined ? { maxWorkers } : {}),
       ...(kubernetes ? { kubernetes } : {}),
       ...(runtime ? { runtime: runtime as RuntimeKind } : {}),
       pods,

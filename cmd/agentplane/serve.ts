@@ -40,6 +40,7 @@ import { Registry } from '../../pkg/registry/registry.js';
 import { loadSecretsKey } from '../../pkg/registry/secrets/secrets-key.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
+import { defaultMaxWorkers } from '../../pkg/runtime/local/capacity.js';
 import type { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
 import type { AgentRuntime } from '../../pkg/runtime/runtime.js';
 import { resolveSandbox, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
@@ -162,6 +163,11 @@ export interface ServeOptions {
   leaderElection?: LeaderElectionSettings;
   /** Idle time after which a solo agent's worker and engine exit (ms; 0 never; default 10 min). */
   idleTimeoutMs?: number;
+  /**
+   * Workers (each with its engine) that run at once in the local runtime; 0 no limit. Default
+   * defaultMaxWorkers(): what the machine's memory holds. Pods are placed by the scheduler.
+   */
+  maxWorkers?: number;
   /** The public listener's client timeouts; default DEFAULT_HTTP_TIMEOUTS (docs/reliability.md). */
   httpTimeouts?: Partial<HttpTimeouts>;
 }
@@ -428,6 +434,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       logger: child('agent-controller'),
       taskUsage: usageMeter,
       ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
+      ...(runtimeKind === 'local' ? { maxWorkers: o.maxWorkers ?? defaultMaxWorkers() } : {}),
     });
     proxyEvents = agentController;
     const squadController = new SquadController({

@@ -12,7 +12,7 @@ import { ApiError } from '../api/errors.js';
 import { type ConditionStatus, findCondition, setCondition } from '../api/condition.js';
 import type { AgentEvent, EventDraft, TokenUsage } from '../api/event.js';
 import { isTerminal } from '../api/event.js';
-import { type ObjectRef, refKey } from '../api/meta.js';
+import { type ObjectRef, parseRefKey, refKey } from '../api/meta.js';
 import type { Squad } from '../api/squad.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -26,6 +26,7 @@ import type { AgentRuntime, RuntimeEvent, TaskSpec, WorkerStatus } from '../runt
 import { Controller, type Result } from './framework/controller.js';
 import { StatusWriter } from './status-writer.js';
 import { applyEvent, changesTaskState } from './task-status.js';
+import { WorkerSlots } from './worker-slots.js';
 
 /** Consecutive worker exits without a connection before the agent is marked Failed. */
 const MAX_START_FAILURES = 3;
@@ -47,6 +48,10 @@ const STORAGE_RETRY_MIN_MS = 500;
 const STORAGE_RETRY_MAX_MS = 10_000;
 /** How long a solo agent's worker may sit without a task before it is released (`--idle-timeout`). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000;
+/** How soon an agent waiting for a worker slot looks again, should no freed slot wake it first. */
+const SLOT_RETRY_MS = 2_000;
+/** Why an agent waits for its worker: every slot is held (`--max-workers`). */
+export const WORKER_QUEUED = 'Queued';
 
 export interface AgentControllerDeps {
   agents: Registry<Agent>;
@@ -62,6 +67,8 @@ export interface AgentControllerDeps {
   resumeGraceMs?: number;
   /** Idle time after which a solo agent's worker (and engine) is released; 0 never. Default 10 min. */
   idleTimeoutMs?: number;
+  /** At most this many workers at once (`--max-workers`); 0 or absent: no limit. */
+  maxWorkers?: number;
   /** Reads the clock (tests). */
   now?: () => number;
 }
@@ -119,9 +126,12 @@ export class AgentController {
   /** The last wait before such a write, per agent and step: it doubles while storage refuses. */
   private readonly backoff = new Map<string, number>();
   private stopped = false;
+  private readonly slots: WorkerSlots;
 
   constructor(private readonly d: AgentControllerDeps) {
     const { agents, squads } = d.informers;
+    this.slots = new WorkerSlots(d.maxWorkers ?? 0);
+    d.metrics.workerSlots.set(Math.max(0, this.slots.limit));
     this.controller = new Controller({ name: 'agent', logger: d.logger, reconcile: (ref) => this.reconcile(ref) });
     // A member waking or sleeping decides whether its squad's group is up: its mates too.
     this.controller.watch(agents, (a) => [a.metadata, ...this.squadMates(a.metadata)]);
@@ -217,7 +227,7 @@ export class AgentController {
     const agent = this.d.informers.agents.get(ref.namespace, ref.name);
     const log = this.d.logger.child({ namespace: ref.namespace, name: ref.name });
     if (!agent) {
-      await runtime.stop(ref);
+      await this.stopWorker(ref);
       return;
     }
     if (agent.metadata.deletionTimestamp) return this.finalize(agent, log);
@@ -239,14 +249,19 @@ export class AgentController {
       const stored = await this.d.agents.get(ref.namespace, ref.name);
       if (stored && !stored.metadata.deletionTimestamp && !mustStop(this.placementFor(stored), worker)) return;
       if (!place.released) await this.setWorkerReady(agent, 'False', place.wanted ? 'Starting' : 'Stopped', place.wanted ? 'the worker is moving' : 'no worker is wanted');
-      await runtime.stop(ref);
+      await this.stopWorker(ref);
       worker = { phase: 'Absent', group: null };
     }
     if (!place.wanted) {
+      this.wake(this.slots.free(refKey(ref))); // a place in line given up
       if (!failed && !place.released) await this.setWorkerReady(agent, 'False', 'Stopped', asleep ? 'the agent is asleep' : 'no worker is wanted');
       return;
     }
     if (worker.phase === 'Absent') {
+      if (!(await this.takeSlot(agent, log))) {
+        await this.setWorkerReady(agent, 'False', WORKER_QUEUED, `waiting for a worker: all ${this.slots.limit} run (--max-workers), ${this.slots.waiting} agents wait`);
+        return { requeueAfter: SLOT_RETRY_MS };
+      }
       await runtime.ensure({
         ref,
         uid: agent.metadata.uid,
@@ -258,6 +273,7 @@ export class AgentController {
       await this.setWorkerReady(agent, 'False', 'Starting', 'the worker is starting');
       return; // the worker's `ready` brings us back
     }
+    this.slots.hold(refKey(ref)); // a worker found running (a pod after a restart) counts too
     if (worker.phase !== 'Ready') return;
     await this.setWorkerReady(agent, 'True', 'Connected', 'the worker is connected');
     if (worker.runningTask === agent.spec.task && !(await this.handFollowUps(agent, log))) return { requeueAfter: CANCEL_RETRY_MS };
@@ -286,12 +302,19 @@ export class AgentController {
   }
 
   /**
-   * A solo agent's worker with nothing to do is released after the idle timeout: WorkerReady says
+   * A solo agent's worker with nothing to do is released after the idle timeout, or at once when
+   * another agent waits for a worker slot (`--max-workers`): WorkerReady says
    * `Released` first (so placement stops wanting a worker), then the worker stops. Its next task
    * starts one again, which resumes the engine session from the workspace. Squad groups are left
    * alone: members share one process or pod, kept while any member is awake.
    */
   private async releaseWhenIdle(agent: Agent, log: Logger): Promise<Result | void> {
+    if (this.slots.waiting > 0 && this.slots.holds(refKey(agent.metadata))) {
+      // Another agent waits for a worker: this idle one makes room now.
+      await this.release(agent, `no worker: released to make room for a waiting agent (all ${this.slots.limit} workers were in use, --max-workers); the next task starts one`);
+      log.info({}, 'idle worker released to make room');
+      return;
+    }
     const timeout = idleTimeoutOf(agent) ?? this.d.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     if (timeout <= 0) return;
     const now = (this.d.now ?? Date.now)();
@@ -300,11 +323,63 @@ export class AgentController {
     this.lastActive.set(uid, since);
     const left = since + timeout - now;
     if (left > 0) return { requeueAfter: left };
-    await this.setWorkerReady(agent, 'False', WORKER_RELEASED, `no worker: released after ${formatDuration(timeout)} without a task; the next task starts one`);
-    await this.d.runtime.stop(agent.metadata);
-    this.lastActive.delete(uid);
-    this.d.metrics.workersReleased.inc();
+    await this.release(agent, `no worker: released after ${formatDuration(timeout)} without a task; the next task starts one`);
     log.info({ idleMs: now - since }, 'idle worker released');
+  }
+
+  /** Releases an idle agent's worker: WorkerReady says `Released` first, then the worker stops. */
+  private async release(agent: Agent, message: string): Promise<void> {
+    await this.setWorkerReady(agent, 'False', WORKER_RELEASED, message);
+    await this.stopWorker(agent.metadata);
+    this.lastActive.delete(agent.metadata.uid);
+    this.d.metrics.workersReleased.inc();
+  }
+
+  /** Stops the agent's worker and gives its slot to the next agent in line. */
+  private async stopWorker(ref: ObjectRef): Promise<void> {
+    await this.d.runtime.stop(ref);
+    this.wake(this.slots.free(refKey(ref)));
+  }
+
+  private wake(keys: string[]): void {
+    this.d.metrics.workersWaiting.set(this.slots.waiting);
+    for (const key of keys) {
+      this.controller.enqueue(parseRefKey(key));
+    }
+  }
+
+  /**
+   * A slot for the agent's worker. When all are held, the worker idle the longest (a solo agent
+   * with no task) is released to make room; when none is idle, the agent waits in line.
+   */
+  private async takeSlot(agent: Agent, log: Logger): Promise<boolean> {
+    const key = refKey(agent.metadata);
+    if (this.slots.take(key)) return this.settleSlots(true);
+    const victim = await this.idlest();
+    if (!victim) return this.settleSlots(false);
+    await this.release(victim, `no worker: released to make room for agent ${agent.metadata.name} (all ${this.slots.limit} workers were in use, --max-workers); the next task starts one`);
+    log.info({ released: victim.metadata.name }, 'idle worker released to make room');
+    return this.settleSlots(this.slots.take(key));
+  }
+
+  private settleSlots(taken: boolean): boolean {
+    this.d.metrics.workersWaiting.set(this.slots.waiting);
+    return taken;
+  }
+
+  /** The slot holder idle the longest: a solo agent whose worker is up with nothing to do. */
+  private async idlest(): Promise<Agent | undefined> {
+    let best: { agent: Agent; since: number } | undefined;
+    for (const key of this.slots.held()) {
+      const { namespace, name } = parseRefKey(key);
+      const a = this.d.informers.agents.get(namespace, name);
+      if (!a || isBusy(a) || a.spec.task > a.status.observedTask || squadListing(this.d.informers.squads, a.metadata)) continue;
+      const w = await this.d.runtime.status(a.metadata);
+      if (w.phase !== 'Ready' || w.runningTask !== undefined) continue;
+      const since = this.lastActive.get(a.metadata.uid) ?? Number.MAX_SAFE_INTEGER;
+      if (!best || since < best.since) best = { agent: a, since };
+    }
+    return best?.agent;
   }
 
   /** The worker just did something: its idle time starts again. */
@@ -597,6 +672,7 @@ export class AgentController {
     }
     if (!this.cleanedUp.has(agent.metadata.uid)) {
       await this.d.runtime.remove(ref);
+      this.wake(this.slots.free(refKey(ref)));
       this.cleanedUp.add(agent.metadata.uid);
     }
     const finalizers = agent.metadata.finalizers ?? [];

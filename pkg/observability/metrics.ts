@@ -82,6 +82,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly workerSlots = new Gauge({
+    name: 'agentplane_worker_slots',
+    help: 'Workers that may run at once (--max-workers); 0 when unlimited.',
+    registers: [this.registry],
+  });
+
+  readonly workersWaiting = new Gauge({
+    name: 'agentplane_workers_waiting',
+    help: 'Agents waiting for a worker because all worker slots are in use (WorkerReady reason Queued).',
+    registers: [this.registry],
+  });
+
   readonly wsClients = new Gauge({
     name: 'agentplane_websocket_clients',
     help: 'Open event WebSocket connections.',

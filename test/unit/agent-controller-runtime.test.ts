@@ -354,6 +354,72 @@ describe('AgentController on the in-memory runtime', function () {
     });
   });
 
+  describe('worker slots (--max-workers)', () => {
+    async function withMaxWorkers(maxWorkers: number): Promise<Metrics> {
+      controller.stop();
+      const metrics = new Metrics();
+      await startController({ metrics, maxWorkers });
+      return metrics;
+    }
+    const gauge = async (metrics: Metrics, name: string): Promise<string | undefined> =>
+      (await metrics.registry.getSingleMetricAsString(name)).trim().split('\n').at(-1);
+
+    it('queues an agent while every slot runs a task, and starts it once one ends (the idle worker makes room)', async () => {
+      const metrics = await withMaxWorkers(1);
+      expect(await gauge(metrics, 'agentplane_worker_slots')).to.equal('agentplane_worker_slots 1');
+      await agents.create(agentFromRequest({ name: 'alpha', instructions: '@hold' }, 'default'));
+      await until('alpha runs its task', async () => (await runtime.status(ref)).runningTask === 1);
+      await agents.create(agentFromRequest({ name: 'beta', instructions: '@say my turn' }, 'default'));
+      await until('beta waits', async () => (await workerReady('beta'))?.reason === 'Queued');
+      expect((await workerReady('beta'))?.message).to.equal('waiting for a worker: all 1 run (--max-workers), 1 agents wait');
+      expect(await gauge(metrics, 'agentplane_workers_waiting')).to.equal('agentplane_workers_waiting 1');
+      expect(runtime.started.map((s) => s.ref.name)).to.deep.equal(['alpha']);
+
+      await cancel('alpha');
+      await until('beta completed', async () => (await get('beta')).status.taskStatus === 'Complete', 5_000);
+      expect(runtime.started.map((s) => s.ref.name)).to.deep.equal(['alpha', 'beta']);
+      expect((await runtime.status(ref)).phase, 'alpha gave its worker up').to.equal('Absent');
+      expect(await workerReady('alpha')).to.deep.include({ status: 'False', reason: 'Released' });
+      // Released by its own pass as its task ended, or by beta's next look: either way for beta.
+      expect((await workerReady('alpha'))?.message).to.match(/^no worker: released to make room for (a waiting agent|agent beta) \(all 1 workers were in use/);
+      expect(await gauge(metrics, 'agentplane_workers_waiting')).to.equal('agentplane_workers_waiting 0');
+    });
+
+    it('releases the worker idle the longest for a newcomer; a busy one is never released', async () => {
+      await withMaxWorkers(2);
+      await agents.create(agentFromRequest({ name: 'alpha', instructions: '@say first' }, 'default'));
+      await until('alpha completed', async () => (await get('alpha')).status.taskStatus === 'Complete');
+      await agents.create(agentFromRequest({ name: 'beta', instructions: '@hold' }, 'default'));
+      await until('beta runs its task', async () => (await runtime.status(refOf('beta'))).runningTask === 1);
+
+      await agents.create(agentFromRequest({ name: 'gamma', instructions: '@say third' }, 'default'));
+      await until('gamma completed', async () => (await get('gamma')).status.taskStatus === 'Complete');
+      expect((await runtime.status(ref)).phase, 'idle alpha made room').to.equal('Absent');
+      expect((await workerReady('alpha'))?.message).to.equal('no worker: released to make room for agent gamma (all 2 workers were in use, --max-workers); the next task starts one');
+      expect((await runtime.status(refOf('beta'))).runningTask, 'busy beta kept its worker').to.equal(1);
+
+      // alpha's next task: gamma is idle now and gives way; alpha resumes where it was.
+      await agents.update('default', 'alpha', (a) => {
+        a.spec.instructions = '@say again';
+      });
+      await until('alpha’s second task completed', async () => (await get('alpha')).status.observedTask === 2 && (await get('alpha')).status.taskStatus === 'Complete');
+      expect((await runtime.status(refOf('gamma'))).phase).to.equal('Absent');
+      expect((await get('alpha')).status.status).to.equal('Running');
+    });
+
+    it('a waiting agent put to sleep gives up its place in line', async () => {
+      const metrics = await withMaxWorkers(1);
+      await agents.create(agentFromRequest({ name: 'alpha', instructions: '@hold' }, 'default'));
+      await until('alpha runs its task', async () => (await runtime.status(ref)).runningTask === 1);
+      await agents.create(idleAgent('beta'));
+      await until('beta waits', async () => (await workerReady('beta'))?.reason === 'Queued');
+      await setAsleep('beta', true);
+      await until('beta stopped waiting', async () => (await workerReady('beta'))?.reason === 'Stopped');
+      expect(await gauge(metrics, 'agentplane_workers_waiting')).to.equal('agentplane_workers_waiting 0');
+      expect(runtime.started.map((s) => s.ref.name)).to.deep.equal(['alpha']);
+    });
+  });
+
   describe('squads', () => {
     const squadOf = (name: string, members: string[]): Squad => ({
       apiVersion: '',
