@@ -2,7 +2,8 @@
 // WebSocket subscribers, on one embedded server (`serve --demo`: the scripted model, real
 // workers) in its own process on loopback. Checks that every subscriber got every event of its
 // agent in order with nothing missing and that no request got a 5xx; prints delivery latency,
-// 5xx count and memory (server RSS plus its workers) beside a baseline of one agent measured
+// 5xx count, memory (PSS of the server and its workers) and how long the workers take to end
+// once the agents sleep, beside a baseline of one agent measured
 // the same way in the same run. Asserts the correctness figures (exit 1 on a miss); bounded.
 //
 // LOAD_AGENTS (default 200), LOAD_SUBSCRIBERS (default 1000, spread over the agents),
@@ -34,35 +35,53 @@ interface Figures {
   missing: number;
   outOfOrder: number;
   fiveXx: number;
+  /** GET/PATCH requests repeated because their pooled connection had just been closed as idle. */
+  staleRetries: number;
   latencies: number[];
-  rss: { before: number; peak: number; after: number };
+  memory: { before: number; peak: number; after: number };
+  /** From all agents asleep to their last worker process gone. */
+  stopSeconds: number;
   seconds: number;
 }
 
-/** RSS in MiB of `pid` and every process below it (the server and its workers and engines). */
-function treeRss(pid: number): number {
+/** `pid` and every process below it (the server, its spawner, workers, engines and tools). */
+function processTree(pid: number): number[] {
   const children = new Map<number, number[]>();
-  const rss = new Map<number, number>();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ppid = Number(fields[1]);
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
-      rss.set(Number(d), (Number(fields[21]) * 4096) / 1024 / 1024);
     } catch {
       // gone meanwhile
     }
   }
-  let total = 0;
+  const out: number[] = [];
   const stack = [pid];
   while (stack.length) {
     const p = stack.pop()!;
-    total += rss.get(p) ?? 0;
+    out.push(p);
     stack.push(...(children.get(p) ?? []));
   }
-  return total;
+  return out;
+}
+
+/**
+ * Memory in MiB of the server's process tree: the sum of each process's PSS (proportional set
+ * size: a page shared by n processes counts 1/n in each), so shared pages of the engine binary
+ * are not counted once per engine as RSS would.
+ */
+function treeMemory(pid: number): number {
+  let kb = 0;
+  for (const p of processTree(pid)) {
+    try {
+      kb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return kb / 1024;
 }
 
 async function startServer(): Promise<{ url: string; child: ChildProcess; dir: string }> {
@@ -84,11 +103,34 @@ async function startServer(): Promise<{ url: string; child: ChildProcess; dir: s
   return { url, child, dir };
 }
 
-/** One run: `agents` sleeping agents each woken by a task, `subscribers` sockets; then asleep again (workers gone). */
+/** Worker processes under the server (sandbox, worker, engine): their command lines name them. */
+function workerProcesses(pid: number): number {
+  return processTree(pid).filter((p) => {
+    try {
+      return /agentplane-worker|claude-agent-sdk/.test(readFileSync(`/proc/${p}/cmdline`, 'utf8'));
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+/** One run: `agents` sleeping agents each woken by a task, `subscribers` sockets; then asleep again. */
 async function run(url: string, pid: number, prefix: string, agents: number, subscribers: number): Promise<Figures> {
   let fiveXx = 0;
+  let staleRetries = 0;
   const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const res = await fetch(`${url}${path}`, { method, ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
+    const init = { method, ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) };
+    let res: Response;
+    try {
+      res = await fetch(`${url}${path}`, init);
+    } catch (err) {
+      // A pooled keep-alive connection the server closed as idle just as fetch reused it (the
+      // client's expiry timer runs late on a saturated machine): a browser retries such a
+      // request on a new connection; so do we, for the requests that are safe to repeat.
+      if (method === 'POST' || (err as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw err;
+      staleRetries++;
+      res = await fetch(`${url}${path}`, init);
+    }
     if (res.status >= 500) fiveXx++;
     const text = await res.text();
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
@@ -98,16 +140,24 @@ async function run(url: string, pid: number, prefix: string, agents: number, sub
   // The agents exist (asleep) before anyone subscribes, so subscribers see every event from seq 1.
   await Promise.all(names.map((name) => api('POST', '/api/v1/agents', { name, instructions: '@say ready' })));
   await waitAll(api, names, (a) => a.taskStatus !== 'InProgress');
-  const sleepAll = async (): Promise<void> => {
+  /** Puts every agent to sleep and waits for their workers to end; the seconds that took. */
+  const sleepAll = async (): Promise<number> => {
+    const t = Date.now();
     await Promise.all(names.map((name) => api('PATCH', `/api/v1/agents/${name}`, { lifecycle: 'Sleep' })));
     await waitAll(api, names, (a) => a.status === 'Sleeping');
+    const deadline = Date.now() + TIMEOUT_MS;
+    while (workerProcesses(pid) > 0) {
+      if (Date.now() > deadline) throw new Error(`worker processes still run ${TIMEOUT_MS / 1000} s after every agent slept`);
+      await sleep(250);
+    }
+    return (Date.now() - t) / 1000;
   };
   await sleepAll();
   const start = (await Promise.all(names.map((n) => api('GET', `/api/v1/agents/${n}/events?limit=200`)))).map((r) => r.events.at(-1)?.seq ?? 0);
 
-  const rssBefore = treeRss(pid);
-  let peak = rssBefore;
-  const sampler = setInterval(() => (peak = Math.max(peak, treeRss(pid))), 250);
+  const memBefore = treeMemory(pid);
+  let peak = memBefore;
+  const sampler = setInterval(() => (peak = Math.max(peak, treeMemory(pid))), 1000);
   const received: { agent: number; seqs: number[]; latencies: number[]; ws: WebSocket }[] = [];
   await Promise.all(
     Array.from({ length: subscribers }, (_, i) => {
@@ -150,7 +200,7 @@ async function run(url: string, pid: number, prefix: string, agents: number, sub
     for (let k = 1; k < sub.seqs.length; k++) if (sub.seqs[k]! <= sub.seqs[k - 1]!) outOfOrder++;
   }
   // Memory once the agents sleep again and their workers have ended (a moment for the sockets to go).
-  await sleepAll();
+  const stopSeconds = await sleepAll();
   await sleep(2000);
   return {
     agents,
@@ -161,8 +211,10 @@ async function run(url: string, pid: number, prefix: string, agents: number, sub
     missing,
     outOfOrder,
     fiveXx,
+    staleRetries,
     latencies: received.flatMap((s) => s.latencies).sort((a, b) => a - b),
-    rss: { before: rssBefore, peak, after: treeRss(pid) },
+    memory: { before: memBefore, peak, after: treeMemory(pid) },
+    stopSeconds,
     seconds,
   };
 }
@@ -200,13 +252,15 @@ async function main(): Promise<void> {
           row('events delivered / expected', (x) => `${x.delivered} / ${x.expected}`),
           row('missing / out of order', (x) => `${x.missing} / ${x.outOfOrder}`),
           row('5xx answers', (x) => String(x.fiveXx)),
+          row('requests retried on a closed idle connection', (x) => String(x.staleRetries)),
           row('delivery latency p50 (ms)', ms(50)),
           row('delivery latency p99 (ms)', ms(99)),
           row('max lag (ms)', (x) => (x.latencies.length ? fmt(x.latencies.at(-1)!, 0) : '-')),
           row('tasks done in (s)', (x) => fmt(x.seconds, 1)),
-          row('RSS server+workers before (MiB)', (x) => fmt(x.rss.before, 0)),
-          row('RSS peak (MiB)', (x) => fmt(x.rss.peak, 0)),
-          row('RSS after idle (MiB)', (x) => fmt(x.rss.after, 0)),
+          row('memory (PSS) of server+workers before (MiB)', (x) => fmt(x.memory.before, 0)),
+          row('memory (PSS) peak (MiB)', (x) => fmt(x.memory.peak, 0)),
+          row('memory (PSS) after all sleep (MiB)', (x) => fmt(x.memory.after, 0)),
+          row('all asleep -> no worker process (s)', (x) => fmt(x.stopSeconds, 1)),
         ],
       ),
     );

@@ -259,7 +259,8 @@ export class AgentController {
     }
     if (worker.phase === 'Absent') {
       if (!(await this.takeSlot(agent, log))) {
-        await this.setWorkerReady(agent, 'False', WORKER_QUEUED, `waiting for a worker: all ${this.slots.limit} run (--max-workers), ${this.slots.waiting} agents wait`);
+        // A stable message: one write when the agent lines up, not one each time the line moves.
+        await this.setWorkerReady(agent, 'False', WORKER_QUEUED, `waiting for a worker: all ${this.slots.limit} allowed (--max-workers) are busy`);
         return { requeueAfter: SLOT_RETRY_MS };
       }
       await runtime.ensure({

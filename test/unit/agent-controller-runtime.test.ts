@@ -371,7 +371,7 @@ describe('AgentController on the in-memory runtime', function () {
       await until('alpha runs its task', async () => (await runtime.status(ref)).runningTask === 1);
       await agents.create(agentFromRequest({ name: 'beta', instructions: '@say my turn' }, 'default'));
       await until('beta waits', async () => (await workerReady('beta'))?.reason === 'Queued');
-      expect((await workerReady('beta'))?.message).to.equal('waiting for a worker: all 1 run (--max-workers), 1 agents wait');
+      expect((await workerReady('beta'))?.message).to.equal('waiting for a worker: all 1 allowed (--max-workers) are busy');
       expect(await gauge(metrics, 'agentplane_workers_waiting')).to.equal('agentplane_workers_waiting 1');
       expect(runtime.started.map((s) => s.ref.name)).to.deep.equal(['alpha']);
 
