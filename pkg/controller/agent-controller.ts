@@ -127,6 +127,8 @@ export class AgentController {
   private readonly backoff = new Map<string, number>();
   private stopped = false;
   private readonly slots: WorkerSlots;
+  /** When the worker each agent waits for was asked for (agentplane_worker_start_seconds). */
+  private readonly starting = new Map<string, number>();
 
   constructor(private readonly d: AgentControllerDeps) {
     const { agents, squads } = d.informers;
@@ -194,7 +196,10 @@ export class AgentController {
 
   private onRuntimeEvent(ev: RuntimeEvent): void {
     switch (ev.type) {
-      case 'ready':
+      case 'ready': {
+        const asked = this.starting.get(refKey(ev.ref));
+        if (asked !== undefined) this.d.metrics.workerStart.observe((performance.now() - asked) / 1000);
+        this.starting.delete(refKey(ev.ref));
         this.startFailures.delete(refKey(ev.ref));
         this.judgeResumed(ev.ref);
         this.forgetActivity(ev.ref);
@@ -202,6 +207,7 @@ export class AgentController {
         this.cancelsSent.delete(refKey(ev.ref));
         this.controller.enqueue(ev.ref);
         break;
+      }
       case 'disconnected':
         this.controller.enqueue(ev.ref);
         break;
@@ -263,6 +269,7 @@ export class AgentController {
         await this.setWorkerReady(agent, 'False', WORKER_QUEUED, `waiting for a worker: all ${this.slots.limit} allowed (--max-workers) are busy`);
         return { requeueAfter: SLOT_RETRY_MS };
       }
+      this.starting.set(refKey(ref), performance.now());
       await runtime.ensure({
         ref,
         uid: agent.metadata.uid,
@@ -338,6 +345,7 @@ export class AgentController {
 
   /** Stops the agent's worker and gives its slot to the next agent in line. */
   private async stopWorker(ref: ObjectRef): Promise<void> {
+    this.starting.delete(refKey(ref));
     await this.d.runtime.stop(ref);
     this.wake(this.slots.free(refKey(ref)));
   }
@@ -570,6 +578,7 @@ export class AgentController {
 
   private async onWorkerExit(e: Extract<RuntimeEvent, { type: 'exited' }>): Promise<void> {
     const key = refKey(e.ref);
+    this.starting.delete(key);
     const agent = await this.d.agents.get(e.ref.namespace, e.ref.name);
     if (!agent) return;
     if (agent.status.taskStatus === 'InProgress' && agent.status.observedTask === agent.spec.task) {

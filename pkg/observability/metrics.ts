@@ -76,6 +76,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly workerStart = new Histogram({
+    name: 'agentplane_worker_start_seconds',
+    help: 'From the agent controller asking the runtime for a worker (a new agent, a wake, a task after an idle release) to that worker connected: what a create or wake waits for.',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
   readonly workersReleased = new Counter({
     name: 'agentplane_workers_released_total',
     help: 'Idle agents whose worker (and engine) was released after the idle timeout.',

@@ -383,6 +383,8 @@ describe('AgentController on the in-memory runtime', function () {
       // Released by its own pass as its task ended, or by beta's next look: either way for beta.
       expect((await workerReady('alpha'))?.message).to.match(/^no worker: released to make room for (a waiting agent|agent beta) \(all 1 workers were in use/);
       expect(await gauge(metrics, 'agentplane_workers_waiting')).to.equal('agentplane_workers_waiting 0');
+      const starts = (await metrics.registry.getSingleMetricAsString('agentplane_worker_start_seconds')).split('\n').find((l) => l.startsWith('agentplane_worker_start_seconds_count'));
+      expect(starts, 'both workers timed from the ask to connected').to.equal('agentplane_worker_start_seconds_count 2');
     });
 
     it('releases the worker idle the longest for a newcomer; a busy one is never released', async () => {
