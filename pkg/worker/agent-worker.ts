@@ -54,7 +54,8 @@ export class AgentWorker {
   }
 
   start(): void {
-    if (this.opts.prestart) this.engine.prestart(this.opts.prestart);
+    // A warm-pool slot dials only once its engine is up: its hello says it is claimable.
+    if (this.opts.prestart) return void this.engine.prestart(this.opts.prestart).then(() => this.connect());
     // Tasks only ever come over the control channel, so an idle wake has nothing to re-run;
     // saying so in the log makes a rebuilt group easy to read.
     if (this.opts.wakeIdle) this.log.info('woken idle: waiting for a task');

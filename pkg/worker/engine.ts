@@ -140,14 +140,25 @@ export class Engine {
   /**
    * Starts the engine before any task (a warm-pool slot): the SDK loaded, the engine process
    * initialised and waiting for its first message. A first task with these settings and no
-   * session to resume takes it; any other task closes it and starts its own.
+   * session to resume takes it; any other task closes it and starts its own. Resolves once the
+   * engine has initialised (in streaming-input mode it does so before the first message), or
+   * failed to: never rejects (a dead session is replaced by the first task).
    */
-  prestart(settings: PrestartSettings): void {
+  async prestart(settings: PrestartSettings): Promise<void> {
     if (this.session) return;
     const task: TaskMessage = { type: 'task', taskId: 0, instructions: '', model: settings.model, role: settings.role, mcpServers: [] };
     this.starts++;
-    this.session = this.prestarted = new EngineSession(settingsKey(task, this.env), sessionOptions(task, this.env, undefined));
-    this.log?.info({ model: settings.model, role: settings.role }, 'engine: pre-started a session');
+    const session = new EngineSession(settingsKey(task, this.env), sessionOptions(task, this.env, undefined));
+    this.session = this.prestarted = session;
+    const t0 = Date.now();
+    try {
+      await session.initialized();
+      this.log?.info({ model: settings.model, role: settings.role, ms: Date.now() - t0 }, 'engine: pre-started a session');
+    } catch (err) {
+      this.log?.warn({ err: errorMessage(err) }, 'engine: the pre-started session failed to initialise');
+      if (this.session === session) this.close();
+      this.prestarted = undefined;
+    }
   }
 
   /** Ends the engine process (the worker stops, or its agent went idle). */

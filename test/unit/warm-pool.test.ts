@@ -44,6 +44,7 @@ describe('warm pool', () => {
         },
         onReady: (n) => ready.push(n),
         backoffMs: { first: 200, max: 1000 },
+        refillAfterClaimMs: 0,
       });
 
     beforeEach(() => {

@@ -45,6 +45,11 @@ export interface WarmPoolOptions {
   stop(slot: Slot): Promise<void>;
   /** The number of ready slots, whenever it changes (a gauge). */
   onReady?(n: number): void;
+  /**
+   * How long after a claim the pool starts the replacement (default 1 s): a slot's start-up
+   * takes CPU the claiming agent's first task is using.
+   */
+  refillAfterClaimMs?: number;
   /** Backoff after an unclaimed slot died: first delay, doubled per death in a row up to the cap. */
   backoffMs?: { first: number; max: number };
 }
@@ -95,7 +100,7 @@ export class WarmPool {
     this.slots.delete(slot.ref.name);
     this.deaths = 0;
     this.report();
-    setImmediate(() => this.fill());
+    setTimeout(() => this.fill(), this.o.refillAfterClaimMs ?? 1000).unref();
     return slot;
   }
 
