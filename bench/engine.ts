@@ -177,10 +177,10 @@ export async function engineFigures(warm: BenchServer, short: BenchServer, round
 async function timedCreate(b: BenchServer, name: string, instructions: string): Promise<number> {
   const t0 = Date.now();
   await b.sendTask(name, instructions);
-  const deadline = t0 + 60_000;
+  const deadline = t0 + 120_000;
   let first: number | undefined;
   while (first === undefined) {
-    if (Date.now() > deadline) throw new Error(`${name}: no model request seen for "${instructions}"`);
+    if (Date.now() > deadline) throw new Error(`${name}: no model request seen for "${instructions}" (agent: ${JSON.stringify(await b.getAgent(name))})`);
     first = b.model.requests.find((r) => r.hasTools && r.receivedAt >= t0 && r.lastUserText === instructions)?.receivedAt;
     if (first === undefined) await sleep(2);
   }
