@@ -133,6 +133,19 @@ describe('warm pool (integration)', function () {
     expect(h.server.modelProxy.credentials.authenticate(credential)).to.equal(undefined);
   });
 
+  it('after a restart keeps the claimed directory beside the new slots, and the agent resumes there', async () => {
+    const claimed = basename(realpathSync(join(h.dataDir, 'workspaces', 'default', 'claimer')));
+    await h.restart({ warmPool: 2, idleTimeoutMs: 4_000 });
+    await eventually(async () => local().poolReady === 2, 60_000, 'two ready slots after the restart');
+    const dirs = readdirSync(join(h.dataDir, 'pool'));
+    expect(dirs).to.include(claimed);
+    expect(dirs).to.have.length(3);
+    const evs = await runTask(h, 'claimer', '@say after the restart');
+    expect(evs.at(-1)?.type).to.equal('task_completed');
+    const [req] = h.model.requests.filter((r) => r.hasTools && r.lastUserText === '@say after the restart');
+    expect(req?.userTexts).to.have.length(3);
+  });
+
   it('leaves no process and no slot directory behind on shutdown', async () => {
     await eventually(async () => local().poolReady === 2, 60_000, 'two ready slots');
     const pids = [...local().poolPids(), local().pid(ref('claimer'))].filter((p): p is number => p !== undefined);
