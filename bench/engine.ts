@@ -13,6 +13,15 @@ import type { BenchServer } from './support.js';
 const MODELS = ['scripted-model-a', 'scripted-model-b'];
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
+/** Create and wake with the warm pool (--warm-pool), beside a server without one. */
+export interface PoolFigures {
+  size: number;
+  create: { pool: number[]; plain: number[] };
+  wake: { pool: number[]; plain: number[] };
+  /** Creates that found a ready slot. */
+  hits: number;
+}
+
 export interface EngineFigures {
   firstRequest: { warm: number[]; cold: number[]; released: number[] };
   cpuPerTask: { warm: number; cold: number };
@@ -162,4 +171,56 @@ export async function engineFigures(warm: BenchServer, short: BenchServer, round
     tasksPerSecond,
     memory: { warmAgents: agents.length, warmMb: idle.mb / agents.length, warmProcesses: idle.processes, releasedMb: released.mb / sleepers.length, releasedProcesses: released.processes },
   };
+}
+
+/** ms from POST of a new agent to its first model request; waits for the task to end. */
+async function timedCreate(b: BenchServer, name: string, instructions: string): Promise<number> {
+  const t0 = Date.now();
+  await b.sendTask(name, instructions);
+  const deadline = t0 + 120_000;
+  let first: number | undefined;
+  while (first === undefined) {
+    if (Date.now() > deadline) throw new Error(`${name}: no model request seen for "${instructions}" (agent: ${JSON.stringify(await b.getAgent(name))})`);
+    first = b.model.requests.find((r) => r.hasTools && r.receivedAt >= t0 && r.lastUserText === instructions)?.receivedAt;
+    if (first === undefined) await sleep(2);
+  }
+  await b.waitIdle(name, 60_000);
+  return first - t0;
+}
+
+async function until(what: string, ok: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`bench: ${what} within ${timeoutMs} ms`);
+    await sleep(20);
+  }
+}
+
+/**
+ * Create -> first model request and wake (a released agent) -> first model request, on `pooled`
+ * (a warm pool of `size`) and on `plain` (none), rounds interleaved. Both release idle workers
+ * after a few seconds. Before each create the pool is full again, as it is when agents are
+ * created less often than a slot starts.
+ */
+export async function poolFigures(pooled: BenchServer, plain: BenchServer, size: number, rounds: number, log: (s: string) => void): Promise<PoolFigures> {
+  const local = pooled.server.local!;
+  const f: PoolFigures = { size, create: { pool: [], plain: [] }, wake: { pool: [], plain: [] }, hits: 0 };
+  const names = Array.from({ length: rounds }, (_, i) => `fresh-${i}`);
+  log('create with and without the warm pool');
+  for (const name of names) {
+    await until('the warm pool is full', () => local.poolReady === size);
+    const slots = local.poolPids();
+    f.create.pool.push(await timedCreate(pooled, name, `@say hello ${name}`));
+    if (slots.includes(local.pid({ namespace: 'default', name })!)) f.hits++;
+    f.create.plain.push(await timedCreate(plain, name, `@say hello ${name}`));
+  }
+  log('wake released agents with and without the warm pool');
+  const released = (b: BenchServer): boolean => names.every((name) => !b.server.local!.isRunning({ namespace: 'default', name }));
+  await until('idle workers released', () => released(pooled) && released(plain));
+  for (const name of names) {
+    await until('the warm pool is full', () => local.poolReady === size);
+    f.wake.pool.push(await timedTask(pooled, name, `@say back ${name}`));
+    f.wake.plain.push(await timedTask(plain, name, `@say back ${name}`));
+  }
+  return f;
 }

@@ -2,7 +2,7 @@
 // Everything runs on loopback against the scripted model, with bounded loops and a watchdog.
 
 import { cpus, platform, arch } from 'node:os';
-import { type EngineFigures, engineFigures } from './engine.js';
+import { type EngineFigures, engineFigures, type PoolFigures, poolFigures } from './engine.js';
 import { IDLE_PAUSE_MS, idleTaskLatency, wakeLatency, warmUp, type LatencySamples } from './latency.js';
 import { nativeFigures, printNative } from './native.js';
 import { proxyOverhead } from './proxy.js';
@@ -20,6 +20,7 @@ const LATENCY: FirehoseSpec = { count: 3_000, rate: 1_000, size: 100 };
 const WIRE_ROUNDS = Number(process.env.BENCH_WIRE_ROUNDS ?? 3);
 const PROXY_ROUNDS = 500;
 const ENGINE_ROUNDS = 10;
+const WARM_POOL = 2;
 const WATCHDOG_MS = 600_000;
 
 /** Latency figures, each printed as one section. Add wake latency here when it exists. */
@@ -48,7 +49,11 @@ async function main(): Promise<void> {
     printWire(await wireFigures({ throughput: THROUGHPUT, latency: LATENCY, rounds: WIRE_ROUNDS }));
     return;
   }
-  if (process.env.BENCH_ONLY === 'engine') return printEngine(await runEngineFigures());
+  if (process.env.BENCH_ONLY === 'engine') {
+    const f = await runEngineFigures();
+    printEngine(f.engine);
+    return printPool(f.pool);
+  }
   const b = await startBenchServer();
   try {
     await warmUp(b, AGENT);
@@ -66,7 +71,9 @@ async function main(): Promise<void> {
   printWire(await wireFigures({ throughput: THROUGHPUT, latency: LATENCY, rounds: WIRE_ROUNDS }));
 
   // BENCH_ONLY=engine runs this section alone; it brings its own servers.
-  printEngine(await runEngineFigures());
+  const engine = await runEngineFigures();
+  printEngine(engine.engine);
+  printPool(engine.pool);
 
   // BENCH_ONLY=native runs this section alone; it brings its own control plane.
   printNative(await nativeFigures((s) => console.error(`native: ${s}`)));
@@ -81,19 +88,45 @@ function printLatency(title: string, sets: LatencySamples[]): void {
   console.log(table(['ms', 'min', 'median', 'p90', 'max'], rows) + '\n');
 }
 
-/** Two servers: idle release off (warm figures) and after 3 s (the released baseline). */
-async function runEngineFigures(): Promise<EngineFigures> {
-  const warm = await startBenchServer({ idleTimeoutMs: 0 });
+/**
+ * Servers: idle release off (warm figures) and after 3 s (the released baseline); then, with the
+ * released-baseline server still up as the pool's baseline, one with a warm pool.
+ */
+async function runEngineFigures(): Promise<{ engine: EngineFigures; pool: PoolFigures }> {
+  const log = (s: string): void => console.error(`engine: ${s}`);
+  const short = await startBenchServer({ idleTimeoutMs: 3_000 });
   try {
-    const short = await startBenchServer({ idleTimeoutMs: 3_000 });
+    let engine: EngineFigures;
+    const warm = await startBenchServer({ idleTimeoutMs: 0 });
     try {
-      return await engineFigures(warm, short, ENGINE_ROUNDS, (s) => console.error(`engine: ${s}`));
+      engine = await engineFigures(warm, short, ENGINE_ROUNDS, log);
     } finally {
-      await short.close();
+      await warm.close();
+    }
+    const pooled = await startBenchServer({ idleTimeoutMs: 3_000, warmPool: WARM_POOL });
+    try {
+      return { engine, pool: await poolFigures(pooled, short, WARM_POOL, ENGINE_ROUNDS, log) };
+    } finally {
+      await pooled.close();
     }
   } finally {
-    await warm.close();
+    await short.close();
   }
+}
+
+function printPool(f: PoolFigures): void {
+  console.log(`Warm pool (--warm-pool ${f.size}): POST → the task's first model request (${f.create.pool.length} rounds each, interleaved; pool full before each)`);
+  const rows = [
+    ['create, warm pool (new agent takes a slot)', f.create.pool],
+    ['baseline: create, no pool (worker and engine start)', f.create.plain],
+    ['wake a released agent, warm pool (starts cold)', f.wake.pool],
+    ['baseline: wake a released agent, no pool', f.wake.plain],
+  ].map(([label, ms]) => {
+    const s = summarize(ms as number[]);
+    return [label as string, fmt(s.min), fmt(s.median), fmt(s.p90), fmt(s.max)];
+  });
+  console.log(table(['ms', 'min', 'median', 'p90', 'max'], rows));
+  console.log(`creates that took a ready slot: ${f.hits} of ${f.create.pool.length}\n`);
 }
 
 function printEngine(f: EngineFigures): void {

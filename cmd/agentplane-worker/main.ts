@@ -4,6 +4,7 @@
 // `model-proxy` it is instead a pod's model-proxy sidecar (./model-proxy.ts): the same image,
 // another entry point.
 
+import type { PrestartSettings } from '../../pkg/api/worker-protocol.js';
 import { createLogger } from '../../pkg/observability/logger.js';
 import { runModelProxy } from './model-proxy.js';
 
@@ -39,6 +40,7 @@ async function runWorker(): Promise<void> {
       ...(process.env.AGENTPLANE_SQUAD_DIR ? { squadDir: process.env.AGENTPLANE_SQUAD_DIR } : {}),
     },
     wakeIdle: process.env.AGENTPLANE_WAKE_IDLE === 'true',
+    ...(process.env.AGENTPLANE_PRESTART ? { prestart: JSON.parse(process.env.AGENTPLANE_PRESTART) as PrestartSettings } : {}),
     logger,
   });
 

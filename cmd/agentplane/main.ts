@@ -70,7 +70,7 @@ Flags (each can also be set by the environment variable shown):
                        "rateLimit": 100,
                        "rateLimitBurst": 200, "wsClientsPerAgent": 100,
                        "eventsPerAgent": 10000, "idleTimeoutSeconds": 600,
-                       "maxWorkers": 96}
+                       "maxWorkers": 96, "warmPool": 0}
                        (AGENTPLANE_CONFIG); flags and variables override it
   --demo               start the built-in scripted model server and point agents at it, so
                        agents really run tools without a model key (AGENTPLANE_DEMO=true)
@@ -119,6 +119,9 @@ Flags (each can also be set by the environment variable shown):
                        idle the longest is released to make room (AGENTPLANE_MAX_WORKERS; config
                        "maxWorkers"; default what the memory holds: 3/4 of it at 192 MiB each;
                        0 no limit). Pods are placed by the Kubernetes scheduler instead
+  --warm-pool <n>      local workers kept started ahead of any agent, engine included; a new
+                       agent (not in a squad) takes one, so its first task skips the start-up
+                       (AGENTPLANE_WARM_POOL; config "warmPool"; default 0, none). Not for pods
 
 Kubernetes mode:
   --kubeconfig <file>  how to reach kube-apiserver (KUBECONFIG; default: in-cluster config)
@@ -193,6 +196,7 @@ interface ConfigFile {
   eventsPerAgent?: number;
   idleTimeoutSeconds?: number;
   maxWorkers?: number;
+  warmPool?: number;
 }
 
 function fail(msg: string): never {
@@ -357,6 +361,7 @@ async function serve(argv: string[]): Promise<void> {
         'events-per-agent': { type: 'string' },
         'idle-timeout': { type: 'string' },
         'max-workers': { type: 'string' },
+        'warm-pool': { type: 'string' },
         mode: { type: 'string' },
         kubeconfig: { type: 'string' },
         'tls-cert-file': { type: 'string' },
@@ -429,6 +434,7 @@ async function serve(argv: string[]): Promise<void> {
   const wsClientsPerAgent = numberSetting('ws-clients-per-agent', values['ws-clients-per-agent'] ?? env.AGENTPLANE_WS_CLIENTS_PER_AGENT ?? cfg.wsClientsPerAgent, positiveInt, 'a whole number of at least 1');
   const eventsPerAgent = numberSetting('events-per-agent', values['events-per-agent'] ?? env.AGENTPLANE_EVENTS_PER_AGENT ?? cfg.eventsPerAgent, positiveInt, 'a whole number of at least 1');
   const idleTimeout = numberSetting('idle-timeout', values['idle-timeout'] ?? env.AGENTPLANE_IDLE_TIMEOUT ?? cfg.idleTimeoutSeconds, (n) => Number.isFinite(n) && n >= 0, 'a number of seconds, 0 for never');
+  const warmPool = numberSetting('warm-pool', values['warm-pool'] ?? env.AGENTPLANE_WARM_POOL ?? cfg.warmPool, (n) => Number.isInteger(n) && n >= 0, 'a whole number, 0 for none');
   const maxWorkers = numberSetting('max-workers', values['max-workers'] ?? env.AGENTPLANE_MAX_WORKERS ?? cfg.maxWorkers, (n) => Number.isInteger(n) && n >= 0, 'a whole number, 0 for no limit');
   let kubernetes: ServeOptions['kubernetes'];
   if (mode === 'kubernetes') {
@@ -492,6 +498,7 @@ async function serve(argv: string[]): Promise<void> {
       ...(eventsPerAgent !== undefined ? { eventsPerAgent } : {}),
       ...(idleTimeout !== undefined ? { idleTimeoutMs: idleTimeout * 1000 } : {}),
       ...(maxWorkers !== undefined ? { maxWorkers } : {}),
+      ...(warmPool !== undefined ? { warmPool } : {}),
       ...(kubernetes ? { kubernetes } : {}),
       ...(runtime ? { runtime: runtime as RuntimeKind } : {}),
       pods,

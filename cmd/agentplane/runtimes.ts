@@ -84,7 +84,8 @@ export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
       local,
       templateNames: () => names,
       workerUrl: (bound) => bound,
-      start: async () => {},
+      // Once workers can dial the server.
+      start: async () => local.startPool(),
       lead: async () => {},
       stop: () => local.close(),
     };

@@ -168,6 +168,11 @@ export interface ServeOptions {
    * defaultMaxWorkers(): what the machine's memory holds. Pods are placed by the scheduler.
    */
   maxWorkers?: number;
+  /**
+   * Workers the local runtime keeps started ahead of any agent, for new solo agents to claim
+   * (docs/performance.md "Warm pool"); default 0, none. Pods: not yet.
+   */
+  warmPool?: number;
   /** The public listener's client timeouts; default DEFAULT_HTTP_TIMEOUTS (docs/reliability.md). */
   httpTimeouts?: Partial<HttpTimeouts>;
 }
@@ -341,6 +346,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
         baseUrl: () => `${channel.url}${MODEL_PROXY_PATH}`,
         issue: (ref, uid) => modelCredentials.issue(ref, uid),
         restore: (ref, uid, credential) => modelCredentials.adopt(ref, uid, credential),
+        rebind: (from, to, uid) => modelCredentials.rebind(from, to, uid),
         revoke: (ref) => {
           modelCredentials.revoke(ref);
           usageMeter.forget(ref);
@@ -348,7 +354,14 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       },
       channelUrl: () => channel.url,
       templates: o.templates ?? [],
-      local: { dataDir, sandbox, workerMain: o.workerMain ?? WORKER_MAIN, ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}) },
+      local: {
+        dataDir,
+        sandbox,
+        workerMain: o.workerMain ?? WORKER_MAIN,
+        ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}),
+        warmPool: o.warmPool ?? 0,
+        warmPoolMetrics: { ready: (n) => metrics.warmPoolSlots.set(n), claim: (result) => metrics.warmPoolClaims.inc({ result }) },
+      },
       ...(home.cluster ? { cluster: home.cluster } : {}),
       pods: { ...o.pods, modelProxy: modelProxyMode },
       modelSidecar: {

@@ -1,6 +1,6 @@
 // Messages of the worker control channel. The worker dials the server (outbound WebSocket),
 // authenticates with its per-agent token, and then:
-//   server -> worker: task, cancel, steer
+//   server -> worker: task, cancel, steer, assign (a warm-pool slot becomes an agent's worker)
 //   worker -> server: hello (on every connect), event (for the task it runs), steered
 
 import type { EventDraft, ModelRetryPayload, TokenUsage } from './event.js';
@@ -44,7 +44,28 @@ export interface SteerMessage {
   content: string;
 }
 
-export type ServerMessage = TaskMessage | CancelMessage | SteerMessage;
+/**
+ * A warm-pool slot (a worker started ahead of any agent, docs/performance.md "Warm pool") is now
+ * this agent's worker: its token and model credential speak for the agent from here on, and its
+ * workspace is the agent's. Sent once, before the agent's first task.
+ */
+export interface AssignMessage {
+  type: 'assign';
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+/**
+ * The engine settings a slot starts its session with before any task (AGENTPLANE_PRESTART, JSON):
+ * a task with the same settings and nothing to resume reuses that session.
+ */
+export interface PrestartSettings {
+  model: string;
+  role: Role;
+}
+
+export type ServerMessage = TaskMessage | CancelMessage | SteerMessage | AssignMessage;
 
 export interface HelloMessage {
   type: 'hello';

@@ -38,6 +38,20 @@ export class CredentialRegistry {
     this.entries.set(refKey(ref), { ref: { namespace: ref.namespace, name: ref.name }, uid, token: Buffer.from(credential) });
   }
 
+  /**
+   * Hands the credential issued for `from` (a warm-pool slot, started before any agent) to the
+   * agent incarnation `uid` of `to`: the engine that holds it keeps it (its environment cannot
+   * change), it now speaks for the agent, and the agent's earlier credential stops working.
+   * False when `from` has none.
+   */
+  rebind(from: ObjectRef, to: ObjectRef, uid: string): boolean {
+    const e = this.entries.get(refKey(from));
+    if (!e) return false;
+    this.entries.delete(refKey(from));
+    this.entries.set(refKey(to), { ref: { namespace: to.namespace, name: to.name }, uid, token: e.token });
+    return true;
+  }
+
   revoke(ref: ObjectRef): void {
     this.entries.delete(refKey(ref));
   }

@@ -101,6 +101,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly warmPoolSlots = new Gauge({
+    name: 'agentplane_warm_pool_slots',
+    help: 'Warm-pool workers started ahead of any agent and ready to be claimed (--warm-pool).',
+    registers: [this.registry],
+  });
+
+  readonly warmPoolClaims = new Counter({
+    name: 'agentplane_warm_pool_claims_total',
+    help: 'New solo agents that took a ready warm-pool worker (hit) or found none ready and started cold (miss).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   readonly wsClients = new Gauge({
     name: 'agentplane_websocket_clients',
     help: 'Open event WebSocket connections.',

@@ -99,6 +99,11 @@ export interface ModelCredentialIssuer {
    * Secret), after the server restarted. Runtimes whose workers outlive the server need it.
    */
   restore?(ref: ObjectRef, uid: string, credential: string): void;
+  /**
+   * Hands the credential issued for `from` (a warm-pool slot) to the agent incarnation `uid` of
+   * `to`; false when `from` has none. Runtimes with a warm pool need it.
+   */
+  rebind?(from: ObjectRef, to: ObjectRef, uid: string): boolean;
   /** Revokes the agent's credential. Idempotent. */
   revoke(ref: ObjectRef): void;
 }

@@ -6,7 +6,9 @@
 import WebSocket from 'ws';
 import type { EventDraft } from '../api/event.js';
 import {
+  type AssignMessage,
   CONTROL_PATH,
+  type PrestartSettings,
   type ServerMessage,
   type SteerMessage,
   type TaskMessage,
@@ -25,6 +27,11 @@ export interface WorkerOptions {
   giveUpAfterMs?: number;
   /** Started idle in a rebuilt squad group (AGENTPLANE_WAKE_IDLE): run nothing until told. */
   wakeIdle?: boolean;
+  /**
+   * A warm-pool slot (AGENTPLANE_PRESTART): start the engine with these settings now, before any
+   * agent is assigned, so the first task skips the engine start-up.
+   */
+  prestart?: PrestartSettings;
 }
 
 export class AgentWorker {
@@ -38,15 +45,20 @@ export class AgentWorker {
   /** Whether a control channel was open before: the next hello says it resumes. */
   private everConnected = false;
   private readonly engine: Engine;
+  /** The worker's log; names the agent once a slot is assigned one. */
+  private log: Logger;
 
   constructor(private readonly opts: WorkerOptions) {
+    this.log = opts.logger;
     this.engine = new Engine(opts.engine, opts.logger);
   }
 
   start(): void {
+    // A warm-pool slot dials only once its engine is up: its hello says it is claimable.
+    if (this.opts.prestart) return void this.engine.prestart(this.opts.prestart).then(() => this.connect());
     // Tasks only ever come over the control channel, so an idle wake has nothing to re-run;
     // saying so in the log makes a rebuilt group easy to read.
-    if (this.opts.wakeIdle) this.opts.logger.info('woken idle: waiting for a task');
+    if (this.opts.wakeIdle) this.log.info('woken idle: waiting for a task');
     this.connect();
   }
 
@@ -70,27 +82,27 @@ export class AgentWorker {
     this.ws = ws;
     ws.on('open', () => {
       this.lastConnected = Date.now();
-      this.opts.logger.info('control channel connected');
+      this.log.info('control channel connected');
       const runningTaskId = this.next?.task.taskId ?? this.running?.taskId;
       ws.send(JSON.stringify({ type: 'hello', runningTaskId, ...(this.everConnected ? { resumed: true } : {}) } satisfies WorkerMessage));
       this.everConnected = true;
       this.flush();
     });
     ws.on('message', (data) => this.onMessage(String(data)));
-    ws.on('error', (err) => this.opts.logger.warn({ err: err.message }, 'control channel error'));
+    ws.on('error', (err) => this.log.warn({ err: err.message }, 'control channel error'));
     ws.on('close', (code) => {
       if (this.ws === ws) this.ws = undefined;
       if (this.stopped) return;
       if (code === 4401 || code === 4404) {
         // Revoked: the agent was stopped, put to sleep or deleted; this worker has no future. A
         // clean exit, so a pod's OnFailure policy leaves the container ended, not restarted.
-        this.opts.logger.info({ code }, 'server revoked this worker; exiting');
+        this.log.info({ code }, 'server revoked this worker; exiting');
         void this.stop().then(() => process.exit(0));
         return;
       }
       const giveUp = this.opts.giveUpAfterMs ?? 60_000;
       if (Date.now() - this.lastConnected > giveUp) {
-        this.opts.logger.error('server unreachable; exiting');
+        this.log.error('server unreachable; exiting');
         void this.stop().then(() => process.exit(1));
         return;
       }
@@ -103,12 +115,19 @@ export class AgentWorker {
     try {
       msg = JSON.parse(raw) as ServerMessage;
     } catch {
-      this.opts.logger.warn('ignoring malformed control message');
+      this.log.warn('ignoring malformed control message');
       return;
     }
-    if (msg.type === 'task') this.onTask(msg);
+    if (msg.type === 'assign') this.onAssign(msg);
+    else if (msg.type === 'task') this.onTask(msg);
     else if (msg.type === 'cancel') this.onCancel(msg.taskId, msg.reason);
     else if (msg.type === 'steer') this.onSteer(msg);
+  }
+
+  /** This warm-pool slot now works for an agent: its log says which from here on. */
+  private onAssign(msg: AssignMessage): void {
+    this.log = this.opts.logger.child({ namespace: msg.namespace, name: msg.name });
+    this.log.info('warm-pool slot assigned to this agent');
   }
 
   /** A follow-up for a task: taken while the task runs (or waits to); refused once it has ended. */
@@ -136,7 +155,7 @@ export class AgentWorker {
     const abort = new AbortController();
     const emit = (event: EventDraft): void =>
       this.send({ type: 'event', taskId: task.taskId, event: { ...event, timestamp: new Date().toISOString() } });
-    const log = this.opts.logger.child({ taskId: task.taskId });
+    const log = this.log.child({ taskId: task.taskId });
     log.info('task started');
     const done = this.engine
       .run(task, emit, abort.signal, input)

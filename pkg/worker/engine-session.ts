@@ -73,6 +73,11 @@ export class EngineSession {
     this.messages = this.q[Symbol.asyncIterator]();
   }
 
+  /** Resolves once the engine process answered the SDK's initialize request (up, waiting for input). */
+  async initialized(): Promise<void> {
+    await this.q.initializationResult();
+  }
+
   get alive(): boolean {
     return !this.dead;
   }

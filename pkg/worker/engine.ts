@@ -6,7 +6,7 @@
 
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { EventDraft } from '../api/event.js';
-import type { TaskMessage } from '../api/worker-protocol.js';
+import type { PrestartSettings, TaskMessage } from '../api/worker-protocol.js';
 import type { Logger } from '../observability/logger.js';
 import { EngineSession } from './engine-session.js';
 import { systemPromptFor } from './role-prompts.js';
@@ -64,6 +64,8 @@ const INTERRUPT_GRACE_MS = 5_000;
  */
 export class Engine {
   private session?: EngineSession;
+  /** The session started by `prestart` that no task has used yet. */
+  private prestarted?: EngineSession;
   /** Engine processes started so far (for the worker's log and tests). */
   starts = 0;
 
@@ -135,6 +137,30 @@ export class Engine {
     }
   }
 
+  /**
+   * Starts the engine before any task (a warm-pool slot): the SDK loaded, the engine process
+   * initialised and waiting for its first message. A first task with these settings and no
+   * session to resume takes it; any other task closes it and starts its own. Resolves once the
+   * engine has initialised (in streaming-input mode it does so before the first message), or
+   * failed to: never rejects (a dead session is replaced by the first task).
+   */
+  async prestart(settings: PrestartSettings): Promise<void> {
+    if (this.session) return;
+    const task: TaskMessage = { type: 'task', taskId: 0, instructions: '', model: settings.model, role: settings.role, mcpServers: [] };
+    this.starts++;
+    const session = new EngineSession(settingsKey(task, this.env), sessionOptions(task, this.env, undefined));
+    this.session = this.prestarted = session;
+    const t0 = Date.now();
+    try {
+      await session.initialized();
+      this.log?.info({ model: settings.model, role: settings.role, ms: Date.now() - t0 }, 'engine: pre-started a session');
+    } catch (err) {
+      this.log?.warn({ err: errorMessage(err) }, 'engine: the pre-started session failed to initialise');
+      if (this.session === session) this.close();
+      this.prestarted = undefined;
+    }
+  }
+
   /** Ends the engine process (the worker stops, or its agent went idle). */
   close(): void {
     this.session?.close();
@@ -145,11 +171,18 @@ export class Engine {
   private sessionFor(task: TaskMessage): EngineSession {
     const key = settingsKey(task, this.env);
     const warm = this.session;
-    if (warm?.alive && warm.key === key) return warm;
+    const prestarted = warm !== undefined && warm === this.prestarted;
+    this.prestarted = undefined;
+    // A pre-started session holds no conversation: it serves a task that resumes none.
+    if (warm?.alive && warm.key === key && !(prestarted && task.resume)) {
+      if (prestarted) this.log?.info('engine: the task takes the pre-started session');
+      return warm;
+    }
     // The warm session knows the newest session id (a cancelled task records none on the agent).
-    const resume = warm?.sessionId ?? task.resume;
+    const resume = (prestarted ? undefined : warm?.sessionId) ?? task.resume;
     if (warm) {
-      this.log?.info({ reason: warm.alive ? 'settings changed' : 'engine ended' }, 'engine: starting a new session that resumes the last');
+      const reason = prestarted ? 'pre-started with other settings' : warm.alive ? 'settings changed' : 'engine ended';
+      this.log?.info({ reason }, 'engine: starting a new session that resumes the last');
       warm.close();
     }
     this.starts++;

@@ -25,7 +25,8 @@ import { busyFor, eventually, TEST_API_KEY } from '../support/harness.js';
 const WORKER_MAIN = fileURLToPath(new URL('../../cmd/agentplane-worker/main.js', import.meta.url));
 const task = { model: 'claude-sonnet-4-5', role: 'worker' as const, mcpServers: [] };
 
-const fixture: Parameters<typeof runtimeConformance>[1] = async () => {
+/** With `warmPool`, the fixture returns once the pool is ready, so the first new agent takes a slot. */
+const fixtureWith = (warmPool = 0): Parameters<typeof runtimeConformance>[1] => async () => {
   const model = await startScriptedModel({ apiKey: TEST_API_KEY });
   const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-runtime-'));
   const logger = createLogger({ level: 'silent' });
@@ -38,8 +39,10 @@ const fixture: Parameters<typeof runtimeConformance>[1] = async () => {
     model: {
       baseUrl: () => `${channelUrl}${MODEL_PROXY_PATH}`,
       issue: (ref, uid) => credentials.issue(ref, uid),
+      rebind: (from, to, uid) => credentials.rebind(from, to, uid),
       revoke: (ref) => credentials.revoke(ref),
     },
+    warmPool,
     stopGraceMs: 2000,
     logSink: () => {},
     workerMain: WORKER_MAIN,
@@ -52,6 +55,8 @@ const fixture: Parameters<typeof runtimeConformance>[1] = async () => {
   await app.register(modelProxyRoutes(proxy));
   await app.listen({ host: '127.0.0.1', port: 0 });
   channelUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  runtime.startPool();
+  if (warmPool) await eventually(async () => runtime.poolReady === warmPool, 60_000, 'the warm pool ready');
 
   return {
     runtime,
@@ -74,13 +79,15 @@ const fixture: Parameters<typeof runtimeConformance>[1] = async () => {
   };
 };
 
-runtimeConformance('LocalRuntime', fixture);
+runtimeConformance('LocalRuntime', fixtureWith());
+// A new agent takes over a pre-started worker: everything the runtime promises still holds.
+runtimeConformance('LocalRuntime with a warm pool', fixtureWith(1));
 
 describe('LocalRuntime worker priority', function () {
   this.timeout(30_000);
 
   it('runs workers and squad pods niced below the server (WORKER_NICENESS), so the API keeps the CPU', async () => {
-    const f = await fixture();
+    const f = await fixtureWith()();
     const rt = f.runtime as LocalRuntime;
     try {
       const want = Math.min(19, getPriority(0) + WORKER_NICENESS);

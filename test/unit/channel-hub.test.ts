@@ -175,6 +175,49 @@ describe('WorkerHub', function () {
       expect(hub.runningTask(refA)).to.equal(undefined);
     });
 
+    it('assigns a warm-pool slot to an agent: its connection and token then speak for the agent', async () => {
+      const slot: ObjectRef = { namespace: '.warm-pool', name: 'slot-1' };
+      const token = hub.issueToken(slot, 'uid-slot', { slot: true });
+      const reported: string[] = [];
+      hub.on('connected', (ref) => reported.push(`connected ${ref.namespace}/${ref.name}`));
+      hub.on('disconnected', (ref) => reported.push(`disconnected ${ref.namespace}/${ref.name}`));
+      const ready = once(hub, 'slotReady');
+      const c = await connect(token);
+      c.send({ type: 'hello' });
+      expect((await ready)[0]).to.deep.equal(slot);
+      // A slot is no agent: not reported connected, not counted, its events ignored.
+      expect(reported).to.deep.equal([]);
+      expect(hub.connectedCount).to.equal(0);
+      const events: string[] = [];
+      hub.on('event', (ref, uid, _t, d) => events.push(`${ref.name} ${uid} ${d.type}`));
+      c.send({ type: 'event', taskId: 1, event: { type: 'text', payload: { content: 'early' } } });
+
+      expect(hub.assign(slot, refA, 'uid-a')).to.equal(true);
+      expect(await c.next()).to.deep.equal({ type: 'assign', namespace: 'default', name: 'alpha', uid: 'uid-a' });
+      expect(reported).to.deep.equal(['connected default/alpha']);
+      expect(hub.isConnected(refA)).to.equal(true);
+      expect(hub.connectedCount).to.equal(1);
+      expect(hub.authenticate(token)).to.deep.equal({ ref: refA, uid: 'uid-a', token });
+      expect(hub.hasGrant(slot)).to.equal(false);
+      expect(hub.assign(slot, refB, 'uid-b'), 'a slot is assigned once').to.equal(false);
+
+      c.send({ type: 'event', taskId: 2, event: { type: 'text', payload: { content: 'mine' } } });
+      await until(() => events.length === 1);
+      expect(events).to.deep.equal(['alpha uid-a text']);
+      hub.revoke(refA);
+      await c.closed;
+      expect(hub.authenticate(token)).to.equal(undefined);
+    });
+
+    it('does not assign a slot that is not connected, nor an agent\'s grant', async () => {
+      const slot: ObjectRef = { namespace: '.warm-pool', name: 'slot-2' };
+      hub.issueToken(slot, 'uid-slot', { slot: true });
+      expect(hub.assign(slot, refA, 'uid-a')).to.equal(false);
+      await attachWorker(refB, 'uid-b');
+      expect(hub.assign(refB, refA, 'uid-a')).to.equal(false);
+      expect(hub.hasGrant(refA)).to.equal(false);
+    });
+
     it('emits worker events as (ref, uid, taskId, draft), in order', async () => {
       const c = await attachWorker(refA, 'uid-a');
       const got: [ObjectRef, string, number, EventDraft][] = [];

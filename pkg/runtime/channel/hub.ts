@@ -17,6 +17,8 @@ export interface Grant {
   ref: ObjectRef;
   uid: string;
   token: string;
+  /** A warm-pool slot's grant: no agent yet, so its connection is not reported as one. */
+  slot?: boolean;
 }
 
 /** What the HTTP route needs: check a worker's bearer token, then hand over its socket. */
@@ -42,6 +44,8 @@ export interface HubEvents {
   disconnected: [ref: ObjectRef];
   /** A worker that had a control channel before (to this replica or another) connected again. */
   resumed: [ref: ObjectRef];
+  /** A warm-pool slot's worker said hello: it can be assigned to an agent. */
+  slotReady: [slot: ObjectRef];
   event: [ref: ObjectRef, uid: string, taskId: number, event: EventDraft];
 }
 
@@ -53,11 +57,36 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
     super();
   }
 
-  /** A fresh token for the agent's next worker; earlier tokens stop working. */
-  issueToken(ref: ObjectRef, uid: string): string {
+  /**
+   * A fresh token for the agent's next worker; earlier tokens stop working. With `slot`, a token
+   * for a warm-pool slot (`ref` names the slot, not an agent) until `assign` hands it to an agent.
+   */
+  issueToken(ref: ObjectRef, uid: string, opts: { slot?: boolean } = {}): string {
     const token = randomBytes(32).toString('base64url');
-    this.grants.set(refKey(ref), { ref, uid, token });
+    this.grants.set(refKey(ref), { ref, uid, token, ...(opts.slot ? { slot: true } : {}) });
     return token;
+  }
+
+  /**
+   * Makes the connected slot `slot` the worker of the agent incarnation `uid`: its token and
+   * connection now speak for the agent (the agent's earlier ones are revoked), the worker is told
+   * (`assign`), and the agent is reported connected. False when the slot is not connected.
+   */
+  assign(slot: ObjectRef, ref: ObjectRef, uid: string): boolean {
+    const slotKey = refKey(slot);
+    const g = this.grants.get(slotKey);
+    const conn = this.conns.get(slotKey);
+    if (!g?.slot || conn?.grant !== g || conn.ws.readyState !== 1) return false;
+    this.grants.delete(slotKey);
+    this.conns.delete(slotKey);
+    this.revoke(ref);
+    const grant: Grant = { ref: { namespace: ref.namespace, name: ref.name }, uid, token: g.token };
+    this.grants.set(refKey(ref), grant);
+    conn.grant = grant;
+    this.conns.set(refKey(ref), conn);
+    conn.ws.send(JSON.stringify({ type: 'assign', namespace: ref.namespace, name: ref.name, uid } satisfies ServerMessage));
+    this.emit('connected', grant.ref, undefined);
+    return true;
   }
 
   /**
@@ -95,36 +124,42 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
   }
 
   attach(ws: WebSocket, grant: Grant): void {
-    const key = refKey(grant.ref);
-    const log = this.logger.child({ namespace: grant.ref.namespace, name: grant.ref.name });
-    this.conns.get(key)?.ws.close(4409, 'replaced by a newer connection');
+    this.conns.get(refKey(grant.ref))?.ws.close(4409, 'replaced by a newer connection');
     const conn: Conn = { ws, grant, steers: new Map() };
-    this.conns.set(key, conn);
+    this.conns.set(refKey(grant.ref), conn);
+    // Read through `conn.grant`: a slot's connection changes hands on `assign`.
+    const log = (): Logger => this.logger.child({ namespace: conn.grant.ref.namespace, name: conn.grant.ref.name });
     ws.on('message', (data) => {
       let msg: WorkerMessage;
       try {
         msg = JSON.parse(String(data)) as WorkerMessage;
       } catch {
-        log.warn('malformed message from worker');
+        log().warn('malformed message from worker');
         return;
       }
+      const { ref, uid, slot } = conn.grant;
       if (msg.type === 'hello') {
         conn.runningTaskId = msg.runningTaskId;
-        if (msg.resumed) this.emit('resumed', grant.ref);
-        this.emit('connected', grant.ref, msg.runningTaskId);
+        if (slot) return void this.emit('slotReady', ref);
+        if (msg.resumed) this.emit('resumed', ref);
+        this.emit('connected', ref, msg.runningTaskId);
+      } else if (slot) {
+        log().warn({ type: msg.type }, 'ignoring a message from an unassigned warm-pool slot');
       } else if (msg.type === 'event') {
         if (['task_completed', 'task_cancelled', 'error'].includes(msg.event.type)) conn.runningTaskId = undefined;
-        this.emit('event', grant.ref, grant.uid, msg.taskId, msg.event);
+        this.emit('event', ref, uid, msg.taskId, msg.event);
       } else if (msg.type === 'steered') {
         conn.steers.get(msg.id)?.(msg.accepted);
       }
     });
     ws.on('close', () => {
       for (const answer of [...conn.steers.values()]) answer(undefined);
+      const key = refKey(conn.grant.ref);
       if (this.conns.get(key) !== conn) return;
       this.conns.delete(key);
-      log.info('worker disconnected');
-      this.emit('disconnected', grant.ref);
+      if (conn.grant.slot) return;
+      log().info('worker disconnected');
+      this.emit('disconnected', conn.grant.ref);
     });
   }
 
@@ -166,8 +201,11 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
     });
   }
 
+  /** Connected agents' workers (warm-pool slots are no agent's). */
   get connectedCount(): number {
-    return this.conns.size;
+    let n = 0;
+    for (const c of this.conns.values()) if (!c.grant.slot) n++;
+    return n;
   }
 
   closeAll(): void {

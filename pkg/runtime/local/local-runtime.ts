@@ -5,11 +5,13 @@
 // Workspaces are directories under <dataDir>/workspaces/<namespace>/<name>. Every worker runs in
 // the tool sandbox (sandbox.ts) when one is configured. Workers dial back over the control
 // channel (../channel/hub.ts), which this runtime owns: it issues each worker's token, and the
-// server's HTTP route reaches the channel only through `channel`.
+// server's HTTP route reaches the channel only through `channel`. With a warm pool
+// (warm-pool.ts), a new solo agent takes over a worker started ahead of it: its workspace is then
+// a link to the slot's directory, and every later worker of the agent runs in the link's target.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +22,7 @@ import type { AgentRuntime, ModelCredentialIssuer, WorkerSpec, WorkerStatus } fr
 import type { PodCommand, PodReport } from './pod-protocol.js';
 import { NO_SANDBOX, type Sandbox } from './sandbox.js';
 import { type RemoteProcess, Spawner } from './spawner.js';
+import { SLOT_SETTINGS, type Slot, WarmPool } from './warm-pool.js';
 
 export interface LocalRuntimeOptions {
   dataDir: string;
@@ -44,6 +47,13 @@ export interface LocalRuntimeOptions {
    * keeps the CPU it needs while agents start and work (docs/decisions.md "Worker priority").
    */
   niceness?: number;
+  /**
+   * Workers kept started ahead of any agent for new solo agents to claim (0, the default: none).
+   * Needs a model credential issuer that can `rebind`. docs/performance.md "Warm pool".
+   */
+  warmPool?: number;
+  /** The warm pool's figures, as they change (Prometheus). */
+  warmPoolMetrics?: { ready(n: number): void; claim(result: 'hit' | 'miss'): void };
 }
 
 /** Workers (and squads' pod supervisors) run at this niceness above the server's. */
@@ -84,9 +94,40 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
   private readonly workers = new Map<string, Solo | Member>();
   private readonly pods = new Map<string, Pod>();
   private readonly spawner = new Spawner();
+  private readonly pool?: WarmPool;
 
   constructor(private readonly opts: LocalRuntimeOptions) {
     super(opts.logger);
+    const size = Math.max(0, Math.trunc(opts.warmPool ?? 0));
+    if (size > 0 && opts.model.rebind) {
+      this.pool = new WarmPool({
+        size,
+        dir: this.poolDir,
+        logger: opts.logger.child({ component: 'warm-pool' }),
+        start: (ref, uid, dir) => this.startSlot(ref, uid, dir),
+        stop: (slot) => this.stopSlot(slot),
+        ...(opts.warmPoolMetrics ? { onReady: (n: number) => opts.warmPoolMetrics!.ready(n) } : {}),
+      });
+      this.hub.on('slotReady', (ref) => this.pool!.ready(ref));
+    } else if (size > 0) opts.logger.warn('--warm-pool: this model credential issuer cannot re-bind credentials; no pool');
+  }
+
+  /**
+   * Fills the warm pool (once workers can dial the server), after removing the directories of
+   * slots an earlier run left unclaimed.
+   */
+  startPool(): void {
+    this.pool?.start(this.claimedSlotDirs());
+  }
+
+  /** The warm pool's slots' process ids, started or ready (tests). */
+  poolPids(): number[] {
+    return this.pool?.pids() ?? [];
+  }
+
+  /** The warm pool's ready slots. */
+  get poolReady(): number {
+    return this.pool?.readyCount ?? 0;
   }
 
   // Diagnostics of this runtime's processes and directories (tests, benches); not part of
@@ -140,8 +181,14 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
   async ensure(spec: WorkerSpec): Promise<void> {
     const key = refKey(spec.ref);
     if (this.workers.has(key)) return;
-    const workspace = this.workspace(spec.ref);
-    mkdirSync(workspace, { recursive: true, mode: 0o700 });
+    // A new solo agent (no workspace yet) takes a warm-pool slot; a waking one, whose workspace
+    // holds its session, and squad members start cold (docs/decisions.md "Warm pool").
+    if (this.pool && !spec.group && !exists(this.workspace(spec.ref))) {
+      const slot = this.pool.take();
+      this.opts.warmPoolMetrics?.claim(slot ? 'hit' : 'miss');
+      if (slot && this.claim(spec, slot)) return;
+    }
+    const workspace = this.workspaceDir(spec.ref);
     // A fresh credential for this worker, bound to the agent's uid. An earlier worker's token and
     // connection (one that exited and whose socket is not closed yet) stop working now.
     this.hub.revoke(spec.ref);
@@ -169,6 +216,42 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     const child = this.spawner.spawn(argv, { cwd: workspace, env }, this.logLines(log));
     const solo: Solo = { kind: 'solo', ref: spec.ref, child };
     this.workers.set(key, solo);
+    this.watchSolo(solo, modelCredential);
+    this.opts.logger.info(log, 'worker started');
+  }
+
+  /**
+   * Makes a warm-pool slot the agent's worker: the agent's workspace becomes a link to the
+   * slot's directory (where the slot's engine keeps the session it started), the slot's model
+   * credential and control connection are re-bound to the agent, and the worker is told. False
+   * (the slot stopped) when the slot's connection went meanwhile.
+   */
+  private claim(spec: WorkerSpec, slot: Slot): boolean {
+    const key = refKey(spec.ref);
+    const link = this.workspace(spec.ref);
+    mkdirSync(dirname(link), { recursive: true, mode: 0o700 });
+    symlinkSync(slot.dir, link);
+    // The credential first: once the hub reports the agent connected, a task may reach the model.
+    if (this.opts.model.rebind?.(slot.ref, spec.ref, spec.uid)) {
+      const solo: Solo = { kind: 'solo', ref: spec.ref, child: slot.child };
+      this.workers.set(key, solo);
+      this.watchSolo(solo, slot.credential);
+      if (this.hub.assign(slot.ref, spec.ref, spec.uid)) {
+        this.opts.logger.info({ namespace: spec.ref.namespace, name: spec.ref.name, slot: slot.ref.name, pid: slot.child.pid }, 'worker claimed from the warm pool');
+        return true;
+      }
+      this.workers.delete(key);
+      this.opts.model.revoke(spec.ref);
+    }
+    rmSync(link, { force: true });
+    this.opts.logger.warn({ slot: slot.ref.name }, 'warm pool: the slot was lost while claimed; starting cold');
+    void this.stopSlot(slot).then(() => rmSync(slot.dir, { recursive: true, force: true }));
+    return false;
+  }
+
+  private watchSolo(solo: Solo, modelCredential: string): void {
+    const key = refKey(solo.ref);
+    const { child } = solo;
     child.on('exit', (code: number | null, signal: NodeJS.Signals | null) => {
       if (this.workers.get(key) !== solo) return; // stopped on purpose
       // A worker that dies takes its tools with it (in the sandbox its PID namespace already has).
@@ -177,9 +260,68 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
       // reach: find them by the credential this incarnation alone had in its environment.
       if (!this.sandboxed) killByEnvironment(`ANTHROPIC_API_KEY=${modelCredential}`);
       this.workers.delete(key);
-      this.exited(spec.ref, code, signal);
+      this.exited(solo.ref, code, signal);
     });
-    this.opts.logger.info(log, 'worker started');
+  }
+
+  /** A warm-pool slot's worker: like an agent's, with a slot token and the default engine settings. */
+  private startSlot(ref: ObjectRef, uid: string, dir: string): { child: RemoteProcess; credential: string } {
+    const token = this.hub.issueToken(ref, uid, { slot: true });
+    const credential = this.opts.model.issue(ref, uid);
+    const env = { ...this.workerEnv(undefined, dir, token, credential), AGENTPLANE_PRESTART: JSON.stringify(SLOT_SETTINGS) };
+    const argv = niced((this.opts.sandbox ?? NO_SANDBOX).wrap([process.execPath, this.opts.workerMain], { workspace: dir }), this.niceness());
+    const child = this.spawner.spawn(argv, { cwd: dir, env }, this.logLines({ slot: ref.name }));
+    return { child, credential };
+  }
+
+  private async stopSlot(slot: Slot): Promise<void> {
+    this.hub.revoke(slot.ref);
+    this.opts.model.revoke(slot.ref);
+    await slot.child.started;
+    await killGroup(slot.child, this.opts.stopGraceMs ?? 5000);
+    if (!this.sandboxed) killByEnvironment(`ANTHROPIC_API_KEY=${slot.credential}`);
+  }
+
+  /**
+   * The directory a cold-started worker of the agent runs in: its workspace, or where its
+   * workspace links to when it claimed a warm-pool slot once (its engine's session files are
+   * keyed by that path, so a later engine finds them only there).
+   */
+  private workspaceDir(ref: ObjectRef): string {
+    const path = this.workspace(ref);
+    const target = this.slotDirOf(path);
+    if (target) return target;
+    if (isLink(path)) rmSync(path, { force: true }); // a link to a slot directory that is gone
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    return path;
+  }
+
+  /** The warm-pool directory `workspace` links to, if it is such a link. */
+  private slotDirOf(workspace: string): string | undefined {
+    if (!isLink(workspace)) return undefined;
+    try {
+      const target = realpathSync(workspace);
+      return target.startsWith(realpathSync(this.poolDir) + sep) ? target : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Slot directories agents claimed: their workspaces' link targets. */
+  private claimedSlotDirs(): Set<string> {
+    const out = new Set<string>();
+    const root = join(this.opts.dataDir, 'workspaces');
+    for (const ns of safeReaddir(root)) {
+      for (const name of safeReaddir(join(root, ns))) {
+        const dir = this.slotDirOf(join(root, ns, name));
+        if (dir) out.add(join(this.poolDir, dir.slice(dir.lastIndexOf(sep) + 1)));
+      }
+    }
+    return out;
+  }
+
+  private get poolDir(): string {
+    return join(this.opts.dataDir, 'pool');
   }
 
   async stop(ref: ObjectRef): Promise<void> {
@@ -203,10 +345,14 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
 
   async remove(ref: ObjectRef): Promise<void> {
     await this.stop(ref);
-    rmSync(this.workspace(ref), { recursive: true, force: true });
+    const workspace = this.workspace(ref);
+    const slotDir = this.slotDirOf(workspace);
+    rmSync(workspace, { recursive: true, force: true });
+    if (slotDir) rmSync(slotDir, { recursive: true, force: true });
   }
 
   async close(): Promise<void> {
+    await this.pool?.close();
     const grace = this.opts.stopGraceMs ?? 5000;
     const solos = [...this.workers.values()].filter((w): w is Solo => w.kind === 'solo');
     this.workers.clear();
@@ -296,19 +442,19 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     return join(this.opts.dataDir, 'groups', group.replace(/[^a-z0-9-]+/g, '_'));
   }
 
-  private workerEnv(spec: WorkerSpec, workspace: string, token: string, modelCredential: string): Record<string, string> {
+  /** A worker's environment; a warm-pool slot's (no `spec`) names no agent. */
+  private workerEnv(spec: WorkerSpec | undefined, workspace: string, token: string, modelCredential: string): Record<string, string> {
     return {
       PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       ...(process.env.AGENTPLANE_LOG_LEVEL ? { AGENTPLANE_LOG_LEVEL: process.env.AGENTPLANE_LOG_LEVEL } : {}),
       AGENTPLANE_SERVER_URL: this.opts.channelUrl(),
       AGENTPLANE_AGENT_TOKEN: token,
-      AGENTPLANE_NAMESPACE: spec.ref.namespace,
-      AGENTPLANE_AGENT_NAME: spec.ref.name,
+      ...(spec ? { AGENTPLANE_NAMESPACE: spec.ref.namespace, AGENTPLANE_AGENT_NAME: spec.ref.name } : {}),
       AGENTPLANE_WORKSPACE: workspace,
       // The model proxy and this agent's credential for it; the model key stays in the server.
       ANTHROPIC_BASE_URL: this.opts.model.baseUrl(),
       ANTHROPIC_API_KEY: modelCredential,
-      ...(spec.wakeIdle ? { AGENTPLANE_WAKE_IDLE: 'true' } : {}),
+      ...(spec?.wakeIdle ? { AGENTPLANE_WAKE_IDLE: 'true' } : {}),
     };
   }
 
@@ -325,6 +471,31 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     lines(child.stdout, sink);
     const log = this.opts.logger.child({ ...fields, stream: 'stderr' });
     lines(child.stderr, (l) => log.warn(l));
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
   }
 }
 
