@@ -58,6 +58,13 @@ describe('AgentController on the in-memory runtime', function () {
     });
     await controller.start();
   }
+  /** The controller again, with these settings and metrics of its own (returned). */
+  async function restartController(extra: Partial<AgentControllerDeps>): Promise<Metrics> {
+    controller.stop();
+    const metrics = new Metrics();
+    await startController({ metrics, ...extra });
+    return metrics;
+  }
   const ref = { namespace: 'default', name: 'alpha' };
 
   beforeEach(async () => {
@@ -289,12 +296,7 @@ describe('AgentController on the in-memory runtime', function () {
 
   describe('idle release', () => {
     /** The controller again, with a short idle timeout. */
-    async function withIdleTimeout(idleTimeoutMs: number): Promise<Metrics> {
-      controller.stop();
-      const metrics = new Metrics();
-      await startController({ metrics, idleTimeoutMs });
-      return metrics;
-    }
+    const withIdleTimeout = (idleTimeoutMs: number): Promise<Metrics> => restartController({ idleTimeoutMs });
 
     it('stops the worker of an agent idle for the timeout, says Released and stays Running; a new task starts one', async () => {
       const metrics = await withIdleTimeout(300);
@@ -355,12 +357,7 @@ describe('AgentController on the in-memory runtime', function () {
   });
 
   describe('worker slots (--max-workers)', () => {
-    async function withMaxWorkers(maxWorkers: number): Promise<Metrics> {
-      controller.stop();
-      const metrics = new Metrics();
-      await startController({ metrics, maxWorkers });
-      return metrics;
-    }
+    const withMaxWorkers = (maxWorkers: number): Promise<Metrics> => restartController({ maxWorkers });
     const gauge = async (metrics: Metrics, name: string): Promise<string | undefined> =>
       (await metrics.registry.getSingleMetricAsString(name)).trim().split('\n').at(-1);
 
