@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { type ControlPlane, controlPlaneUp, REPO } from '../support/control-plane.js';
-import { createConnectors, FIXTURE, GROUP, NAMESPACE, oracleCrd, ORACLE_GROUP, type Outcome, type Reply, runSequence, type Send, SEQUENCES } from '../support/ssa-differential.js';
+import { createConnectors, FIXTURE, GROUP, NAMESPACE, oracleCrd, ORACLE_GROUP, type Outcome, OWNERS, type Reply, runSequence, type Send, SEQUENCES } from '../support/ssa-differential.js';
 
 const run = promisify(execFile);
 
@@ -22,6 +22,7 @@ describe('server-side apply against kube-apiserver as the oracle (e2e)', functio
   let cp: ControlPlane;
   let send: Send;
   const oracle: Record<string, Outcome[]> = {};
+  const uids: Record<string, string> = {};
 
   before(async function () {
     this.timeout(45 * 60_000); // a cold machine builds kube-apiserver first
@@ -57,6 +58,11 @@ describe('server-side apply against kube-apiserver as the oracle (e2e)', functio
     await cp.kubectl(['apply', '-f', '-'], { input: JSON.stringify(oracleCrd()) });
     await cp.kubectl(['wait', '--for=condition=Established', `crd/agents.${ORACLE_GROUP}`, '--timeout=60s']);
     await createConnectors(send);
+    // Real owners, so the garbage collector keeps the objects that name them.
+    for (const name of OWNERS) {
+      await cp.kubectl(['create', 'configmap', name, '-n', NAMESPACE]);
+      uids[name] = (await cp.kubectl(['get', 'configmap', name, '-n', NAMESPACE, '-o', 'jsonpath={.metadata.uid}'])).stdout.trim();
+    }
   });
 
   after(async () => {
@@ -89,8 +95,8 @@ describe('server-side apply against kube-apiserver as the oracle (e2e)', functio
 
   for (const seq of SEQUENCES) {
     it(`${seq.name}: the Agent behaves as the CRD object, step by step`, async () => {
-      const expected = await runSequence(seq, send, ORACLE_GROUP);
-      const actual = await runSequence(seq, send, GROUP);
+      const expected = await runSequence(seq, send, ORACLE_GROUP, uids);
+      const actual = await runSequence(seq, send, GROUP, uids);
       oracle[seq.name] = expected;
       expected.forEach((e, i) => expect(actual[i], `step "${e.step}"`).to.deep.equal(e));
       // The fixture the embedded home is held to is what the oracle does today.

@@ -1,9 +1,14 @@
 // The server-side apply differential suite: sequences of writes (create, applies by two managers,
 // a conflicting and a forced apply, field removal, merge and JSON patch, update, status in an
-// applied configuration) run against an Agent and, on a real control plane, against an object of
-// a CRD with the Agent's schema (kube-apiserver is the oracle). After every step the outcome is
-// the response code (with reason, message and causes of a conflict) and the object's labels,
-// spec and managedFields (without times), so two runs compare as JSON.
+// applied configuration and in a patch, finalizers and owner references) run against an Agent
+// and, on a real control plane, against an object of a CRD with the Agent's schema
+// (kube-apiserver is the oracle). After every step the outcome is the response code (with
+// reason, message and causes of a conflict) and the object's labels, annotations, finalizers,
+// owner references, spec and managedFields (without times), so two runs compare as JSON.
+//
+// Owner references name real owners on the control plane (ConfigMaps the e2e creates, so the
+// garbage collector leaves their dependents alone); a step writes `@uid(<owner>)` where an
+// owner's uid goes, and outcomes show uids the same way, so runs with other uids compare.
 //
 // The agents are created with `task: 0` and `lifecycle: Sleep`: no task is assigned and no
 // worker runs, so agentplane's controllers never write the agent and every field change is the
@@ -12,6 +17,7 @@
 // do neither.
 
 import { DEFAULT_MODEL, DEFAULT_TEMPLATE, agentSpecSchema } from '../../pkg/api/agent.js';
+import { SERVER_FINALIZERS } from '../../pkg/api/deletion.js';
 
 export const NAMESPACE = 'ssa';
 /** The oracle's group: its kind is Agent too, with the same schema, markers and defaults. */
@@ -47,6 +53,9 @@ export interface Outcome {
   message?: string;
   causes?: { field?: string; message?: string; reason?: string }[];
   labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: unknown[];
   spec?: unknown;
   managedFields?: { manager: string; operation: string; apiVersion: string; subresource?: string; fieldsV1: unknown }[];
 }
@@ -108,6 +117,7 @@ export const SEQUENCES: Sequence[] = [
         body: { metadata: { labels: { a: '1' }, annotations: { note: 'x' } }, spec: { ...base, model: 'm-1' } },
       },
       { name: 'flux forces the model', verb: 'apply', fieldManager: 'flux', force: true, body: { metadata: { labels: { a: '1' } }, spec: { ...base, model: 'm-2' } } },
+      { name: 'status in a merge patch of the main resource is ignored', verb: 'merge', fieldManager: 'kubectl-patch', body: { status: { status: 'Failed', message: 'written by a client' } } },
       {
         name: 'status in an applied configuration is not owned',
         verb: 'apply',
@@ -129,7 +139,84 @@ export const SEQUENCES: Sequence[] = [
       { name: 'argo drops both connectors: c1 stays (helm)', verb: 'apply', fieldManager: 'argocd', body: { spec: base } },
     ],
   },
+  {
+    name: 'finalizers, owner references and annotations',
+    object: 'metadata-lists',
+    steps: [
+      {
+        name: 'alice applies (create) a finalizer, an owner reference and an annotation',
+        verb: 'apply',
+        fieldManager: 'alice',
+        body: {
+          metadata: {
+            annotations: { 'example.com/by': 'alice' },
+            finalizers: ['example.com/alice'],
+            ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner-a', uid: '@uid(owner-a)' }],
+          },
+          spec: base,
+        },
+      },
+      {
+        name: 'bob applies his own finalizer and owner reference: both kept (a set, a map by uid)',
+        verb: 'apply',
+        fieldManager: 'bob',
+        body: {
+          metadata: {
+            finalizers: ['example.com/bob'],
+            ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner-b', uid: '@uid(owner-b)', controller: true }],
+          },
+          spec: { instructions: base.instructions },
+        },
+      },
+      {
+        name: "bob applies alice's annotation with his value: conflict",
+        verb: 'apply',
+        fieldManager: 'bob',
+        body: {
+          metadata: {
+            annotations: { 'example.com/by': 'bob' },
+            finalizers: ['example.com/bob'],
+            ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner-b', uid: '@uid(owner-b)', controller: true }],
+          },
+          spec: { instructions: base.instructions },
+        },
+      },
+      {
+        name: "bob changes alice's owner reference, which is owned whole: conflict",
+        verb: 'apply',
+        fieldManager: 'bob',
+        body: {
+          metadata: {
+            finalizers: ['example.com/bob'],
+            ownerReferences: [
+              { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner-b', uid: '@uid(owner-b)', controller: true },
+              { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner-a', uid: '@uid(owner-a)', controller: true },
+            ],
+          },
+          spec: { instructions: base.instructions },
+        },
+      },
+      { name: 'a merge patch adds an annotation and replaces the finalizers', verb: 'merge', fieldManager: 'kubectl-patch', body: { metadata: { annotations: { note: 'x' }, finalizers: ['example.com/alice', 'example.com/bob', 'example.com/patch'] } } },
+      {
+        name: 'alice stops applying her finalizer, owner reference and annotation: removed',
+        verb: 'apply',
+        fieldManager: 'alice',
+        body: { spec: base },
+      },
+      {
+        name: 'a JSON patch removes the first finalizer',
+        verb: 'json',
+        userAgent: 'ssa-diff-json/2',
+        body: [{ op: 'remove', path: '/metadata/finalizers/0' }],
+      },
+      { name: 'bob applies none: only what others own is left', verb: 'apply', fieldManager: 'bob', body: { spec: { instructions: base.instructions } } },
+      { name: 'the last finalizer is removed by a merge patch', verb: 'merge', fieldManager: 'kubectl-patch', body: { metadata: { finalizers: null } } },
+    ],
+  },
 ];
+
+/** Names of the owners the sequences refer to (`@uid(<name>)`): ConfigMaps in NAMESPACE on a control plane. */
+export const OWNERS = ['owner-a', 'owner-b'];
 
 /** The CRD the oracle serves: the Agent's spec schema as a structural schema, with agentplane's defaults. */
 export function oracleCrd(): Record<string, unknown> {
@@ -196,8 +283,14 @@ const CONTENT: Record<Verb, string> = {
   json: 'application/json-patch+json',
 };
 
-/** Runs one sequence against `group`'s agents; outcomes are written in agentplane.io's terms. */
-export async function runSequence(seq: Sequence, send: Send, group: string): Promise<Outcome[]> {
+/** Runs one sequence against `group`'s agents; outcomes are written in agentplane.io's terms, uids as `@uid(<owner>)`. */
+export async function runSequence(seq: Sequence, send: Send, group: string, uids: Record<string, string>): Promise<Outcome[]> {
+  const withUids = (v: unknown): unknown => JSON.parse(JSON.stringify(v).replace(/@uid\(([a-z0-9-]+)\)/g, (_, n: string) => uids[n] ?? n));
+  const asOwners = <T>(v: T): T => {
+    let text = JSON.stringify(v);
+    for (const [n, uid] of Object.entries(uids)) text = text.split(uid).join(`@uid(${n})`);
+    return JSON.parse(text) as T;
+  };
   const apiVersion = `${group}/${VERSION}`;
   const collection = `/apis/${apiVersion}/namespaces/${NAMESPACE}/agents`;
   const item = `${collection}/${seq.object}`;
@@ -207,7 +300,7 @@ export async function runSequence(seq: Sequence, send: Send, group: string): Pro
     if (step.fieldManager) q.set('fieldManager', step.fieldManager);
     if (step.force) q.set('force', 'true');
     const headers: Record<string, string> = { 'content-type': CONTENT[step.verb], 'user-agent': step.userAgent ?? 'ssa-differential/1.0' };
-    let body = step.body;
+    let body = withUids(step.body);
     if (step.verb === 'create' || step.verb === 'update' || step.verb === 'apply') {
       const o = structuredClone(body) as Record<string, any>;
       o.apiVersion = apiVersion;
@@ -225,8 +318,8 @@ export async function runSequence(seq: Sequence, send: Send, group: string): Pro
       o.reason = res.body?.reason;
       // Messages of other errors are each server's own words; conflicts must match kube-apiserver's.
       if (res.body?.reason === 'Conflict') {
-        o.message = inOurGroup(res.body.message, group);
-        o.causes = ((res.body.details?.causes ?? []) as Outcome['causes'])!
+        o.message = asOwners(inOurGroup(res.body.message, group));
+        o.causes = asOwners((res.body.details?.causes ?? []) as NonNullable<Outcome['causes']>)
           .map((c) => ({ ...c, message: inOurGroup(c.message ?? '', group) }))
           .sort((a, b) => (a.field ?? '').localeCompare(b.field ?? ''));
       }
@@ -235,8 +328,12 @@ export async function runSequence(seq: Sequence, send: Send, group: string): Pro
     if (now.status === 200) {
       const m = now.body.metadata ?? {};
       o.labels = m.labels ?? {};
+      o.annotations = m.annotations ?? {};
+      // agentplane's own clean-up finalizer is the server's (nobody's field); kube-apiserver has none.
+      o.finalizers = ((m.finalizers ?? []) as string[]).filter((f) => !SERVER_FINALIZERS.includes(f));
+      o.ownerReferences = asOwners(m.ownerReferences ?? []);
       o.spec = now.body.spec;
-      o.managedFields = ((m.managedFields ?? []) as any[])
+      o.managedFields = asOwners((m.managedFields ?? []) as any[])
         .map((e) => ({
           manager: e.manager,
           operation: e.operation,

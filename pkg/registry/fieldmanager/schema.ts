@@ -57,7 +57,19 @@ export const OBJECT_META_SCHEMA = {
     finalizers: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
     ownerReferences: {
       type: 'array',
-      items: { type: 'object', properties: { apiVersion: {}, kind: {}, name: {}, uid: {}, controller: {}, blockOwnerDeletion: {} } },
+      // An owner reference is owned whole (OwnerReference is +structType=atomic in ObjectMeta).
+      items: {
+        type: 'object',
+        'x-kubernetes-map-type': 'atomic',
+        properties: {
+          apiVersion: { type: 'string' },
+          kind: { type: 'string' },
+          name: { type: 'string' },
+          uid: { type: 'string' },
+          controller: { type: 'boolean' },
+          blockOwnerDeletion: { type: 'boolean' },
+        },
+      },
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['uid'],
     },
