@@ -1,9 +1,10 @@
 // The dashboard at /ui in a real browser: Debian's Chromium driven by playwright-core, against a
 // real embedded server (scripted model, real workers) the test starts. It creates an agent from
 // the page, watches its events arrive without a reload, steers it and sends a second task,
-// sleeps and wakes it, reads its workspace, and visits squads and connectors; then a server with
-// a token file, where the page asks for a token. A screenshot of every page is kept under
-// test-artifacts/dashboard/ (gitignored); the paths are printed.
+// sleeps and wakes it, reads its workspace, cancels another agent's task from its page, and
+// visits squads and connectors; then a server with a token file, where the page asks for a
+// token. A screenshot of every page is kept under test-artifacts/dashboard/ (gitignored); the
+// paths are printed.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
