@@ -140,7 +140,8 @@ complete -o default -F _agentplane agentplane
 # agentplane completion for zsh: source <(agentplane completion zsh), or save as _agentplane in $fpath
 _agentplane() {
   local -a items
-  items=("\${(@f)$(agentplane __complete "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
+  # Unquoted (f): one item per line and none when nothing is printed (quoted, it would offer "").
+  items=(\${(f)"$(agentplane __complete "\${(@)words[2,CURRENT]}" 2>/dev/null)"})
   compadd -a items
 }
 if [ "$funcstack[1]" = "_agentplane" ]; then

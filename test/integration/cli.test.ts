@@ -4,7 +4,7 @@
 // and the error exits (unknown agent, unreachable server, 401 against a server with a token file).
 
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,8 +149,9 @@ describe('agentplane CLI (integration)', function () {
       expect((await agentStatus('delta')).taskStatus).to.equal('Cancelled');
     });
 
-    it('on Ctrl-C in a terminal asks; "d" detaches (exit 130) and the task goes on', async () => {
-      const cmd = `stty cols 120 rows 40; ${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)} run epsilon '@bash ${busyFor(30).replace(/'/g, "'\\''")}\n@say never'; echo EXIT=$?`;
+    /** Runs a long task on a pseudo-terminal, presses Ctrl-C while its tool spins, answers `key`; the terminal's output, ending `EXIT=<code>`. */
+    const interruptOnPty = async (agent: string, key: string): Promise<string> => {
+      const cmd = `stty cols 120 rows 40; ${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)} run ${agent} '@bash ${busyFor(30).replace(/'/g, "'\\''")}\n@say never'; echo EXIT=$?`;
       const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
       let out = '';
       child.stdout!.on('data', (d) => (out += String(d)));
@@ -160,16 +161,31 @@ describe('agentplane CLI (integration)', function () {
         child.stdin!.write('\u0003'); // the terminal turns it into SIGINT
         await eventually(async () => out.includes('Interrupted.'), 20_000, 'the question');
         expect(plain(out)).to.include('Cancel the task [c], detach and leave it running [d], or keep watching');
-        child.stdin!.write('d');
-        await eventually(async () => out.includes('EXIT='), 20_000, 'the CLI to exit');
+        child.stdin!.write(key);
+        await eventually(async () => out.includes('EXIT='), 30_000, 'the CLI to exit');
       } finally {
         child.stdin!.end();
         await exited;
       }
-      expect(plain(out)).to.include('detached: agent/epsilon goes on with its task');
+      return plain(out);
+    };
+
+    it('on Ctrl-C in a terminal asks; "d" detaches (exit 130) and the task goes on', async () => {
+      const out = await interruptOnPty('epsilon', 'd');
+      expect(out).to.include('detached: agent/epsilon goes on with its task');
       expect(out).to.include('EXIT=130');
       expect((await agentStatus('epsilon')).taskStatus).to.equal('InProgress');
       expect((await cli(['cancel', 'epsilon'])).code).to.equal(0);
+    });
+
+    it('on Ctrl-C in a terminal asks; "c" cancels the task on the server and exits 3', async () => {
+      const out = await interruptOnPty('eta', 'c');
+      expect(out).to.include('cancelling the task');
+      expect(out).to.match(/■ task 1 cancelled/);
+      expect(out).to.include('EXIT=3');
+      expect((await agentStatus('eta')).taskStatus).to.equal('Cancelled');
+      const events = (await h.api('GET', '/api/v1/agents/eta/events')).body.events as { type: string }[];
+      expect(events.at(-1)?.type).to.equal('task_cancelled');
     });
 
     it('refuses a task to a busy agent with the server message, a hint and exit 4', async () => {
@@ -344,6 +360,27 @@ describe('agentplane CLI (integration)', function () {
       expect((await cli(['connector', 'rm', 'echo'])).stdout).to.include('connector/echo deleted');
       expect((await cli(['connector', 'ls'])).stderr).to.include('No connectors found');
     });
+
+    it('run --model and a repeated --connector: the agent carries both, and its task calls each connector', async () => {
+      for (const c of ['echo1', 'echo2']) expect((await cli(['connector', 'add', c, '--url', mcp.url, '--secret', 'mcp-cred/token'])).code).to.equal(0);
+      const model = 'claude-haiku-4-5';
+      const task = '@tool mcp__echo1__echo {"text":"via one"}\n@tool mcp__echo2__echo {"text":"via two"}\n@say both used';
+      const r = await cli(['run', 'zeta', '--model', model, '--connector', 'echo1', '--connector', 'echo2', task]);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stdout).to.match(/^✔ mcp__echo1__echo .*→ echo: via one$/m);
+      expect(r.stdout).to.match(/^✔ mcp__echo2__echo .*→ echo: via two$/m);
+      expect(r.stdout).to.match(/^✔ task 1 completed/m);
+      const agent = JSON.parse((await cli(['get', 'zeta', '-o', 'json'])).stdout);
+      expect(agent).to.deep.include({ model, connectors: ['echo1', 'echo2'] });
+      expect(mcp.calls).to.include.members(['via one', 'via two']);
+      // The engine asked the model named by --model, offering both connectors' tools.
+      const asked = h.model.requests.filter((q) => q.hasTools && q.lastUserText.includes('via one'));
+      expect(asked).to.not.deep.equal([]);
+      for (const q of asked) {
+        expect(q.model).to.equal(model);
+        expect(q.tools).to.include.members(['mcp__echo1__echo', 'mcp__echo2__echo']);
+      }
+    });
   });
 
   describe('contexts', () => {
@@ -385,6 +422,21 @@ describe('agentplane CLI (integration)', function () {
       expect(r.code, r.stderr).to.equal(0);
       expect(readFileSync(join(xdg, 'agentplane', 'config.yaml'), 'utf8')).to.include('name: x');
     });
+
+    it('without XDG_CONFIG_HOME, reads and writes ~/.config/agentplane/config.yaml under HOME', async () => {
+      const home = join(dir, 'home');
+      const homeEnv = { HOME: home, AGENTPLANE_CLIENT_CONFIG: undefined, XDG_CONFIG_HOME: undefined, AGENTPLANE_SERVER: undefined };
+      const r = await cli(['config', 'set-context', 'home-ctx', '--server', h.url, '--namespace', 'team-b'], homeEnv);
+      expect(r.code, r.stderr).to.equal(0);
+      const path = join(home, '.config', 'agentplane', 'config.yaml');
+      expect(readFileSync(path, 'utf8')).to.include('currentContext: home-ctx');
+      expect(statSync(path).mode & 0o777).to.equal(0o600);
+      expect(statSync(join(home, '.config', 'agentplane')).mode & 0o777).to.equal(0o700);
+      // The context found there gives server and namespace.
+      const ls = await cli(['ls'], homeEnv);
+      expect(ls.code, ls.stderr).to.equal(0);
+      expect(ls.stdout).to.match(/^other-ns\s/m);
+    });
   });
 
   describe('completion', () => {
@@ -406,21 +458,69 @@ describe('agentplane CLI (integration)', function () {
       expect(away).to.deep.include({ code: 0, stdout: '', stderr: '' });
     });
 
-    it('the bash script completes agent names through the CLI on PATH', async () => {
+    /** Runs a shell with this CLI on PATH as `agentplane` (so the scripts' `agentplane __complete` is the real CLI); its stdout. */
+    const inShell = async (shell: string, args: string[], more: NodeJS.ProcessEnv = {}): Promise<string> => {
       const bin = join(dir, 'bin');
       mkdirSync(bin, { recursive: true });
-      symlinkSync(MAIN, join(bin, 'agentplane'));
-      const script = (await cli(['completion', 'bash'])).stdout;
-      writeFileSync(join(dir, 'completion.bash'), script);
-      const r = await new Promise<string>((resolve, reject) =>
-        execFile(
-          'bash',
-          ['-c', `source ${join(dir, 'completion.bash')}; COMP_WORDS=(agentplane describe al); COMP_CWORD=2; _agentplane; printf '%s\\n' "\${COMPREPLY[@]}"`],
-          { env: { ...env, PATH: `${bin}:${process.env.PATH}` }, timeout: 30_000 },
-          (err, stdout) => (err ? reject(err) : resolve(String(stdout))),
+      if (!existsSync(join(bin, 'agentplane'))) symlinkSync(MAIN, join(bin, 'agentplane'));
+      return new Promise<string>((resolve, reject) =>
+        execFile(shell, args, { env: { ...env, HOME: join(dir, 'home'), PATH: `${bin}:${process.env.PATH}`, ...more }, timeout: 60_000 }, (err, stdout, stderr) =>
+          err ? reject(new Error(`${shell}: ${err.message}\n${stderr}`)) : resolve(String(stdout)),
         ),
       );
-      expect(r.trim()).to.equal('alpha');
+    };
+    /** The completion script for `shell`, saved in the test's folder. */
+    const scriptFile = async (shell: string): Promise<string> => {
+      const file = join(dir, `completion.${shell}`);
+      writeFileSync(file, (await cli(['completion', shell])).stdout);
+      return file;
+    };
+
+    it('the bash script completes agent names through the CLI on PATH', async () => {
+      const file = await scriptFile('bash');
+      const complete = (words: string): Promise<string> =>
+        inShell('bash', ['-c', `source ${file}; COMP_WORDS=(${words}); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _agentplane; printf '%s\\n' "\${COMPREPLY[@]}"`]);
+      expect((await complete('agentplane describe al')).trim()).to.equal('alpha');
+      expect((await complete("agentplane describe -n team-b ''")).trim()).to.equal('other-ns');
+    });
+
+    it('the fish script completes agent names in a real fish', async () => {
+      const file = await scriptFile('fish');
+      const complete = async (line: string): Promise<string[]> =>
+        (await inShell('fish', ['--no-config', '-c', `source ${file}; complete -C ${JSON.stringify(line)}`])).split('\n').filter(Boolean).map((l) => l.split('\t')[0]!);
+      expect(await complete('agentplane describe al')).to.deep.equal(['alpha']);
+      expect(await complete('agentplane describe -n team-b ')).to.deep.equal(['other-ns']);
+      expect(await complete('agentplane squad ')).to.include.members(['create', 'add', 'break-up']);
+    });
+
+    it('the zsh script completes agent names in a real interactive zsh (zsh/zpty), and offers nothing when nothing matches', async () => {
+      const file = await scriptFile('zsh');
+      // An interactive zsh on a pseudo-terminal with compinit and the script sourced; after Tab,
+      // Ctrl-X runs a widget that writes the edited line to a file.
+      const zdot = join(dir, 'zdot');
+      mkdirSync(zdot, { recursive: true });
+      writeFileSync(
+        join(zdot, '.zshrc'),
+        `PS1='> '\nbindkey -e\nautoload -Uz compinit && compinit -u -D\nsource ${file}\n` +
+          `dump-buffer() { print -r -- "$BUFFER" >| "$DUMP" }\nzle -N dump-buffer\nbindkey '^X' dump-buffer\nprint zsh-ready\n`,
+      );
+      const driver = [
+        'zmodload zsh/zpty',
+        'zpty z zsh -d -i',
+        "zpty -r z _ '*zsh-ready*'",
+        "zpty -w -n z \"$1\"$'\\t\\C-x'",
+        'for i in {1..300}; do [[ -e $DUMP ]] && break; sleep 0.1; done',
+        'zpty -d z',
+        'cat $DUMP',
+      ].join('\n');
+      let n = 0;
+      const complete = async (line: string, more: NodeJS.ProcessEnv = {}): Promise<string> =>
+        (await inShell('zsh', ['-f', '-c', driver, 'zsh', line], { ZDOTDIR: zdot, DUMP: join(zdot, `buffer-${++n}`), ...more })).replace(/\n$/, '');
+      expect(await complete('agentplane describe al')).to.equal('agentplane describe alpha ');
+      expect(await complete('agentplane describe -n team-b ')).to.equal('agentplane describe -n team-b other-ns ');
+      expect(await complete('agentplane squad break')).to.equal('agentplane squad break-up ');
+      // No server: no candidate at all (the line is left as typed, no empty word inserted).
+      expect(await complete('agentplane describe ', { AGENTPLANE_SERVER: `127.0.0.1:${await closedPort()}` })).to.equal('agentplane describe ');
     });
   });
 

@@ -1,9 +1,10 @@
 // The dashboard at /ui in a real browser: Debian's Chromium driven by playwright-core, against a
 // real embedded server (scripted model, real workers) the test starts. It creates an agent from
 // the page, watches its events arrive without a reload, steers it and sends a second task,
-// sleeps and wakes it, reads its workspace, and visits squads and connectors; then a server with
-// a token file, where the page asks for a token. A screenshot of every page is kept under
-// test-artifacts/dashboard/ (gitignored); the paths are printed.
+// sleeps and wakes it, reads its workspace, cancels another agent's task from its page, and
+// visits squads and connectors; then a server with a token file, where the page asks for a
+// token. A screenshot of every page is kept under test-artifacts/dashboard/ (gitignored); the
+// paths are printed.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -166,7 +167,26 @@ describe('dashboard in Chromium (integration)', function () {
       await shot(page, '06-agent-awake');
     });
 
-    it('lists agents by namespace with cost and last activity, and charts cost over time', async () => {
+    it("cancels the running task with the agent page's Cancel task button", async () => {
+      const sent = await h.api('POST', '/api/v1/agents', { name: 'slow', model: 'claude-haiku-4-5', instructions: `@bash ${busyFor(60)}\n@say never` });
+      expect(sent.status, sent.text).to.equal(201);
+      await page.goto(`${h.url}/ui/#/agents/default/slow`);
+      const events = page.getByTestId('events');
+      await events.locator('[data-type=tool_call].tool-running').waitFor({ timeout: 60_000 });
+      await eventually(async () => expect(await page.getByTestId('task-status').textContent()).to.equal('InProgress'));
+      await page.getByRole('button', { name: 'Cancel task' }).click();
+      const cancelled = events.locator('[data-type=task_cancelled]');
+      await cancelled.waitFor({ timeout: 30_000 });
+      expect(await cancelled.textContent()).to.contain('Task 1 cancelled');
+      await eventually(async () => expect(await page.getByTestId('task-status').textContent()).to.equal('Cancelled'));
+      expect(await page.getByRole('button', { name: 'Cancel task' }).isDisabled()).to.equal(true);
+      expect((await h.api('GET', '/api/v1/agents/slow')).body).to.include({ taskStatus: 'Cancelled' });
+      const history = (await h.api('GET', '/api/v1/agents/slow/events')).body.events as { type: string }[];
+      expect(history.map((e) => e.type)).to.include('task_cancelled').and.not.include('task_completed');
+      await shot(page, '07-agent-cancelled');
+    });
+
+    it('lists agents by namespace with model, cost and last activity, and charts cost over time in each namespace', async () => {
       const other = await h.api('POST', '/api/v1/agents', { name: 'helper', namespace: 'team-b', instructions: '@say hi' });
       expect(other.status).to.equal(201);
       await page.getByRole('link', { name: '← Agents' }).click();
@@ -174,14 +194,21 @@ describe('dashboard in Chromium (integration)', function () {
       await row.waitFor();
       await eventually(async () => expect(await row.locator('td.cost').textContent()).to.match(/^\$\d/));
       expect(await row.textContent()).to.match(/ago/);
+      // The model column: the server's default for dash (created without one), the chosen one for slow.
+      expect(await row.locator('td.model').textContent()).to.equal('claude-sonnet-4-5');
+      const slow = page.getByTestId('namespace-default').locator('tr[data-agent=slow]');
+      expect(await slow.locator('td.model').textContent()).to.equal('claude-haiku-4-5');
+      expect(await slow.locator('td.task-status').textContent()).to.equal('Cancelled');
       const teamB = page.getByTestId('namespace-team-b');
       await eventually(async () => expect(await teamB.locator('tr[data-agent=helper] td.task-status').textContent()).to.equal('Complete'), { timeoutMs: 60_000 });
-      // The chart draws the default namespace's completed tasks.
-      const canvas = page.getByTestId('cost-chart-default').locator('canvas');
-      const box = await canvas.boundingBox();
-      expect(box?.height ?? 0).to.be.greaterThan(100);
-      expect(await page.getByTestId('cost-chart-default').textContent()).to.not.contain('No completed tasks yet');
-      await shot(page, '07-agents-list');
+      await eventually(async () => expect(await teamB.locator('tr[data-agent=helper] td.cost').textContent()).to.match(/^\$\d/));
+      // Each namespace charts its own completed tasks.
+      for (const ns of ['default', 'team-b']) {
+        const chart = page.getByTestId(`cost-chart-${ns}`);
+        await eventually(async () => expect(await chart.textContent()).to.not.contain('No completed tasks yet'));
+        expect((await chart.locator('canvas').boundingBox())?.height ?? 0).to.be.greaterThan(100);
+      }
+      await shot(page, '08-agents-list');
     });
 
     it('shows squads with their members, and connectors with their agents and tools', async () => {
@@ -204,7 +231,7 @@ describe('dashboard in Chromium (integration)', function () {
       await eventually(async () => expect(await card.locator('h2 .badge').textContent()).to.equal('Running'), { timeoutMs: 60_000 });
       expect(await card.locator('tbody tr').count()).to.equal(2);
       expect(await card.textContent()).to.contain('agentplane.io/squad=crew');
-      await shot(page, '08-squads');
+      await shot(page, '09-squads');
 
       await page.getByRole('link', { name: 'Connectors' }).click();
       const c = page.locator('[data-connector=echo]');
@@ -212,7 +239,7 @@ describe('dashboard in Chromium (integration)', function () {
       await eventually(async () => expect(await c.textContent()).to.contain('dash'));
       await c.locator('details.tools summary').click();
       await c.getByText('Echoes the text back.').waitFor();
-      await shot(page, '09-connectors');
+      await shot(page, '10-connectors');
     });
   });
 
@@ -253,7 +280,7 @@ describe('dashboard in Chromium (integration)', function () {
       expect(res?.status()).to.equal(200);
       const prompt = page.getByRole('form', { name: 'Sign in' });
       await prompt.waitFor();
-      await shot(page, '10-token-prompt');
+      await shot(page, '11-token-prompt');
     });
 
     it('refuses a wrong token and asks again', async () => {
@@ -269,12 +296,12 @@ describe('dashboard in Chromium (integration)', function () {
       await prompt.getByRole('button', { name: 'Sign in' }).click();
       await page.getByTestId('namespace-default').locator('tr[data-agent=guarded]').waitFor();
       expect(await page.evaluate(() => sessionStorage.getItem('agentplane.token'))).to.equal(TOKEN);
-      await shot(page, '11-token-accepted');
+      await shot(page, '12-token-accepted');
       // The agent page's live stream authenticates with the subprotocol (browsers cannot send headers).
       await page.getByRole('link', { name: 'guarded' }).click();
       await page.getByTestId('events').locator('[data-type=task_completed]').waitFor({ timeout: 60_000 });
       await eventually(async () => expect(await page.getByTestId('stream-state').textContent()).to.equal('live'));
-      await shot(page, '12-token-agent');
+      await shot(page, '13-token-agent');
     });
 
     it('with a token for one namespace, says to pick it, then lists that namespace', async () => {
@@ -290,7 +317,7 @@ describe('dashboard in Chromium (integration)', function () {
       await page.getByTestId('namespace-team-a').locator('tr[data-agent=alices]').waitFor();
       expect(await page.getByTestId('namespace-default').count()).to.equal(0);
       expect(await page.locator('form[aria-label="Create an agent"] input[name=namespace]').inputValue()).to.equal('team-a');
-      await shot(page, '13-token-one-namespace');
+      await shot(page, '14-token-one-namespace');
     });
   });
 });

@@ -59,7 +59,7 @@ export function AgentsPage({ scope }: { scope: string }) {
                         <span className={`badge status-${a.status}`}>{a.status}</span>
                       </td>
                       <td className="task-status">{a.taskStatus || '—'}</td>
-                      <td>{a.model || 'default'}</td>
+                      <td className="model">{a.model || 'default'}</td>
                       <td title={c?.lastActivity}>{ago(c?.lastActivity)}</td>
                       <td className="cost">{usd(c?.cost)}</td>
                       <td className="message">{a.lastTaskMessage}</td>
