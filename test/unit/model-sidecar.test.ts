@@ -163,7 +163,7 @@ describe('model reports (the server’s side)', () => {
     expect((await reports.apply(credential, retry(2, 2000))).status).to.equal(204);
     expect(retried, 'the second wait would end past the 2 s deadline').to.deep.equal([1, 1]);
     expect(failed).to.deep.equal(['ada:ModelUnavailable']);
-    expect(failures[0]).to.equal("the model is unavailable (HTTP 529); gave up after 1 retry: the task's model deadline (2 s) would pass");
+    expect(failures.at(-1)).to.equal("the model is unavailable (HTTP 529); gave up after 1 retry: the task's model deadline (2 s) would pass");
   });
 
   it('refuses an unknown or revoked credential (401) and a malformed report (400), naming the field', async () => {
