@@ -58,7 +58,7 @@ describe('credentials during a running task: command lines and environments (int
     for (const r of started) expect(r.status, r.text).to.equal(201);
     const ws = new EventClient(`${h.url}/api/v1/agents/prober/ws`);
     await eventually(async () => Object.values(HOLD).every((m) => processesWith(m).length > 0), 60_000, 'both agents running their tools');
-    for (const name of ['bystander', 'prober']) env[name] = agentEnvironment(name);
+    for (const name of ['bystander', 'prober']) env[name] = agentEnvironment(h.dataDir, name);
     const needles = {
       'the model key': TEST_API_KEY,
       'the connector token': CONNECTOR_TOKEN,

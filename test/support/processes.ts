@@ -2,6 +2,7 @@
 // command lines and for the processes a runtime started.
 
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** Host processes (other than this one) whose command line contains `needle`. */
 export function processesWith(needle: string): number[] {
@@ -19,10 +20,11 @@ export function processesWith(needle: string): number[] {
 
 /**
  * The environment the agent's local worker was started with, read from the host as any process
- * of the same user could (`/proc/<pid>/environ` of a process whose environment names the agent).
+ * of the same user could (`/proc/<pid>/environ` of a process whose environment names the agent
+ * and its workspace under `dataDir`, so another server's agent of that name does not count).
  */
-export function agentEnvironment(name: string, namespace = 'default'): Record<string, string> {
-  const marks = [`AGENTPLANE_AGENT_NAME=${name}`, `AGENTPLANE_NAMESPACE=${namespace}`];
+export function agentEnvironment(dataDir: string, name: string, namespace = 'default'): Record<string, string> {
+  const marks = [`AGENTPLANE_AGENT_NAME=${name}`, `AGENTPLANE_NAMESPACE=${namespace}`, `AGENTPLANE_WORKSPACE=${join(dataDir, 'workspaces', namespace, name)}`];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     let entries: string[];
