@@ -5,6 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { type TemplateConfig, templateConfig } from '../../pkg/api/template-settings.js';
 import { DEFAULT_CLUSTER_PLUGINS, DEFAULT_PLUGINS, PluginError } from '../../pkg/plugin/loader.js';
 import { SANDBOX_MODES, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { AUDIT_LEVELS, type AuditLevel, isAuditLevel } from '../../pkg/server/audit/index.js';
@@ -82,7 +83,10 @@ Flags (each can also be set by the environment variable shown):
                        "allowPrivateConnectorUrls"; default false)
   --templates <a,b>    pod templates agents may name in templateRef besides "default"
                        (AGENTPLANE_TEMPLATES; config "templates"; each a DNS-1123 name);
-                       an agent naming another is refused (400/422, field templateRef)
+                       an agent naming another is refused (400/422, field templateRef).
+                       In the config file an entry may be {"name": "quick",
+                       "modelTaskDeadlineSeconds": 60}: that template's own model task
+                       deadline (default --model-task-deadline)
   --log-level <lvl>    trace, debug, info, warn, error (AGENTPLANE_LOG_LEVEL, default info)
   --sandbox <mode>     how agent workers and their tools are confined (AGENTPLANE_SANDBOX):
                        auto (default): bubblewrap when it works here, else run unconfined
@@ -93,7 +97,7 @@ Flags (each can also be set by the environment variable shown):
                        how long after a task began the model proxy still retries a failed
                        model request (429, 5xx, 529, timeout), with backoff, at most 8 times
                        (AGENTPLANE_MODEL_TASK_DEADLINE; config "modelTaskDeadlineSeconds";
-                       default 600)
+                       default 600); a template may set its own (see --templates)
   --rate-limit <n>     requests per second per user (per client address without a token file),
                        a token bucket; over it: 429 TooManyRequests with Retry-After
                        (AGENTPLANE_RATE_LIMIT; config "rateLimit"; 0 turns it off). Default 100
@@ -182,7 +186,7 @@ interface ConfigFile {
   pluginOptions?: Record<string, unknown>;
   allowPrivateConnectorUrls?: boolean;
   sandbox?: string;
-  templates?: string[];
+  templates?: (string | TemplateConfig)[];
   modelTaskDeadlineSeconds?: number;
   tokenFile?: string;
   oidc?: Partial<OidcOptions>;
@@ -211,8 +215,12 @@ function readConfig(path: string | undefined): ConfigFile {
     if (cfg.plugins !== undefined && !(Array.isArray(cfg.plugins) && cfg.plugins.every((p) => typeof p === 'string'))) {
       fail(`config ${path}: "plugins" must be an array of strings`);
     }
-    if (cfg.templates !== undefined && !(Array.isArray(cfg.templates) && cfg.templates.every((t) => typeof t === 'string'))) {
-      fail(`config ${path}: "templates" must be an array of strings`);
+    if (cfg.templates !== undefined && !Array.isArray(cfg.templates)) {
+      fail(`config ${path}: "templates" must be an array of names or {"name", "modelTaskDeadlineSeconds"} objects`);
+    }
+    for (const t of cfg.templates ?? []) {
+      const problem = templateConfig(t);
+      if (typeof problem === 'string') fail(`config ${path}: "templates": ${problem}`);
     }
     if (cfg.allowPrivateConnectorUrls !== undefined && typeof cfg.allowPrivateConnectorUrls !== 'boolean') {
       fail(`config ${path}: "allowPrivateConnectorUrls" must be true or false`);

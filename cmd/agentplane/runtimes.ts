@@ -5,6 +5,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AGENT_KIND, DEFAULT_TEMPLATE } from '../../pkg/api/agent.js';
 import { API_VERSION } from '../../pkg/api/meta.js';
+import type { TemplateConfig } from '../../pkg/api/template-settings.js';
 import type { Logger } from '../../pkg/observability/logger.js';
 import type { WorkerChannel } from '../../pkg/runtime/channel/hub.js';
 import { KubernetesRuntime } from '../../pkg/runtime/kubernetes/kubernetes-runtime.js';
@@ -45,6 +46,8 @@ export interface BuiltRuntime {
   local?: LocalRuntime;
   /** Template names agents may use now (TemplateExists admission). */
   templateNames: () => readonly string[];
+  /** The template's model task deadline (`modelTaskDeadlineSeconds`) in ms; undefined: the server's. */
+  modelTaskDeadlineMs: (template: string) => number | undefined;
   /** Where the worker listener binds; undefined: the home decides (loopback). */
   listen?: { host: string; port: number };
   /** The URL workers dial once the listener is bound at `bound`. */
@@ -65,8 +68,8 @@ export interface RuntimeInputs {
   model: ModelCredentialIssuer & Required<Pick<ModelCredentialIssuer, 'restore'>>;
   /** Where workers dial; set once the listener is bound. */
   channelUrl: () => string;
-  /** Templates configured by name (embedded, --templates). */
-  templates: readonly string[];
+  /** Templates configured by name, with their settings (embedded, --templates and the config file). */
+  templates: readonly TemplateConfig[];
   local: Omit<LocalRuntimeOptions, 'logger' | 'model' | 'channelUrl'>;
   /** The cluster home's connection and install namespace (templates live there). */
   cluster?: { kubeConfig: KubeConfig; installNamespace: string };
@@ -78,11 +81,13 @@ export interface RuntimeInputs {
 export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
   if (i.kind === 'local') {
     const local = new LocalRuntime({ ...i.local, logger: i.logger, model: i.model, channelUrl: i.channelUrl });
-    const names = [...new Set([DEFAULT_TEMPLATE, ...i.templates])];
+    const names = [...new Set([DEFAULT_TEMPLATE, ...i.templates.map((t) => t.name)])];
+    const deadlines = new Map(i.templates.map((t) => [t.name, t.modelTaskDeadlineSeconds]));
     return {
       runtime: local,
       local,
       templateNames: () => names,
+      modelTaskDeadlineMs: (template) => seconds(deadlines.get(template)),
       workerUrl: (bound) => bound,
       // Once workers can dial the server.
       start: async () => local.startPool(),
@@ -116,6 +121,7 @@ export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
   return {
     runtime,
     templateNames: () => catalog.names(),
+    modelTaskDeadlineMs: (template) => seconds(catalog.resolve(template)?.modelTaskDeadlineSeconds),
     listen,
     workerUrl: () => p.workerUrl ?? `http://agentplane-workers.${namespace}.svc:${listen.port}`,
     start: () => catalog.start(),
@@ -126,3 +132,5 @@ export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
     },
   };
 }
+
+const seconds = (s: number | undefined): number | undefined => (s === undefined ? undefined : s * 1000);

@@ -6,7 +6,8 @@ import { accessSync, constants as fsConstants, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Agent, TEMPLATE_NAME_MAX_LENGTH, TEMPLATE_NAME_PATTERN, TEMPLATE_NAME_RULE } from '../../pkg/api/agent.js';
+import type { Agent } from '../../pkg/api/agent.js';
+import { type TemplateConfig, templateConfig } from '../../pkg/api/template-settings.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import { storageFault } from '../../pkg/api/storage-errors.js';
 import type { Squad } from '../../pkg/api/squad.js';
@@ -109,10 +110,11 @@ export interface ServeOptions {
   /** How workers and their tools are confined (docs/security.md "Tool sandbox"); default auto. */
   sandbox?: SandboxMode;
   /**
-   * Pod templates agents may name in `templateRef`, besides "default" (TemplateExists admission).
-   * Each a DNS-1123 name; start-up fails on another.
+   * Pod templates agents may name in `templateRef`, besides "default" (TemplateExists admission):
+   * names, or `{name, modelTaskDeadlineSeconds}` (pkg/api/template-settings.ts). Each name a
+   * DNS-1123 name; start-up fails on another or on a bad setting.
    */
-  templates?: string[];
+  templates?: (string | TemplateConfig)[];
   /**
    * Embedded home: bearer tokens with their scopes (docs/auth.md "Embedded home"). Without it
    * the API is open, so only a loopback `host` is accepted.
@@ -230,8 +232,9 @@ function checkWritable(dataDir: string): void {
 }
 
 export async function startServer(o: ServeOptions): Promise<RunningServer> {
-  const badTemplate = (o.templates ?? []).find((t) => t.length > TEMPLATE_NAME_MAX_LENGTH || !new RegExp(TEMPLATE_NAME_PATTERN).test(t));
-  if (badTemplate !== undefined) throw new Error(`template ${JSON.stringify(badTemplate)}: must be ${TEMPLATE_NAME_RULE}`);
+  const templates = (o.templates ?? []).map(templateConfig);
+  const badTemplate = templates.find((t) => typeof t === 'string');
+  if (badTemplate !== undefined) throw new Error(badTemplate);
   const logger = o.logger ?? createLogger();
   // Before anything starts: an open API must not be reachable from elsewhere.
   if (!o.kubernetes && !o.tokenFile && !isLoopbackHost(o.host)) throw new Error(openBindRefusal(o.host));
@@ -308,7 +311,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     // The model key stays here: workers reach the model through the proxy (mounted with the
     // worker channel below) with a per-agent credential the runtime issues and revokes.
     const modelCredentials = new CredentialRegistry();
-    const usageMeter = new UsageMeter(metrics);
+    // A task's retry deadline is its template's when the template sets one (the runtime knows templates).
+    const usageMeter = new UsageMeter(metrics, { deadlineMs: (template) => built.modelTaskDeadlineMs(template) });
     // Set once the agent controller exists: the proxy reports retries and failures into tasks.
     let proxyEvents: Pick<AgentController, 'taskEvent' | 'failTask'> | undefined;
     const proxyEventSink: ModelProxyEvents = {
@@ -353,7 +357,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
         },
       },
       channelUrl: () => channel.url,
-      templates: o.templates ?? [],
+      templates: templates as TemplateConfig[],
       local: {
         dataDir,
         sandbox,
@@ -519,7 +523,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     await workers.register(workerChannelRoutes(runtime.channel));
     await workers.register(modelProxyRoutes(modelProxy));
     // Pods' sidecars report what their requests told them, as the server's proxy would have seen it.
-    await workers.register(modelReportRoutes(new ModelReports({ credentials: modelCredentials, meter: usageMeter, events: proxyEventSink, onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }) })));
+    await workers.register(modelReportRoutes(new ModelReports({ credentials: modelCredentials, meter: usageMeter, events: proxyEventSink, taskDeadlineMs: modelProxy.policy.taskDeadlineMs, onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }) })));
     if (workers !== app) {
       // Local workers: a loopback port of its own. Pods: where they can reach it (the workers'
       // Service), plain HTTP with per-agent credentials (docs/kubernetes-runtime.md "Network").

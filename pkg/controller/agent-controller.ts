@@ -75,8 +75,8 @@ export interface AgentControllerDeps {
 
 /** Counts an agent's model tokens per task; the controller marks where tasks begin and end. */
 export interface TaskUsageSource {
-  /** The agent's task was handed to its worker. */
-  taskStarted(ref: ObjectRef, uid: string): void;
+  /** The agent's task was handed to its worker; `template` (its templateRef) may set its retry deadline. */
+  taskStarted(ref: ObjectRef, uid: string, template: string): void;
   /** The task ended: its tokens, if any were counted. */
   taskEnded(ref: ObjectRef, uid: string): TokenUsage | undefined;
 }
@@ -460,7 +460,7 @@ export class AgentController {
       ...(agent.status.sessionId ? { resume: agent.status.sessionId } : {}),
       mcpServers: await this.d.hooks.resolveMcpServers(agent),
     };
-    this.d.taskUsage?.taskStarted(ref, agent.metadata.uid);
+    this.d.taskUsage?.taskStarted(ref, agent.metadata.uid, agent.spec.templateRef);
     if (!(await this.d.runtime.dispatch(ref, task))) return; // not ready after all; the next `ready` retries
     await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => {
       s.observedTask = Math.max(s.observedTask, task.taskId);

@@ -11,19 +11,31 @@ import { addUsage, emptyUsage, type TokenUsage, USAGE_KINDS } from './usage.js';
 interface TaskTotals {
   uid: string;
   startedAt: number;
+  /** The task's own retry deadline after `startedAt` (its template's); undefined: the proxy's. */
+  deadlineMs?: number;
   usage: TokenUsage;
   counted: boolean;
   /** The task's first model request was timed. */
   reached?: boolean;
 }
 
+export interface UsageMeterOptions {
+  /** A template's model task deadline in ms (`modelTaskDeadlineSeconds`); undefined: the proxy's. */
+  deadlineMs?: (template: string) => number | undefined;
+  /** Reads the clock (tests). */
+  now?: () => number;
+}
+
 export class UsageMeter {
   private readonly tasks = new Map<string, TaskTotals>();
+  private readonly now: () => number;
 
   constructor(
     private readonly metrics: Pick<Metrics, 'modelTokens'> & Partial<Pick<Metrics, 'firstModelRequest'>>,
-    private readonly now: () => number = Date.now,
-  ) {}
+    private readonly o: UsageMeterOptions = {},
+  ) {
+    this.now = o.now ?? Date.now;
+  }
 
   record(grant: ModelGrant, model: string, usage: TokenUsage): void {
     const labels = { namespace: grant.ref.namespace, agent: grant.ref.name, model };
@@ -33,9 +45,13 @@ export class UsageMeter {
     t.counted = true;
   }
 
-  /** A task of the agent was handed to its worker: its totals start at zero, its deadline now. */
-  taskStarted(ref: ObjectRef, uid: string): void {
-    this.tasks.set(refKey(ref), { uid, startedAt: this.now(), usage: emptyUsage(), counted: false });
+  /**
+   * A task of the agent was handed to its worker: its totals start at zero, and its retry
+   * deadline (its template's, else the proxy's) runs from now.
+   */
+  taskStarted(ref: ObjectRef, uid: string, template?: string): void {
+    const deadlineMs = template === undefined ? undefined : this.o.deadlineMs?.(template);
+    this.tasks.set(refKey(ref), { uid, startedAt: this.now(), ...(deadlineMs !== undefined ? { deadlineMs } : {}), usage: emptyUsage(), counted: false });
   }
 
   /** A model request of the agent's task came: the first one's delay since the hand-over is observed. */
@@ -58,6 +74,12 @@ export class UsageMeter {
   taskStartedAt(ref: ObjectRef, uid: string): number | undefined {
     const t = this.tasks.get(refKey(ref));
     return t && t.uid === uid ? t.startedAt : undefined;
+  }
+
+  /** The agent's current task's own retry deadline after it began (its template's); undefined: the proxy's. */
+  taskDeadlineMs(ref: ObjectRef, uid: string): number | undefined {
+    const t = this.tasks.get(refKey(ref));
+    return t && t.uid === uid ? t.deadlineMs : undefined;
   }
 
   forget(ref: ObjectRef): void {

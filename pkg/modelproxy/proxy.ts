@@ -45,6 +45,8 @@ export interface GrantAuthenticator {
 export interface UsageSink {
   record(grant: ModelGrant, model: string, usage: TokenUsage): void | Promise<void>;
   taskStartedAt(ref: ModelGrant['ref'], uid: string): number | undefined;
+  /** The task's own deadline after it began (its template's); undefined: the retry policy's. */
+  taskDeadlineMs?(ref: ModelGrant['ref'], uid: string): number | undefined;
   /** A model request of the agent's current task arrived (the first one is timed). */
   modelRequested?(ref: ModelGrant['ref'], uid: string): void;
 }
@@ -115,7 +117,7 @@ export class ModelProxy {
     });
     const p = this.policy;
     this.o.meter.modelRequested?.(grant.ref, grant.uid);
-    const deadline = (this.o.meter.taskStartedAt(grant.ref, grant.uid) ?? Date.now()) + p.taskDeadlineMs;
+    const deadline = (this.o.meter.taskStartedAt(grant.ref, grant.uid) ?? Date.now()) + (this.o.meter.taskDeadlineMs?.(grant.ref, grant.uid) ?? p.taskDeadlineMs);
 
     for (let attempt = 0; ; attempt++) {
       let up: IncomingMessage | undefined;

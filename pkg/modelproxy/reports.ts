@@ -20,8 +20,10 @@ export class ModelReports {
   constructor(
     private readonly o: {
       credentials: Pick<CredentialRegistry, 'authenticate'>;
-      meter: Pick<UsageMeter, 'record'>;
+      meter: Pick<UsageMeter, 'record' | 'taskStartedAt' | 'taskDeadlineMs'>;
       events?: ModelProxyEvents;
+      /** The task deadline when the task's template sets none (the server's --model-task-deadline). */
+      taskDeadlineMs: number;
       /** Counts retries by status, as the server's proxy does for its own. */
       onRetry?: (status: number) => void;
     },
@@ -40,9 +42,29 @@ export class ModelReports {
   private async applyTo(grant: ModelGrant, r: ModelReport): Promise<void> {
     if (r.type === 'usage') this.o.meter.record(grant, r.model, r.usage);
     else if (r.type === 'retry') {
+      const gaveUp = this.pastDeadline(grant, r.payload);
+      if (gaveUp) return void (await this.o.events?.failed(grant, gaveUp));
       this.o.onRetry?.(r.payload.status);
       this.o.events?.retry(grant, r.payload);
     } else await this.o.events?.failed(grant, r.error);
+  }
+
+  /**
+   * A sidecar knows no task, only requests: it bounds each by the longest deadline of its pod's
+   * templates. The server knows when the task began and its template's deadline, and ends the
+   * task when the retry would wait past it (the worker then stops the task, which ends the
+   * sidecar's request too).
+   */
+  private pastDeadline(grant: ModelGrant, p: Extract<ModelReport, { type: 'retry' }>['payload']): { message: string; reason: 'ModelUnavailable' } | undefined {
+    const started = this.o.meter.taskStartedAt(grant.ref, grant.uid);
+    if (started === undefined) return undefined;
+    const deadlineMs = this.o.meter.taskDeadlineMs(grant.ref, grant.uid) ?? this.o.taskDeadlineMs;
+    if (Date.now() + p.delayMs < started + deadlineMs) return undefined;
+    const retries = p.attempt - 1;
+    return {
+      message: `the model is unavailable (HTTP ${p.status}); gave up after ${retries} ${retries === 1 ? 'retry' : 'retries'}: the task's model deadline (${deadlineMs / 1000} s) would pass`,
+      reason: 'ModelUnavailable',
+    };
   }
 }
 

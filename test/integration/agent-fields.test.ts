@@ -246,6 +246,16 @@ describe('agentplane serve: the known templates (integration)', function () {
     writeFileSync(config, JSON.stringify({ templates: 'gpu' }));
     const viaConfig = spawnSync(process.execPath, [main, 'serve', '--config', config], { encoding: 'utf8' });
     expect(viaConfig.status).to.equal(2);
-    expect(viaConfig.stderr).to.contain('"templates" must be an array of strings');
+    expect(viaConfig.stderr).to.contain('"templates" must be an array of names or {"name", "modelTaskDeadlineSeconds"} objects');
+
+    writeFileSync(config, JSON.stringify({ templates: [{ name: 'quick', modelTaskDeadlineSeconds: 0 }] }));
+    const badDeadline = spawnSync(process.execPath, [main, 'serve', '--config', config], { encoding: 'utf8' });
+    expect(badDeadline.status).to.equal(2);
+    expect(badDeadline.stderr).to.contain('"templates": template "quick": modelTaskDeadlineSeconds must be a positive number of seconds, got 0');
+
+    writeFileSync(config, JSON.stringify({ templates: [{ name: 'quick', deadline: 5 }] }));
+    const unknownField = spawnSync(process.execPath, [main, 'serve', '--config', config], { encoding: 'utf8' });
+    expect(unknownField.status).to.equal(2);
+    expect(unknownField.stderr).to.contain('template "quick": unknown field(s) deadline; known: name, modelTaskDeadlineSeconds');
   });
 });

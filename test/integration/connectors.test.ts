@@ -7,7 +7,6 @@ import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
 import { EventClient, eventually, type Harness, type Reply, startHarness } from '../support/harness.js';
 import { createTestMcpServer, type TestMcpServer } from '../support/mcp-server.js';
-import { processesWith } from '../support/processes.js';
 
 const GOOD_TOKEN = 'mcp-tok-7c1e9a5f3b2d4e60';
 const WRONG_TOKEN = 'mcp-wrong-0d9f8e7c6b5a4';
@@ -277,24 +276,6 @@ describe('connectors (integration)', function () {
     it('gave the MCP server the right token and no other', () => {
       expect(mcp.tokensSeen.length).to.be.greaterThan(0);
       expect(new Set(mcp.tokensSeen)).to.deep.equal(new Set([GOOD_TOKEN]));
-    });
-
-    it('keeps the token off every command line while a task with the connector runs (ps -eww shows none)', async () => {
-      const ws = new EventClient(wsUrl('user', `?since=${events.at(-1)!.seq}`));
-      await ws.opened();
-      const sent = await api('POST', '/api/v1/agents', {
-        name: 'user',
-        instructions: '@tool mcp__echo__echo {"text":"on the table"}\n@bash node -e "setTimeout(() => {}, 2500)"\n@say done',
-      });
-      expect(sent.status, sent.text).to.equal(200);
-      await eventually(async () => (await api('GET', '/api/v1/agents/user')).body.lastTaskMessage.startsWith('Bash'), 30_000, 'running its tool');
-      const engines = processesWith('agentplane-worker/main.js');
-      const holding = processesWith(GOOD_TOKEN);
-      await ws.until((all) => all.some((e) => e.type === 'task_completed'));
-      ws.close();
-      expect(engines, 'the scan sees the worker processes').to.not.deep.equal([]);
-      expect(mcp.calls, 'the engine reached the tool server in this task').to.include('on the table');
-      expect(holding, 'processes with the connector token on their command line').to.deep.equal([]);
     });
 
     it('counts the agent on the connector', async () => {

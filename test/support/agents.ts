@@ -23,9 +23,9 @@ export function waitAgent(h: Harness, name: string, pred: (a: AgentView) => bool
   }, 45_000, `${name}: ${what}`);
 }
 
-/** Sends a task and waits for it to end; returns its events. */
-export async function runTask(h: Harness, name: string, instructions: string, ns = 'default'): Promise<EventClient['events']> {
-  const r = await h.api('POST', '/api/v1/agents', { name, namespace: ns, instructions });
+/** Sends a task (with more agent fields, e.g. templateRef) and waits for it to end; returns its events. */
+export async function runTask(h: Harness, name: string, instructions: string, ns = 'default', fields: Record<string, unknown> = {}): Promise<EventClient['events']> {
+  const r = await h.api('POST', '/api/v1/agents', { name, namespace: ns, instructions, ...fields });
   expect([200, 201], JSON.stringify(r.body)).to.include(r.status);
   const ws = new EventClient(`${h.url}/api/v1/agents/${name}/ws?namespace=${ns}`);
   try {

@@ -129,6 +129,19 @@ describe('The model-proxy sidecar', () => {
     expect(keyVolume.secret!.optional).to.equal(undefined);
   });
 
+  it('bounds each request by the longest model task deadline of its members’ templates (else the server’s)', () => {
+    const retryOf = (members: { name: string; template: WorkerTemplate }[]): unknown => {
+      const p = workerPod({ namespace: 'team-a', group: 'squad:team-a/crew', generateName: 'squad-crew-', members, modelProxy });
+      return JSON.parse(p.spec!.initContainers![0]!.env!.find((e) => e.name === 'AGENTPLANE_MODEL_RETRY')!.value!);
+    };
+    const quick = { ...template, modelTaskDeadlineSeconds: 30 };
+    const slow = { ...template, modelTaskDeadlineSeconds: 1200 };
+    expect(retryOf([{ name: 'ada', template: quick }])).to.deep.equal({ maxRetries: 3, taskDeadlineMs: 30_000 });
+    expect(retryOf([{ name: 'ada', template: quick }, { name: 'bob', template: slow }])).to.deep.equal({ maxRetries: 3, taskDeadlineMs: 1_200_000 });
+    // bob has the server's deadline, the 10 min default here.
+    expect(retryOf([{ name: 'ada', template: quick }, { name: 'bob', template }])).to.deep.equal({ maxRetries: 3, taskDeadlineMs: 600_000 });
+  });
+
   it('is absent when the server’s proxy is used', () => {
     const plain = workerPod({ namespace: 'team-a', agent: 'ada', generateName: 'agent-ada-', members: [{ name: 'ada', template }] });
     expect(plain.spec!.initContainers).to.equal(undefined);
@@ -143,6 +156,7 @@ describe('Pod templates (template.yaml of a template ConfigMap)', () => {
     expect(t.storage).to.deep.equal({ size: '5Gi' });
     expect(t.resources).to.deep.equal({ limits: { cpu: '1' } });
     expect(parseTemplate('', template)).to.deep.equal(template);
+    expect(parseTemplate('modelTaskDeadlineSeconds: 90', template).modelTaskDeadlineSeconds).to.equal(90);
   });
 
   it('refuses what would make pods that cannot start or run as root, naming the field', () => {
@@ -151,6 +165,7 @@ describe('Pod templates (template.yaml of a template ConfigMap)', () => {
     expect(() => parseTemplate('privileged: true', template)).to.throw(/unknown field\(s\) privileged/);
     expect(() => parseTemplate('- a\n- b', template)).to.throw(/must be a mapping/);
     expect(() => parseTemplate('nodeSelector: {a: 1}', template)).to.throw(/nodeSelector.a must be a string/);
+    expect(() => parseTemplate('modelTaskDeadlineSeconds: -5', template)).to.throw('modelTaskDeadlineSeconds must be a positive number of seconds, got -5');
   });
 });
 

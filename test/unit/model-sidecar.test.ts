@@ -120,9 +120,25 @@ describe('model reports (the server’s side)', () => {
   const ref = { namespace: 'team-a', name: 'ada' };
   const credentials = new CredentialRegistry();
   const counted: string[] = [];
-  const meter = new UsageMeter({ modelTokens: { inc: (l: Record<string, string>, n: number) => void counted.push(`${l.agent}/${l.kind}=${n}`) } } as never);
+  // Template "quick" gives its tasks 2 s; others have the server's 60 s.
+  const meter = new UsageMeter({ modelTokens: { inc: (l: Record<string, string>, n: number) => void counted.push(`${l.agent}/${l.kind}=${n}`) } } as never, {
+    deadlineMs: (t) => (t === 'quick' ? 2000 : undefined),
+  });
   const failed: string[] = [];
-  const reports = new ModelReports({ credentials, meter, events: { retry: () => undefined, failed: (g, e) => void failed.push(`${g.ref.name}:${e.reason}`) } });
+  const failures: string[] = [];
+  const retried: number[] = [];
+  const reports = new ModelReports({
+    credentials,
+    meter,
+    taskDeadlineMs: 60_000,
+    events: {
+      retry: (_g, p) => void retried.push(p.attempt),
+      failed: (g, e) => {
+        failed.push(`${g.ref.name}:${e.reason}`);
+        failures.push(e.message);
+      },
+    },
+  });
   const credential = credentials.issue(ref, 'uid-1');
 
   it('applies a report of a credential it issued to that agent’s task', async () => {
@@ -133,6 +149,21 @@ describe('model reports (the server’s side)', () => {
     expect(counted).to.deep.equal(['ada/input=3', 'ada/output=5']);
     expect((await reports.apply(credential, { type: 'failed', error: { message: 'x', reason: 'ModelCredentialRejected' } })).status).to.equal(204);
     expect(failed).to.deep.equal(['ada:ModelCredentialRejected']);
+  });
+
+  it('ends a task when a retry would wait past its template’s deadline, which the sidecar cannot know', async () => {
+    const retry = (attempt: number, delayMs: number) => ({ type: 'retry', payload: { attempt, of: 8, delayMs, status: 529, message: 'model overloaded' } });
+    failed.length = 0;
+    meter.taskStarted(ref, 'uid-1', 'default');
+    expect((await reports.apply(credential, retry(1, 5000))).status).to.equal(204);
+    expect(retried, 'within the server’s 60 s: a retry').to.deep.equal([1]);
+    expect(failed).to.deep.equal([]);
+    meter.taskStarted(ref, 'uid-1', 'quick');
+    expect((await reports.apply(credential, retry(1, 1000))).status).to.equal(204);
+    expect((await reports.apply(credential, retry(2, 2000))).status).to.equal(204);
+    expect(retried, 'the second wait would end past the 2 s deadline').to.deep.equal([1, 1]);
+    expect(failed).to.deep.equal(['ada:ModelUnavailable']);
+    expect(failures.at(-1)).to.equal("the model is unavailable (HTTP 529); gave up after 1 retry: the task's model deadline (2 s) would pass");
   });
 
   it('refuses an unknown or revoked credential (401) and a malformed report (400), naming the field', async () => {

@@ -7,6 +7,7 @@ import type { V1ConfigMap, V1Container, V1ObjectMeta, V1Role, V1RoleBinding, V1S
 import type { ObjectRef } from '../../api/meta.js';
 import { MODEL_PROXY_CONTAINER } from '../../api/agent.js';
 import { type Component, GROUP_ANNOTATION, labelsFor, objectNames, UID_ANNOTATION, WORKER_STATE_ANNOTATION } from './names.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../modelproxy/retry.js';
 import type { WorkerTemplate } from './template.js';
 
 /** Where a worker's volumes are mounted in its container. */
@@ -238,9 +239,24 @@ function modelProxyVolumes(s: ModelSidecar, members: PodMember[]): V1Volume[] {
   ];
 }
 
+/**
+ * The sidecar's retry settings: the server's, with the longest task deadline of its members'
+ * templates (`modelTaskDeadlineSeconds`, else the server's). The sidecar bounds each request by
+ * it; the server ends each task at its own template's deadline when a retry report would pass
+ * it (pkg/modelproxy/reports.ts).
+ */
+function sidecarRetry(retry: string | undefined, members: PodMember[]): string | undefined {
+  if (members.every((m) => m.template.modelTaskDeadlineSeconds === undefined)) return retry;
+  const policy = (retry ? JSON.parse(retry) : {}) as Partial<RetryPolicy>;
+  const server = policy.taskDeadlineMs ?? DEFAULT_RETRY_POLICY.taskDeadlineMs;
+  const longest = Math.max(...members.map((m) => (m.template.modelTaskDeadlineSeconds === undefined ? server : m.template.modelTaskDeadlineSeconds * 1000)));
+  return JSON.stringify({ ...policy, taskDeadlineMs: longest });
+}
+
 /** The native sidecar: the worker image's `model-proxy` entry point, the only mount of the key. */
 function modelProxyContainer(s: ModelSidecar, namespace: string, members: PodMember[]): V1Container {
   const t = members[0]!.template;
+  const retry = sidecarRetry(s.retry, members);
   return {
     name: MODEL_PROXY_CONTAINER,
     image: t.image,
@@ -254,7 +270,7 @@ function modelProxyContainer(s: ModelSidecar, namespace: string, members: PodMem
       { name: 'AGENTPLANE_MODEL_KEY_DIR', value: MODEL_KEY_PATH },
       { name: 'AGENTPLANE_MODEL_CREDENTIALS_DIR', value: MODEL_CREDENTIALS_PATH },
       ...(s.upstream ? [{ name: 'AGENTPLANE_MODEL_UPSTREAM', value: s.upstream }] : []),
-      ...(s.retry ? [{ name: 'AGENTPLANE_MODEL_RETRY', value: s.retry }] : []),
+      ...(retry ? [{ name: 'AGENTPLANE_MODEL_RETRY', value: retry }] : []),
     ],
     // Its measured resident memory is in docs/kubernetes-runtime.md; the limit leaves room for
     // many concurrent streams.

@@ -6,11 +6,12 @@
 
 import type { V1ResourceRequirements, V1Toleration } from '@kubernetes/client-node';
 import { loadYaml } from '@kubernetes/client-node';
+import { deadlineSecondsProblem, type TemplateSettings } from '../../api/template-settings.js';
 
 export const TEMPLATE_LABEL = 'agentplane.io/template';
 export const TEMPLATE_KEY = 'template.yaml';
 
-export interface WorkerTemplate {
+export interface WorkerTemplate extends TemplateSettings {
   image: string;
   imagePullPolicy: 'Always' | 'IfNotPresent' | 'Never';
   resources?: V1ResourceRequirements;
@@ -31,7 +32,7 @@ export const BUILTIN_TEMPLATE: Omit<WorkerTemplate, 'image'> = {
 };
 
 const PULL = ['Always', 'IfNotPresent', 'Never'];
-const FIELDS = ['image', 'imagePullPolicy', 'resources', 'nodeSelector', 'tolerations', 'runAsUser', 'runAsGroup', 'storage'];
+const FIELDS = ['image', 'imagePullPolicy', 'resources', 'nodeSelector', 'tolerations', 'runAsUser', 'runAsGroup', 'storage', 'modelTaskDeadlineSeconds'];
 
 /**
  * Reads a template's YAML over `base`. Throws an Error whose message names the field, so a bad
@@ -73,6 +74,11 @@ export function parseTemplate(yaml: string, base: WorkerTemplate): WorkerTemplat
     const s = obj(doc.storage, 'storage');
     if (s.size !== undefined) t.storage.size = str(s.size, 'storage.size');
     if (s.storageClassName !== undefined) t.storage.storageClassName = str(s.storageClassName, 'storage.storageClassName');
+  }
+  if (doc.modelTaskDeadlineSeconds !== undefined) {
+    const problem = deadlineSecondsProblem(doc.modelTaskDeadlineSeconds);
+    if (problem) throw new Error(`modelTaskDeadlineSeconds ${problem}`);
+    t.modelTaskDeadlineSeconds = doc.modelTaskDeadlineSeconds as number;
   }
   if (!t.image) throw new Error('image is required');
   return t;

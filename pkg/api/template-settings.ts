@@ -1,0 +1,43 @@
+// What a template says besides where a pod runs: settings both homes apply to the agents that
+// name it. In the embedded home a template is a name in the server's configuration, optionally
+// with these settings (config file "templates"); in the cluster home they are fields of the
+// template ConfigMap's `template.yaml` (docs/kubernetes-runtime.md "Templates").
+
+import { TEMPLATE_NAME_MAX_LENGTH, TEMPLATE_NAME_PATTERN, TEMPLATE_NAME_RULE } from './agent.js';
+
+export interface TemplateSettings {
+  /**
+   * How long after a task began the model proxy still retries a failed model request; default
+   * the server's `--model-task-deadline` (docs/security.md "Model proxy").
+   */
+  modelTaskDeadlineSeconds?: number;
+}
+
+/** An embedded-home template: its name and settings (a bare name in the config is `{name}`). */
+export interface TemplateConfig extends TemplateSettings {
+  name: string;
+}
+
+export const TEMPLATE_SETTINGS = ['modelTaskDeadlineSeconds'] as const;
+
+/** What is wrong with a deadline in seconds, or undefined when it is one. */
+export function deadlineSecondsProblem(v: unknown): string | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? undefined : `must be a positive number of seconds, got ${JSON.stringify(v)}`;
+}
+
+/** A configured template (a name or `{name, ...settings}`), or what is wrong with it. */
+export function templateConfig(v: unknown): TemplateConfig | string {
+  const t = typeof v === 'string' ? { name: v } : v;
+  if (typeof t !== 'object' || t === null || Array.isArray(t)) return `template ${JSON.stringify(v)}: must be a name or {"name", ${TEMPLATE_SETTINGS.map((s) => `"${s}"`).join(', ')}}`;
+  const { name, ...settings } = t as Record<string, unknown>;
+  if (typeof name !== 'string' || name.length > TEMPLATE_NAME_MAX_LENGTH || !new RegExp(TEMPLATE_NAME_PATTERN).test(name)) {
+    return `template ${JSON.stringify(name ?? v)}: must be ${TEMPLATE_NAME_RULE}`;
+  }
+  const unknown = Object.keys(settings).filter((k) => !(TEMPLATE_SETTINGS as readonly string[]).includes(k));
+  if (unknown.length) return `template "${name}": unknown field(s) ${unknown.join(', ')}; known: name, ${TEMPLATE_SETTINGS.join(', ')}`;
+  if (settings.modelTaskDeadlineSeconds !== undefined) {
+    const problem = deadlineSecondsProblem(settings.modelTaskDeadlineSeconds);
+    if (problem) return `template "${name}": modelTaskDeadlineSeconds ${problem}`;
+  }
+  return { name, ...(settings as TemplateSettings) };
+}
