@@ -229,7 +229,8 @@ const gvkOf = (kind: string) => ({ group: GROUP, version: VERSION, kind });
 // The refusals each operation may answer, every one a metav1.Status (kube-apiserver's documents
 // list only 2xx and 401; these are listed so that a client, and `make fuzz`, knows every code).
 // Reads: a malformed parameter (400), 403, an object that is not there (404), an Accept it cannot
-// serve (406), a list's expired continue token (410), the rate limit (429). Writes also: 409
+// serve (406), the rate limit (429); lists and watches also an expired continue token or
+// resourceVersion (410) and list options that do not fit together (422). Writes also: 409
 // AlreadyExists/Conflict, 413 over the body limit, 415 an unread content type, 422 Invalid.
 const READ_ERRORS: Record<string, string> = {
   '400': 'BadRequest',
@@ -238,7 +239,7 @@ const READ_ERRORS: Record<string, string> = {
   '406': 'NotAcceptable',
   '429': 'TooManyRequests',
 };
-const LIST_ERRORS: Record<string, string> = { ...READ_ERRORS, '410': 'Expired' };
+const LIST_ERRORS: Record<string, string> = { ...READ_ERRORS, '410': 'Expired', '422': 'Invalid' };
 const WRITE_ERRORS: Record<string, string> = {
   ...READ_ERRORS,
   '409': 'AlreadyExists or Conflict',
