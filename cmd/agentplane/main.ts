@@ -49,6 +49,12 @@ Flags (each can also be set by the environment variable shown):
   --audit-level <lvl>  None, Metadata or Request (AGENTPLANE_AUDIT_LEVEL; config "auditLevel";
                        default Metadata with --audit-log). Request adds the request body;
                        secret values are never written at any level
+  --audit-policy-file <file>
+                       an audit.k8s.io/v1 Policy (YAML or JSON) as kube-apiserver reads: its
+                       rules, first match wins, set the level by user, group, verb, resource,
+                       namespace or path; --audit-level is the level when none matches. Read
+                       at start-up; a bad file stops it (AGENTPLANE_AUDIT_POLICY_FILE; config
+                       "auditPolicyFile"; needs --audit-log; docs/audit.md "Policy file")
   --port <n>           port to listen on, 0 for any free port (AGENTPLANE_PORT, default 8080)
   --data-dir <dir>     where state, events and agent workspaces live
                        (AGENTPLANE_DATA_DIR, default ./.agentplane)
@@ -68,6 +74,7 @@ Flags (each can also be set by the environment variable shown):
                        "tokenFile": "...", "metricsAuth": true|false,
                        "secretsKeyFile": "...",
                        "auditLog": "...", "auditLevel": "Metadata",
+                       "auditPolicyFile": "...",
                        "rateLimit": 100,
                        "rateLimitBurst": 200, "wsClientsPerAgent": 100,
                        "eventsPerAgent": 10000, "idleTimeoutSeconds": 600,
@@ -194,6 +201,7 @@ interface ConfigFile {
   secretsKeyFile?: string;
   auditLog?: string;
   auditLevel?: string;
+  auditPolicyFile?: string;
   rateLimit?: number;
   rateLimitBurst?: number;
   wsClientsPerAgent?: number;
@@ -242,6 +250,9 @@ function readConfig(path: string | undefined): ConfigFile {
     }
     if (cfg.auditLevel !== undefined && !(typeof cfg.auditLevel === 'string' && isAuditLevel(cfg.auditLevel))) {
       fail(`config ${path}: "auditLevel" must be one of ${AUDIT_LEVELS.join(', ')}`);
+    }
+    if (cfg.auditPolicyFile !== undefined && (typeof cfg.auditPolicyFile !== 'string' || cfg.auditPolicyFile === '')) {
+      fail(`config ${path}: "auditPolicyFile" must be a file path`);
     }
     return cfg;
   } catch (err) {
@@ -359,6 +370,7 @@ async function serve(argv: string[]): Promise<void> {
         ...Object.fromEntries(OIDC_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
         'audit-log': { type: 'string' },
         'audit-level': { type: 'string' },
+        'audit-policy-file': { type: 'string' },
         'log-level': { type: 'string' },
         sandbox: { type: 'string' },
         templates: { type: 'string' },
@@ -436,6 +448,8 @@ async function serve(argv: string[]): Promise<void> {
   const auditLevel = values['audit-level'] ?? (env.AGENTPLANE_AUDIT_LEVEL || undefined) ?? cfg.auditLevel;
   if (auditLevel !== undefined && !isAuditLevel(auditLevel)) fail(`--audit-level must be one of ${AUDIT_LEVELS.join(', ')}, got "${auditLevel}"`);
   if (auditLevel !== undefined && auditLevel !== 'None' && !auditLog) fail('--audit-level needs --audit-log (AGENTPLANE_AUDIT_LOG, config "auditLog")');
+  const auditPolicyFile = values['audit-policy-file'] ?? (env.AGENTPLANE_AUDIT_POLICY_FILE || undefined) ?? cfg.auditPolicyFile;
+  if (auditPolicyFile !== undefined && !auditLog) fail('--audit-policy-file needs --audit-log (AGENTPLANE_AUDIT_LOG, config "auditLog")');
   const rateLimit = numberSetting('rate-limit', values['rate-limit'] ?? env.AGENTPLANE_RATE_LIMIT ?? cfg.rateLimit, (n) => Number.isFinite(n) && n >= 0, 'a number of requests per second, 0 for none');
   const positiveInt = (n: number): boolean => Number.isInteger(n) && n >= 1;
   const rateLimitBurst = numberSetting('rate-limit-burst', values['rate-limit-burst'] ?? env.AGENTPLANE_RATE_LIMIT_BURST ?? cfg.rateLimitBurst, positiveInt, 'a whole number of at least 1');
@@ -499,7 +513,7 @@ async function serve(argv: string[]): Promise<void> {
       ...(oidc ? { oidc } : {}),
       ...(secretsKeyFile ? { secretsKeyFile } : {}),
       ...(metricsAuth ? { metricsAuth } : {}),
-      ...(auditLog ? { audit: { path: auditLog, ...(auditLevel ? { level: auditLevel as AuditLevel } : {}) } } : {}),
+      ...(auditLog ? { audit: { path: auditLog, ...(auditLevel ? { level: auditLevel as AuditLevel } : {}), ...(auditPolicyFile ? { policyFile: auditPolicyFile } : {}) } } : {}),
       ...(rateLimit !== undefined ? { rateLimit } : {}),
       ...(rateLimitBurst !== undefined ? { rateLimitBurst } : {}),
       ...(wsClientsPerAgent !== undefined ? { wsClientsPerAgent } : {}),

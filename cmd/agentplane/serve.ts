@@ -48,7 +48,7 @@ import { resolveSandbox, type SandboxMode } from '../../pkg/runtime/local/sandbo
 import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { createApp, type HttpTimeouts } from '../../pkg/server/app.js';
 import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
-import { type AuditLevel, installAuditLog, openAuditSink } from '../../pkg/server/audit/index.js';
+import { type AuditLevel, installAuditLog, levelPolicy, loadAuditPolicy, openAuditSink, writesAnything } from '../../pkg/server/audit/index.js';
 import { ALWAYS_ALLOW_PATHS, BYPASS_PATHS, installAuthFilter } from '../../pkg/server/auth/filter.js';
 import { DEFAULT_RATE_LIMIT, installRateLimit } from '../../pkg/server/rate-limit.js';
 import type { OidcOptions } from '../../pkg/server/auth/oidc.js';
@@ -134,8 +134,10 @@ export interface ServeOptions {
   /**
    * The audit log (docs/audit.md): mutating requests as audit.k8s.io/v1 Events, one JSON line
    * each, appended to `path` ("-" for stdout). `level` defaults to Metadata; None writes nothing.
+   * `policyFile`: an audit.k8s.io/v1 Policy whose rules set the level per request; `level` is
+   * the level of a request no rule matches. Read at start-up; a bad file stops it.
    */
-  audit?: { path: string; level?: AuditLevel };
+  audit?: { path: string; level?: AuditLevel; policyFile?: string };
   /** Kubernetes mode: state in Kubernetes, TLS, delegated auth. Embedded mode when absent. */
   kubernetes?: KubernetesHomeOptions;
   /**
@@ -239,6 +241,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   // Before anything starts: an open API must not be reachable from elsewhere.
   if (!o.kubernetes && !o.tokenFile && !isLoopbackHost(o.host)) throw new Error(openBindRefusal(o.host));
   if (o.oidc && !o.tokenFile) throw new Error('OIDC needs a token file: its "grants" say what OIDC users and groups may do (docs/auth.md "OIDC")');
+  const auditDefault = o.audit?.level ?? 'Metadata';
+  const auditPolicy = o.audit?.policyFile ? loadAuditPolicy(o.audit.policyFile, auditDefault) : levelPolicy(o.audit ? auditDefault : 'None');
   const dataDir = resolve(o.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   checkWritable(dataDir);
@@ -473,13 +477,12 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     let leadingNow = !o.leaderElection;
     const service = new AgentService(agents, events, runtime, undefined, reads.agents, () => leadingNow);
     const app = await createApp({ logger, metrics, ...(home.tls ? { tls: home.tls } : {}), ...(o.httpTimeouts ? { timeouts: o.httpTimeouts } : {}) });
-    const auditLevel = o.audit ? (o.audit.level ?? 'Metadata') : 'None';
-    if (o.audit && auditLevel !== 'None') {
+    if (o.audit && writesAnything(auditPolicy)) {
       // Before the auth filter, so that refusals are audited too; stopped after the HTTP server
       // (added to the manager before it), so the last responses' lines are flushed.
       const sink = openAuditSink(o.audit.path, child('audit'));
       manager.onStop('audit log', () => sink.close());
-      installAuditLog(app, { level: auditLevel, sink });
+      installAuditLog(app, { policy: auditPolicy, sink });
     }
     if (home.auth) {
       // Before any route: hooks added later would not reach route plugins registered earlier.

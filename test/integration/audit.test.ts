@@ -1,6 +1,7 @@
 // The audit log on a real server: every mutating request on the REST mirror and the aggregated
 // API is one audit.k8s.io/v1 Event line (refusals included), reads and the workers' own
-// requests are not, secret values never reach the log, level None writes nothing.
+// requests are not, secret values never reach the log, level None writes nothing; a policy
+// file's rules set the level per request, and a bad one stops start-up.
 
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -280,6 +281,131 @@ describe('audit log (integration)', function () {
     });
   });
 
+  describe('embedded home with a token file and a policy file (rules, then --audit-level Request as the default)', () => {
+    let h: Harness;
+    let dir: string;
+    let log: string;
+    const alice = 'alice-policy-3c4d5e6f7a8b9c0d';
+    const bob = 'bob-policy-0d9c8b7a6f5e4d3c';
+    const auth = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
+
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'agentplane-audit-policy-'));
+      log = join(dir, 'audit.log');
+      const tokenFile = join(dir, 'tokens.yaml');
+      writeFileSync(
+        tokenFile,
+        `tokens:\n  - user: alice\n    namespaces: "*"\n    verbs: "*"\n    tokenHash: ${hashToken(alice)}\n` +
+          `  - user: bob\n    namespaces: "*"\n    verbs: "*"\n    tokenHash: ${hashToken(bob)}\n`,
+      );
+      const policyFile = join(dir, 'policy.yaml');
+      writeFileSync(
+        policyFile,
+        [
+          'apiVersion: audit.k8s.io/v1',
+          'kind: Policy',
+          'omitStages: [RequestReceived]',
+          'rules:',
+          '  # Cancels are noise: never written.',
+          '  - level: None',
+          '    resources: [{group: agentplane.io, resources: [agents/cancel]}]',
+          '  # Secrets at the most, which is Request here: values still redacted.',
+          '  - level: RequestResponse',
+          '    resources: [{group: "", resources: [secrets]}]',
+          '  # Alice\'s connectors in team-a: metadata only.',
+          '  - level: Metadata',
+          '    users: [alice]',
+          '    namespaces: [team-a]',
+          '    resources: [{group: agentplane.io, resources: [connectors]}]',
+          '  # Deletes by bob: nothing.',
+          '  - level: None',
+          '    users: [bob]',
+          '    verbs: [delete]',
+          '',
+        ].join('\n'),
+      );
+      h = await startHarness({ tokenFile, audit: { path: log, level: 'Request', policyFile } });
+    });
+    after(async () => {
+      await h?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('the first matching rule sets the level, by resource, user, namespace and verb; no match takes the default', async () => {
+      const conn = { name: 'c1', url: 'http://127.0.0.1:9/mcp' };
+      expect((await h.api('POST', '/api/v1/connectors?namespace=team-a', conn, auth(alice))).status).to.equal(201);
+      const ac = await eventFor(log, '/api/v1/connectors?namespace=team-a', 'create');
+      expect(ac.level).to.equal('Metadata');
+      expect(ac.user.username).to.equal('alice');
+      expect(ac).not.to.have.property('requestObject');
+
+      // Same resource, another user (or another namespace): no rule, the default (Request).
+      expect((await h.api('POST', '/api/v1/connectors?namespace=team-b', conn, auth(bob))).status).to.equal(201);
+      const bc = await eventFor(log, '/api/v1/connectors?namespace=team-b', 'create');
+      expect(bc.level).to.equal('Request');
+      expect(bc.user.username).to.equal('bob');
+      expect(bc.requestObject).to.deep.equal(conn);
+      expect((await h.api('POST', '/api/v1/connectors?namespace=team-c', conn, auth(alice))).status).to.equal(201);
+      expect((await eventFor(log, '/api/v1/connectors?namespace=team-c', 'create')).level).to.equal('Request');
+
+      // RequestResponse is written as Request, and a secret's values stay redacted.
+      const s = await h.api('POST', '/api/v1/secrets?namespace=team-a', { name: 'ps', data: { token: SECRET_VALUE } }, auth(bob));
+      expect(s.status, s.text).to.equal(201);
+      const se = await eventFor(log, '/api/v1/secrets?namespace=team-a', 'create');
+      expect(se.level).to.equal('Request');
+      expect(se.requestObject).to.deep.equal({ name: 'ps', data: { token: '<redacted>' } });
+      expect(readFileSync(log, 'utf8')).not.to.include(SECRET_VALUE);
+    });
+
+    it('a None rule writes nothing: a cancel (a subresource), and deletes by bob but not by alice', async () => {
+      const before = linesOf(log).length;
+      const cancel = await h.api('POST', '/api/v1/agents/nosuch/cancel?namespace=team-a', undefined, auth(alice));
+      expect(cancel.status).to.equal(404);
+      expect((await h.api('DELETE', '/api/v1/connectors/c1?namespace=team-b', undefined, auth(bob))).status).to.equal(200);
+      // A last request that is written: every line before it is in the log by then (one stream, in order).
+      expect((await h.api('DELETE', '/api/v1/connectors/c1?namespace=team-c', undefined, auth(alice))).status).to.equal(200);
+      const de = await eventFor(log, '/api/v1/connectors/c1?namespace=team-c', 'delete');
+      expect(de.level).to.equal('Request');
+      const lines = linesOf(log);
+      expect(lines).to.have.length(before + 1);
+      expect(lines.some((e) => String(e.requestURI).includes('/cancel') || e.requestURI === '/api/v1/connectors/c1?namespace=team-b')).to.equal(false);
+    });
+  });
+
+  it('a bad policy file stops start-up with a message naming the place; --audit-policy-file needs --audit-log', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-audit-policy-cli-'));
+    const serve = (args: string[]) =>
+      run(process.execPath, [MAIN, 'serve', '--port', '0', '--data-dir', join(dataDir, 'data'), ...args], { env: { ...process.env, AGENTPLANE_AUDIT_LOG: '' } }).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => e,
+      );
+    const head = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n';
+    try {
+      for (const [name, text, message] of [
+        ['level.yaml', `${head}  - level: Everything\n`, 'rules[0].level: must be one of None, Metadata, Request, RequestResponse, got "Everything"'],
+        ['field.yaml', `${head}  - level: None\n  - level: Metadata\n    verb: [create]\n`, 'rules[1]: unknown field "verb"'],
+        ['kind.json', '{"apiVersion": "audit.k8s.io/v1beta1", "kind": "Policy", "rules": []}', 'expected apiVersion: audit.k8s.io/v1 and kind: Policy'],
+        ['stage.yaml', `${head}  - level: None\n    omitStages: [Done]\n`, 'rules[0].omitStages[0]: must be one of RequestReceived, ResponseStarted, ResponseComplete, Panic'],
+      ] as const) {
+        const file = join(dataDir, name);
+        writeFileSync(file, text);
+        const r = await serve(['--audit-log', join(dataDir, 'a.log'), '--audit-policy-file', file]);
+        expect(r.code, name).to.equal(2);
+        expect(r.stderr).to.include(`audit policy ${file}: ${message}`);
+      }
+      const missing = await serve(['--audit-log', join(dataDir, 'a.log'), '--audit-policy-file', join(dataDir, 'nosuch.yaml')]);
+      expect(missing.code).to.equal(2);
+      expect(missing.stderr).to.include(`audit policy ${join(dataDir, 'nosuch.yaml')}: cannot read`);
+      const noLog = await serve(['--audit-policy-file', join(dataDir, 'level.yaml')]);
+      expect(noLog.code).to.equal(2);
+      expect(noLog.stderr).to.include('--audit-policy-file needs --audit-log');
+      // Start-up stopped before the data directory was made.
+      expect(existsSync(join(dataDir, 'data'))).to.equal(false);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('the CLI validates --audit-level and lists the audit flags in --help', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-audit-cli-'));
     try {
@@ -301,6 +427,6 @@ describe('audit log (integration)', function () {
       rmSync(dataDir, { recursive: true, force: true });
     }
     const help = (await run(process.execPath, [MAIN, 'serve', '--help'])).stdout;
-    for (const flag of ['--audit-log', 'AGENTPLANE_AUDIT_LOG', '--audit-level', 'AGENTPLANE_AUDIT_LEVEL', '"auditLog"']) expect(help).to.include(flag);
+    for (const flag of ['--audit-log', 'AGENTPLANE_AUDIT_LOG', '--audit-level', 'AGENTPLANE_AUDIT_LEVEL', '"auditLog"', '--audit-policy-file', 'AGENTPLANE_AUDIT_POLICY_FILE', '"auditPolicyFile"']) expect(help).to.include(flag);
   });
 });

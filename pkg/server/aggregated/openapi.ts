@@ -226,6 +226,33 @@ function agentSubresourcePaths(base: string, r: ResourceDef): Record<string, Pat
 
 const gvkOf = (kind: string) => ({ group: GROUP, version: VERSION, kind });
 
+// The refusals each operation may answer, every one a metav1.Status (kube-apiserver's documents
+// list only 2xx and 401; these are listed so that a client, and `make fuzz`, knows every code).
+// Reads: a malformed parameter (400), 403, an object that is not there (404), an Accept it cannot
+// serve (406), the rate limit (429); lists and watches also an expired continue token or
+// resourceVersion (410) and list options that do not fit together (422). Writes also: 409
+// AlreadyExists/Conflict, 413 over the body limit, 415 an unread content type, 422 Invalid.
+const READ_ERRORS: Record<string, string> = {
+  '400': 'BadRequest',
+  '403': 'Forbidden',
+  '404': 'NotFound',
+  '406': 'NotAcceptable',
+  '429': 'TooManyRequests',
+};
+const LIST_ERRORS: Record<string, string> = { ...READ_ERRORS, '410': 'Expired', '422': 'Invalid' };
+const WRITE_ERRORS: Record<string, string> = {
+  ...READ_ERRORS,
+  '409': 'AlreadyExists or Conflict',
+  '413': 'RequestEntityTooLarge',
+  '415': 'UnsupportedMediaType',
+  '422': 'Invalid',
+};
+
+function errorResponses(op: Op): Record<string, string> {
+  if (op.method !== 'get') return WRITE_ERRORS;
+  return ['list', 'watch', 'watchlist'].includes(op.action) ? LIST_ERRORS : READ_ERRORS;
+}
+
 function allPaths(resources: ResourceDef[]): Record<string, PathItem> {
   return Object.assign({}, ...resources.map(resourcePaths));
 }
@@ -258,6 +285,7 @@ function v2Op(op: Op): Schema {
         Object.entries(op.responses).map(([code, r]) => [code, { description: r.description, ...(r.ref ? { schema: ref(r.ref) } : { schema: { type: 'string' } }) }]),
       ),
       '401': { description: 'Unauthorized' },
+      ...Object.fromEntries(Object.entries(errorResponses(op)).map(([code, d]) => [code, { description: d, schema: ref(`${META}.Status`) }])),
     },
     'x-kubernetes-action': op.action,
     ...(op.kind ? { 'x-kubernetes-group-version-kind': gvkOf(op.kind) } : {}),
@@ -315,6 +343,7 @@ function v3Op(op: Op): Schema {
         ]),
       ),
       '401': { description: 'Unauthorized' },
+      ...Object.fromEntries(Object.entries(errorResponses(op)).map(([code, d]) => [code, { description: d, content: { 'application/json': { schema: ref(`${META}.Status`) } } }])),
     },
     'x-kubernetes-action': op.action,
     ...(op.kind ? { 'x-kubernetes-group-version-kind': gvkOf(op.kind) } : {}),

@@ -48,7 +48,7 @@ export interface RequestRecord {
   completed: Date;
 }
 
-export function auditEvent(level: Exclude<AuditLevel, 'None'>, r: RequestRecord): AuditEvent {
+export function auditEvent(level: Exclude<AuditLevel, 'None'>, r: RequestRecord, omitManagedFields = false): AuditEvent {
   const attrs = r.attributes;
   const objectRef = 'resource' in attrs ? objectRefOf(attrs.resource, r.body) : undefined;
   const user = r.user ? { username: r.user.username, ...(r.user.uid ? { uid: r.user.uid } : {}), groups: [...r.user.groups] } : { ...ANONYMOUS, groups: [...ANONYMOUS.groups] };
@@ -70,7 +70,7 @@ export function auditEvent(level: Exclude<AuditLevel, 'None'>, r: RequestRecord)
   };
   if (level === 'Request') {
     const obj = loggableRequestObject(objectRef?.resource, r.body);
-    if (obj !== undefined) ev.requestObject = obj;
+    if (obj !== undefined) ev.requestObject = omitManagedFields ? withoutManagedFields(obj) : obj;
   }
   return ev;
 }
@@ -96,4 +96,12 @@ function nameInBody(body: unknown): string {
   if (typeof b.name === 'string') return b.name;
   if (b.metadata && typeof b.metadata === 'object' && typeof b.metadata.name === 'string') return b.metadata.name;
   return '';
+}
+
+/** The policy's omitManagedFields: the body without metadata.managedFields (a copy). */
+function withoutManagedFields(obj: unknown): unknown {
+  const o = obj as { metadata?: unknown };
+  if (!o || typeof o !== 'object' || !o.metadata || typeof o.metadata !== 'object' || !('managedFields' in o.metadata)) return obj;
+  const { managedFields: _, ...metadata } = o.metadata as Record<string, unknown>;
+  return { ...o, metadata };
 }

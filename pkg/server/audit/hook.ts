@@ -4,18 +4,19 @@
 // and the model proxy (/internal/...) are the workers', not users' requests: never written.
 //
 // What the request did is named by the auth code's attributes (../auth/attributes.ts): those
-// the filter authorized when authentication is on, else the same computation here.
+// the filter authorized when authentication is on, else the same computation here; the policy
+// (policy.ts) gives each its level from those attributes and the user.
 
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { primaryAttributes, type RequestAttributes } from '../auth/attributes.js';
 import { BYPASS_PATHS } from '../auth/filter.js';
-import { auditEvent } from './event.js';
-import { isMutating, type AuditLevel } from './policy.js';
+import { ANONYMOUS, auditEvent } from './event.js';
+import { type AuditPolicy, decide, isMutating, writesAnything } from './policy.js';
 import type { AuditSink } from './sink.js';
 
 export interface AuditOptions {
-  level: AuditLevel;
+  policy: AuditPolicy;
   sink: AuditSink;
   /** Paths (and everything under them) never audited; default /internal and the filter's bypass paths. */
   skipPaths?: string[];
@@ -25,10 +26,9 @@ const RECEIVED = Symbol('agentplane.auditReceived');
 const AUDIT_ID = Symbol('agentplane.auditID');
 type Stamped = FastifyRequest & { [RECEIVED]?: Date; [AUDIT_ID]?: string };
 
-/** Adds the hooks to `app` itself (on the root instance, before any route); nothing at level None. */
+/** Adds the hooks to `app` itself (on the root instance, before any route); nothing when the policy writes nothing. */
 export function installAuditLog(app: FastifyInstance, opts: AuditOptions): void {
-  const level = opts.level;
-  if (level === 'None') return;
+  if (!writesAnything(opts.policy)) return;
   const skip = opts.skipPaths ?? ['/internal', ...BYPASS_PATHS];
   const skipped = (path: string): boolean => skip.some((p) => path === p || path.startsWith(`${p}/`));
 
@@ -47,6 +47,8 @@ export function installAuditLog(app: FastifyInstance, opts: AuditOptions): void 
     if (!r[AUDIT_ID]) return;
     const attributes = attributesOf(req, reply.statusCode);
     if (!isMutating(attributes)) return;
+    const { level, omitManagedFields } = decide(opts.policy, attributes, req.user ?? ANONYMOUS);
+    if (level === 'None') return;
     opts.sink.write(
       auditEvent(level, {
         auditID: r[AUDIT_ID],
@@ -59,7 +61,7 @@ export function installAuditLog(app: FastifyInstance, opts: AuditOptions): void 
         body: req.body,
         received: r[RECEIVED] ?? new Date(Date.now() - reply.elapsedTime),
         completed: new Date(),
-      }),
+      }, omitManagedFields),
     );
   });
 }
