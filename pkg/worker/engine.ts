@@ -37,6 +37,9 @@ export function engineEnvironment(env: EngineEnv): Record<string, string> {
   for (const k of pass) if (process.env[k]) out[k] = process.env[k]!;
   Object.assign(out, {
     HOME: env.workspace,
+    // The Bash tool runs bash: without SHELL the engine prefers zsh wherever zsh is installed,
+    // so the same task would behave differently from host to host.
+    SHELL: '/bin/bash',
     CLAUDE_CONFIG_DIR: `${env.workspace}/.claude`,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',

@@ -212,7 +212,9 @@ describe('nasty input (integration)', function () {
         for (const path of [`/api/v1/agents?namespace=${q}`, `/api/v1/squads?namespace=${q}`, `/api/v1/connectors?namespace=${q}`, `/api/v1/secrets?namespace=${q}`]) {
           refused(await h.api('GET', path), path, 400);
         }
-        for (const query of [`labelSelector=${q}`, `fieldSelector=${q}`, `continue=${q}&limit=1`, `resourceVersion=${q}`, `watch=${q}`, `watch=true&timeoutSeconds=${q}`]) {
+        // Every ListOptions field is decoded, on a list as on a watch, even those a list does not use.
+        const listOptions = [`allowWatchBookmarks=${q}`, `timeoutSeconds=${q}`, `watch=true&limit=${q}`, `watch=true&allowWatchBookmarks=${q}`];
+        for (const query of [`labelSelector=${q}`, `fieldSelector=${q}`, `continue=${q}&limit=1`, `resourceVersion=${q}`, `watch=${q}`, `watch=true&timeoutSeconds=${q}`, ...listOptions]) {
           const path = `${AGG}/agents?${query}`;
           const r = await h.api('GET', path);
           // A label selector may legitimately select nothing (a value that is a valid label).
@@ -263,6 +265,10 @@ describe('nasty input (integration)', function () {
         refused(await h.api('GET', `${AGG}/agents?limit=${n}`), `${AGG} limit=${n}`, 400);
         refused(await h.api('GET', `${AGG}/agents?watch=true&timeoutSeconds=${n}`), `${AGG} timeoutSeconds=${n}`, 400);
         refused(await h.api('GET', `/api/v1/agents/keeper/events?before=${n}`), `/api/v1/agents/keeper/events before=${n}`, 400);
+      }
+      // An empty value is no integer either (kube-apiserver's schema says integer; found by fuzzing).
+      for (const query of ['limit=', 'timeoutSeconds=', 'watch=false&timeoutSeconds=', 'watch=true&limit=']) {
+        refused(await h.api('GET', `${AGG}/agents?${query}`), `${AGG}/agents?${query}`, 400);
       }
       refused(await h.api('GET', `${AGG}/agents?resourceVersion=99999999999999999999999&resourceVersionMatch=Exact`), `${AGG} resourceVersion`, 400);
       // Numbers in bodies: a number where a string belongs, and one past float64, are refused.

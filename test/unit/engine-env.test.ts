@@ -48,6 +48,7 @@ describe('engineEnvironment', () => {
   it('sets HOME and CLAUDE_CONFIG_DIR under the workspace and disables nonessential traffic', () => {
     const env = engineEnvironment({ workspace: '/data/agents/default/alpha' });
     expect(env.HOME).to.equal('/data/agents/default/alpha');
+    expect(env.SHELL, 'the Bash tool runs bash even where zsh is installed').to.equal('/bin/bash');
     expect(env.CLAUDE_CONFIG_DIR).to.equal('/data/agents/default/alpha/.claude');
     expect(env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC).to.equal('1');
     expect(env.DISABLE_AUTOUPDATER).to.equal('1');
@@ -95,6 +96,7 @@ describe('engineEnvironment', () => {
       'TMPDIR',
       'NODE_EXTRA_CA_CERTS',
       'HOME',
+      'SHELL',
       'CLAUDE_CONFIG_DIR',
       'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC',
       'DISABLE_AUTOUPDATER',

@@ -23,9 +23,10 @@ export function boolParam(q: Query, name: string): boolean | undefined {
   throw badRequest(`query parameter "${name}" must be true or false, not "${v}"`);
 }
 
+/** An integer parameter; absent is undefined, an empty value is no integer (400), as the schema says. */
 export function intParam(q: Query, name: string, opts: { min: number; max?: number }): number | undefined {
   const v = single(q, name);
-  if (v === undefined || v === '') return undefined;
+  if (v === undefined) return undefined;
   const n = /^-?\d+$/.test(v) ? Number(v) : NaN;
   if (!Number.isSafeInteger(n) || n < opts.min || (opts.max !== undefined && n > opts.max)) {
     const range = opts.max !== undefined ? `from ${opts.min} to ${opts.max}` : `${opts.min} or more`;
@@ -63,4 +64,15 @@ export function includeObject(q: Query): IncludeObject {
   if (v === undefined || v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
   throw badRequest(`unrecognized includeObject value: "${v}"`);
+}
+
+/**
+ * Parses the ListOptions a list, watch or deletecollection takes but may not use itself, as
+ * kube-apiserver decodes every one of them: a malformed value is 400, never silently ignored
+ * (found by fuzzing).
+ */
+export function checkListOptions(q: Query): void {
+  intParam(q, 'limit', { min: 0 });
+  intParam(q, 'timeoutSeconds', { min: 0 });
+  for (const flag of ['allowWatchBookmarks', 'sendInitialEvents', 'watch']) boolParam(q, flag);
 }

@@ -13,7 +13,7 @@ import { applyIncoming, type DecodeContext, decodeObject } from './objects.js';
 import { jsonPatch, mergePatch, parseApplyConfiguration, patchTypeOf } from './patch.js';
 import { parse as parseYaml } from 'yaml';
 import { MAX_BODY_DEPTH, textDepth } from '../body.js';
-import { boolParam, dryRun, fieldValidation, includeObject, intParam, type Query, single } from './query.js';
+import { boolParam, checkListOptions, dryRun, fieldValidation, includeObject, intParam, type Query, single } from './query.js';
 import { renderList, renderObject } from './render.js';
 import type { ResourceDef } from './resources.js';
 import { selection } from './selection.js';
@@ -58,6 +58,7 @@ export async function getVerb(r: VerbRequest): Promise<VerbResponse> {
 export async function listVerb(r: VerbRequest): Promise<VerbResponse> {
   const target = negotiate(r.accept, ['Table', 'PartialObjectMetadataList']);
   const inc = includeObject(r.query);
+  checkListOptions(r.query);
   if (single(r.query, 'sendInitialEvents') !== undefined) {
     throw invalid('ListOptions', undefined, [{ field: 'sendInitialEvents', message: 'is forbidden for list' }]);
   }
@@ -214,11 +215,7 @@ async function remove(def: ResourceDef, namespace: string, n: string, opts: Dele
 export async function deleteCollectionVerb(r: VerbRequest): Promise<VerbResponse> {
   const opts = deleteOptions(r);
   if (opts.preconditions) throw badRequest('preconditions are not supported by deletecollection');
-  // ListOptions it takes but does not use are still parsed, as kube-apiserver parses them: a
-  // malformed one is 400, not silently ignored (found by fuzzing).
-  intParam(r.query, 'limit', { min: 0 });
-  intParam(r.query, 'timeoutSeconds', { min: 0 });
-  for (const flag of ['allowWatchBookmarks', 'sendInitialEvents', 'watch']) boolParam(r.query, flag);
+  checkListOptions(r.query);
   const sel = selection(r.def, r.query, r.namespace);
   const { items, resourceVersion } = await r.def.registry.list({ namespace: ns(r) });
   const deleted: StoredObject[] = [];

@@ -14,7 +14,7 @@ import { type ApiError, internalError, invalid, isApiError, toStatus } from '../
 import { API_VERSION, GROUP } from '../../api/meta.js';
 import type { StoredObject, WatchEvent } from '../../registry/store.js';
 import { negotiate } from './negotiation.js';
-import { boolParam, includeObject, intParam, type Query, single } from './query.js';
+import { boolParam, checkListOptions, includeObject, intParam, type Query, single } from './query.js';
 import { partialObject, table } from './render.js';
 import type { ResourceDef } from './resources.js';
 import { selection } from './selection.js';
@@ -46,6 +46,7 @@ export function prepareWatch(r: WatchRequest, opts: { bookmarkIntervalMs?: numbe
   const { def, query: q, namespace } = r;
   const target = negotiate(r.accept, ['Table', 'PartialObjectMetadata', 'PartialObjectMetadataList']);
   const inc = includeObject(q);
+  checkListOptions(q);
   const sel = selection(def, q, namespace, r.name);
   const rv = single(q, 'resourceVersion') ?? '';
   const bookmarks = boolParam(q, 'allowWatchBookmarks') ?? false;
