@@ -281,11 +281,13 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       squads: new Informer(squads, child('informer')),
       connectors: new Informer(connectorRegistry, child('informer')),
     };
-    // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads").
+    // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
+    // several replicas (leader election) the others write too: consistent reads go to storage.
+    const otherWriters = !!o.leaderElection;
     const reads = {
-      agents: new ReadCache(informers.agents, agents, { written: () => stores.agents.written() }),
-      squads: new ReadCache(informers.squads, squads, { written: () => stores.squads.written() }),
-      connectors: new ReadCache(informers.connectors, connectorRegistry, { written: () => stores.connectors.written() }),
+      agents: new ReadCache(informers.agents, agents, { written: () => stores.agents.written(), otherWriters }),
+      squads: new ReadCache(informers.squads, squads, { written: () => stores.squads.written(), otherWriters }),
+      connectors: new ReadCache(informers.connectors, connectorRegistry, { written: () => stores.connectors.written(), otherWriters }),
     };
     indexMembership(informers.agents, informers.squads);
     manager.add({
