@@ -283,11 +283,11 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     };
     // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
     // several replicas (leader election) the others write too: consistent reads go to storage.
-    const otherWriters = !!o.leaderElection;
+    const readOpts = (kind: string, written: () => number) => ({ written, otherWriters: !!o.leaderElection, onRead: (source: string) => metrics.apiReads.inc({ kind, source }) });
     const reads = {
-      agents: new ReadCache(informers.agents, agents, { written: () => stores.agents.written(), otherWriters }),
-      squads: new ReadCache(informers.squads, squads, { written: () => stores.squads.written(), otherWriters }),
-      connectors: new ReadCache(informers.connectors, connectorRegistry, { written: () => stores.connectors.written(), otherWriters }),
+      agents: new ReadCache(informers.agents, agents, readOpts('Agent', () => stores.agents.written())),
+      squads: new ReadCache(informers.squads, squads, readOpts('Squad', () => stores.squads.written())),
+      connectors: new ReadCache(informers.connectors, connectorRegistry, readOpts('Connector', () => stores.connectors.written())),
     };
     indexMembership(informers.agents, informers.squads);
     manager.add({

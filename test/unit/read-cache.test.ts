@@ -160,10 +160,12 @@ describe('ReadCache: reads from the informer with resourceVersion rules', functi
   describe('with other writers (several replicas)', () => {
     let other: Registry<Agent>;
     let shared: ReadCache<Agent>;
+    let sources: string[];
     beforeEach(() => {
       // Another replica: writes the same storage without this process's watermark.
       other = new Registry<Agent>(lagging, agentStrategy);
-      shared = new ReadCache(informer, storage(), { written: () => store.written(), otherWriters: true, waitMs: 200 });
+      sources = [];
+      shared = new ReadCache(informer, storage(), { written: () => store.written(), otherWriters: true, waitMs: 200, onRead: (s) => void sources.push(s) });
     });
 
     it("a consistent get and list read storage, so they see another replica's write the cache has not had", async () => {
@@ -173,6 +175,7 @@ describe('ReadCache: reads from the informer with resourceVersion rules', functi
       expect((await shared.get('default', 'f'))?.metadata.name).to.equal('f');
       expect(names((await shared.list({ namespace: 'default' })).items)).to.deep.equal(['a', 'b', 'c', 'd', 'e', 'f']);
       expect(lagging.storageReads).to.equal(2);
+      expect(sources).to.deep.equal(['storage', 'storage']);
     });
 
     it('resourceVersion 0 and versions the cache holds stay in the cache; a newer version reads storage instead of waiting', async () => {
@@ -189,6 +192,7 @@ describe('ReadCache: reads from the informer with resourceVersion rules', functi
       expect(names((await shared.list({ namespace: 'default', resourceVersion: newer })).items)).to.include('f');
       expect(Date.now() - started, 'no wait for the cache').to.be.below(200);
       expect(lagging.storageReads).to.equal(2);
+      expect(sources).to.deep.equal(['cache', 'cache', 'cache', 'storage', 'storage']);
     });
 
     it("pages a list read from storage over the cache's snapshot when the cache holds the same objects", async () => {
