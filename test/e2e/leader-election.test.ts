@@ -277,7 +277,8 @@ describe('e2e: leader election between two replicas', function () {
     const AGENTS = 10;
     const ROUNDS = 50;
     const path = `${GV}/namespaces/default/agents`;
-    const reads = (r: Replica, source: string): Promise<number> => metricOf(r, `agentplane_api_reads_total{kind="Agent",source="${source}"}`);
+    // A labelled counter has no series before its first count: absent is 0.
+    const reads = async (r: Replica, source: string): Promise<number> => (await metricOf(r, `agentplane_api_reads_total{kind="Agent",source="${source}"}`)) || 0;
     const before = { a: await reads(a, 'storage'), b: await reads(b, 'storage') };
     let seen = 0;
     for (let i = 0; i < ROUNDS; i++) {
