@@ -288,11 +288,13 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       squads: new Informer(squads, child('informer')),
       connectors: new Informer(connectorRegistry, child('informer')),
     };
-    // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads").
+    // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
+    // several replicas (leader election) the others write too: consistent reads go to storage.
+    const readOpts = (kind: string, written: () => number) => ({ written, otherWriters: !!o.leaderElection, onRead: (source: string) => metrics.apiReads.inc({ kind, source }) });
     const reads = {
-      agents: new ReadCache(informers.agents, agents, { written: () => stores.agents.written() }),
-      squads: new ReadCache(informers.squads, squads, { written: () => stores.squads.written() }),
-      connectors: new ReadCache(informers.connectors, connectorRegistry, { written: () => stores.connectors.written() }),
+      agents: new ReadCache(informers.agents, agents, readOpts('Agent', () => stores.agents.written())),
+      squads: new ReadCache(informers.squads, squads, readOpts('Squad', () => stores.squads.written())),
+      connectors: new ReadCache(informers.connectors, connectorRegistry, readOpts('Connector', () => stores.connectors.written())),
     };
     indexMembership(informers.agents, informers.squads);
     manager.add({

@@ -126,6 +126,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly apiReads = new Counter({
+    name: 'agentplane_api_reads_total',
+    help: 'Get and list requests of the APIs by kind and where they were answered from: the informer cache, or storage (a consistent read with several replicas, or a cache that could not show it was current).',
+    labelNames: ['kind', 'source'] as const,
+    registers: [this.registry],
+  });
+
   readonly isLeader = new Gauge({
     name: 'agentplane_leader',
     help: 'Whether this replica holds the leader Lease and runs the reconcilers (1) or not (0); always 1 without leader election.',

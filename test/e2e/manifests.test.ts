@@ -117,6 +117,8 @@ describe('e2e: manifests/', function () {
       expect(await lease('create', 'agentplane-system')).to.equal(true);
       expect(await lease('get', 'agentplane-system', 'agentplane')).to.equal(true);
       expect(await lease('update', 'agentplane-system', 'agentplane')).to.equal(true);
+      expect(await lease('watch', 'agentplane-system', 'agentplane')).to.equal(true);
+      expect(await lease('watch', 'agentplane-system', 'kube-scheduler')).to.equal(false);
       expect(await lease('update', 'agentplane-system', 'kube-scheduler')).to.equal(false);
       expect(await lease('update', 'kube-system', 'agentplane')).to.equal(false);
     });

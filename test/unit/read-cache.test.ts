@@ -147,13 +147,73 @@ describe('ReadCache: reads from the informer with resourceVersion rules', functi
   });
 
   it('answers 504 Too large resource version (kube-apiserver) for a version the cache does not reach in time', async () => {
-    const quorumReads = new ReadCache(informer, storage(), { written: () => store.written(), quorum: async () => 10_000, waitMs: 50 });
-    const err = await failure(quorumReads.get('default', 'a', { resourceVersion: '10000' }));
+    // Exact needs the cache's history; with other writers the cache cannot call itself current.
+    const shared = new ReadCache(informer, storage(), { written: () => store.written(), otherWriters: true, waitMs: 50 });
+    const err = await failure(shared.list({ resourceVersion: '10000', resourceVersionMatch: 'Exact' }));
     expect(err.code).to.equal(504);
     const status = toStatus(err);
     expect(status.reason).to.equal('Timeout');
     expect(status.message).to.match(/^Too large resource version: 10000, current: \d+$/);
     expect(status.details?.causes?.[0]?.reason).to.equal('ResourceVersionTooLarge');
+  });
+
+  describe('with other writers (several replicas)', () => {
+    let other: Registry<Agent>;
+    let shared: ReadCache<Agent>;
+    let sources: string[];
+    beforeEach(() => {
+      // Another replica: writes the same storage without this process's watermark.
+      other = new Registry<Agent>(lagging, agentStrategy);
+      sources = [];
+      shared = new ReadCache(informer, storage(), { written: () => store.written(), otherWriters: true, waitMs: 200, onRead: (s) => void sources.push(s) });
+    });
+
+    it("a consistent get and list read storage, so they see another replica's write the cache has not had", async () => {
+      await other.create(idleAgentDraft('f'));
+      lagging.storageReads = 0;
+      expect(await reads.get('default', 'f'), 'the single-writer rule cannot see it').to.equal(undefined);
+      expect((await shared.get('default', 'f'))?.metadata.name).to.equal('f');
+      expect(names((await shared.list({ namespace: 'default' })).items)).to.deep.equal(['a', 'b', 'c', 'd', 'e', 'f']);
+      expect(lagging.storageReads).to.equal(2);
+      expect(sources).to.deep.equal(['storage', 'storage']);
+    });
+
+    it('resourceVersion 0 and versions the cache holds stay in the cache; a newer version reads storage instead of waiting', async () => {
+      const cached = String(informer.resourceVersion());
+      await other.create(idleAgentDraft('f'));
+      lagging.storageReads = 0;
+      expect(await shared.get('default', 'f', { resourceVersion: '0' })).to.equal(undefined);
+      expect(await shared.get('default', 'f', { resourceVersion: cached })).to.equal(undefined);
+      expect(names((await shared.list({ namespace: 'default', resourceVersion: cached, resourceVersionMatch: 'NotOlderThan' })).items)).to.not.include('f');
+      expect(lagging.storageReads).to.equal(0);
+      const newer = String(informer.resourceVersion() + 1);
+      const started = Date.now();
+      expect((await shared.get('default', 'f', { resourceVersion: newer }))?.metadata.name).to.equal('f');
+      expect(names((await shared.list({ namespace: 'default', resourceVersion: newer })).items)).to.include('f');
+      expect(Date.now() - started, 'no wait for the cache').to.be.below(200);
+      expect(lagging.storageReads).to.equal(2);
+      expect(sources).to.deep.equal(['cache', 'cache', 'cache', 'storage', 'storage']);
+    });
+
+    it("pages a list read from storage over the cache's snapshot when the cache holds the same objects", async () => {
+      // Another kind's write moves storage's (global) version past the agents' last change.
+      await state.store<Agent>('Other').create(idleAgentDraft('elsewhere') as Agent);
+      const first = await shared.list({ namespace: 'default', limit: 2 });
+      expect(Number(first.resourceVersion)).to.be.greaterThan(informer.resourceVersion());
+      expect(decodeContinue(first.continue!).rv, "the token names the cache's snapshot").to.equal(informer.resourceVersion());
+      const reads0 = lagging.storageReads;
+      const second = await shared.list({ namespace: 'default', limit: 2, continue: first.continue! });
+      expect(names([...first.items, ...second.items])).to.deep.equal(['a', 'b', 'c', 'd']);
+      expect(lagging.storageReads, 'the next page comes from the cache').to.equal(reads0);
+
+      // A cache that lags storage cannot name that state: the token carries storage's version.
+      await other.create(idleAgentDraft('f'));
+      const lagged = await shared.list({ namespace: 'default', limit: 2 });
+      expect(decodeContinue(lagged.continue!).rv).to.equal(Number(lagged.resourceVersion));
+      lagging.deliver();
+      const rest = await shared.list({ namespace: 'default', continue: lagged.continue! });
+      expect(names(rest.items)).to.deep.equal(['c', 'd', 'e', 'f']);
+    });
   });
 
   it('pages a list with limit/continue over one snapshot, as kube-apiserver does', async () => {

@@ -5,8 +5,11 @@
 // when it could not renew within the renew deadline. Every write carries the resourceVersion it
 // read, so two candidates racing for one Lease cannot both win. A graceful stop releases the
 // Lease (empty holder), so a successor takes over at once instead of after the lease duration.
+// Unlike client-go, which only polls, a candidate also watches the Lease: it sees each renewal
+// when it happens (not up to a retry period later) and tries again at the very moment the lease
+// it saw expires, so a dead leader is replaced within the lease duration of its last renewal.
 
-import { CoordinationV1Api, type KubeConfig, V1MicroTime, type V1Lease } from '@kubernetes/client-node';
+import { CoordinationV1Api, type KubeConfig, V1MicroTime, type V1Lease, Watch } from '@kubernetes/client-node';
 import type { Logger } from '../../observability/logger.js';
 
 export interface LeaderElectionOptions {
@@ -54,6 +57,8 @@ export class LeaderElector {
   private timer?: NodeJS.Timeout;
   private loop?: Promise<void>;
   private wake?: () => void;
+  /** The candidate's watch of the Lease (absent while leading). */
+  private follow?: { abort?: AbortController };
 
   constructor(private readonly o: LeaderElectionOptions) {
     this.api = o.kubeConfig.makeApiClient(CoordinationV1Api);
@@ -86,6 +91,7 @@ export class LeaderElector {
     clearTimeout(this.timer);
     this.wake?.();
     await this.loop;
+    this.unwatchLease();
     if (this.leading) {
       await this.release().catch((err: unknown) => this.o.logger.warn({ err: String(err) }, 'could not release the lease'));
       this.stepDown('stopping');
@@ -93,8 +99,12 @@ export class LeaderElector {
   }
 
   private async run(): Promise<void> {
-    // Candidate: try every retry period until the Lease is ours.
-    while (!this.stopped && !(await this.tryAcquireOrRenew())) await this.sleep(this.retryMs);
+    // Candidate: try every retry period, and when the lease seen expires, until the Lease is ours.
+    while (!this.stopped && !(await this.tryAcquireOrRenew())) {
+      this.watchLease();
+      await this.sleep(this.untilNextTry());
+    }
+    this.unwatchLease();
     if (this.stopped) return;
     this.leading = true;
     this.o.logger.info({ lease: `${this.o.namespace}/${this.o.name}`, identity: this.o.identity }, 'became the leader');
@@ -114,6 +124,50 @@ export class LeaderElector {
     }
   }
 
+  /** A retry period, or less: until the lease this candidate saw expires (1 ms after, by its clock). */
+  private untilNextTry(): number {
+    const o = this.observed;
+    if (!o || o.holder === '' || o.holder === this.o.identity) return this.retryMs;
+    return Math.min(this.retryMs, Math.max(0, o.at + this.leaseMs - Date.now()) + 1);
+  }
+
+  /**
+   * Follows the Lease while a candidate: each change is observed when it happens, and a released
+   * Lease (no holder) wakes the candidate at once. A watch that ends is started again (from the
+   * last version seen) on the next try; polling covers the gap.
+   */
+  private watchLease(): void {
+    if (this.follow || this.stopped) return;
+    const follow: { abort?: AbortController } = {};
+    this.follow = follow;
+    const rv = this.observed?.resourceVersion;
+    const done = (err: unknown): void => {
+      if (this.follow !== follow) return;
+      this.follow = undefined;
+      if (err) this.o.logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'leader election: lease watch ended');
+    };
+    new Watch(this.o.kubeConfig)
+      .watch(
+        `/apis/coordination.k8s.io/v1/namespaces/${this.o.namespace}/leases`,
+        { fieldSelector: `metadata.name=${this.o.name}`, ...(rv ? { resourceVersion: rv } : {}) },
+        (type, lease: V1Lease) => {
+          if (this.follow !== follow || (type !== 'ADDED' && type !== 'MODIFIED')) return;
+          this.observe(lease);
+          if (!lease.spec?.holderIdentity) this.wake?.();
+        },
+        done,
+      )
+      .then(
+        (abort) => (this.follow === follow ? (follow.abort = abort) : abort.abort()),
+        done,
+      );
+  }
+
+  private unwatchLease(): void {
+    this.follow?.abort?.abort();
+    this.follow = undefined;
+  }
+
   private stepDown(why: string): void {
     if (!this.leading) return;
     this.leading = false;
@@ -123,13 +177,14 @@ export class LeaderElector {
 
   /** One attempt: true when the Lease is ours (acquired or renewed) afterwards. */
   private async tryAcquireOrRenew(): Promise<boolean> {
-    const now = new Date();
     let lease: V1Lease | undefined;
     try {
       lease = await this.api.readNamespacedLease({ namespace: this.o.namespace, name: this.o.name });
     } catch (err) {
       if (httpStatus(err) !== 404) return this.failed('read', err);
     }
+    // Stamped when the decision is made (after the read), so an acquireTime never precedes the expiry it follows.
+    const now = new Date();
     if (!lease) {
       try {
         const created = await this.api.createNamespacedLease({ namespace: this.o.namespace, body: this.record(now, now, 0) });

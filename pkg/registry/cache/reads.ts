@@ -1,12 +1,15 @@
 // Reads for the APIs (get, list, Table) served from a shared informer with Kubernetes'
 // resourceVersion rules, falling back to storage when the cache cannot show it is current.
 //
-// - `resourceVersion` unset or "": a consistent read. The cache must reflect every write this
-//   process acknowledged (the store's write watermark; waited for, bounded) and, when a quorum
-//   read is configured (several replicas), storage's current resourceVersion; otherwise the read
-//   goes to storage.
+// - `resourceVersion` unset or "": a consistent read. With one writer (this process) the cache
+//   answers once it reflects every write this process acknowledged (the store's write watermark;
+//   waited for, bounded), else storage. With other writers (several replicas) the cache cannot
+//   show that it holds their writes, so storage answers: one read, as a native consistent read
+//   costs (waiting for the cache to reach storage's version would usually wait for the kind's
+//   next event and then read storage anyway).
 // - "0": whatever the cache holds, at once.
-// - "N": not older than N (waited for, bounded; 504 "Too large resource version" after).
+// - "N": not older than N: the cache once it is at N (waited for, bounded; 504 "Too large
+//   resource version" after); with other writers storage at once instead of waiting.
 // - lists with `resourceVersionMatch=Exact`: the state at N, rebuilt from the informer's recent
 //   changes (410 Expired when they no longer reach back to N).
 // - `limit`/`continue`: pages of one snapshot; the token carries its resourceVersion and the key
@@ -20,8 +23,6 @@ import type { Informer } from './informer.js';
 
 /** kube-apiserver's bound on waiting for its cache (waitUntilFreshAndBlock). */
 export const DEFAULT_WAIT_MS = 3_000;
-/** How long a consistent read waits for the cache to catch up with a quorum read before using storage. */
-const QUORUM_WAIT_MS = 100;
 
 export interface ReadOptions {
   resourceVersion?: string;
@@ -54,10 +55,13 @@ export interface ReadCacheOptions {
   /** The highest resourceVersion at which this process's writes of the kind were acknowledged. */
   written: () => number;
   /**
-   * Storage's current resourceVersion by a quorum read, for servers that are not the only writer
-   * (several replicas). Without it, a consistent read needs only this process's writes.
+   * Storage has writers besides this process (several replicas): consistent reads go to storage,
+   * and so do reads of a version the cache has not reached. Default false: this process is the
+   * only writer, so its own writes are all there are.
    */
-  quorum?: () => Promise<number>;
+  otherWriters?: boolean;
+  /** Told where each get or list was answered from (agentplane_api_reads_total). */
+  onRead?: (source: 'cache' | 'storage') => void;
   waitMs?: number;
 }
 
@@ -75,17 +79,18 @@ export class ReadCache<T extends StoredObject> {
 
   async get(namespace: string, name: string, o: ReadOptions = {}): Promise<T | undefined> {
     const rv = o.resourceVersion;
-    if (rv === '0' && this.informer.hasSynced()) return this.informer.get(namespace, name);
-    if (rv === undefined || rv === '' || rv === '0') {
-      return (await this.fresh()) ? this.informer.get(namespace, name) : this.storage.get(namespace, name);
-    }
-    await this.notOlderThan(parseRv(rv));
-    return this.informer.get(namespace, name);
+    let cached: boolean;
+    if (rv === '0') cached = this.informer.hasSynced();
+    else if (rv === undefined || rv === '') cached = await this.fresh();
+    else cached = await this.notOlderThan(parseRv(rv), true);
+    this.opts.onRead?.(cached ? 'cache' : 'storage');
+    return cached ? this.informer.get(namespace, name) : this.storage.get(namespace, name);
   }
 
   async list(r: ListRequest): Promise<ListPage<T>> {
     validateList(r);
-    const { items, rv, start } = await this.source(r);
+    const { items, rv, start, snapshotRv, stored } = await this.source(r);
+    this.opts.onRead?.(stored ? 'storage' : 'cache');
     const selected = items.filter((o) => (r.namespace === undefined || o.metadata.namespace === r.namespace) && (!r.matches || r.matches(o)));
     const keyed = selected.map((o) => ({ key: listKey(o.metadata.namespace, o.metadata.name), o }));
     keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -95,13 +100,16 @@ export class ReadCache<T extends StoredObject> {
     return {
       items: page.map((k) => k.o),
       resourceVersion: String(rv),
-      continue: encodeContinue(rv, `${page.at(-1)!.key}\u0000`),
+      continue: encodeContinue(snapshotRv ?? rv, `${page.at(-1)!.key}\u0000`),
       remainingItemCount: from.length - page.length,
     };
   }
 
-  /** The objects a list reads, the resourceVersion they are at, and where a continuation starts. */
-  private async source(r: ListRequest): Promise<{ items: T[]; rv: number; start?: string }> {
+  /**
+   * The objects a list reads, the resourceVersion they are at, where a continuation starts, and
+   * (when it differs from rv) the cache snapshot holding the same state, which later pages read.
+   */
+  private async source(r: ListRequest): Promise<{ items: T[]; rv: number; start?: string; snapshotRv?: number; stored?: true }> {
     if (r.continue) {
       const c = decodeContinue(r.continue);
       if (c.rv !== -1) {
@@ -125,28 +133,40 @@ export class ReadCache<T extends StoredObject> {
     if (rv === '0') return this.informer.hasSynced() ? { items: this.informer.list(), rv: this.informer.resourceVersion() } : this.current();
     const n = parseRv(rv);
     if (r.resourceVersionMatch === 'Exact') {
-      await this.notOlderThan(n);
+      await this.notOlderThan(n, false);
       const snap = this.informer.snapshot(Math.min(n, this.informer.resourceVersion()));
       if (!snap) throw new ApiError('Expired', 410, 'The resourceVersion for the provided list is too old.');
       return { items: snap, rv: n };
     }
-    await this.notOlderThan(n);
-    return { items: this.informer.list(), rv: Math.max(n, this.informer.resourceVersion()) };
+    if (await this.notOlderThan(n, true)) return { items: this.informer.list(), rv: Math.max(n, this.informer.resourceVersion()) };
+    return this.fromStorage();
   }
 
   /** A consistent read: the cache when it is shown current, else storage. */
-  private async current(): Promise<{ items: T[]; rv: number }> {
+  private async current(): Promise<{ items: T[]; rv: number; snapshotRv?: number; stored?: true }> {
     if (await this.fresh()) return { items: this.informer.list(), rv: this.informer.resourceVersion() };
+    return this.fromStorage();
+  }
+
+  /**
+   * A list read from storage at its version R. Later pages read a cache snapshot, which reaches
+   * R only if the kind changes again (R is storage's global version in the Kubernetes home), so
+   * when the cache holds exactly storage's objects its own version names that state in the token.
+   */
+  private async fromStorage(): Promise<{ items: T[]; rv: number; snapshotRv?: number; stored?: true }> {
     const res = await this.storage.list();
-    return { items: res.items, rv: Number(res.resourceVersion) || 0 };
+    const rv = Number(res.resourceVersion) || 0;
+    const cached = this.informer.resourceVersion();
+    const same = cached < rv && this.informer.hasSynced() && sameObjects(res.items, this.informer.list());
+    return { items: res.items, rv, stored: true, ...(same ? { snapshotRv: cached } : {}) };
   }
 
   /**
    * Whether the cache reflects every write acknowledged before now: this process's (bounded wait)
-   * and, with a quorum read, storage's current version (a short wait; storage is read otherwise).
+   * when it is the only writer; never shown with other writers.
    */
   private async fresh(): Promise<boolean> {
-    if (!this.informer.hasSynced()) return false; // starting: storage answers meanwhile
+    if (!this.informer.hasSynced() || this.opts.otherWriters) return false; // storage answers
     const written = this.opts.written();
     // A version the cache already failed to reach in time (e.g. a deletion whose version storage
     // only knew as a later list's): storage answers until the cache gets there, without waiting.
@@ -155,16 +175,29 @@ export class ReadCache<T extends StoredObject> {
       this.unreached = written;
       return false;
     }
-    if (!this.opts.quorum) return true;
-    return this.informer.waitFor(await this.opts.quorum(), QUORUM_WAIT_MS);
+    return true;
   }
 
-  /** Waits until the cache is at `rv` or shown current; 504 as kube-apiserver after the bound. */
-  private async notOlderThan(rv: number): Promise<void> {
-    if (this.informer.hasSynced() && this.informer.resourceVersion() >= rv) return;
-    if (!this.opts.quorum && (await this.fresh())) return; // this process is the only writer: nothing newer exists
+  /**
+   * Whether the cache serves a read not older than `rv`: at once when it is there; with other
+   * writers false when `storageMay` (storage is never older); else after waiting for it, or 504
+   * as kube-apiserver after the bound.
+   */
+  private async notOlderThan(rv: number, storageMay: boolean): Promise<boolean> {
+    if (this.informer.hasSynced() && this.informer.resourceVersion() >= rv) return true;
+    if (this.opts.otherWriters) {
+      if (storageMay) return false;
+    } else if (await this.fresh()) return true; // this process is the only writer: nothing newer exists
     if (!(await this.informer.waitFor(rv, this.waitMs))) throw resourceVersionTooLarge(String(rv), String(this.informer.resourceVersion()));
+    return true;
   }
+}
+
+/** The same objects at the same versions (a list read from storage and the cache's). */
+function sameObjects<T extends StoredObject>(a: T[], b: T[]): boolean {
+  if (a.length !== b.length) return false;
+  const versions = new Map(b.map((o) => [listKey(o.metadata.namespace, o.metadata.name), o.metadata.resourceVersion]));
+  return a.every((o) => versions.get(listKey(o.metadata.namespace, o.metadata.name)) === o.metadata.resourceVersion);
 }
 
 function parseRv(rv: string): number {
