@@ -20,7 +20,7 @@ import { startScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
 import { runtimeConformance } from '../conformance/runtime.js';
-import { busyFor, TEST_API_KEY } from '../support/harness.js';
+import { busyFor, eventually, TEST_API_KEY } from '../support/harness.js';
 import { type Cluster, clusterUp, livePods } from '../support/pods.js';
 
 const task = { model: 'claude-sonnet-4-5', role: 'worker' as const, mcpServers: [] };
@@ -84,9 +84,16 @@ describe('KubernetesRuntime on a real node', () => {
         groupExists: async (group: string) => (await livePods(c, NS, `agentplane.io/squad=${groupLabel(group)}`)).length > 0,
         // The worker's process is killed inside its container, behind Kubernetes' back.
         crash: async (ref: ObjectRef) => {
-          const [pod] = await livePods(c, ref.namespace, `agentplane.io/agent=${ref.name}`);
-          const id = pod?.status.containerStatuses?.[0]?.containerID?.replace(/^containerd:\/\//, '');
-          if (!id) throw new Error(`no running container for ${ref.name}`);
+          // The worker has dialled in, but the kubelet's report of its container can lag behind
+          // on a loaded node: wait for the container's id before killing it.
+          const id = await eventually(
+            async () => {
+              const [pod] = await livePods(c, ref.namespace, `agentplane.io/agent=${ref.name}`);
+              return pod?.status.containerStatuses?.[0]?.containerID?.replace(/^containerd:\/\//, '');
+            },
+            30_000,
+            `a running container for ${ref.name}`,
+          );
           await c.ctr(['tasks', 'kill', '--signal', 'SIGKILL', id]);
         },
         quickTask: () => ({ ...task, instructions: '@say done' }),
