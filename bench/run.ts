@@ -4,6 +4,7 @@
 import { cpus, platform, arch } from 'node:os';
 import { type EngineFigures, engineFigures, type PoolFigures, poolFigures } from './engine.js';
 import { IDLE_PAUSE_MS, idleTaskLatency, wakeLatency, warmUp, type LatencySamples } from './latency.js';
+import { listFigures, listRows } from './lists.js';
 import { nativeFigures, printNative } from './native.js';
 import { proxyOverhead } from './proxy.js';
 import { fmt, percentile, summarize, table } from './stats.js';
@@ -45,6 +46,10 @@ async function main(): Promise<void> {
     printNative(await nativeFigures((s) => console.error(`native: ${s}`)));
     return;
   }
+  if (process.env.BENCH_ONLY === 'lists') {
+    printLists(await listFigures((s) => console.error(`lists: ${s}`)));
+    return;
+  }
   if (process.env.BENCH_ONLY === 'wire') {
     printWire(await wireFigures({ throughput: THROUGHPUT, latency: LATENCY, rounds: WIRE_ROUNDS }));
     return;
@@ -75,8 +80,16 @@ async function main(): Promise<void> {
   printEngine(engine.engine);
   printPool(engine.pool);
 
+  // BENCH_ONLY=lists runs this section alone; it brings its own server.
+  printLists(await listFigures((s) => console.error(`lists: ${s}`)));
+
   // BENCH_ONLY=native runs this section alone; it brings its own control plane.
   printNative(await nativeFigures((s) => console.error(`native: ${s}`)));
+}
+
+function printLists(rows: Parameters<typeof listRows>[0]): void {
+  console.log('Lists: a page of agents from a namespace of 10 000 (baseline: the same page from a namespace of 500, same server, same run)');
+  console.log(table(['ms', 'n', 'p50', 'p99', 'baseline p50', 'baseline p99'], listRows(rows)) + '\n');
 }
 
 function printLatency(title: string, sets: LatencySamples[]): void {
