@@ -89,7 +89,7 @@ export class ReadCache<T extends StoredObject> {
 
   async list(r: ListRequest): Promise<ListPage<T>> {
     validateList(r);
-    const { items, rv, start, snapshotRv, stored } = await this.source(r);
+    const { items, rv, start, stored } = await this.source(r);
     this.opts.onRead?.(stored ? 'storage' : 'cache');
     const selected = items.filter((o) => (r.namespace === undefined || o.metadata.namespace === r.namespace) && (!r.matches || r.matches(o)));
     const keyed = selected.map((o) => ({ key: listKey(o.metadata.namespace, o.metadata.name), o }));
@@ -100,16 +100,13 @@ export class ReadCache<T extends StoredObject> {
     return {
       items: page.map((k) => k.o),
       resourceVersion: String(rv),
-      continue: encodeContinue(snapshotRv ?? rv, `${page.at(-1)!.key}\u0000`),
+      continue: encodeContinue(stored ? this.tokenVersion(items, rv) : rv, `${page.at(-1)!.key}\u0000`),
       remainingItemCount: from.length - page.length,
     };
   }
 
-  /**
-   * The objects a list reads, the resourceVersion they are at, where a continuation starts, and
-   * (when it differs from rv) the cache snapshot holding the same state, which later pages read.
-   */
-  private async source(r: ListRequest): Promise<{ items: T[]; rv: number; start?: string; snapshotRv?: number; stored?: true }> {
+  /** The objects a list reads, the resourceVersion they are at, where a continuation starts, and whether storage answered. */
+  private async source(r: ListRequest): Promise<{ items: T[]; rv: number; start?: string; stored?: true }> {
     if (r.continue) {
       const c = decodeContinue(r.continue);
       if (c.rv !== -1) {
@@ -143,22 +140,25 @@ export class ReadCache<T extends StoredObject> {
   }
 
   /** A consistent read: the cache when it is shown current, else storage. */
-  private async current(): Promise<{ items: T[]; rv: number; snapshotRv?: number; stored?: true }> {
+  private async current(): Promise<{ items: T[]; rv: number; stored?: true }> {
     if (await this.fresh()) return { items: this.informer.list(), rv: this.informer.resourceVersion() };
     return this.fromStorage();
   }
 
-  /**
-   * A list read from storage at its version R. Later pages read a cache snapshot, which reaches
-   * R only if the kind changes again (R is storage's global version in the Kubernetes home), so
-   * when the cache holds exactly storage's objects its own version names that state in the token.
-   */
-  private async fromStorage(): Promise<{ items: T[]; rv: number; snapshotRv?: number; stored?: true }> {
+  private async fromStorage(): Promise<{ items: T[]; rv: number; stored: true }> {
     const res = await this.storage.list();
-    const rv = Number(res.resourceVersion) || 0;
+    return { items: res.items, rv: Number(res.resourceVersion) || 0, stored: true };
+  }
+
+  /**
+   * The version a continue token names for a list read from storage at `rv`. Later pages read a
+   * cache snapshot, which reaches `rv` only if the kind changes again (`rv` is storage's global
+   * version in the Kubernetes home), so when the cache holds exactly storage's objects its own
+   * version names that state. Compared only when a page follows (a whole list needs no token).
+   */
+  private tokenVersion(items: T[], rv: number): number {
     const cached = this.informer.resourceVersion();
-    const same = cached < rv && this.informer.hasSynced() && sameObjects(res.items, this.informer.list());
-    return { items: res.items, rv, stored: true, ...(same ? { snapshotRv: cached } : {}) };
+    return cached < rv && this.informer.hasSynced() && sameObjects(items, this.informer.list()) ? cached : rv;
   }
 
   /**
