@@ -5,7 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type TemplateConfig, templateConfig } from '../../pkg/api/template-settings.js';
+import { type TemplateConfig, templateConfigs } from '../../pkg/api/template-settings.js';
 import { DEFAULT_CLUSTER_PLUGINS, DEFAULT_PLUGINS, PluginError } from '../../pkg/plugin/loader.js';
 import { SANDBOX_MODES, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { AUDIT_LEVELS, type AuditLevel, isAuditLevel } from '../../pkg/server/audit/index.js';
@@ -226,9 +226,10 @@ function readConfig(path: string | undefined): ConfigFile {
     if (cfg.templates !== undefined && !Array.isArray(cfg.templates)) {
       fail(`config ${path}: "templates" must be an array of names or {"name", "modelTaskDeadlineSeconds"} objects`);
     }
-    for (const t of cfg.templates ?? []) {
-      const problem = templateConfig(t);
-      if (typeof problem === 'string') fail(`config ${path}: "templates": ${problem}`);
+    try {
+      templateConfigs(cfg.templates ?? []);
+    } catch (err) {
+      fail(`config ${path}: "templates": ${(err as Error).message}`);
     }
     if (cfg.allowPrivateConnectorUrls !== undefined && typeof cfg.allowPrivateConnectorUrls !== 'boolean') {
       fail(`config ${path}: "allowPrivateConnectorUrls" must be true or false`);

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Agent } from '../../pkg/api/agent.js';
-import { type TemplateConfig, templateConfig } from '../../pkg/api/template-settings.js';
+import { type TemplateConfig, templateConfigs } from '../../pkg/api/template-settings.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import { storageFault } from '../../pkg/api/storage-errors.js';
 import type { Squad } from '../../pkg/api/squad.js';
@@ -234,9 +234,7 @@ function checkWritable(dataDir: string): void {
 }
 
 export async function startServer(o: ServeOptions): Promise<RunningServer> {
-  const templates = (o.templates ?? []).map(templateConfig);
-  const badTemplate = templates.find((t) => typeof t === 'string');
-  if (badTemplate !== undefined) throw new Error(badTemplate);
+  const templates = templateConfigs(o.templates ?? []);
   const logger = o.logger ?? createLogger();
   // Before anything starts: an open API must not be reachable from elsewhere.
   if (!o.kubernetes && !o.tokenFile && !isLoopbackHost(o.host)) throw new Error(openBindRefusal(o.host));
@@ -363,7 +361,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
         },
       },
       channelUrl: () => channel.url,
-      templates: templates as TemplateConfig[],
+      templates,
       local: {
         dataDir,
         sandbox,

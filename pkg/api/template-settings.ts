@@ -41,3 +41,12 @@ export function templateConfig(v: unknown): TemplateConfig | string {
   }
   return { name, ...(settings as TemplateSettings) };
 }
+
+/** Every configured template, or an Error naming the first that is wrong. */
+export function templateConfigs(list: readonly unknown[]): TemplateConfig[] {
+  return list.map((v) => {
+    const t = templateConfig(v);
+    if (typeof t === 'string') throw new Error(t);
+    return t;
+  });
+}
