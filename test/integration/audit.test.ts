@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 
 import { expect } from 'chai';
 
-import { hashToken } from '../../pkg/server/auth/token-file.js';
+import { type TestToken, tokenFileYaml } from '../support/tokens.js';
 import { eventually, type Harness, startHarness } from '../support/harness.js';
 
 const run = promisify(execFile);
@@ -47,6 +47,15 @@ async function eventFor(path: string, uri: string, verb: string): Promise<Ev> {
 }
 
 const kubeAgent = (name: string, instructions: string) => ({ apiVersion: GV, kind: 'Agent', metadata: { name }, spec: { instructions } });
+const auth = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
+
+/** A fresh directory holding a token file with `tokens`, and where the audit log goes. */
+function withTokens(prefix: string, tokens: TestToken[]): { dir: string; log: string; tokenFile: string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const tokenFile = join(dir, 'tokens.yaml');
+  writeFileSync(tokenFile, tokenFileYaml(tokens));
+  return { dir, log: join(dir, 'audit.log'), tokenFile };
+}
 
 function expectShape(e: Ev): void {
   expect(e).to.include({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', stage: 'ResponseComplete' });
@@ -212,17 +221,13 @@ describe('audit log (integration)', function () {
     let log: string;
     const alice = 'alice-audit-1a2b3c4d5e6f7a8b';
     const reader = 'reader-audit-9f8e7d6c5b4a3928';
-    const auth = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
     before(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'agentplane-audit-auth-'));
-      log = join(dir, 'audit.log');
-      const tokenFile = join(dir, 'tokens.yaml');
-      writeFileSync(
-        tokenFile,
-        `tokens:\n  - user: alice\n    namespaces: [team-a]\n    verbs: "*"\n    tokenHash: ${hashToken(alice)}\n` +
-          `  - user: reader\n    namespaces: [team-a]\n    verbs: [get, list, watch]\n    tokenHash: ${hashToken(reader)}\n`,
-      );
+      let tokenFile: string;
+      ({ dir, log, tokenFile } = withTokens('agentplane-audit-auth-', [
+        { user: 'alice', token: alice, namespaces: ['team-a'] },
+        { user: 'reader', token: reader, namespaces: ['team-a'], verbs: ['get', 'list', 'watch'] },
+      ]));
       h = await startHarness({ tokenFile, audit: { path: log } });
     });
     after(async () => {
@@ -287,17 +292,13 @@ describe('audit log (integration)', function () {
     let log: string;
     const alice = 'alice-policy-3c4d5e6f7a8b9c0d';
     const bob = 'bob-policy-0d9c8b7a6f5e4d3c';
-    const auth = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
     before(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'agentplane-audit-policy-'));
-      log = join(dir, 'audit.log');
-      const tokenFile = join(dir, 'tokens.yaml');
-      writeFileSync(
-        tokenFile,
-        `tokens:\n  - user: alice\n    namespaces: "*"\n    verbs: "*"\n    tokenHash: ${hashToken(alice)}\n` +
-          `  - user: bob\n    namespaces: "*"\n    verbs: "*"\n    tokenHash: ${hashToken(bob)}\n`,
-      );
+      let tokenFile: string;
+      ({ dir, log, tokenFile } = withTokens('agentplane-audit-policy-', [
+        { user: 'alice', token: alice },
+        { user: 'bob', token: bob },
+      ]));
       const policyFile = join(dir, 'policy.yaml');
       writeFileSync(
         policyFile,

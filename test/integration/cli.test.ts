@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { hashToken } from '../../pkg/server/auth/token-file.js';
+import { tokenFileYaml } from '../support/tokens.js';
 import { busyFor, eventually, type Harness, startHarness } from '../support/harness.js';
 import { createTestMcpServer, type TestMcpServer } from '../support/mcp-server.js';
 
@@ -570,7 +570,7 @@ describe('agentplane CLI (integration)', function () {
     const TOKEN = 'cli-admin-0c9b8a7d6e5f';
     before(async () => {
       const tokenFile = join(dir, 'tokens.yaml');
-      writeFileSync(tokenFile, `tokens:\n  - user: admin\n    namespaces: "*"\n    verbs: "*"\n    tokenHash: ${hashToken(TOKEN)}\n`);
+      writeFileSync(tokenFile, tokenFileYaml([{ user: 'admin', token: TOKEN }]));
       secured = await startHarness({ tokenFile });
     });
     after(async () => {

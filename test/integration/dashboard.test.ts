@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
-import { hashToken } from '../../pkg/server/auth/token-file.js';
+import { tokenFileYaml } from '../support/tokens.js';
 import { busyFor, type Harness, startHarness } from '../support/harness.js';
 import { createTestMcpServer, type TestMcpServer } from '../support/mcp-server.js';
 
@@ -256,8 +256,10 @@ describe('dashboard in Chromium (integration)', function () {
       const file = join(dir, 'tokens.yaml');
       writeFileSync(
         file,
-        `tokens:\n  - user: dash\n    namespaces: "*"\n    verbs: "*"\n    tokenHash: ${hashToken(TOKEN)}\n` +
-          `  - user: alice\n    namespaces: [team-a]\n    verbs: "*"\n    tokenHash: ${hashToken(TEAM_TOKEN)}\n`,
+        tokenFileYaml([
+          { user: 'dash', token: TOKEN },
+          { user: 'alice', token: TEAM_TOKEN, namespaces: ['team-a'] },
+        ]),
       );
       h = await startHarness({ tokenFile: file });
       const created = await h.api('POST', '/api/v1/agents', { name: 'guarded', instructions: '@say guarded hello' }, { authorization: `Bearer ${TOKEN}` });

@@ -14,6 +14,7 @@ import { expect } from 'chai';
 import WebSocket from 'ws';
 
 import { hashToken } from '../../pkg/server/auth/token-file.js';
+import { tokenFileYaml } from '../support/tokens.js';
 import { eventually, type Harness, startHarness } from '../support/harness.js';
 import { type OidcIssuer, startOidcIssuer } from '../support/oidc-issuer.js';
 
@@ -96,12 +97,10 @@ describe('embedded home auth (integration)', function () {
     let h: Harness;
     let dir: string;
     let tokenFile: string;
-    const yaml = (entries: { user: string; namespaces: string; verbs: string; token: string }[]): string =>
-      'tokens:\n' + entries.map((e) => `  - user: ${e.user}\n    namespaces: ${e.namespaces}\n    verbs: ${e.verbs}\n    tokenHash: ${hashToken(e.token)}\n`).join('');
-    const initial = yaml([
-      { user: 'admin', namespaces: '"*"', verbs: '"*"', token: TOKENS.admin },
-      { user: 'alice', namespaces: '[team-a]', verbs: '"*"', token: TOKENS.alice },
-      { user: 'reader', namespaces: '[team-a]', verbs: '[get, list, watch]', token: TOKENS.reader },
+    const initial = tokenFileYaml([
+      { user: 'admin', token: TOKENS.admin },
+      { user: 'alice', namespaces: ['team-a'], token: TOKENS.alice },
+      { user: 'reader', namespaces: ['team-a'], verbs: ['get', 'list', 'watch'], token: TOKENS.reader },
     ]);
     /** Replaces the file as editors and config management do: write aside, then rename over. */
     const replaceFile = (text: string): void => {
@@ -252,9 +251,9 @@ describe('embedded home auth (integration)', function () {
     it('reloads the file: a removed token stops working and a new one works within seconds; a broken file keeps the last good one', async () => {
       expect((await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(TOKENS.reader))).status).to.equal(200);
       replaceFile(
-        yaml([
-          { user: 'admin', namespaces: '"*"', verbs: '"*"', token: TOKENS.admin },
-          { user: 'fresh', namespaces: '[team-a]', verbs: '[list]', token: TOKENS.fresh },
+        tokenFileYaml([
+          { user: 'admin', token: TOKENS.admin },
+          { user: 'fresh', namespaces: ['team-a'], verbs: ['list'], token: TOKENS.fresh },
         ]),
       );
       await eventually(async () => (await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(TOKENS.reader))).status === 401, 5_000, 'the removed token to be refused');
@@ -295,21 +294,19 @@ describe('embedded home auth with OIDC ID tokens (integration)', function () {
     const tokenFile = join(dir, 'tokens.yaml');
     writeFileSync(
       tokenFile,
-      [
-        'tokens:',
-        '  - user: admin',
-        '    namespaces: "*"',
-        '    verbs: "*"',
-        `    tokenHash: ${hashToken(TOKENS.admin)}`,
-        'grants:',
-        '  - group: team-a-devs',
-        '    namespaces: [team-a]',
-        '    verbs: "*"',
-        `  - user: "${issuer.url}#bob"`,
-        '    namespaces: [team-b]',
-        '    verbs: [get, list, watch]',
-        '',
-      ].join('\n'),
+      tokenFileYaml(
+        [{ user: 'admin', token: TOKENS.admin }],
+        [
+          'grants:',
+          '  - group: team-a-devs',
+          '    namespaces: [team-a]',
+          '    verbs: "*"',
+          `  - user: "${issuer.url}#bob"`,
+          '    namespaces: [team-b]',
+          '    verbs: [get, list, watch]',
+          '',
+        ].join('\n'),
+      ),
     );
     h = await startHarness({ host: '127.0.0.1', tokenFile, oidc: { issuerUrl: issuer.url, clientId: CLIENT, groupsClaim: 'groups', caFile: issuer.caFile } });
   });

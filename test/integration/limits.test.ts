@@ -10,7 +10,7 @@ import WebSocket from 'ws';
 import { expect } from 'chai';
 import { INSTRUCTIONS_MAX_LENGTH, SYSTEM_PROMPT_MAX_LENGTH } from '../../pkg/api/agent.js';
 import { MAX_HEADER_SIZE, MAX_URL_LENGTH } from '../../pkg/server/app.js';
-import { hashToken } from '../../pkg/server/auth/token-file.js';
+import { tokenFileYaml } from '../support/tokens.js';
 import { runTask } from '../support/agents.js';
 import { EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
 
@@ -230,10 +230,7 @@ describe('rate limit per user (integration)', function () {
     const tokenFile = join(dir, 'tokens.yaml');
     writeFileSync(
       tokenFile,
-      'tokens:\n' +
-        Object.entries(TOKENS)
-          .map(([user, token]) => `  - user: ${user}\n    namespaces: "*"\n    verbs: "*"\n    tokenHash: ${hashToken(token)}\n`)
-          .join(''),
+      tokenFileYaml(Object.entries(TOKENS).map(([user, token]) => ({ user, token }))),
     );
     h = await startHarness({ tokenFile, rateLimit: 2, rateLimitBurst: 3 });
   });

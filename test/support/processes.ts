@@ -1,21 +1,28 @@
 // What the machine's process table shows, as `ps -eww` would: for tests that look for secrets on
-// command lines and for the processes a runtime started.
+// command lines and environments, and for the processes a runtime started.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** Each host process's pid and its `/proc/<pid>/<file>` (cmdline, environ), skipping those that exited or are not readable. */
+function* procFiles(file: 'cmdline' | 'environ'): Generator<{ pid: number; text: string }> {
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${d}/${file}`, 'utf8');
+    } catch {
+      continue; // exited meanwhile, or not ours
+    }
+    yield { pid: Number(d), text };
+  }
+}
+
 /** Host processes (other than this one) whose command line contains `needle`. */
 export function processesWith(needle: string): number[] {
   const found: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(needle)) found.push(Number(d));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return found.filter((p) => p !== process.pid);
+  for (const { pid, text } of procFiles('cmdline')) if (pid !== process.pid && text.includes(needle)) found.push(pid);
+  return found;
 }
 
 /**
@@ -25,14 +32,8 @@ export function processesWith(needle: string): number[] {
  */
 export function agentEnvironment(dataDir: string, name: string, namespace = 'default'): Record<string, string> {
   const marks = [`AGENTPLANE_AGENT_NAME=${name}`, `AGENTPLANE_NAMESPACE=${namespace}`, `AGENTPLANE_WORKSPACE=${join(dataDir, 'workspaces', namespace, name)}`];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    let entries: string[];
-    try {
-      entries = readFileSync(`/proc/${d}/environ`, 'utf8').split('\0');
-    } catch {
-      continue; // exited meanwhile, or not ours
-    }
+  for (const { text } of procFiles('environ')) {
+    const entries = text.split('\0');
     if (!marks.every((m) => entries.includes(m))) continue;
     return Object.fromEntries(entries.filter(Boolean).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
   }
