@@ -118,10 +118,15 @@ describe('agentplane CLI (integration)', function () {
       expect(events.every((e) => e.task === 2)).to.equal(true);
     });
 
+    // script(1) runs the command with $SHELL. dash, the usual /bin/sh, dies of the terminal's
+    // SIGINT while it waits for the CLI (bash waits to see whether the child handled it), and
+    // script ends with its shell: keys typed after Ctrl-C would go nowhere.
+    const ptyEnv = (): NodeJS.ProcessEnv => ({ ...env, SHELL: '/bin/bash' });
+
     it('streams to a pseudo-terminal with colours and spinner frames while a tool runs', async () => {
       const cmd = `stty cols 120 rows 40; ${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)} run beta '@bash ${busyFor(2).replace(/'/g, "'\\''")}\n@say pty done'`;
       const r = await new Promise<Result>((resolve) => {
-        execFile('script', ['-qfec', cmd, '/dev/null'], { env, timeout: 90_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) =>
+        execFile('script', ['-qfec', cmd, '/dev/null'], { env: ptyEnv(), timeout: 90_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) =>
           resolve({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
         );
       });
@@ -152,7 +157,7 @@ describe('agentplane CLI (integration)', function () {
     /** Runs a long task on a pseudo-terminal, presses Ctrl-C while its tool spins, answers `key`; the terminal's output, ending `EXIT=<code>`. */
     const interruptOnPty = async (agent: string, key: string): Promise<string> => {
       const cmd = `stty cols 120 rows 40; ${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)} run ${agent} '@bash ${busyFor(30).replace(/'/g, "'\\''")}\n@say never'; echo EXIT=$?`;
-      const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env: ptyEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
       let out = '';
       child.stdout!.on('data', (d) => (out += String(d)));
       const exited = new Promise((r) => child.on('exit', r));
