@@ -39,6 +39,15 @@ const toEvent = (row: EventRow): AgentEvent => ({
 
 const COLUMNS = 'seq, namespace, name, task, type, ts, payload';
 
+/**
+ * A batch is committed as soon as it holds this many appends, without waiting for the turn to
+ * end: one read of a worker socket can carry thousands of events (libuv reads up to 2 MB per
+ * turn), and holding them all until one big commit stalls their fan-out behind it. Committed
+ * early, their promises settle at the end of the read that brought them, so storing and sending
+ * overlap with reading the next data. Large enough that a commit is still shared by hundreds.
+ */
+const MAX_BATCH = 256;
+
 interface QueuedAppend {
   stream: StreamRef;
   draft: EventDraft;
@@ -172,7 +181,8 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) return Promise.reject(new Error('the event store is closed'));
     return new Promise((resolve, reject) => {
       this.queue.push({ stream, draft, resolve, reject });
-      this.flushTimer ??= setImmediate(() => this.flush());
+      if (this.queue.length >= MAX_BATCH) this.flush();
+      else this.flushTimer ??= setImmediate(() => this.flush());
     });
   }
 

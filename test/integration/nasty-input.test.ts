@@ -266,8 +266,8 @@ describe('nasty input (integration)', function () {
         refused(await h.api('GET', `${AGG}/agents?watch=true&timeoutSeconds=${n}`), `${AGG} timeoutSeconds=${n}`, 400);
         refused(await h.api('GET', `/api/v1/agents/keeper/events?before=${n}`), `/api/v1/agents/keeper/events before=${n}`, 400);
       }
-      // An empty value is no integer either (kube-apiserver's schema says integer; found by fuzzing).
-      for (const query of ['limit=', 'timeoutSeconds=', 'watch=false&timeoutSeconds=', 'watch=true&limit=']) {
+      // An empty value is no integer, nor a boolean, either (the schema says integer or boolean; found by fuzzing).
+      for (const query of ['limit=', 'timeoutSeconds=', 'watch=false&timeoutSeconds=', 'watch=true&limit=', 'watch=', 'allowWatchBookmarks=&watch=false', 'sendInitialEvents=']) {
         refused(await h.api('GET', `${AGG}/agents?${query}`), `${AGG}/agents?${query}`, 400);
       }
       refused(await h.api('GET', `${AGG}/agents?resourceVersion=99999999999999999999999&resourceVersionMatch=Exact`), `${AGG} resourceVersion`, 400);

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import WebSocket from 'ws';
 
 import { busyFor, eventually } from '../support/harness.js';
-import { type Agentplane, type Cluster, clusterUp, livePods, type PodJson, registerAgentplane, toolOutputs as podToolOutputs } from '../support/pods.js';
+import { type Agentplane, type Cluster, clusterUp, describeFailure, livePods, type PodJson, registerAgentplane, toolOutputs as podToolOutputs } from '../support/pods.js';
 
 const NS = 'pods-e2e';
 const KINDS = 'pods,persistentvolumeclaims,secrets,configmaps';
@@ -67,6 +67,10 @@ ${extra}`;
     c = await clusterUp();
     ap = await registerAgentplane(c);
     await kubectl('create', 'namespace', NS);
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && c) console.log(await describeFailure(c, NS));
   });
 
   after(async function () {

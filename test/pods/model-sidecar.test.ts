@@ -13,7 +13,7 @@ import { MODEL_PROXY_CONTAINER } from '../../pkg/api/agent.js';
 import { MODEL_KEY_PATH, MODEL_PROXY_PORT } from '../../pkg/runtime/kubernetes/objects.js';
 import { type ScriptedModel, startScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { eventually } from '../support/harness.js';
-import { agentEvents, type Agentplane, type Cluster, clusterUp, livePods, registerAgentplane, type StoredEvent, toolOutputs } from '../support/pods.js';
+import { agentEvents, type Agentplane, type Cluster, clusterUp, describeFailure, livePods, registerAgentplane, type StoredEvent, toolOutputs } from '../support/pods.js';
 
 const NS = 'sidecar-e2e';
 const INSTALL_NS = 'agentplane-system';
@@ -84,6 +84,10 @@ describe('e2e: the model-proxy sidecar in agent and squad pods', function () {
     ap = await registerAgentplane(c, { AGENTPLANE_MODEL_PROXY: 'sidecar' });
     await kubectl('create', 'secret', 'generic', SECRET, '-n', INSTALL_NS, `--from-literal=ANTHROPIC_API_KEY=${KEY}`, `--from-literal=ANTHROPIC_BASE_URL=${model.url}`);
     await kubectl('create', 'namespace', NS);
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && c) console.log(await describeFailure(c, NS));
   });
 
   after(async function () {

@@ -104,3 +104,27 @@ export async function agentEvents(c: Cluster, namespace: string, name: string): 
 export async function toolOutputs(c: Cluster, namespace: string, name: string): Promise<string[]> {
   return (await agentEvents(c, namespace, name)).filter((e) => e.type === 'tool_result').map((e) => String(e.payload.output ?? '').trim());
 }
+
+/**
+ * What a failed pods test leaves to go on: the namespace's agents, squads and pods, its recent
+ * Kubernetes events and the end of agentplane's log (the control plane's directory, and the log
+ * with it, is removed once the suite ends). For a mocha `afterEach`.
+ */
+export async function describeFailure(c: Cluster, namespace: string): Promise<string> {
+  const out = async (args: string[]): Promise<string> => {
+    const r = await c.kubectl(args, { allowFail: true });
+    return `$ kubectl ${args.join(' ')}\n${r.stdout}${r.stderr}`;
+  };
+  let log: string;
+  try {
+    log = readFileSync(join(c.dir, 'agentplane.log'), 'utf8').split('\n').slice(-120).join('\n');
+  } catch (err) {
+    log = `(no agentplane.log: ${(err as Error).message})`;
+  }
+  return [
+    await out(['get', 'agents,squads,pods', '-n', namespace, '-o', 'wide']),
+    await out(['get', 'agents', '-n', namespace, '-o', 'jsonpath={range .items[*]}{.metadata.name}{" "}{.status.conditions}{"\\n"}{end}']),
+    await out(['get', 'events', '-n', namespace, '--sort-by=.lastTimestamp']),
+    `agentplane.log (last 120 lines):\n${log}`,
+  ].join('\n');
+}

@@ -15,9 +15,10 @@ export function all(q: Query, name: string): string[] {
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
 
+/** A boolean parameter; absent is undefined, an empty value is no boolean (400), as the schema says. */
 export function boolParam(q: Query, name: string): boolean | undefined {
   const v = single(q, name);
-  if (v === undefined || v === '') return undefined;
+  if (v === undefined) return undefined;
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
   throw badRequest(`query parameter "${name}" must be true or false, not "${v}"`);
