@@ -25,7 +25,7 @@ import { groupName, memberNames, squadListing } from '../registry/squad/membersh
 import type { AgentRuntime, RuntimeEvent, TaskSpec, WorkerStatus } from '../runtime/runtime.js';
 import { Controller, type Result } from './framework/controller.js';
 import { StatusWriter } from './status-writer.js';
-import { applyEvent, changesTaskState } from './task-status.js';
+import { applyEvent, changesTaskState, movesMessage } from './task-status.js';
 import { WorkerSlots } from './worker-slots.js';
 
 /** Consecutive worker exits without a connection before the agent is marked Failed. */
@@ -518,7 +518,7 @@ export class AgentController {
     }
     this.backoff.delete(`${key}:end`);
     if (!changesTaskState(ev)) {
-      this.statusWriter.note(ref, ev);
+      if (movesMessage(ev)) this.statusWriter.note(ref, ev);
       return ev;
     }
     await this.foldEvent(ref, ev);

@@ -3,8 +3,10 @@
 // done per event: the events that arrive while a write is in flight, or within `intervalMs` of the
 // last one, are applied together in the next write, in seq order (applyEvent folds them, so the
 // result is the same as one write each). Events that change the task's state (task_started and
-// the terminal ones) are written as soon as the write before them is done; the rest only move
-// `lastTaskMessage`, which may lag by up to `intervalMs`.
+// the terminal ones) are written as soon as the write before them is done; the rest (`note`) only
+// move `lastTaskMessage`, which may lag by up to `intervalMs`: a noted event still waiting is
+// replaced by the next one, whose message supersedes it, so a fast stream keeps one event per
+// agent here, not every event of the interval.
 
 import type { Agent } from '../api/agent.js';
 import type { AgentEvent } from '../api/event.js';
@@ -24,6 +26,8 @@ interface Backlog {
   events: AgentEvent[];
   waiters: { resolve: (a: Agent) => void; reject: (err: unknown) => void }[];
   urgent: boolean;
+  /** The newest waiting event was noted (only moves the message): the next note replaces it. */
+  noted: boolean;
   writing: boolean;
   lastWriteAt: number;
   timer?: NodeJS.Timeout;
@@ -44,23 +48,28 @@ export class StatusWriter {
    * soon as the write in flight is done. Resolves with the agent as that write left it.
    */
   add(ref: AgentRef, ev: AgentEvent): Promise<Agent> {
-    const b = this.queue(ref, ev);
+    const b = this.queue(ref, ev, false);
     b.urgent = true;
     const done = new Promise<Agent>((resolve, reject) => b.waiters.push({ resolve, reject }));
     this.schedule(ref.uid, b);
     return done;
   }
 
-  /** Queues an event that only moves the message: written with the next write, within `intervalMs`. */
+  /**
+   * Queues an event that only moves the message (the caller's promise: `movesMessageOnly`):
+   * written with the next write, within `intervalMs`, unless a later note replaces it first.
+   */
   note(ref: AgentRef, ev: AgentEvent): void {
-    this.schedule(ref.uid, this.queue(ref, ev));
+    this.schedule(ref.uid, this.queue(ref, ev, true));
   }
 
-  private queue(ref: AgentRef, ev: AgentEvent): Backlog {
+  private queue(ref: AgentRef, ev: AgentEvent, noted: boolean): Backlog {
     const key = ref.uid;
     let b = this.backlogs.get(key);
-    if (!b) this.backlogs.set(key, (b = { ref, events: [], waiters: [], urgent: false, writing: false, lastWriteAt: 0 }));
-    b.events.push(ev);
+    if (!b) this.backlogs.set(key, (b = { ref, events: [], waiters: [], urgent: false, noted: false, writing: false, lastWriteAt: 0 }));
+    if (noted && b.noted) b.events[b.events.length - 1] = ev;
+    else b.events.push(ev);
+    b.noted = noted;
     return b;
   }
 
@@ -92,6 +101,7 @@ export class StatusWriter {
     const events = b.events.splice(0);
     const waiters = b.waiters.splice(0);
     b.urgent = false;
+    b.noted = false;
     b.writing = true;
     try {
       const agent = await this.write(b.ref, events);

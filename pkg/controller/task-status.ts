@@ -10,6 +10,15 @@ export function changesTaskState(ev: AgentEvent): boolean {
   return ev.type === 'task_started' || isTerminal(ev.type);
 }
 
+/**
+ * Whether the event, not changing the task's state, sets the message: applying it after another
+ * such event gives the same status as applying it alone. The rest (thinking, tool results) leave
+ * the status as it is.
+ */
+export function movesMessage(ev: AgentEvent): boolean {
+  return ev.type === 'text' || ev.type === 'user_message' || ev.type === 'tool_call';
+}
+
 export function applyEvent(status: AgentStatus, ev: AgentEvent): void {
   switch (ev.type) {
     case 'task_started': {
@@ -66,6 +75,9 @@ export function describeToolCall(tool: string, input: unknown): string {
 
 function line(s: string): string {
   const first = s.trim().split(/\r?\n/, 1)[0] ?? '';
+  // No more UTF-16 units than the limit: no more code points either (every event of a stream is
+  // folded into the status, so the common case stays cheap).
+  if (first.length <= MAX_MESSAGE) return first;
   // Cut by code points, not UTF-16 units, so no character is split in half.
   const chars = [...first];
   return chars.length > MAX_MESSAGE ? `${chars.slice(0, MAX_MESSAGE - 1).join('')}…` : first;

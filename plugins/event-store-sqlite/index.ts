@@ -26,7 +26,12 @@ const plugin: Plugin = {
       fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     }
     const maxEventsPerStream = ctx.config.eventsPerAgent ?? DEFAULT_EVENTS_PER_AGENT;
-    const store = new SqliteEventStore(file, { maxEventsPerStream });
+    const store = new SqliteEventStore(file, {
+      maxEventsPerStream,
+      onCheckpoint: (m) => {
+        if (m.type === 'error') ctx.logger.warn({ plugin: PLUGIN_NAME, path: file, err: m.message }, 'checkpointing the event log failed; tried again shortly');
+      },
+    });
     ctx.provideEventStore(store);
     ctx.logger.info({ plugin: PLUGIN_NAME, path: file, eventsPerAgent: maxEventsPerStream }, 'sqlite event store opened');
     return async () => {

@@ -6,8 +6,9 @@
 // below the new one (the oldest), in the same transaction: a stream keeps at most that many.
 //
 // Group commit: appends made in the same turn of the event loop (the events every worker socket
-// delivered in one read) are written in one transaction at the next setImmediate, in call order,
-// and each append's promise resolves only once that transaction has committed. A commit is one
+// delivered in one read) are written in one transaction at the next setImmediate, or as soon as
+// MAX_BATCH of them wait, in call order, and each append's promise resolves only once that
+// transaction has committed. A commit is one
 // WAL write, not one per event, and nothing is reported stored before it is. Every other call
 // first writes the appends queued before it, so the store still behaves as if each call ran
 // alone, in call order.
@@ -16,6 +17,7 @@ import Database from 'better-sqlite3';
 
 import type { AgentEvent, EventDraft, EventType } from '../../pkg/api/event.js';
 import type { EventStore, ListOptions, StreamRef } from '../../pkg/plugin/types.js';
+import { Checkpointer, type CheckpointerMessage } from './checkpointer.js';
 
 interface EventRow {
   seq: number;
@@ -46,7 +48,7 @@ const COLUMNS = 'seq, namespace, name, task, type, ts, payload';
  * early, their promises settle at the end of the read that brought them, so storing and sending
  * overlap with reading the next data. Large enough that a commit is still shared by hundreds.
  */
-const MAX_BATCH = 256;
+export const MAX_BATCH = 256;
 
 interface QueuedAppend {
   stream: StreamRef;
@@ -73,11 +75,15 @@ export class SqliteEventStore implements EventStore {
   private queue: QueuedAppend[] = [];
   private flushTimer: NodeJS.Immediate | undefined;
   private closed = false;
+  private readonly checkpointer?: Checkpointer;
 
   private readonly maxEventsPerStream: number | undefined;
 
-  /** `maxEventsPerStream`: events kept per stream (the newest); unbounded when absent. */
-  constructor(filePath: string, opts: { maxEventsPerStream?: number } = {}) {
+  /**
+   * `maxEventsPerStream`: events kept per stream (the newest); unbounded when absent.
+   * `onCheckpoint`: told of each background checkpoint and each failure of one (checkpointer.ts).
+   */
+  constructor(filePath: string, opts: { maxEventsPerStream?: number; onCheckpoint?: (m: CheckpointerMessage) => void } = {}) {
     const max = opts.maxEventsPerStream;
     if (max !== undefined && !(Number.isInteger(max) && max >= 1)) throw new Error(`maxEventsPerStream must be a positive integer, got ${max}`);
     this.maxEventsPerStream = max;
@@ -86,6 +92,11 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    if (this.db.pragma('journal_mode', { simple: true }) === 'wal') {
+      // Commits never checkpoint: a worker thread does, off the event loop (checkpointer.ts).
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.checkpointer = new Checkpointer(filePath, opts.onCheckpoint ?? (() => undefined));
+    }
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         uid TEXT NOT NULL,
@@ -251,7 +262,8 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) return;
     this.flush();
     this.closed = true;
-    this.db.close();
+    await this.checkpointer?.stop();
+    this.db.close(); // the last connection: SQLite checkpoints what is left and removes the log
   }
 
   /** Whether the underlying database connection is still open. */

@@ -4,12 +4,14 @@ import path from 'node:path';
 
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
+import { eventually } from '../support/harness.js';
 import { testPluginContext } from '../support/plugin-context.js';
 
 import type { PluginContext } from '../../pkg/plugin/types.js';
 import type { EventStore, StreamRef } from '../../pkg/registry/events.js';
 import plugin from '../../plugins/event-store-sqlite/index.js';
-import { SqliteEventStore } from '../../plugins/event-store-sqlite/sqlite-event-store.js';
+import type { CheckpointerMessage } from '../../plugins/event-store-sqlite/checkpointer.js';
+import { MAX_BATCH, SqliteEventStore } from '../../plugins/event-store-sqlite/sqlite-event-store.js';
 import { eventStoreConformance } from '../conformance/event-store.js';
 
 const tmpDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-es-'));
@@ -137,6 +139,39 @@ describe('SqliteEventStore', () => {
     }
   });
 
+  it('checkpoints the log in a worker thread, never in a commit: the log is reused and stays about one interval of writes', async () => {
+    const file = path.join(dir, 'ckpt.db');
+    const checkpoints: CheckpointerMessage[] = [];
+    const store = new SqliteEventStore(file, { onCheckpoint: (m) => checkpoints.push(m) });
+    const walSize = (): number => fs.statSync(`${file}-wal`).size;
+    try {
+      const s: StreamRef = { namespace: 'n', name: 'big', uid: 'u-big' };
+      const content = 'x'.repeat(1000);
+      // Three rounds of about 2 MB (SQLite's own checkpoint would run every 4 MB of log), each
+      // followed by a pause longer than the checkpoint interval.
+      const sizes: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        await Promise.all(Array.from({ length: 2000 }, () => store.append(s, { type: 'text', payload: { content } })));
+        sizes.push(walSize());
+        await eventually(async () => checkpoints.length > round, 5_000, `checkpoint after round ${round + 1}`);
+      }
+      expect(checkpoints.every((m) => m.type === 'checkpointed'), JSON.stringify(checkpoints)).to.equal(true);
+      // Rounds 2 and 3 wrote from the start of the checkpointed log: it did not grow to 6 MB.
+      expect(sizes[2]).to.be.at.most(sizes[0]! * 1.5);
+      expect(await store.lastSeq(s)).to.equal(6000);
+    } finally {
+      await store.close();
+    }
+    // Closed: the last connection folded the log into the file and removed it.
+    expect(fs.existsSync(`${file}-wal`)).to.equal(false);
+    const reopened = new SqliteEventStore(file);
+    try {
+      expect(await reopened.lastSeq({ namespace: 'n', name: 'big', uid: 'u-big' })).to.equal(6000);
+    } finally {
+      await reopened.close();
+    }
+  });
+
   describe('group commit', () => {
     it('keeps every event of 40 agents appending at once, each stream in call order', async () => {
       const store = new SqliteEventStore(path.join(dir, 'many.db'));
@@ -183,6 +218,27 @@ describe('SqliteEventStore', () => {
         await Promise.all(all);
         // One transaction: every promise resolved after all 200 were committed.
         expect(seen).to.deep.equal(Array.from({ length: 200 }, () => 200));
+      } finally {
+        reader.close();
+        await store.close();
+      }
+    });
+
+    it('commits a burst larger than a batch in batches of MAX_BATCH, as it comes: stored before the turn ends, acked in order', async () => {
+      const file = path.join(dir, 'burst.db');
+      const store = new SqliteEventStore(file);
+      const reader = new Database(file, { readonly: true });
+      try {
+        const s: StreamRef = { namespace: 'default', name: 'burst', uid: 'u-burst' };
+        const count = reader.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM events WHERE uid = ?');
+        const total = 2 * MAX_BATCH + 10;
+        const acked: number[] = [];
+        const all = Array.from({ length: total }, (_, i) => store.append(s, { type: 'text', payload: { content: `${i}` } }).then((ev) => acked.push(ev.seq)));
+        // Two full batches were committed during the calls; the rest waits for the turn's end.
+        expect(count.get(s.uid)!.n).to.equal(2 * MAX_BATCH);
+        await Promise.all(all);
+        expect(count.get(s.uid)!.n).to.equal(total);
+        expect(acked).to.deep.equal(Array.from({ length: total }, (_, i) => i + 1));
       } finally {
         reader.close();
         await store.close();

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 
 import type { AgentStatus } from '../../pkg/api/agent.js';
 import type { AgentEvent, EventPayloads, EventType } from '../../pkg/api/event.js';
-import { applyEvent, describeToolCall } from '../../pkg/controller/task-status.js';
+import { applyEvent, describeToolCall, movesMessage } from '../../pkg/controller/task-status.js';
 
 const fresh = (over: Partial<AgentStatus> = {}): AgentStatus => ({
   status: 'Running',
@@ -90,6 +90,23 @@ describe('task-status', () => {
       applyEvent(s, ev('error', { message: 'rate limited', reason: 'ModelError' }));
       expect(s.taskStatus).to.equal('Error');
       expect(s.lastTaskMessage).to.equal('Error: rate limited');
+    });
+
+    it('movesMessage: exactly the events that change only the message (a later one supersedes an earlier one)', () => {
+      const events = [
+        ev('text', { content: 'y' }),
+        ev('user_message', { content: 'more' }),
+        ev('tool_call', { id: 't1', tool: 'Bash', input: { command: 'ls' } }),
+        ev('thinking', { content: 'hmm' }),
+        ev('tool_result', { id: 't1', tool: 'Bash', output: 'ok', isError: false }),
+      ];
+      for (const e of events) {
+        const s = fresh({ taskStatus: 'InProgress', lastTaskMessage: 'before' });
+        applyEvent(s, e);
+        const changed = JSON.stringify(s) !== JSON.stringify(fresh({ taskStatus: 'InProgress', lastTaskMessage: 'before' }));
+        expect(movesMessage(e), e.type).to.equal(changed);
+        if (changed) expect(s).to.deep.equal(fresh({ taskStatus: 'InProgress', lastTaskMessage: s.lastTaskMessage }));
+      }
     });
 
     it('thinking and tool_result change nothing', () => {
