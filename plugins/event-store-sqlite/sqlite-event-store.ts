@@ -40,6 +40,9 @@ const toEvent = (row: EventRow): AgentEvent => ({
 });
 
 const COLUMNS = 'seq, namespace, name, task, type, ts, payload';
+const INSERT_COLUMNS = 'uid, seq, namespace, name, task, type, ts, payload';
+/** Rows per multi-row INSERT: a statement call costs about as much as storing a row. */
+const ROWS_PER_INSERT = 16;
 
 /**
  * A batch is committed as soon as it holds this many appends, without waiting for the turn to
@@ -61,7 +64,9 @@ export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly nextSeqStmt: Database.Statement<[string, string, string], { next: number }>;
   private readonly markStmt: Database.Statement<[string, string, number]>;
-  private readonly insertStmt: Database.Statement<[string, number, string, string, number, string, string, string]>;
+  private readonly insertStmt: Database.Statement<unknown[]>;
+  /** INSERT of ROWS_PER_INSERT rows at once: one statement call per 16 events, not per event. */
+  private readonly insertManyStmt: Database.Statement<unknown[]>;
   private readonly listStmt: Database.Statement<[string, number], EventRow>;
   private readonly listBeforeStmt: Database.Statement<[string, number, number], EventRow>;
   private readonly sinceStmt: Database.Statement<[string, number], EventRow>;
@@ -143,9 +148,9 @@ export class SqliteEventStore implements EventStore {
       `INSERT INTO seq_marks (namespace, name, last_seq) VALUES (?, ?, ?)
        ON CONFLICT (namespace, name) DO UPDATE SET last_seq = MAX(last_seq, excluded.last_seq)`,
     );
-    this.insertStmt = this.db.prepare(
-      'INSERT INTO events (uid, seq, namespace, name, task, type, ts, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    );
+    const row = '(?, ?, ?, ?, ?, ?, ?, ?)';
+    this.insertStmt = this.db.prepare(`INSERT INTO events (${INSERT_COLUMNS}) VALUES ${row}`);
+    this.insertManyStmt = this.db.prepare(`INSERT INTO events (${INSERT_COLUMNS}) VALUES ${Array(ROWS_PER_INSERT).fill(row).join(', ')}`);
     this.listStmt = this.db.prepare(
       `SELECT ${COLUMNS} FROM events WHERE uid = ? ORDER BY seq DESC LIMIT ?`,
     );
@@ -166,6 +171,7 @@ export class SqliteEventStore implements EventStore {
     this.batchTx = this.db.transaction((batch: readonly Pick<QueuedAppend, 'stream' | 'draft'>[]): AgentEvent[] => {
       const lastByName = new Map<string, { stream: StreamRef; seq: number }>();
       const lastByUid = new Map<string, number>();
+      const rows: unknown[] = [];
       const events = batch.map(({ stream, draft }): AgentEvent => {
         const nameKey = `${stream.namespace}/${stream.name}`;
         let mark = lastByName.get(nameKey);
@@ -175,9 +181,13 @@ export class SqliteEventStore implements EventStore {
         const timestamp = draft.timestamp ?? new Date().toISOString();
         // The service sets the task; a draft without one is stored as task 0 (no task).
         const task = draft.task ?? 0;
-        this.insertStmt.run(stream.uid, seq, stream.namespace, stream.name, task, draft.type, timestamp, JSON.stringify(draft.payload));
+        rows.push(stream.uid, seq, stream.namespace, stream.name, task, draft.type, timestamp, JSON.stringify(draft.payload));
         return { seq, agentName: stream.name, namespace: stream.namespace, task, type: draft.type, timestamp, payload: draft.payload };
       });
+      const width = 8 * ROWS_PER_INSERT;
+      let at = 0;
+      for (; at + width <= rows.length; at += width) this.insertManyStmt.run(rows.slice(at, at + width));
+      for (; at < rows.length; at += 8) this.insertStmt.run(rows.slice(at, at + 8));
       for (const { stream, seq } of lastByName.values()) this.markStmt.run(stream.namespace, stream.name, seq);
       // Seqs of one stream are distinct, so this leaves at most `max` events (exactly the newest
       // `max` when its seqs are consecutive, as they are unless two streams of a name interleave).

@@ -36,12 +36,19 @@ export const TOO_MANY_SUBSCRIBERS_CLOSE = { code: 4429, reason: 'too many subscr
  */
 export const SUBSCRIBER_BUFFER_BYTES = 1 << 20;
 
-/** An event's JSON, made once however many subscribers it goes to. */
-const serialized = new WeakMap<AgentEvent, string>();
+/**
+ * An event's JSON, made once however many subscribers it goes to: the event log hands one event
+ * to all of them in one go, so remembering the last one is enough (a WeakMap entry per event
+ * costs the garbage collector more than the serialization it saves).
+ */
+let lastEvent: AgentEvent | undefined;
+let lastJson = '';
 const eventJson = (ev: AgentEvent): string => {
-  let json = serialized.get(ev);
-  if (json === undefined) serialized.set(ev, (json = JSON.stringify(ev)));
-  return json;
+  if (ev !== lastEvent) {
+    lastJson = JSON.stringify(ev);
+    lastEvent = ev;
+  }
+  return lastJson;
 };
 
 export interface AgentStreamOptions {
