@@ -10,13 +10,14 @@
 // LOAD_TIMEOUT_S (default 600).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { fmt, percentile, table } from './stats.js';
+import { processTree, treeMemory } from '../test/support/server-process.js';
 
 const AGENTS = Number(process.env.LOAD_AGENTS ?? 200);
 const SUBSCRIBERS = Number(process.env.LOAD_SUBSCRIBERS ?? 1000);
@@ -44,46 +45,6 @@ interface Figures {
   seconds: number;
 }
 
-/** `pid` and every process below it (the server, its spawner, workers, engines and tools). */
-function processTree(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out: number[] = [];
-  const stack = [pid];
-  while (stack.length) {
-    const p = stack.pop()!;
-    out.push(p);
-    stack.push(...(children.get(p) ?? []));
-  }
-  return out;
-}
-
-/**
- * Memory in MiB of the server's process tree: the sum of each process's PSS (proportional set
- * size: a page shared by n processes counts 1/n in each), so shared pages of the engine binary
- * are not counted once per engine as RSS would.
- */
-function treeMemory(pid: number): number {
-  let kb = 0;
-  for (const p of processTree(pid)) {
-    try {
-      kb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return kb / 1024;
-}
-
 async function startServer(): Promise<{ url: string; child: ChildProcess; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'agentplane-load-'));
   const child = spawn(process.execPath, [MAIN, 'serve', '--demo', '--host', '127.0.0.1', '--port', '0', '--data-dir', join(dir, 'data')], {
@@ -105,7 +66,7 @@ async function startServer(): Promise<{ url: string; child: ChildProcess; dir: s
 
 /** Worker processes under the server (sandbox, worker, engine): their command lines name them. */
 function workerProcesses(pid: number): number {
-  return processTree(pid).filter((p) => {
+  return processTree(pid).filter(({ pid: p }) => {
     try {
       return /agentplane-worker|claude-agent-sdk/.test(readFileSync(`/proc/${p}/cmdline`, 'utf8'));
     } catch {

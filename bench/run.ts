@@ -3,6 +3,7 @@
 
 import { cpus, platform, arch } from 'node:os';
 import { type EngineFigures, engineFigures, type PoolFigures, poolFigures } from './engine.js';
+import { IDLE_AGENTS, IDLE_MEMORY_HEADER, type IdleMemoryFigures, idleMemoryBudgetMs, idleMemoryFigures, idleMemoryRows } from './idle-memory.js';
 import { IDLE_PAUSE_MS, idleTaskLatency, wakeLatency, warmUp, type LatencySamples } from './latency.js';
 import { listFigures, listRows } from './lists.js';
 import { nativeFigures, printNative } from './native.js';
@@ -22,7 +23,9 @@ const WIRE_ROUNDS = Number(process.env.BENCH_WIRE_ROUNDS ?? 3);
 const PROXY_ROUNDS = 500;
 const ENGINE_ROUNDS = 10;
 const WARM_POOL = 2;
-const WATCHDOG_MS = 600_000;
+/** 10 minutes for the other sections; the idle-memory section's own bound (it grows with its agents) on top when it runs. */
+const IDLE_SECTION = !process.env.BENCH_ONLY || process.env.BENCH_ONLY === 'idle-memory';
+const WATCHDOG_MS = (process.env.BENCH_ONLY === 'idle-memory' ? 0 : 600_000) + (IDLE_SECTION ? idleMemoryBudgetMs(IDLE_AGENTS) + 60_000 : 0);
 
 /** Latency figures, each printed as one section. Add wake latency here when it exists. */
 const latencyBenches: { title: string; run: (b: BenchServer) => Promise<LatencySamples[]> }[] = [
@@ -44,6 +47,10 @@ async function main(): Promise<void> {
 
   if (process.env.BENCH_ONLY === 'native') {
     printNative(await nativeFigures((s) => console.error(`native: ${s}`)));
+    return;
+  }
+  if (process.env.BENCH_ONLY === 'idle-memory') {
+    printIdleMemory(await idleMemoryFigures((s) => console.error(`idle-memory: ${s}`)));
     return;
   }
   if (process.env.BENCH_ONLY === 'lists') {
@@ -83,6 +90,9 @@ async function main(): Promise<void> {
   // BENCH_ONLY=lists runs this section alone; it brings its own server.
   printLists(await listFigures((s) => console.error(`lists: ${s}`)));
 
+  // BENCH_ONLY=idle-memory runs this section alone; it brings its own server, in its own process.
+  printIdleMemory(await idleMemoryFigures((s) => console.error(`idle-memory: ${s}`)));
+
   // BENCH_ONLY=native runs this section alone; it brings its own control plane.
   printNative(await nativeFigures((s) => console.error(`native: ${s}`)));
 }
@@ -90,6 +100,14 @@ async function main(): Promise<void> {
 function printLists(rows: Parameters<typeof listRows>[0]): void {
   console.log('Lists: a page of agents from a namespace of 10 000 (baseline: the same page from a namespace of 500, same server, same run)');
   console.log(table(['ms', 'n', 'p50', 'p99', 'baseline p50', 'baseline p99'], listRows(rows)) + '\n');
+}
+
+function printIdleMemory(f: IdleMemoryFigures): void {
+  console.log(
+    `Idle agents: memory of the server's process tree (PSS, MiB; as it is after ${f.settleS} s quiet, then after a full GC in the server) and the server's JS heap in use after that GC; ${f.agents} agents that each ran "@say hi" and were released after --idle-timeout ${f.idleTimeoutS} (--max-workers ${f.maxWorkers}); per 1,000: what the step added, per 1,000 agents`,
+  );
+  console.log(table(IDLE_MEMORY_HEADER, idleMemoryRows(f)));
+  console.log(`tasks that did not complete: ${f.failedTasks.length}${f.failedTasks.length ? ` (${f.failedTasks.slice(0, 3).join('; ')})` : ''}\n`);
 }
 
 function printLatency(title: string, sets: LatencySamples[]): void {

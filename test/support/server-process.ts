@@ -1,5 +1,6 @@
 // A real embedded agentplane server as its own process (`agentplane serve`), for tests that kill
-// it: SIGKILL, restart on the same data dir and port, and the process tree it leaves behind.
+// it (SIGKILL, restart on the same data dir and port, and the process tree it leaves behind) and
+// for benchmarks that read its memory (the PSS of its process tree) from /proc.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -36,6 +37,8 @@ export interface ServerProcessOptions {
   dataDir: string;
   model: { url: string; apiKey: string };
   args?: string[];
+  /** Node options for the server process alone (before its script), e.g. `--inspect=127.0.0.1:0`. */
+  nodeArgs?: string[];
 }
 
 /** Starts `agentplane serve` and waits until /readyz answers (or the process dies). */
@@ -43,7 +46,7 @@ export async function startServerProcess(o: ServerProcessOptions): Promise<Serve
   const t0 = Date.now();
   const child = spawn(
     process.execPath,
-    [MAIN, 'serve', '--port', String(o.port), '--data-dir', o.dataDir, '--allow-private-connector-urls', ...(o.args ?? [])],
+    [...(o.nodeArgs ?? []), MAIN, 'serve', '--port', String(o.port), '--data-dir', o.dataDir, '--allow-private-connector-urls', ...(o.args ?? [])],
     {
       env: { ...process.env, ANTHROPIC_API_KEY: o.model.apiKey, ANTHROPIC_BASE_URL: o.model.url, AGENTPLANE_TOKEN_FILE: '', AGENTPLANE_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -116,6 +119,23 @@ export function processTree(root: number): ProcessId[] {
     todo.push(...(children.get(pid) ?? []));
   }
   return out;
+}
+
+/**
+ * Memory in MiB of `root`'s process tree (a server, its spawner, workers, engines and tools): the
+ * sum of each process's PSS (proportional set size: a page shared by n processes counts 1/n in
+ * each), so shared pages of the engine binary are not counted once per engine as RSS would.
+ */
+export function treeMemory(root: number): number {
+  let kb = 0;
+  for (const { pid } of processTree(root)) {
+    try {
+      kb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return kb / 1024;
 }
 
 /** The processes of `ids` still alive (same pid and start time), zombies excluded. */
