@@ -20,6 +20,7 @@ import type { Logger } from '../../observability/logger.js';
 import { ChannelRuntime } from '../channel/channel-runtime.js';
 import type { AgentRuntime, ModelCredentialIssuer, WorkerSpec, WorkerStatus } from '../runtime.js';
 import type { PodCommand, PodReport } from './pod-protocol.js';
+import { noteStarted, signalGroup } from './process-group.js';
 import { NO_SANDBOX, type Sandbox } from './sandbox.js';
 import { type RemoteProcess, Spawner } from './spawner.js';
 import { SLOT_SETTINGS, type Slot, WarmPool } from './warm-pool.js';
@@ -255,7 +256,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     child.on('exit', (code: number | null, signal: NodeJS.Signals | null) => {
       if (this.workers.get(key) !== solo) return; // stopped on purpose
       // A worker that dies takes its tools with it (in the sandbox its PID namespace already has).
-      if (child.pid) signalGroup(child.pid, 'SIGKILL');
+      signalGroup(child, 'SIGKILL');
       // Unsandboxed, the engine runs each Bash tool in a session of its own, out of the group's
       // reach: find them by the credential this incarnation alone had in its environment.
       if (!this.sandboxed) killByEnvironment(`ANTHROPIC_API_KEY=${modelCredential}`);
@@ -374,6 +375,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' },
     });
+    noteStarted(child);
     const pod: Pod = { child, members: new Map(), stopping: new Map() };
     this.pods.set(group, pod);
     this.forwardLogs(child, { namespace, group });
@@ -512,16 +514,15 @@ type Proc = Pick<ChildProcess, 'pid' | 'exitCode' | 'signalCode'> & { once(event
 
 function killGroup(child: Proc, graceMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || !child.pid) return Promise.resolve();
-  const pid = child.pid;
   return new Promise((resolve) => {
-    const timer = setTimeout(() => signalGroup(pid, 'SIGKILL'), graceMs);
+    const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), graceMs);
     child.once('exit', () => {
       clearTimeout(timer);
       // The group may hold tool processes that outlived the worker.
-      signalGroup(pid, 'SIGKILL');
+      signalGroup(child, 'SIGKILL');
       resolve();
     });
-    signalGroup(pid, 'SIGTERM');
+    signalGroup(child, 'SIGTERM');
   });
 }
 
@@ -537,10 +538,3 @@ function killByEnvironment(entry: string): void {
   }
 }
 
-function signalGroup(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, sig);
-  } catch {
-    // already gone
-  }
-}

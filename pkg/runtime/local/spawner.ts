@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { noteStarted } from './process-group.js';
 import type { SpawnerCommand, SpawnerReport } from './spawner-protocol.js';
 
 const SPAWNER_MAIN = fileURLToPath(new URL('./spawner-main.js', import.meta.url));
@@ -80,6 +81,7 @@ export class Spawner {
     if (!p) return;
     if (r.op === 'spawned') {
       p.proc.pid = r.pid > 0 ? r.pid : undefined;
+      noteStarted(p.proc); // to tell it from a later process given its pid (process-group.ts)
       p.proc.emit('spawn');
     }
     else if (r.op === 'line') p.lines[r.stream](r.line);
