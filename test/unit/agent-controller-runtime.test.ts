@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 
 import { expect } from 'chai';
 
@@ -115,6 +116,27 @@ describe('AgentController on the in-memory runtime', function () {
     expect(await history()).to.deep.equal(['1:task_started', '1:text', '1:task_completed']);
     const a = await agent();
     expect(a.status).to.include({ status: 'Running', observedTask: 1 });
+  });
+
+  it('drops an event storage refuses (logged, never given a seq) and writes the task’s end once storage takes it again', async () => {
+    const lines: string[] = [];
+    const sink = new PassThrough();
+    sink.on('data', (c: Buffer) => lines.push(...String(c).split('\n').filter(Boolean)));
+    let full = true;
+    const diskFull = (): Promise<never> => Promise.reject(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }));
+    // The same store, refusing appends while `full`, as SQLite does on a full disk.
+    const refusing = new Proxy(store, { get: (target, prop, receiver) => (prop === 'append' && full ? diskFull : Reflect.get(target, prop, receiver)) });
+    await restartController({ events: new EventLog(refusing), logger: createLogger({ level: 'info', destination: sink }) });
+    await agents.create(agentFromRequest({ name: 'alpha', instructions: '@say built' }, 'default'));
+    await until('an event dropped', async () => lines.some((l) => l.includes('an event could not be stored and is dropped')));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await history(), 'nothing stored while the disk is full').to.deep.equal([]);
+    expect((await agent()).status.taskStatus).to.not.equal('Complete');
+    full = false;
+    await until('the task completed', async () => (await agent()).status.taskStatus === 'Complete');
+    // Only the end, tried again until storage took it; the dropped events left no gap in seqs.
+    expect(await history()).to.deep.equal(['1:task_completed']);
+    expect(lines.some((l) => l.includes('the end of a task could not be stored'))).to.equal(true);
   });
 
   it('settles a task whose worker crashed as an error, and starts a new worker', async () => {
