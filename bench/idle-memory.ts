@@ -25,7 +25,7 @@ import { type Agent, WORKER_READY, WORKER_RELEASED } from '../pkg/api/agent.js';
 import { findCondition } from '../pkg/api/condition.js';
 import { startScriptedModel } from '../pkg/scriptedmodel/index.js';
 import { fmt, percentile } from './stats.js';
-import { API_KEY } from './support.js';
+import { API_KEY, forEachConcurrently } from './support.js';
 import { freePort, processTree, type ServerProcess, startServerProcess, stillAlive, treeMemory } from '../test/support/server-process.js';
 
 export const IDLE_AGENTS = Number(process.env.BENCH_IDLE_AGENTS ?? 1000);
@@ -84,15 +84,7 @@ export async function idleMemoryFigures(log: (s: string) => void, n = IDLE_AGENT
   const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-bench-idle-'));
   let srv: ServerProcess | undefined;
   // If the bench is ended from outside this section (its watchdog), the server's tree goes with it.
-  const killTree = (): void => {
-    for (const p of srv ? processTree(srv.child.pid!) : []) {
-      try {
-        process.kill(p.pid, 'SIGKILL');
-      } catch {
-        // gone meanwhile
-      }
-    }
-  };
+  const killTree = (): void => killAll(srv ? processTree(srv.child.pid!) : []);
   process.once('exit', killTree);
   try {
     srv = await startServerProcess({
@@ -170,14 +162,7 @@ async function runAndRelease(url: string, pid: number, prefix: string, n: number
 }
 
 /** Calls `create(i)` for i in 0..n-1, a few at a time. */
-async function createAll(n: number, create: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CREATE_CONCURRENCY }, async () => {
-      for (let i = next++; i < n; i = next++) await create(i);
-    }),
-  );
-}
+const createAll = (n: number, create: (i: number) => Promise<void>): Promise<void> => forEachConcurrently(n, CREATE_CONCURRENCY, create);
 
 /**
  * Polls the agents (pages of the aggregated API) until all `n` named `<prefix>…` are where
@@ -326,8 +311,11 @@ async function stop(srv: ServerProcess | undefined, killTree: () => void): Promi
   const gone = await Promise.race([srv.exited.then(() => true), sleep(30_000).then(() => false)]);
   if (!gone) killTree();
   for (let i = 0; i < 100 && stillAlive(tree).length; i++) await sleep(100);
-  const left = stillAlive(tree);
-  for (const p of left) {
+  killAll(stillAlive(tree));
+}
+
+function killAll(procs: readonly { pid: number }[]): void {
+  for (const p of procs) {
     try {
       process.kill(p.pid, 'SIGKILL');
     } catch {

@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { percentile } from './stats.js';
 import { letters } from './native.js';
-import { startBenchServer } from './support.js';
+import { forEachConcurrently, startBenchServer } from './support.js';
 
 const BIG = 10_000;
 const PAGE = 500;
@@ -28,16 +28,11 @@ export async function listFigures(log: (s: string) => void): Promise<ListRow[]> 
   try {
     for (const [ns, n] of [['small', PAGE], ['big', BIG]] as const) {
       log(`creating ${n} agents in ${ns}`);
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          for (let i = next++; i < n; i = next++) {
-            const body = { apiVersion: 'agentplane.io/v1alpha1', kind: 'Agent', metadata: { name: letters(i) }, spec: { instructions: '@say hi', lifecycle: 'Sleep', task: 0 } };
-            const res = await fetch(agents(ns), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-            if (res.status !== 201) throw new Error(`create ${ns}/${letters(i)}: ${res.status} ${await res.text()}`);
-          }
-        }),
-      );
+      await forEachConcurrently(n, CONCURRENCY, async (i) => {
+        const body = { apiVersion: 'agentplane.io/v1alpha1', kind: 'Agent', metadata: { name: letters(i) }, spec: { instructions: '@say hi', lifecycle: 'Sleep', task: 0 } };
+        const res = await fetch(agents(ns), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        if (res.status !== 201) throw new Error(`create ${ns}/${letters(i)}: ${res.status} ${await res.text()}`);
+      });
     }
     const timed = async (url: string, want: number): Promise<{ ms: number; cont?: string }> => {
       const t0 = performance.now();

@@ -212,3 +212,13 @@ export class LiveSocket {
     });
   }
 }
+
+/** Calls `fn(i)` for i in 0..n-1, `concurrency` at a time (creating many agents quickly). */
+export async function forEachConcurrently(n: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < n; i = next++) await fn(i);
+    }),
+  );
+}

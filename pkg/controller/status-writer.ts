@@ -56,7 +56,7 @@ export class StatusWriter {
   }
 
   /**
-   * Queues an event that only moves the message (the caller's promise: `movesMessageOnly`):
+   * Queues an event that only moves the message (the caller's promise: task-status.ts `movesMessage`):
    * written with the next write, within `intervalMs`, unless a later note replaces it first.
    */
   note(ref: AgentRef, ev: AgentEvent): void {

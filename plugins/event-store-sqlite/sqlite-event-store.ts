@@ -8,8 +8,8 @@
 // Group commit: appends made in the same turn of the event loop (the events every worker socket
 // delivered in one read) are written in one transaction at the next setImmediate, or as soon as
 // MAX_BATCH of them wait, in call order, and each append's promise resolves only once that
-// transaction has committed. A commit is one
-// WAL write, not one per event, and nothing is reported stored before it is. Every other call
+// transaction has committed. A commit is one WAL write, not one per event, and nothing is
+// reported stored before it is. Every other call
 // first writes the appends queued before it, so the store still behaves as if each call ran
 // alone, in call order.
 
@@ -40,7 +40,9 @@ const toEvent = (row: EventRow): AgentEvent => ({
 });
 
 const COLUMNS = 'seq, namespace, name, task, type, ts, payload';
-const INSERT_COLUMNS = 'uid, seq, namespace, name, task, type, ts, payload';
+const INSERT_COLUMNS = ['uid', 'seq', 'namespace', 'name', 'task', 'type', 'ts', 'payload'];
+/** One row's placeholders in an INSERT. */
+const ROW = `(${INSERT_COLUMNS.map(() => '?').join(', ')})`;
 /** Rows per multi-row INSERT: a statement call costs about as much as storing a row. */
 const ROWS_PER_INSERT = 16;
 
@@ -148,9 +150,9 @@ export class SqliteEventStore implements EventStore {
       `INSERT INTO seq_marks (namespace, name, last_seq) VALUES (?, ?, ?)
        ON CONFLICT (namespace, name) DO UPDATE SET last_seq = MAX(last_seq, excluded.last_seq)`,
     );
-    const row = '(?, ?, ?, ?, ?, ?, ?, ?)';
-    this.insertStmt = this.db.prepare(`INSERT INTO events (${INSERT_COLUMNS}) VALUES ${row}`);
-    this.insertManyStmt = this.db.prepare(`INSERT INTO events (${INSERT_COLUMNS}) VALUES ${Array(ROWS_PER_INSERT).fill(row).join(', ')}`);
+    const insert = `INSERT INTO events (${INSERT_COLUMNS.join(', ')}) VALUES`;
+    this.insertStmt = this.db.prepare(`${insert} ${ROW}`);
+    this.insertManyStmt = this.db.prepare(`${insert} ${Array(ROWS_PER_INSERT).fill(ROW).join(', ')}`);
     this.listStmt = this.db.prepare(
       `SELECT ${COLUMNS} FROM events WHERE uid = ? ORDER BY seq DESC LIMIT ?`,
     );
@@ -184,10 +186,11 @@ export class SqliteEventStore implements EventStore {
         rows.push(stream.uid, seq, stream.namespace, stream.name, task, draft.type, timestamp, JSON.stringify(draft.payload));
         return { seq, agentName: stream.name, namespace: stream.namespace, task, type: draft.type, timestamp, payload: draft.payload };
       });
-      const width = 8 * ROWS_PER_INSERT;
+      const one = INSERT_COLUMNS.length;
+      const many = one * ROWS_PER_INSERT;
       let at = 0;
-      for (; at + width <= rows.length; at += width) this.insertManyStmt.run(rows.slice(at, at + width));
-      for (; at < rows.length; at += 8) this.insertStmt.run(rows.slice(at, at + 8));
+      for (; at + many <= rows.length; at += many) this.insertManyStmt.run(rows.slice(at, at + many));
+      for (; at < rows.length; at += one) this.insertStmt.run(rows.slice(at, at + one));
       for (const { stream, seq } of lastByName.values()) this.markStmt.run(stream.namespace, stream.name, seq);
       // Seqs of one stream are distinct, so this leaves at most `max` events (exactly the newest
       // `max` when its seqs are consecutive, as they are unless two streams of a name interleave).

@@ -10,6 +10,7 @@ import type { AgentEvent } from '../../pkg/api/event.js';
 import { runTask, sleepingAgent } from '../support/agents.js';
 import { EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
 import { processesWith } from '../support/processes.js';
+import { procStat } from '../../pkg/runtime/local/process-group.js';
 
 const SIBLING_MARKER = 'sibling-marker-8d3f0a61';
 const SECRET_VALUE = 'stored-secret-c41e97b2';
@@ -23,8 +24,7 @@ const outputs = (evs: AgentEvent[]): string[] =>
 function workerNodePid(groupLeader: number): number | undefined {
   for (const pid of processesWith('agentplane-worker/main.js')) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      const pgrp = Number(procStat(pid)?.[2]);
       const argv0 = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
       if (pgrp === groupLeader && argv0 === process.execPath) return pid;
     } catch {

@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { procStat } from '../../pkg/runtime/local/process-group.js';
 
 const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
 
@@ -81,15 +82,9 @@ export interface ProcessId {
   cmd: string;
 }
 
-const statOf = (pid: number): { ppid: number; start: string } | undefined => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // After the command: state, ppid, …; field 22 of stat (starttime) is index 19 here.
-    return { ppid: Number(f[1]), start: f[19]! };
-  } catch {
-    return undefined;
-  }
+const statOf = (pid: number): { state: string; ppid: number; start: string } | undefined => {
+  const f = procStat(pid);
+  return f && { state: f[0]!, ppid: Number(f[1]), start: f[19]! };
 };
 
 /** `root` and every process descended from it, as the kernel's parent links show now. */
@@ -142,12 +137,6 @@ export function treeMemory(root: number): number {
 export function stillAlive(ids: ProcessId[]): ProcessId[] {
   return ids.filter((p) => {
     const s = statOf(p.pid);
-    if (!s || s.start !== p.start) return false;
-    try {
-      const state = readFileSync(`/proc/${p.pid}/stat`, 'utf8');
-      return state.slice(state.lastIndexOf(')') + 2)[0] !== 'Z';
-    } catch {
-      return false;
-    }
+    return s !== undefined && s.start === p.start && s.state !== 'Z';
   });
 }

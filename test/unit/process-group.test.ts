@@ -1,20 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 
-import { noteStarted, processStartTime, signalGroup } from '../../pkg/runtime/local/process-group.js';
+import { noteStarted, procStat, processStartTime, signalGroup } from '../../pkg/runtime/local/process-group.js';
 
 /** A process leading a group of its own, as the runtime starts workers. */
 const leader = (): ChildProcess => spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
 /** Running, not a zombie: an orphan's exit is reaped by whatever adopted it, maybe late. */
 const alive = (pid: number): boolean => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
+  const state = procStat(pid)?.[0];
+  return state !== undefined && state !== 'Z';
 };
 
 describe('process groups (pid reuse)', () => {

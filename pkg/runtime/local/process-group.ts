@@ -17,15 +17,23 @@ export interface Leader {
 
 const startTimes = new WeakMap<Leader, string>();
 
-/** The kernel's start time of process `pid` (clock ticks since boot), or undefined when there is none. */
-export function processStartTime(pid: number): string | undefined {
+/**
+ * The fields of `/proc/<pid>/stat` after the command (which is in parentheses and may hold
+ * spaces): [0] state, [1] ppid, [2] process group, ..., [19] start time. Undefined when no
+ * process has the pid.
+ */
+export function procStat(pid: number | string): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command, which is in parentheses and may hold spaces: starttime is the 22nd field.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
+}
+
+/** The kernel's start time of process `pid` (clock ticks since boot), or undefined when there is none. */
+export function processStartTime(pid: number): string | undefined {
+  return procStat(pid)?.[19];
 }
 
 /** Notes when the leader started: call as soon as its pid is known. */
