@@ -1,7 +1,7 @@
 // Agents as pods, timed on the local cluster's real node (`make bench-pods`): how long from a
-// create to the agent's pod Running and to `task_started` reaching a WebSocket client, and from a
-// task sent to a sleeping agent to `task_started`, beside the floor every pod pays: a bare pod of
-// the same worker image, created and watched the same way in the same run. Then what a pod's
+// create to the agent's pod Running and to `task_started` reaching a WebSocket client (also when
+// the template keeps a warm pool of pods), and from a task sent to a sleeping agent to
+// `task_started`, beside the floor every pod pays: a bare pod of the same worker image, created and watched the same way in the same run. Then what a pod's
 // model-proxy sidecar adds to one model request, beside the same request sent straight to the
 // model from the same pod in the same run. Prints figures; asserts nothing.
 
@@ -72,6 +72,27 @@ function follow(url: string, tls: Tls, name: string): Promise<{ next: (type: str
     );
     ws.on('error', reject);
   });
+}
+
+/** A template keeping one pod ready in the bench's namespace (for managers, the agents' default role). */
+const POOL_TEMPLATE = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: agentplane-template-pooled, namespace: agentplane-system, labels: {agentplane.io/template: pooled}}
+data:
+  template.yaml: |
+    warmPool: {size: 1, namespaces: [${NS}]}
+`;
+
+/** Waits until the pool has a pod no agent took whose containers are all ready. */
+async function readyPoolPod(c: Cluster): Promise<void> {
+  const core = c.kc.makeApiClient(CoreV1Api);
+  for (let t = 0; ; t++) {
+    const { items } = await core.listNamespacedPod({ namespace: NS, labelSelector: 'agentplane.io/warm-pool=pooled,!agentplane.io/agent' });
+    const ready = items.some((p) => !p.metadata?.deletionTimestamp && p.status?.phase === 'Running' && (p.status.containerStatuses ?? []).every((s) => s.ready));
+    if (ready) return;
+    if (t > 3000) throw new Error('no ready warm-pool pod after 150 s');
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 async function barePods(c: Cluster, clock: PodClock): Promise<number[]> {
@@ -202,6 +223,25 @@ async function main(): Promise<void> {
       wake.push((await woke) - t1);
       stream.close();
     }
+
+    // The same create when the agent's template keeps a warm pool (docs/kubernetes-runtime.md
+    // "Warm pool"): each round waits for a ready pool pod first, as a burst of creates no larger
+    // than the pool would find one.
+    await c.kubectl(['apply', '-f', '-'], { input: POOL_TEMPLATE });
+    const pooled = { started: [] as number[] };
+    for (let i = 0; i < ROUNDS; i++) {
+      await readyPoolPod(c);
+      const name = `pooled-${i}`;
+      const t0 = performance.now();
+      const { status } = await rest('POST', '/api/v1/agents', { name, namespace: NS, templateRef: 'pooled', instructions: '@say first' });
+      if (status !== 201) throw new Error(`create ${name}: HTTP ${status}`);
+      const stream = await follow(url, tls, name);
+      const started = stream.next('task_started');
+      const completed = stream.next('task_completed');
+      pooled.started.push((await started) - t0);
+      await completed;
+      stream.close();
+    }
     clock.stop();
 
     const row = (label: string, samples: number[]): string[] => {
@@ -215,13 +255,15 @@ async function main(): Promise<void> {
           row('baseline: bare pod of the worker image -> Running', bare),
           row('create agent -> its pod Running', create.running),
           row('create agent -> task_started on the WebSocket', create.started),
+          row('create agent, warm pool -> task_started', pooled.started),
           row('task to a sleeping agent -> task_started', wake),
         ],
       ),
     );
     console.log('\nThe agent rows include what the baseline pays (scheduling, the sandbox, the container) plus');
     console.log("agentplane's part: its Secret, ConfigMap and claim (a local-path volume made by a helper pod),");
-    console.log('then the worker starting the engine, dialing back and receiving the task.');
+    console.log('then the worker starting the engine, dialing back and receiving the task. With a warm pool the');
+    console.log("agent takes a Running pod whose engine has started: its objects are relabelled, the task sent.");
 
     const lat = await sidecarLatency(c);
     const ms = (label: string, samples: number[]): string[] => {

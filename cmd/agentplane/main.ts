@@ -132,7 +132,8 @@ Flags (each can also be set by the environment variable shown):
                        0 no limit). Pods are placed by the Kubernetes scheduler instead
   --warm-pool <n>      local workers kept started ahead of any agent, engine included; a new
                        agent (not in a squad) takes one, so its first task skips the start-up
-                       (AGENTPLANE_WARM_POOL; config "warmPool"; default 0, none). Not for pods
+                       (AGENTPLANE_WARM_POOL; config "warmPool"; default 0, none). Pods: a
+                       template's warmPool (docs/kubernetes-runtime.md)
 
 Kubernetes mode:
   --kubeconfig <file>  how to reach kube-apiserver (KUBECONFIG; default: in-cluster config)

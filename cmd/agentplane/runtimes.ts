@@ -70,7 +70,9 @@ export interface RuntimeInputs {
   channelUrl: () => string;
   /** Templates configured by name, with their settings (embedded, --templates and the config file). */
   templates: readonly TemplateConfig[];
-  local: Omit<LocalRuntimeOptions, 'logger' | 'model' | 'channelUrl'>;
+  local: Omit<LocalRuntimeOptions, 'logger' | 'model' | 'channelUrl' | 'warmPoolMetrics'>;
+  /** Either runtime's warm pool: ready slots and takes (Prometheus). */
+  warmPoolMetrics?: LocalRuntimeOptions['warmPoolMetrics'];
   /** The cluster home's connection and install namespace (templates live there). */
   cluster?: { kubeConfig: KubeConfig; installNamespace: string };
   pods?: PodOptions;
@@ -80,7 +82,7 @@ export interface RuntimeInputs {
 
 export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
   if (i.kind === 'local') {
-    const local = new LocalRuntime({ ...i.local, logger: i.logger, model: i.model, channelUrl: i.channelUrl });
+    const local = new LocalRuntime({ ...i.local, logger: i.logger, model: i.model, channelUrl: i.channelUrl, ...(i.warmPoolMetrics ? { warmPoolMetrics: i.warmPoolMetrics } : {}) });
     const names = [...new Set([DEFAULT_TEMPLATE, ...i.templates.map((t) => t.name)])];
     const deadlines = new Map(i.templates.map((t) => [t.name, t.modelTaskDeadlineSeconds]));
     return {
@@ -112,6 +114,7 @@ export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
     channelUrl: i.channelUrl,
     templates: catalog,
     ...(p.modelProxy === 'sidecar' && i.modelSidecar ? { modelSidecar: i.modelSidecar } : {}),
+    ...(i.warmPoolMetrics ? { warmPoolMetrics: i.warmPoolMetrics } : {}),
     // The agent owns its objects: when it is gone, kube-controller-manager's garbage collector
     // removes whatever the runtime's own clean-up did not reach. (Not its storage record: the
     // agent's uid is not the record's, see pkg/registry/kubernetes/records.ts.)

@@ -368,8 +368,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
         workerMain: o.workerMain ?? WORKER_MAIN,
         ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}),
         warmPool: o.warmPool ?? 0,
-        warmPoolMetrics: { ready: (n) => metrics.warmPoolSlots.set(n), claim: (result) => metrics.warmPoolClaims.inc({ result }) },
       },
+      warmPoolMetrics: { ready: (n) => metrics.warmPoolSlots.set(n), claim: (result) => metrics.warmPoolClaims.inc({ result }) },
       ...(home.cluster ? { cluster: home.cluster } : {}),
       pods: { ...o.pods, modelProxy: modelProxyMode },
       modelSidecar: {

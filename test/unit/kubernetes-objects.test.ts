@@ -5,11 +5,13 @@ import { expect } from 'chai';
 
 import { groupLabel, groupPodPrefix, labelsFor, objectNames } from '../../pkg/runtime/kubernetes/names.js';
 import { MODEL_PROXY_CONTAINER } from '../../pkg/api/agent.js';
-import { managerAccess, workerConfigMap, workerPod, workerSecret, workspaceClaim } from '../../pkg/runtime/kubernetes/objects.js';
+import { agentHolder, managerAccess, SLOT_CONTAINER, slotHolder, slotPodSpec, workerConfigMap, workerPod, workerSecret, workspaceClaim } from '../../pkg/runtime/kubernetes/objects.js';
+import { isSlotPod, placementIn } from '../../pkg/runtime/kubernetes/pod-index.js';
 import { BUILTIN_TEMPLATE, parseTemplate, type WorkerTemplate } from '../../pkg/runtime/kubernetes/template.js';
 
 const template: WorkerTemplate = { ...BUILTIN_TEMPLATE, image: 'agentplane/worker:test' };
 const ref = { namespace: 'team-a', name: 'ada' };
+const ada = agentHolder(ref);
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 describe('Kubernetes runtime objects', () => {
@@ -32,7 +34,7 @@ describe('Kubernetes runtime objects', () => {
     });
     const pod = workerPod({ namespace: 'team-a', group: 'squad:team-a/crew', generateName: 'squad-crew-', members: [{ name: 'ada', template }] });
     expect(pod.metadata!.labels).to.include({ 'agentplane.io/squad': 'crew' }).and.not.have.property('agentplane.io/agent');
-    for (const o of [workerSecret(ref, 'u1', { token: 't', modelCredential: 'm' }), workerConfigMap(ref, { serverUrl: 's', modelBaseUrl: 'b' }), workspaceClaim(ref, template)]) {
+    for (const o of [workerSecret(ada, 'u1', { token: 't', modelCredential: 'm' }), workerConfigMap(ada, { serverUrl: 's', modelBaseUrl: 'b' }), workspaceClaim(ada, template)]) {
       expect(o.metadata!.labels, o.kind).to.include({ 'agentplane.io/agent': 'ada' });
       expect(o.metadata!.namespace).to.equal('team-a');
     }
@@ -64,7 +66,7 @@ describe('Kubernetes runtime objects', () => {
       group: 'squad:team-a/crew',
       generateName: 'squad-crew-',
       members: [{ name: 'ada', template }, { name: 'bob', template, wakeIdle: true }],
-      peers: ['ada', 'bob', 'cy'],
+      peers: new Map([['ada', 'agent-ada-workspace'], ['bob', 'agent-bob-workspace'], ['cy', 'warm-0a1b2c3d-workspace']]),
     });
     expect(pod.spec!.restartPolicy, 'a crashed member restarts in place; a revoked one exits 0 and stays ended').to.equal('OnFailure');
     const [ada, bob] = pod.spec!.containers;
@@ -75,7 +77,7 @@ describe('Kubernetes runtime objects', () => {
     expect(env(ada)).to.not.have.property('AGENTPLANE_WAKE_IDLE');
     expect(env(ada).AGENTPLANE_SQUAD_DIR).to.equal('/squad');
     const claims = pod.spec!.volumes!.filter((v) => v.persistentVolumeClaim).map((v) => v.persistentVolumeClaim!.claimName);
-    expect(claims).to.have.members(['agent-ada-workspace', 'agent-bob-workspace', 'agent-cy-workspace']);
+    expect(claims, "a peer's claim taken from a warm-pool slot keeps its name").to.have.members(['agent-ada-workspace', 'agent-bob-workspace', 'warm-0a1b2c3d-workspace']);
     const mounts = Object.fromEntries(ada!.volumeMounts!.map((m) => [m.mountPath, m]));
     expect(mounts['/workspace']!.readOnly).to.not.equal(true);
     for (const p of ['/squad/ada', '/squad/bob', '/squad/cy']) expect(mounts[p], p).to.deep.include({ readOnly: true });
@@ -84,12 +86,51 @@ describe('Kubernetes runtime objects', () => {
   });
 
   it('never writes a credential into the pod or ConfigMap; the Secret holds them', () => {
-    const secret = workerSecret(ref, 'u1', { token: 'tok-123', modelCredential: 'apmc_abc' });
+    const secret = workerSecret(ada, 'u1', { token: 'tok-123', modelCredential: 'apmc_abc' });
     expect(secret.stringData).to.deep.equal({ token: 'tok-123', 'model-credential': 'apmc_abc' });
     expect(secret.metadata!.annotations).to.deep.include({ 'agentplane.io/agent-uid': 'u1', 'agentplane.io/worker-state': 'running' });
-    const cm = workerConfigMap(ref, { serverUrl: 'http://w:8081', modelBaseUrl: 'http://w:8081/internal/v1/model' });
+    const cm = workerConfigMap(ada, { serverUrl: 'http://w:8081', modelBaseUrl: 'http://w:8081/internal/v1/model' });
     expect(cm.data).to.deep.include({ AGENTPLANE_SERVER_URL: 'http://w:8081', AGENTPLANE_NAMESPACE: 'team-a', AGENTPLANE_AGENT_NAME: 'ada' });
     expect(JSON.stringify(cm)).to.not.contain('tok-123');
+  });
+});
+
+describe('A warm-pool slot (docs/kubernetes-runtime.md "Warm pool")', () => {
+  const slot = slotHolder('team-a', 'warm-0a1b2c3d', 'fast');
+  const worker = slotPodSpec(slot, 'fast', template, { model: 'claude-sonnet-4-5', role: 'worker' });
+  const manager = slotPodSpec(slot, 'fast', template, { model: 'claude-sonnet-4-5', role: 'manager' });
+
+  it("names its objects warm-<id>-* (never an agent's agent-*) and labels them with the pool's template, not an agent", () => {
+    const objects = [workerSecret(slot, 'u1', { token: 't', modelCredential: 'm' }), workerConfigMap(slot, { serverUrl: 's', modelBaseUrl: 'b' }), workspaceClaim(slot, template)];
+    expect(objects.map((o) => o.metadata!.name)).to.deep.equal(['warm-0a1b2c3d-worker', 'warm-0a1b2c3d-config', 'warm-0a1b2c3d-workspace']);
+    for (const o of objects) {
+      expect(o.metadata!.labels, o.kind).to.include({ 'agentplane.io/warm-pool': 'fast', 'app.kubernetes.io/managed-by': 'agentplane' });
+      expect(o.metadata!.labels, o.kind).to.not.have.property('agentplane.io/agent');
+    }
+    expect(workerConfigMap(slot, { serverUrl: 's', modelBaseUrl: 'b' }).data, 'its ConfigMap names no agent').to.not.have.property('AGENTPLANE_AGENT_NAME');
+  });
+
+  it('is a solo pod for nobody yet: never restarted, its engine pre-started, a service account only for a manager pool', () => {
+    const pod = workerPod(worker);
+    expect(pod.metadata!.generateName).to.equal('warm-0a1b2c3d-');
+    expect(pod.spec!.restartPolicy).to.equal('Never');
+    expect(pod.spec!.automountServiceAccountToken).to.equal(false);
+    expect(workerPod(manager).spec).to.deep.include({ serviceAccountName: 'agentplane-manager', automountServiceAccountToken: true });
+    const [c] = pod.spec!.containers;
+    expect(c!.name).to.equal(SLOT_CONTAINER);
+    expect(c!.envFrom).to.deep.equal([{ configMapRef: { name: 'warm-0a1b2c3d-config' } }]);
+    expect(JSON.parse(c!.env!.find((e) => e.name === 'AGENTPLANE_PRESTART')!.value!)).to.deep.equal({ model: 'claude-sonnet-4-5', role: 'worker' });
+    expect(pod.spec!.volumes!.find((v) => v.persistentVolumeClaim)!.persistentVolumeClaim!.claimName).to.equal('warm-0a1b2c3d-workspace');
+    expect(pod.metadata!.annotations).to.deep.equal({ 'agentplane.io/warm-pool-role': 'worker' });
+  });
+
+  it("is nobody's placement until taken; taken, it is the agent's own pod whatever its container is called", () => {
+    const pod = { ...workerPod(worker), spec: { ...workerPod(worker).spec!, containers: [{ name: SLOT_CONTAINER }] } };
+    expect(isSlotPod(pod)).to.equal(true);
+    expect(placementIn(pod, SLOT_CONTAINER), 'an agent named like the container').to.equal(undefined);
+    const taken = { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata!.labels, 'agentplane.io/agent': 'ada' } } };
+    expect(isSlotPod(taken)).to.equal(false);
+    expect(placementIn(taken, 'ada')).to.deep.include({ container: SLOT_CONTAINER, own: true, group: null });
   });
 });
 
@@ -166,6 +207,18 @@ describe('Pod templates (template.yaml of a template ConfigMap)', () => {
     expect(() => parseTemplate('- a\n- b', template)).to.throw(/must be a mapping/);
     expect(() => parseTemplate('nodeSelector: {a: 1}', template)).to.throw(/nodeSelector.a must be a string/);
     expect(() => parseTemplate('modelTaskDeadlineSeconds: -5', template)).to.throw('modelTaskDeadlineSeconds must be a positive number of seconds, got -5');
+  });
+
+  it('reads a warm pool: its size per namespace, the namespaces, the role (default manager); refuses a bad one by field', () => {
+    expect(parseTemplate('warmPool: {size: 2, namespaces: [team-a, team-b, team-a]}', template).warmPool).to.deep.equal({ size: 2, namespaces: ['team-a', 'team-b'], role: 'manager' });
+    expect(parseTemplate('warmPool: {size: 1, namespaces: [team-a], role: worker}', template).warmPool).to.deep.include({ role: 'worker' });
+    expect(parseTemplate('warmPool: null', { ...template, warmPool: { size: 1, namespaces: ['x'], role: 'manager' } })).to.not.have.property('warmPool');
+    expect(() => parseTemplate('warmPool: {size: 21, namespaces: [a]}', template)).to.throw('warmPool.size must be a whole number from 0 to 20');
+    expect(() => parseTemplate('warmPool: {size: 1.5, namespaces: [a]}', template)).to.throw(/warmPool.size/);
+    expect(() => parseTemplate('warmPool: {size: 1, namespaces: [Team_A]}', template)).to.throw('warmPool.namespaces must be a list of namespace names');
+    expect(() => parseTemplate('warmPool: {size: 1, namespaces: a}', template)).to.throw(/warmPool.namespaces/);
+    expect(() => parseTemplate('warmPool: {size: 1, namespaces: [a], role: admin}', template)).to.throw('warmPool.role must be one of manager, worker');
+    expect(() => parseTemplate('warmPool: {size: 1, namespaces: [a], ttl: 5}', template)).to.throw(/warmPool: unknown field\(s\) ttl/);
   });
 });
 

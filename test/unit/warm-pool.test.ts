@@ -10,7 +10,8 @@ import type { ObjectRef } from '../../pkg/api/meta.js';
 import { CredentialRegistry } from '../../pkg/modelproxy/index.js';
 import { createLogger } from '../../pkg/observability/logger.js';
 import { RemoteProcess } from '../../pkg/runtime/local/spawner.js';
-import { refillDelay, SLOT_NAMESPACE, type Slot, WarmPool } from '../../pkg/runtime/local/warm-pool.js';
+import { refillDelay, SLOT_NAMESPACE } from '../../pkg/runtime/warm-pool.js';
+import { type Slot, WarmPool } from '../../pkg/runtime/local/warm-pool.js';
 
 const logger = createLogger({ level: 'silent' });
 

@@ -13,16 +13,39 @@
 // Workers dial the server (the control channel, ../channel/hub.ts). Their credentials live in
 // the Secret, so workers outlive a server restart: on start the runtime adopts the stored
 // credentials of every worker it still wants, and those workers reconnect.
+//
+// A template may keep a warm pool of pods made ahead (./pod-pool.ts): a new solo agent takes one,
+// and the slot's objects become the agent's (relabelled, names kept), so an agent's claim,
+// Secret and ConfigMap are found by label, not only by name.
 
 import { CoreV1Api, type KubeConfig, RbacAuthorizationV1Api, setHeaderOptions, type V1OwnerReference, type V1Pod, type V1Secret } from '@kubernetes/client-node';
+import type { Role } from '../../api/agent.js';
 import { type ObjectRef, refKey } from '../../api/meta.js';
 import type { Logger } from '../../observability/logger.js';
 import { KeyedSerializer } from '../../registry/serializer.js';
 import { ChannelRuntime } from '../channel/channel-runtime.js';
 import type { AgentRuntime, ModelCredentialIssuer, WorkerSpec, WorkerStatus } from '../runtime.js';
-import { AGENT_LABEL, componentSelector, groupPodPrefix, objectNames, UID_ANNOTATION, WORKER_STATE_ANNOTATION } from './names.js';
-import { type Credentials, managerAccess, type ModelSidecar, type PodMember, MODEL_CREDENTIAL_KEY, MODEL_PROXY_PORT, TOKEN_KEY, workerConfigMap, workerPod, workerSecret, workspaceClaim } from './objects.js';
-import { containerStatus, PodIndex, type PodChange, placementIn } from './pod-index.js';
+import { slotSettings } from '../warm-pool.js';
+import { AGENT_LABEL, agentSelector, COMPONENT_LABEL, componentSelector, groupPodPrefix, objectNames, slotNames, UID_ANNOTATION, UNCLAIMED_POOL_SELECTOR, WARM_POOL_LABEL, WORKER_STATE_ANNOTATION } from './names.js';
+import {
+  agentHolder,
+  type Credentials,
+  type Holder,
+  managerAccess,
+  type ModelSidecar,
+  type PodMember,
+  MODEL_CREDENTIAL_KEY,
+  MODEL_PROXY_PORT,
+  slotHolder,
+  slotPodSpec,
+  TOKEN_KEY,
+  workerConfigMap,
+  workerPod,
+  workerSecret,
+  workspaceClaim,
+} from './objects.js';
+import { containerStatus, isSlotPod, PERMANENT_WAITING, PodIndex, type PodChange, placementIn } from './pod-index.js';
+import { PodPool, type PodSlot, type PoolWant } from './pod-pool.js';
 import type { WorkerTemplate } from './template.js';
 
 export interface KubernetesRuntimeOptions {
@@ -32,8 +55,8 @@ export interface KubernetesRuntimeOptions {
   model: ModelCredentialIssuer & Required<Pick<ModelCredentialIssuer, 'restore'>>;
   /** Where pods dial the control channel (the worker listener as pods reach it). */
   channelUrl: () => string;
-  /** The pod templates agents name (`spec.templateRef`). */
-  templates: { resolve(name: string): WorkerTemplate | undefined };
+  /** The pod templates agents name (`spec.templateRef`); with `names`, their warm pools are kept. */
+  templates: { resolve(name: string): WorkerTemplate | undefined; names?(): string[] };
   /** The owner of an agent's objects (its storage record), for the garbage collector. */
   owner?: (ref: ObjectRef, uid: string) => V1OwnerReference | undefined;
   /** How long a squad's first member waits for the others before the squad's pod is made; default 300 ms. */
@@ -43,6 +66,8 @@ export interface KubernetesRuntimeOptions {
    * it on loopback. Absent: engines use the server's proxy (`model.baseUrl()`).
    */
   modelSidecar?: Omit<ModelSidecar, 'serverUrl'>;
+  /** The warm pool's ready slots and takes (Prometheus). */
+  warmPoolMetrics?: { ready(n: number): void; claim(result: 'hit' | 'miss'): void };
 }
 
 /** Members ensured together, made into one pod when the gathering window closes. */
@@ -51,9 +76,6 @@ interface Gathering {
   members: Map<string, { spec: WorkerSpec; template: WorkerTemplate }>;
   done: Promise<void>;
 }
-
-/** Waiting reasons that do not clear by themselves: the pod is replaced, counting a start failure. */
-const PERMANENT_WAITING = new Set(['ErrImageNeverPull', 'InvalidImageName', 'CreateContainerConfigError', 'ErrImagePull', 'ImagePullBackOff']);
 
 export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   readonly name = 'kubernetes';
@@ -69,12 +91,23 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   /** Failures already reported, so an unchanged pod status is not reported twice. */
   private readonly reported = new Set<string>();
   private ready?: Promise<void>;
+  private readonly pool: PodPool;
 
   constructor(private readonly o: KubernetesRuntimeOptions) {
     super(o.logger);
     this.core = o.kubeConfig.makeApiClient(CoreV1Api);
     this.rbac = o.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
     this.pods = new PodIndex(o.kubeConfig, o.logger, (c) => this.onPodChange(c));
+    this.pool = new PodPool({
+      logger: o.logger,
+      wanted: () => this.poolWants(),
+      create: (slot, want) => this.createSlot(slot, want),
+      discard: (slot) => this.discardSlot(slot),
+      pods: () => this.pods.slotPods(),
+      sweep: () => this.sweepSlots(),
+      ...(o.warmPoolMetrics ? { onReady: (n: number) => o.warmPoolMetrics!.ready(n) } : {}),
+    });
+    this.hub.on('slotReady', (ref) => this.pool.ready(ref));
   }
 
   /**
@@ -106,6 +139,7 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
       this.hub.adopt(ref, uid, creds.token);
       this.o.model.restore(ref, uid, creds.modelCredential);
     }
+    await this.pool.start();
   }
 
   async status(ref: ObjectRef): Promise<WorkerStatus> {
@@ -139,12 +173,14 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
       const template = this.o.templates.resolve(templateName);
       if (!template) throw new Error(`agent ${key}: pod template "${templateName}" not found`);
       if (!spec.group) {
-        await this.prepare(spec, template);
+        const claim = (await this.claims(spec.ref.namespace, [spec.ref.name])).get(spec.ref.name);
+        // A new agent (no workspace yet) may take a warm-pool pod; a waking one keeps its claim.
+        if (!claim && !spec.wakeIdle && (await this.takeSlot(spec, templateName))) return;
         await this.createPod(spec.ref.namespace, {
           namespace: spec.ref.namespace,
           agent: spec.ref.name,
           generateName: objectNames(spec.ref.name).podPrefix,
-          members: [member(spec, template)],
+          members: [member(spec, template, await this.prepare(spec, template, claim))],
           owners: this.owners([spec]),
         });
         this.pending.set(key, null);
@@ -164,19 +200,22 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
     await this.started();
     await this.serial.run(refKey(ref), async () => {
       await this.stopNow(ref);
-      const names = objectNames(ref.name);
       const ns = ref.namespace;
+      // By label: a claim, Secret or ConfigMap taken over from a warm-pool slot keeps the slot's name.
+      const labelSelector = agentSelector(ref.name);
       await Promise.all([
-        ignoreMissing(this.core.deleteNamespacedSecret({ namespace: ns, name: names.secret })),
-        ignoreMissing(this.core.deleteNamespacedConfigMap({ namespace: ns, name: names.config })),
-        ignoreMissing(this.core.deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: names.claim })),
+        this.core.deleteCollectionNamespacedSecret({ namespace: ns, labelSelector }),
+        this.core.deleteCollectionNamespacedConfigMap({ namespace: ns, labelSelector }),
+        this.core.deleteCollectionNamespacedPersistentVolumeClaim({ namespace: ns, labelSelector }),
       ]);
       this.o.logger.info({ namespace: ns, name: ref.name }, 'worker objects removed');
     });
   }
 
   async close(): Promise<void> {
-    // Pods keep running: their workers reconnect to the next server (or another replica).
+    // Agents' pods keep running: their workers reconnect to the next server (or another replica).
+    // Untaken warm-pool pods go: their credentials die with this server.
+    await this.pool.close();
     this.pods.stop();
     this.hub.closeAll();
   }
@@ -222,14 +261,15 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   }
 
   private async buildGroup(namespace: string, group: string, members: { spec: WorkerSpec; template: WorkerTemplate }[]): Promise<void> {
-    await Promise.all(members.map((m) => this.prepare(m.spec, m.template)));
     const names = members.map((m) => m.spec.ref.name);
-    const peers = await this.existingClaims(namespace, peersOf(members.map((m) => m.spec)).filter((n) => !names.includes(n)));
+    const claims = await this.claims(namespace, [...new Set([...names, ...peersOf(members.map((m) => m.spec))])]);
+    const made = await Promise.all(members.map(async (m) => member(m.spec, m.template, await this.prepare(m.spec, m.template, claims.get(m.spec.ref.name)))));
+    const peers = new Map([...claims].filter(([n]) => !names.includes(n)));
     await this.createPod(namespace, {
       namespace,
       group,
       generateName: groupPodPrefix(group),
-      members: members.map((m) => member(m.spec, m.template)),
+      members: made,
       peers,
       owners: this.owners(members.map((m) => m.spec)),
     });
@@ -239,40 +279,160 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
 
   /** A member joining a running squad: a pod of its own beside the squad's, with the squad's label. */
   private async joinBeside(spec: WorkerSpec, template: WorkerTemplate): Promise<void> {
-    await this.prepare(spec, template);
-    const peers = await this.existingClaims(spec.ref.namespace, (spec.peers ?? []).filter((n) => n !== spec.ref.name));
+    const claims = await this.claims(spec.ref.namespace, [...new Set([spec.ref.name, ...(spec.peers ?? [])])]);
+    const made = member(spec, template, await this.prepare(spec, template, claims.get(spec.ref.name)));
+    claims.delete(spec.ref.name);
     await this.createPod(spec.ref.namespace, {
       namespace: spec.ref.namespace,
       agent: spec.ref.name,
       group: spec.group!,
       generateName: objectNames(spec.ref.name).podPrefix,
-      members: [member(spec, template)],
-      peers,
+      members: [made],
+      peers: claims,
       owners: this.owners([spec]),
     });
     this.pending.set(refKey(spec.ref), spec.group!);
     this.o.logger.info({ namespace: spec.ref.namespace, name: spec.ref.name, group: spec.group }, 'joined a running squad in a pod of its own');
   }
 
-  /** Fresh credentials in the agent's Secret, its ConfigMap, and its workspace claim. */
-  private async prepare(spec: WorkerSpec, template: WorkerTemplate): Promise<void> {
+  /**
+   * Fresh credentials in the agent's Secret, its ConfigMap, and its workspace claim (`claim`, the
+   * one it has; made when it has none). Resolves with the claim's name.
+   */
+  private async prepare(spec: WorkerSpec, template: WorkerTemplate, claim: string | undefined): Promise<string> {
     const { ref, uid } = spec;
     const owner = this.o.owner?.(ref, uid);
+    const h = agentHolder(ref);
     // A new worker gets new credentials; an earlier worker's stop working now.
     const creds: Credentials = { token: this.hub.issueToken(ref, uid), modelCredential: this.o.model.issue(ref, uid) };
+    await this.writeSettings(h, workerSecret(h, uid, creds, owner), owner);
+    // The claim outlives workers (sleep keeps it); only remove deletes it.
+    if (!claim) await ignoreExisting(this.core.createNamespacedPersistentVolumeClaim({ namespace: ref.namespace, body: workspaceClaim(h, template, owner) }));
+    if (spec.role === 'manager') await this.ensureManagerAccess(ref.namespace);
+    return claim ?? h.names.claim;
+  }
+
+  /** Creates or replaces the holder's Secret (`secret`) and its ConfigMap of settings. */
+  private async writeSettings(h: Holder, secret: V1Secret, owner?: V1OwnerReference): Promise<void> {
+    const namespace = h.namespace;
     await this.upsert(
-      () => this.core.createNamespacedSecret({ namespace: ref.namespace, body: workerSecret(ref, uid, creds, owner) }),
-      () => this.core.replaceNamespacedSecret({ namespace: ref.namespace, name: objectNames(ref.name).secret, body: workerSecret(ref, uid, creds, owner) }),
+      () => this.core.createNamespacedSecret({ namespace, body: secret }),
+      () => this.core.replaceNamespacedSecret({ namespace, name: h.names.secret, body: secret }),
     );
     const modelBaseUrl = this.o.modelSidecar ? `http://127.0.0.1:${MODEL_PROXY_PORT}` : this.o.model.baseUrl();
-    const settings = { serverUrl: this.o.channelUrl(), modelBaseUrl };
+    const config = workerConfigMap(h, { serverUrl: this.o.channelUrl(), modelBaseUrl }, owner);
     await this.upsert(
-      () => this.core.createNamespacedConfigMap({ namespace: ref.namespace, body: workerConfigMap(ref, settings, owner) }),
-      () => this.core.replaceNamespacedConfigMap({ namespace: ref.namespace, name: objectNames(ref.name).config, body: workerConfigMap(ref, settings, owner) }),
+      () => this.core.createNamespacedConfigMap({ namespace, body: config }),
+      () => this.core.replaceNamespacedConfigMap({ namespace, name: h.names.config, body: config }),
     );
-    // The claim outlives workers (sleep keeps it); only remove deletes it.
-    await ignoreExisting(this.core.createNamespacedPersistentVolumeClaim({ namespace: ref.namespace, body: workspaceClaim(ref, template, owner) }));
-    if (spec.role === 'manager') await this.ensureManagerAccess(ref.namespace);
+  }
+
+  /** What each template's `warmPool` asks for, per namespace. */
+  private poolWants(): PoolWant[] {
+    const t = this.o.templates;
+    const wants: PoolWant[] = [];
+    for (const templateName of t.names?.() ?? []) {
+      const template = t.resolve(templateName);
+      const pool = template?.warmPool;
+      if (!template || !pool || pool.size === 0) continue;
+      for (const namespace of pool.namespaces) wants.push({ namespace, templateName, template, role: pool.role, size: pool.size });
+    }
+    return wants;
+  }
+
+  /** A warm-pool slot's Secret (its slot token and model credential), ConfigMap, claim and pod. */
+  private async createSlot(slot: PodSlot, want: PoolWant): Promise<string> {
+    const h = slotHolder(slot.namespace, slot.id, slot.templateName);
+    const creds: Credentials = { token: this.hub.issueToken(slot.ref, slot.uid, { slot: true }), modelCredential: this.o.model.issue(slot.ref, slot.uid) };
+    await this.writeSettings(h, workerSecret(h, slot.uid, creds));
+    await ignoreExisting(this.core.createNamespacedPersistentVolumeClaim({ namespace: slot.namespace, body: workspaceClaim(h, want.template) }));
+    if (slot.role === 'manager') await this.ensureManagerAccess(slot.namespace);
+    const pod = await this.createPod(slot.namespace, slotPodSpec(h, slot.templateName, want.template, slotSettings(slot.role)));
+    this.o.logger.info({ namespace: slot.namespace, slot: slot.id, template: slot.templateName, pod }, 'warm pool: slot pod created');
+    return pod;
+  }
+
+  /** Revokes a slot's credentials and deletes its objects (by name: they may be an agent's by label already). */
+  private async discardSlot(slot: PodSlot): Promise<void> {
+    this.hub.revoke(slot.ref);
+    this.o.model.revoke(slot.ref);
+    const names = slotNames(slot.id);
+    const namespace = slot.namespace;
+    // Taken and then lost, the pod may carry an agent's label: its going is not that agent's crash.
+    const uid = slot.pod ? this.pods.get(namespace, slot.pod)?.metadata?.uid : undefined;
+    if (uid) this.deleting.add(uid);
+    await Promise.all([
+      ...(slot.pod ? [ignoreMissing(this.core.deleteNamespacedPod({ namespace, name: slot.pod, gracePeriodSeconds: 5 }))] : []),
+      ignoreMissing(this.core.deleteNamespacedSecret({ namespace, name: names.secret })),
+      ignoreMissing(this.core.deleteNamespacedConfigMap({ namespace, name: names.config })),
+      ignoreMissing(this.core.deleteNamespacedPersistentVolumeClaim({ namespace, name: names.claim })),
+    ]);
+  }
+
+  /** Deletes every untaken slot's objects (an earlier run's: their credentials died with it). */
+  private async sweepSlots(): Promise<void> {
+    const labelSelector = UNCLAIMED_POOL_SELECTOR;
+    const [pods, secrets, configs, claims] = await Promise.all([
+      this.core.listPodForAllNamespaces({ labelSelector }),
+      this.core.listSecretForAllNamespaces({ labelSelector }),
+      this.core.listConfigMapForAllNamespaces({ labelSelector }),
+      this.core.listPersistentVolumeClaimForAllNamespaces({ labelSelector }),
+    ]);
+    const at = (o: { metadata?: { namespace?: string; name?: string } }) => ({ namespace: o.metadata!.namespace!, name: o.metadata!.name! });
+    await Promise.all([
+      ...pods.items.map((o) => ignoreMissing(this.core.deleteNamespacedPod({ ...at(o), gracePeriodSeconds: 5 }))),
+      ...secrets.items.map((o) => ignoreMissing(this.core.deleteNamespacedSecret(at(o)))),
+      ...configs.items.map((o) => ignoreMissing(this.core.deleteNamespacedConfigMap(at(o)))),
+      ...claims.items.map((o) => ignoreMissing(this.core.deleteNamespacedPersistentVolumeClaim(at(o)))),
+    ]);
+    const n = pods.items.length + secrets.items.length + configs.items.length + claims.items.length;
+    if (n) this.o.logger.info({ objects: n }, 'warm pool: removed the untaken slots of an earlier run');
+  }
+
+  /**
+   * Makes a ready warm-pool pod the new agent's: the pod, its Secret, ConfigMap and claim are
+   * relabelled as the agent's and owned by it (names kept: a pod's volumes and environment
+   * cannot change), the slot's model credential and control connection are re-bound to the
+   * agent, and the worker is told. False (the agent starts cold) when the template keeps no pool
+   * for it here, none is ready, or the slot was lost while being taken.
+   */
+  private async takeSlot(spec: WorkerSpec, templateName: string): Promise<boolean> {
+    const { ref, uid } = spec;
+    const role: Role = spec.role ?? 'manager';
+    if (!this.pool.serves(ref.namespace, templateName, role)) return false;
+    const slot = this.pool.take(ref.namespace, templateName, role);
+    this.o.warmPoolMetrics?.claim(slot ? 'hit' : 'miss');
+    if (!slot) return false;
+    const owner = this.o.owner?.(ref, uid);
+    const names = slotNames(slot.id);
+    const namespace = ref.namespace;
+    const body = (extra: Record<string, unknown> = {}) => ({
+      metadata: { labels: { [AGENT_LABEL]: ref.name, [WARM_POOL_LABEL]: null }, ...(owner ? { ownerReferences: [owner] } : {}), ...extra },
+    });
+    const merge = setHeaderOptions('Content-Type', 'application/merge-patch+json');
+    try {
+      // The pod first: once it carries the agent's label it is the agent's (pod-index.ts).
+      await this.core.patchNamespacedPod({ namespace, name: slot.pod!, body: body() }, merge);
+      await Promise.all([
+        this.core.patchNamespacedSecret({ namespace, name: names.secret, body: body({ annotations: { [UID_ANNOTATION]: uid } }) }, merge),
+        this.core.patchNamespacedConfigMap({ namespace, name: names.config, body: body() }, merge),
+        this.core.patchNamespacedPersistentVolumeClaim({ namespace, name: names.claim, body: body() }, merge),
+      ]);
+    } catch (err) {
+      this.o.logger.warn({ namespace, name: ref.name, slot: slot.id, err: String(err) }, 'warm pool: could not take the slot; starting cold');
+      await this.discardSlot(slot);
+      return false;
+    }
+    // The credential first: once the hub reports the agent connected, a task may reach the model.
+    if (this.o.model.rebind?.(slot.ref, ref, uid) && this.hub.assign(slot.ref, ref, uid)) {
+      this.pending.set(refKey(ref), null);
+      this.o.logger.info({ namespace, name: ref.name, slot: slot.id, pod: slot.pod }, 'worker taken from the warm pool');
+      return true;
+    }
+    this.o.model.revoke(ref);
+    this.o.logger.warn({ namespace, name: ref.name, slot: slot.id }, 'warm pool: the slot was lost while taken; starting cold');
+    await this.discardSlot(slot);
+    return false;
   }
 
   /** The namespace's manager service account and its Role (shared by its managers; kept). */
@@ -299,18 +459,31 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
     // The model credential goes from the Secret too: a squad pod's sidecar, which reads it from
     // its mount, stops accepting it once the kubelet updates the volume.
     const patch = { metadata: { annotations: { [WORKER_STATE_ANNOTATION]: 'stopped' } }, data: { [MODEL_CREDENTIAL_KEY]: null } };
-    await ignoreMissing(
-      this.core.patchNamespacedSecret(
-        { namespace: ref.namespace, name: objectNames(ref.name).secret, body: patch },
+    const namespace = ref.namespace;
+    const own = objectNames(ref.name);
+    const { items } = await this.core.listNamespacedSecret({ namespace, labelSelector: `${agentSelector(ref.name)},${COMPONENT_LABEL}=credentials` });
+    await Promise.all(
+      items.map((s) => {
+        const name = s.metadata!.name!;
+        // A Secret taken over from a warm-pool slot goes with the slot's pod (the next worker
+        // gets the agent's own), and so does the slot's ConfigMap.
+        if (name !== own.secret) {
+          return Promise.all([
+            ignoreMissing(this.core.deleteNamespacedSecret({ namespace, name })),
+            ignoreMissing(this.core.deleteNamespacedConfigMap({ namespace, name: name.replace(/-worker$/, '-config') })),
+          ]);
+        }
         // A merge patch keeps the other annotations.
-        setHeaderOptions('Content-Type', 'application/merge-patch+json'),
-      ),
+        return ignoreMissing(this.core.patchNamespacedSecret({ namespace, name, body: patch }, setHeaderOptions('Content-Type', 'application/merge-patch+json')));
+      }),
     );
   }
 
-  private async createPod(namespace: string, spec: Parameters<typeof workerPod>[0]): Promise<void> {
+  /** Resolves with the pod's name. */
+  private async createPod(namespace: string, spec: Parameters<typeof workerPod>[0]): Promise<string> {
     const modelProxy = this.o.modelSidecar ? { ...this.o.modelSidecar, serverUrl: this.o.channelUrl() } : undefined;
-    await this.core.createNamespacedPod({ namespace, body: workerPod({ ...spec, ...(modelProxy ? { modelProxy } : {}) }) });
+    const pod = await this.core.createNamespacedPod({ namespace, body: workerPod({ ...spec, ...(modelProxy ? { modelProxy } : {}) }) });
+    return pod.metadata!.name!;
   }
 
   private async deletePod(pod: V1Pod): Promise<void> {
@@ -319,11 +492,17 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
     await ignoreMissing(this.core.deleteNamespacedPod({ namespace: pod.metadata!.namespace!, name: pod.metadata!.name!, gracePeriodSeconds: 5 }));
   }
 
-  private async existingClaims(namespace: string, agents: string[]): Promise<string[]> {
-    if (!agents.length) return [];
-    const { items } = await this.core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: componentSelector('workspace') });
-    const have = new Set(items.map((c) => c.metadata?.labels?.[AGENT_LABEL]));
-    return agents.filter((a) => have.has(a));
+  /** The workspace claims the agents have: agent -> claim name (one taken from a warm-pool slot keeps its name). */
+  private async claims(namespace: string, agents: string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    if (!agents.length) return found;
+    const labelSelector = `${componentSelector('workspace')},${AGENT_LABEL} in (${agents.join(',')})`;
+    const { items } = await this.core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector });
+    for (const c of items) {
+      const agent = c.metadata?.labels?.[AGENT_LABEL];
+      if (agent && !c.metadata?.deletionTimestamp) found.set(agent, c.metadata!.name!);
+    }
+    return found;
   }
 
   private owners(specs: WorkerSpec[]): V1OwnerReference[] {
@@ -340,9 +519,13 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
    */
   private onPodChange(c: PodChange): void {
     const { pod } = c;
+    if (isSlotPod(pod)) return this.pool.kick();
     const ns = pod.metadata?.namespace ?? '';
     const uid = pod.metadata?.uid ?? '';
-    for (const name of (pod.spec?.containers ?? []).map((ct) => ct.name)) {
+    // An agent's own pod names it in its label (a pod taken from the warm pool has a container
+    // named otherwise); a squad's pod has a container per member.
+    const own = pod.metadata?.labels?.[AGENT_LABEL];
+    for (const name of own ? [own] : (pod.spec?.containers ?? []).map((ct) => ct.name)) {
       const ref = { namespace: ns, name };
       const p = placementIn(pod, name);
       if (!p) continue;
@@ -388,11 +571,12 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   }
 }
 
-/** A container of the pod for the worker `spec`. */
-function member(spec: WorkerSpec, template: WorkerTemplate): PodMember {
+/** A container of the pod for the worker `spec`, whose workspace is `claim`. */
+function member(spec: WorkerSpec, template: WorkerTemplate, claim: string): PodMember {
   return {
     name: spec.ref.name,
     template,
+    names: { ...objectNames(spec.ref.name), claim },
     ...(spec.wakeIdle ? { wakeIdle: true } : {}),
     ...(spec.role === 'manager' ? { manager: true } : {}),
   };

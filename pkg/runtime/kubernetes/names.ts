@@ -9,6 +9,10 @@ import { COMPONENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL } from '../../api/labels.
 export { COMPONENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL };
 export const AGENT_LABEL = 'agentplane.io/agent';
 export const SQUAD_LABEL = 'agentplane.io/squad';
+/** On a warm-pool slot's objects until an agent takes them: the template the pool is for. */
+export const WARM_POOL_LABEL = 'agentplane.io/warm-pool';
+/** On a warm-pool slot's pod: the role it was made for (a manager's pod has a service account). */
+export const POOL_ROLE_ANNOTATION = 'agentplane.io/warm-pool-role';
 
 /** The runtime's group key (WorkerSpec.group), kept on the pod: labels cannot hold "/" or ":". */
 export const GROUP_ANNOTATION = 'agentplane.io/group';
@@ -25,13 +29,38 @@ export const MANAGED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
 /** The managed objects of one component (worker pods, workspace claims, credentials...). */
 export const componentSelector = (c: Component): string => `${MANAGED_SELECTOR},${COMPONENT_LABEL}=${c}`;
 
-export const objectNames = (agent: string) => ({
+/** What an agent's (or a warm-pool slot's) objects are called. */
+export interface ObjectNames {
+  podPrefix: string;
+  claim: string;
+  secret: string;
+  config: string;
+}
+
+export const objectNames = (agent: string): ObjectNames => ({
   /** generateName of the agent's solo pod (or of its own pod beside a running squad pod). */
   podPrefix: `agent-${agent}-`,
   claim: `agent-${agent}-workspace`,
   secret: `agent-${agent}-worker`,
   config: `agent-${agent}-config`,
 });
+
+/**
+ * A warm-pool slot's objects (`warm-<id>`): never an agent's names (those start with `agent-`).
+ * The agent that takes the slot keeps them, relabelled, for as long as it lives.
+ */
+export const slotNames = (id: string): ObjectNames => ({
+  podPrefix: `${id}-`,
+  claim: `${id}-workspace`,
+  secret: `${id}-worker`,
+  config: `${id}-config`,
+});
+
+/** Every managed object of one agent, of any component. */
+export const agentSelector = (agent: string): string => `${MANAGED_SELECTOR},${AGENT_LABEL}=${agent}`;
+
+/** Warm-pool slots' objects not yet taken by an agent. */
+export const UNCLAIMED_POOL_SELECTOR = `${MANAGED_SELECTOR},${WARM_POOL_LABEL},!${AGENT_LABEL}`;
 
 const SQUAD_GROUP = /^squad:[^/]+\/([a-z0-9]([-a-z0-9]*[a-z0-9])?)$/;
 

@@ -6,7 +6,8 @@
 import type { V1ConfigMap, V1Container, V1ObjectMeta, V1Role, V1RoleBinding, V1ServiceAccount, V1OwnerReference, V1PersistentVolumeClaim, V1Pod, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { ObjectRef } from '../../api/meta.js';
 import { MODEL_PROXY_CONTAINER } from '../../api/agent.js';
-import { type Component, GROUP_ANNOTATION, labelsFor, objectNames, UID_ANNOTATION, WORKER_STATE_ANNOTATION } from './names.js';
+import type { PrestartSettings } from '../../api/worker-protocol.js';
+import { type Component, GROUP_ANNOTATION, labelsFor, type ObjectNames, objectNames, POOL_ROLE_ANNOTATION, slotNames, UID_ANNOTATION, WARM_POOL_LABEL, WORKER_STATE_ANNOTATION } from './names.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../modelproxy/retry.js';
 import type { WorkerTemplate } from './template.js';
 
@@ -32,22 +33,47 @@ export interface Credentials {
   modelCredential: string;
 }
 
+/**
+ * Whose objects these are: an agent's, or a warm-pool slot's until an agent takes them (then
+ * relabelled as the agent's, names unchanged: ./pod-pool.ts).
+ */
+export interface Holder {
+  namespace: string;
+  names: ObjectNames;
+  labels(component: Component): Record<string, string>;
+  /** The agent, named in its ConfigMap; a slot's names none (it learns its agent on `assign`). */
+  agent?: string;
+}
+
+export const agentHolder = (ref: ObjectRef): Holder => ({
+  namespace: ref.namespace,
+  names: objectNames(ref.name),
+  labels: (c) => labelsFor(c, ref.name),
+  agent: ref.name,
+});
+
+export const slotHolder = (namespace: string, id: string, template: string): Holder => ({
+  namespace,
+  names: slotNames(id),
+  labels: (c) => ({ ...labelsFor(c), [WARM_POOL_LABEL]: template }),
+});
+
 /** The metadata every per-agent object shares: its name, namespace, labels and owner. */
-function agentObjectMeta(ref: ObjectRef, name: string, component: Component, owner?: V1OwnerReference): V1ObjectMeta {
+function holderMeta(h: Holder, name: string, component: Component, owner?: V1OwnerReference): V1ObjectMeta {
   return {
     name,
-    namespace: ref.namespace,
-    labels: labelsFor(component, ref.name),
+    namespace: h.namespace,
+    labels: h.labels(component),
     ...(owner ? { ownerReferences: [owner] } : {}),
   };
 }
 
-export function workerSecret(ref: ObjectRef, uid: string, creds: Credentials, owner?: V1OwnerReference): V1Secret {
+export function workerSecret(h: Holder, uid: string, creds: Credentials, owner?: V1OwnerReference): V1Secret {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: {
-      ...agentObjectMeta(ref, objectNames(ref.name).secret, 'credentials', owner),
+      ...holderMeta(h, h.names.secret, 'credentials', owner),
       annotations: { [UID_ANNOTATION]: uid, [WORKER_STATE_ANNOTATION]: 'running' },
     },
     type: 'Opaque',
@@ -62,26 +88,26 @@ export interface WorkerSettings {
   modelBaseUrl: string;
 }
 
-export function workerConfigMap(ref: ObjectRef, settings: WorkerSettings, owner?: V1OwnerReference): V1ConfigMap {
+export function workerConfigMap(h: Holder, settings: WorkerSettings, owner?: V1OwnerReference): V1ConfigMap {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: agentObjectMeta(ref, objectNames(ref.name).config, 'config', owner),
+    metadata: holderMeta(h, h.names.config, 'config', owner),
     data: {
       AGENTPLANE_SERVER_URL: settings.serverUrl,
       ANTHROPIC_BASE_URL: settings.modelBaseUrl,
-      AGENTPLANE_NAMESPACE: ref.namespace,
-      AGENTPLANE_AGENT_NAME: ref.name,
+      AGENTPLANE_NAMESPACE: h.namespace,
+      ...(h.agent ? { AGENTPLANE_AGENT_NAME: h.agent } : {}),
       AGENTPLANE_WORKSPACE: WORKSPACE_PATH,
     },
   };
 }
 
-export function workspaceClaim(ref: ObjectRef, template: WorkerTemplate, owner?: V1OwnerReference): V1PersistentVolumeClaim {
+export function workspaceClaim(h: Holder, template: WorkerTemplate, owner?: V1OwnerReference): V1PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: agentObjectMeta(ref, objectNames(ref.name).claim, 'workspace', owner),
+    metadata: holderMeta(h, h.names.claim, 'workspace', owner),
     spec: {
       accessModes: ['ReadWriteOnce'],
       resources: { requests: { storage: template.storage.size } },
@@ -91,8 +117,13 @@ export function workspaceClaim(ref: ObjectRef, template: WorkerTemplate, owner?:
 }
 
 export interface PodMember {
+  /** The container's name: the agent's (a warm-pool slot's is `worker`). */
   name: string;
   template: WorkerTemplate;
+  /** Its claim, Secret and ConfigMap; default the agent's (`objectNames(name)`). */
+  names?: ObjectNames;
+  /** A warm-pool slot: start the engine with these settings before any agent (AGENTPLANE_PRESTART). */
+  prestart?: PrestartSettings;
   /** A manager gets the namespace's manager service account (the pod's, shared by a squad). */
   manager?: boolean;
   /** Start idle in a rebuilt squad pod (AGENTPLANE_WAKE_IDLE=true). */
@@ -108,8 +139,11 @@ export interface WorkerPodSpec {
   generateName: string;
   /** Containers, one per member (a solo pod has one). */
   members: PodMember[];
-  /** Other members whose workspaces this pod mounts read-only under /squad (their claims exist). */
-  peers?: string[];
+  /** Other members whose workspaces this pod mounts read-only under /squad: name -> claim. */
+  peers?: Map<string, string>;
+  /** Labels besides the component's, the agent's and the squad's (a warm-pool slot's). */
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
   owners?: V1OwnerReference[];
   /** The pod's own model proxy (a native sidecar holding the mirrored key); absent: the server's. */
   modelProxy?: ModelSidecar;
@@ -140,17 +174,17 @@ export function workerPod(p: WorkerPodSpec): V1Pod {
   const lead = p.members[0]!.template;
   const volumes: V1Volume[] = [];
   p.members.forEach((m, i) => {
-    volumes.push({ name: `workspace-${i}`, persistentVolumeClaim: { claimName: objectNames(m.name).claim } });
+    volumes.push({ name: `workspace-${i}`, persistentVolumeClaim: { claimName: namesOf(m).claim } });
     volumes.push({ name: `tmp-${i}`, emptyDir: {} });
   });
-  const peers = (p.peers ?? []).filter((name) => !p.members.some((m) => m.name === name));
-  peers.forEach((name, j) => volumes.push({ name: `peer-${j}`, persistentVolumeClaim: { claimName: objectNames(name).claim, readOnly: true } }));
+  const peers = [...(p.peers ?? new Map<string, string>())].filter(([name]) => !p.members.some((m) => m.name === name));
+  peers.forEach(([, claim], j) => volumes.push({ name: `peer-${j}`, persistentVolumeClaim: { claimName: claim, readOnly: true } }));
   if (p.modelProxy) volumes.push(...modelProxyVolumes(p.modelProxy, p.members));
   // Each member sees every member's workspace under /squad/<name>, read-only (its own included).
   const squadMounts: V1VolumeMount[] = p.group
     ? [
         ...p.members.map((m, i) => ({ name: `workspace-${i}`, mountPath: `${SQUAD_PATH}/${m.name}`, readOnly: true })),
-        ...peers.map((name, j) => ({ name: `peer-${j}`, mountPath: `${SQUAD_PATH}/${name}`, readOnly: true })),
+        ...peers.map(([name], j) => ({ name: `peer-${j}`, mountPath: `${SQUAD_PATH}/${name}`, readOnly: true })),
       ]
     : [];
   return {
@@ -159,12 +193,14 @@ export function workerPod(p: WorkerPodSpec): V1Pod {
     metadata: {
       generateName: p.generateName,
       namespace: p.namespace,
-      labels: labelsFor('worker', p.agent, p.group),
-      ...(p.group ? { annotations: { [GROUP_ANNOTATION]: p.group } } : {}),
+      labels: { ...labelsFor('worker', p.agent, p.group), ...p.labels },
+      ...(p.group || p.annotations ? { annotations: { ...(p.group ? { [GROUP_ANNOTATION]: p.group } : {}), ...p.annotations } } : {}),
       ...(p.owners?.length ? { ownerReferences: p.owners } : {}),
     },
     spec: {
-      restartPolicy: p.agent ? 'Never' : 'OnFailure',
+      // Only a squad's shared pod restarts a member; an agent's own pod (or a warm-pool slot's,
+      // which becomes one) ends with its worker.
+      restartPolicy: p.group && !p.agent ? 'OnFailure' : 'Never',
       // Only a manager talks to the API (to orchestrate sub-agents), with a token for its own
       // namespace; every other worker has no Kubernetes credentials at all.
       ...(p.members.some((m) => m.manager) ? { serviceAccountName: MANAGER_ACCOUNT, automountServiceAccountToken: true } : { automountServiceAccountToken: false }),
@@ -188,14 +224,34 @@ export function workerPod(p: WorkerPodSpec): V1Pod {
   };
 }
 
+const namesOf = (m: PodMember): ObjectNames => m.names ?? objectNames(m.name);
+
+/** The container of a warm-pool slot's pod (the agent's name is not known when it is made). */
+export const SLOT_CONTAINER = 'worker';
+
+/**
+ * A warm-pool slot's pod: the solo pod of an agent not yet created, in the namespace and of the
+ * template and role the pool is for, its engine started with the agents' defaults. An agent
+ * that takes it relabels it (./pod-pool.ts); nothing in its spec names an agent.
+ */
+export function slotPodSpec(h: Holder, templateName: string, template: WorkerTemplate, prestart: PrestartSettings): WorkerPodSpec {
+  return {
+    namespace: h.namespace,
+    generateName: h.names.podPrefix,
+    members: [{ name: SLOT_CONTAINER, template, names: h.names, prestart, ...(prestart.role === 'manager' ? { manager: true } : {}) }],
+    labels: { [WARM_POOL_LABEL]: templateName },
+    annotations: { [POOL_ROLE_ANNOTATION]: prestart.role },
+  };
+}
+
 function workerContainer(m: PodMember, i: number, squadMounts: V1VolumeMount[], inSquad: boolean): V1Container {
   const port = HEALTH_PORT_BASE + i;
-  const secret = objectNames(m.name).secret;
+  const { secret, config } = namesOf(m);
   return {
     name: m.name,
     image: m.template.image,
     imagePullPolicy: m.template.imagePullPolicy,
-    envFrom: [{ configMapRef: { name: objectNames(m.name).config } }],
+    envFrom: [{ configMapRef: { name: config } }],
     env: [
       { name: 'AGENTPLANE_AGENT_TOKEN', valueFrom: { secretKeyRef: { name: secret, key: TOKEN_KEY } } },
       { name: 'ANTHROPIC_API_KEY', valueFrom: { secretKeyRef: { name: secret, key: MODEL_CREDENTIAL_KEY } } },
@@ -203,6 +259,7 @@ function workerContainer(m: PodMember, i: number, squadMounts: V1VolumeMount[], 
       { name: 'TMPDIR', value: '/tmp' },
       ...(inSquad ? [{ name: 'AGENTPLANE_SQUAD_DIR', value: SQUAD_PATH }] : []),
       ...(m.wakeIdle ? [{ name: 'AGENTPLANE_WAKE_IDLE', value: 'true' }] : []),
+      ...(m.prestart ? [{ name: 'AGENTPLANE_PRESTART', value: JSON.stringify(m.prestart) }] : []),
     ],
     ports: [{ name: `health-${i}`, containerPort: port, protocol: 'TCP' }],
     readinessProbe: { httpGet: { path: '/healthz', port }, periodSeconds: 5, failureThreshold: 1 },
@@ -234,7 +291,7 @@ function modelProxyVolumes(s: ModelSidecar, members: PodMember[]): V1Volume[] {
     { name: 'model-key', secret: { secretName: s.secretName, defaultMode: 0o440 } },
     ...members.map((m, i) => ({
       name: `model-credential-${i}`,
-      secret: { secretName: objectNames(m.name).secret, items: [{ key: MODEL_CREDENTIAL_KEY, path: MODEL_CREDENTIAL_KEY }], defaultMode: 0o440, optional: true },
+      secret: { secretName: namesOf(m).secret, items: [{ key: MODEL_CREDENTIAL_KEY, path: MODEL_CREDENTIAL_KEY }], defaultMode: 0o440, optional: true },
     })),
   ];
 }

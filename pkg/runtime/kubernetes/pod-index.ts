@@ -6,7 +6,7 @@
 import { CoreV1Api, type KubeConfig, makeInformer, type V1ContainerStatus, type V1Pod } from '@kubernetes/client-node';
 import type { ObjectRef } from '../../api/meta.js';
 import type { Logger } from '../../observability/logger.js';
-import { AGENT_LABEL, componentSelector, GROUP_ANNOTATION } from './names.js';
+import { AGENT_LABEL, componentSelector, GROUP_ANNOTATION, WARM_POOL_LABEL } from './names.js';
 import { restartOnError } from './watch.js';
 
 export interface Placement {
@@ -59,6 +59,16 @@ export class PodIndex {
     return p && isLive(p) ? p : undefined;
   }
 
+  /** The pod, as the watch last saw it. */
+  get(namespace: string, name: string): V1Pod | undefined {
+    return this.informer.get(name, namespace);
+  }
+
+  /** Warm-pool slots' pods no agent has taken yet, in every namespace. */
+  slotPods(): V1Pod[] {
+    return this.informer.list().filter(isSlotPod);
+  }
+
   /** The group's live shared pod (the squad's, not a member's own), if any. */
   groupPod(namespace: string, group: string): V1Pod | undefined {
     return this.informer
@@ -67,7 +77,14 @@ export class PodIndex {
   }
 }
 
+/** A warm-pool slot's pod that no agent has taken (./pod-pool.ts). */
+export function isSlotPod(pod: V1Pod): boolean {
+  const labels = pod.metadata?.labels ?? {};
+  return labels[WARM_POOL_LABEL] !== undefined && labels[AGENT_LABEL] === undefined;
+}
+
 export function placementIn(pod: V1Pod, agent: string): Placement | undefined {
+  if (isSlotPod(pod)) return undefined;
   const group = pod.metadata?.annotations?.[GROUP_ANNOTATION] ?? null;
   const owner = pod.metadata?.labels?.[AGENT_LABEL];
   if (owner !== undefined) return owner === agent ? { pod, container: pod.spec?.containers[0]?.name ?? agent, group, own: true } : undefined;
@@ -77,6 +94,15 @@ export function placementIn(pod: V1Pod, agent: string): Placement | undefined {
 
 export function containerStatus(pod: V1Pod, container: string): V1ContainerStatus | undefined {
   return pod.status?.containerStatuses?.find((s) => s.name === container);
+}
+
+/** Waiting reasons that do not clear by themselves: the pod is replaced, counting a start failure. */
+export const PERMANENT_WAITING = new Set(['ErrImageNeverPull', 'InvalidImageName', 'CreateContainerConfigError', 'ErrImagePull', 'ImagePullBackOff']);
+
+/** A pod that will not run a worker (again): deleted, ended, a container ended, or stuck for good. */
+export function podEnded(pod: V1Pod): boolean {
+  if (!podIsLive(pod)) return true;
+  return (pod.status?.containerStatuses ?? []).some((s) => s.state?.terminated !== undefined || PERMANENT_WAITING.has(s.state?.waiting?.reason ?? ''));
 }
 
 /** A pod that is neither being deleted nor ended. */

@@ -7,6 +7,7 @@
 import type { V1ResourceRequirements, V1Toleration } from '@kubernetes/client-node';
 import { loadYaml } from '@kubernetes/client-node';
 import { deadlineSecondsProblem, type TemplateSettings } from '../../api/template-settings.js';
+import { type Role, ROLES } from '../../api/agent.js';
 
 export const TEMPLATE_LABEL = 'agentplane.io/template';
 export const TEMPLATE_KEY = 'template.yaml';
@@ -22,7 +23,22 @@ export interface WorkerTemplate extends TemplateSettings {
   runAsGroup: number;
   /** The workspace claim: its size and storage class (the cluster's default when absent). */
   storage: { size: string; storageClassName?: string };
+  /** Pods made ahead of any agent, for new solo agents of this template to take (./pod-pool.ts). */
+  warmPool?: PodPoolSettings;
 }
+
+/** A template's warm pool: `size` ready pods in each of `namespaces`, made for agents of `role`. */
+export interface PodPoolSettings {
+  size: number;
+  /** Where (a pod cannot move to another namespace). */
+  namespaces: string[];
+  /** The role its pods are made for (a manager's pod has its namespace's service account); default manager, the agents' default. */
+  role: Role;
+}
+
+/** At most this many pods per namespace: a pool holds claims and pods that cost whether used or not. */
+export const MAX_POOL_SIZE = 20;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export const BUILTIN_TEMPLATE: Omit<WorkerTemplate, 'image'> = {
   imagePullPolicy: 'IfNotPresent',
@@ -32,7 +48,7 @@ export const BUILTIN_TEMPLATE: Omit<WorkerTemplate, 'image'> = {
 };
 
 const PULL = ['Always', 'IfNotPresent', 'Never'];
-const FIELDS = ['image', 'imagePullPolicy', 'resources', 'nodeSelector', 'tolerations', 'runAsUser', 'runAsGroup', 'storage', 'modelTaskDeadlineSeconds'];
+const FIELDS = ['image', 'imagePullPolicy', 'resources', 'nodeSelector', 'tolerations', 'runAsUser', 'runAsGroup', 'storage', 'modelTaskDeadlineSeconds', 'warmPool'];
 
 /**
  * Reads a template's YAML over `base`. Throws an Error whose message names the field, so a bad
@@ -80,8 +96,28 @@ export function parseTemplate(yaml: string, base: WorkerTemplate): WorkerTemplat
     if (problem) throw new Error(`modelTaskDeadlineSeconds ${problem}`);
     t.modelTaskDeadlineSeconds = doc.modelTaskDeadlineSeconds as number;
   }
+  if (doc.warmPool !== undefined) {
+    const pool = poolSettings(doc.warmPool);
+    if (pool) t.warmPool = pool;
+    else delete t.warmPool;
+  }
   if (!t.image) throw new Error('image is required');
   return t;
+}
+
+function poolSettings(v: unknown): PodPoolSettings | undefined {
+  if (v === null) return undefined; // `warmPool: null` turns an inherited pool off
+  const o = obj(v, 'warmPool');
+  const unknown = Object.keys(o).filter((k) => !['size', 'namespaces', 'role'].includes(k));
+  if (unknown.length) throw new Error(`warmPool: unknown field(s) ${unknown.join(', ')}; known: size, namespaces, role`);
+  const size = o.size;
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > MAX_POOL_SIZE) throw new Error(`warmPool.size must be a whole number from 0 to ${MAX_POOL_SIZE}`);
+  if (!Array.isArray(o.namespaces) || o.namespaces.some((n) => typeof n !== 'string' || n.length > 63 || !DNS_LABEL.test(n))) {
+    throw new Error('warmPool.namespaces must be a list of namespace names');
+  }
+  const role = o.role ?? 'manager';
+  if (!ROLES.includes(role as Role)) throw new Error(`warmPool.role must be one of ${ROLES.join(', ')}`);
+  return { size, namespaces: [...new Set(o.namespaces as string[])], role: role as Role };
 }
 
 function str(v: unknown, field: string): string {

@@ -23,7 +23,8 @@ import type { PodCommand, PodReport } from './pod-protocol.js';
 import { noteStarted, signalGroup } from './process-group.js';
 import { NO_SANDBOX, type Sandbox } from './sandbox.js';
 import { type RemoteProcess, Spawner } from './spawner.js';
-import { SLOT_SETTINGS, type Slot, WarmPool } from './warm-pool.js';
+import { slotSettings } from '../warm-pool.js';
+import { type Slot, WarmPool } from './warm-pool.js';
 
 export interface LocalRuntimeOptions {
   dataDir: string;
@@ -269,7 +270,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
   private startSlot(ref: ObjectRef, uid: string, dir: string): { child: RemoteProcess; credential: string } {
     const token = this.hub.issueToken(ref, uid, { slot: true });
     const credential = this.opts.model.issue(ref, uid);
-    const env = { ...this.workerEnv(undefined, dir, token, credential), AGENTPLANE_PRESTART: JSON.stringify(SLOT_SETTINGS) };
+    const env = { ...this.workerEnv(undefined, dir, token, credential), AGENTPLANE_PRESTART: JSON.stringify(slotSettings()) };
     const argv = niced((this.opts.sandbox ?? NO_SANDBOX).wrap([process.execPath, this.opts.workerMain], { workspace: dir }), this.niceness());
     const child = this.spawner.spawn(argv, { cwd: dir, env }, this.logLines({ slot: ref.name }));
     return { child, credential };

@@ -7,20 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_MODEL } from '../../api/agent.js';
 import type { ObjectRef } from '../../api/meta.js';
-import type { PrestartSettings } from '../../api/worker-protocol.js';
 import type { Logger } from '../../observability/logger.js';
+import { refillDelay, SLOT_NAMESPACE } from '../warm-pool.js';
 import type { RemoteProcess } from './spawner.js';
 
-/**
- * A slot's identity for its token and model credential until an agent claims it. No agent can
- * have it: a namespace name never starts with a dot.
- */
-export const SLOT_NAMESPACE = '.warm-pool';
-
-/** What a slot's engine starts with: the defaults an agent gets when it sets none (registry/agent/strategy.ts). */
-export const SLOT_SETTINGS: PrestartSettings = { model: DEFAULT_MODEL, role: 'manager' };
 
 export interface Slot {
   ref: ObjectRef;
@@ -52,15 +43,6 @@ export interface WarmPoolOptions {
   refillAfterClaimMs?: number;
   /** Backoff after an unclaimed slot died: first delay, doubled per death in a row up to the cap. */
   backoffMs?: { first: number; max: number };
-}
-
-/**
- * Pure arithmetic of the restart backoff: the delay before starting a slot again after
- * `deaths` unclaimed slots died in a row (0: none, start now).
- */
-export function refillDelay(deaths: number, first: number, max: number): number {
-  if (deaths <= 0) return 0;
-  return Math.min(max, first * 2 ** Math.min(deaths - 1, 30));
 }
 
 export class WarmPool {
