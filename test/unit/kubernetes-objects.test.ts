@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { groupLabel, groupPodPrefix, labelsFor, objectNames } from '../../pkg/runtime/kubernetes/names.js';
 import { MODEL_PROXY_CONTAINER } from '../../pkg/api/agent.js';
 import { agentHolder, managerAccess, SLOT_CONTAINER, slotHolder, slotPodSpec, workerConfigMap, workerPod, workerSecret, workspaceClaim } from '../../pkg/runtime/kubernetes/objects.js';
-import { isSlotPod, placementIn } from '../../pkg/runtime/kubernetes/pod-index.js';
+import { isCurrent, isSlotPod, placementIn } from '../../pkg/runtime/kubernetes/pod-index.js';
 import { BUILTIN_TEMPLATE, parseTemplate, type WorkerTemplate } from '../../pkg/runtime/kubernetes/template.js';
 
 const template: WorkerTemplate = { ...BUILTIN_TEMPLATE, image: 'agentplane/worker:test' };
@@ -131,6 +131,20 @@ describe('A warm-pool slot (docs/kubernetes-runtime.md "Warm pool")', () => {
     const taken = { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata!.labels, 'agentplane.io/agent': 'ada' } } };
     expect(isSlotPod(taken)).to.equal(false);
     expect(placementIn(taken, 'ada')).to.deep.include({ container: SLOT_CONTAINER, own: true, group: null });
+  });
+});
+
+describe("A pod's ending, reported as the agent's worker exiting", () => {
+  const pod = (uid: string, phase = 'Running') => ({ metadata: { uid, labels: { 'agentplane.io/agent': 'ada' } }, spec: { containers: [{ name: 'ada' }] }, status: { phase } });
+  const placed = (p: ReturnType<typeof pod>) => placementIn(p, 'ada');
+
+  it('only while the pod still runs it: not once the runtime deleted it, nor once a newer pod holds the agent', () => {
+    const old = pod('old', 'Succeeded');
+    const fresh = pod('new');
+    expect(isCurrent(old, undefined, new Set()), 'its only pod ended: a crash').to.equal(true);
+    expect(isCurrent(old, undefined, new Set(['old'])), 'deleted by the runtime (sleep, stop)').to.equal(false);
+    expect(isCurrent(old, placed(fresh), new Set()), 'woken meanwhile into a new pod').to.equal(false);
+    expect(isCurrent(fresh, placed(fresh), new Set(['old']))).to.equal(true);
   });
 });
 

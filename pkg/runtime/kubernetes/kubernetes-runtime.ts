@@ -44,7 +44,7 @@ import {
   workerSecret,
   workspaceClaim,
 } from './objects.js';
-import { containerStatus, isSlotPod, PERMANENT_WAITING, PodIndex, type PodChange, placementIn } from './pod-index.js';
+import { containerStatus, isCurrent, isSlotPod, PERMANENT_WAITING, PodIndex, type PodChange, placementIn } from './pod-index.js';
 import { PodPool, type PodSlot, type PoolWant } from './pod-pool.js';
 import type { WorkerTemplate } from './template.js';
 
@@ -535,16 +535,17 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
         if (wanted && !this.deleting.has(uid) && !this.pods.live(ref)) this.exited(ref, null, null, `pod ${pod.metadata?.name} was deleted`);
         continue;
       }
-      const cs = containerStatus(pod, name);
+      const cs = containerStatus(pod, p.container);
       const ended = cs?.state?.terminated;
+      const current = isCurrent(pod, this.pods.live(ref), this.deleting);
       if (p.own && (ended || pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded')) {
-        if (wanted && this.once(`${uid}/${name}/ended`)) {
+        if (wanted && current && this.once(`${uid}/${name}/ended`)) {
           this.exited(ref, ended?.exitCode ?? null, ended?.signal ? String(ended.signal) : null, `pod ended (${ended?.reason ?? pod.status?.reason ?? pod.status?.phase})`);
         }
         if (!pod.metadata?.deletionTimestamp && !this.deleting.has(uid)) void this.deletePod(pod).catch(() => undefined);
         continue;
       }
-      if (!wanted) continue;
+      if (!wanted || !current) continue;
       const restarts = cs?.restartCount ?? 0;
       if (restarts > 0 && this.once(`${uid}/${name}/restart/${restarts}`)) {
         const t = cs?.lastState?.terminated;

@@ -92,6 +92,17 @@ export function placementIn(pod: V1Pod, agent: string): Placement | undefined {
   return { pod, container: agent, group, own: false };
 }
 
+/**
+ * Whether `pod` still runs the agent's worker: the runtime did not delete it (`deleted`: pod
+ * uids), and the agent's live placement, if any, is in it. A pod the agent left for a newer one
+ * (woken right after it slept) may end after the new worker took a task; that is not the
+ * agent's worker exiting.
+ */
+export function isCurrent(pod: V1Pod, live: Placement | undefined, deleted: ReadonlySet<string>): boolean {
+  const uid = pod.metadata?.uid ?? '';
+  return !deleted.has(uid) && (!live || live.pod.metadata?.uid === uid);
+}
+
 export function containerStatus(pod: V1Pod, container: string): V1ContainerStatus | undefined {
   return pod.status?.containerStatuses?.find((s) => s.name === container);
 }
