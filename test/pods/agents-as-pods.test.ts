@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import WebSocket from 'ws';
 
 import { busyFor, eventually } from '../support/harness.js';
-import { type Agentplane, type Cluster, clusterUp, describeFailure, livePods, type PodJson, registerAgentplane, toolOutputs as podToolOutputs } from '../support/pods.js';
+import { type Agentplane, type Cluster, livePods, onNodeSuite, type PodJson, toolOutputs as podToolOutputs } from '../support/pods.js';
 
 const NS = 'pods-e2e';
 const KINDS = 'pods,persistentvolumeclaims,secrets,configmaps';
@@ -62,20 +62,9 @@ ${extra}`;
   const containerIds = (pod: PodJson) => Object.fromEntries((pod.status.containerStatuses ?? []).map((s) => [s.name, `${s.containerID}/${s.restartCount}`]));
   const labelled = async (name: string) => (await kubectl('get', KINDS, '-n', NS, '-l', `agentplane.io/agent=${name}`, '-o', 'name')).split('\n').filter(Boolean);
 
-  before(async function () {
-    this.timeout(45 * 60_000);
-    c = await clusterUp();
-    ap = await registerAgentplane(c);
-    await kubectl('create', 'namespace', NS);
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && c) console.log(await describeFailure(c, NS));
-  });
-
-  after(async function () {
-    this.timeout(120_000);
-    await c?.down();
+  onNodeSuite(NS, (cluster, plane) => {
+    c = cluster;
+    ap = plane;
   });
 
   describe('a solo agent', () => {

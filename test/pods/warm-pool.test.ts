@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 
 import { eventually } from '../support/harness.js';
-import { type Agentplane, type Cluster, clusterUp, describeFailure, livePods, type PodJson, registerAgentplane, toolOutputs } from '../support/pods.js';
+import { type Agentplane, type Cluster, livePods, onNodeSuite, type PodJson, toolOutputs } from '../support/pods.js';
 
 const NS = 'pool-e2e';
 const POOL = 'agentplane.io/warm-pool=pooled';
@@ -57,20 +57,9 @@ spec:
     return performance.now() - t0;
   }
 
-  before(async function () {
-    this.timeout(45 * 60_000);
-    c = await clusterUp();
-    ap = await registerAgentplane(c);
-    await kubectl('create', 'namespace', NS);
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && c) console.log(await describeFailure(c, NS));
-  });
-
-  after(async function () {
-    this.timeout(120_000);
-    await c?.down();
+  onNodeSuite(NS, (cluster, plane) => {
+    c = cluster;
+    ap = plane;
   });
 
   it("a template's warmPool keeps a ready pod in the namespace: its own claim, Secret and ConfigMap, no agent, no service-account token", async () => {

@@ -128,3 +128,28 @@ export async function describeFailure(c: Cluster, namespace: string): Promise<st
     `agentplane.log (last 120 lines):\n${log}`,
   ].join('\n');
 }
+
+/**
+ * A pods suite's mocha hooks: before its tests the cluster comes up, agentplane is registered on
+ * it and `namespace` is made (then `ready` is given both); a failed test prints what went on
+ * (describeFailure); after the tests the cluster goes down.
+ */
+export function onNodeSuite(namespace: string, ready: (c: Cluster, ap: Agentplane) => void): void {
+  let c: Cluster | undefined;
+  before(async function () {
+    this.timeout(45 * 60_000);
+    c = await clusterUp();
+    const ap = await registerAgentplane(c);
+    await c.kubectl(['create', 'namespace', namespace]);
+    ready(c, ap);
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && c) console.log(await describeFailure(c, namespace));
+  });
+
+  after(async function () {
+    this.timeout(120_000);
+    await c?.down();
+  });
+}
