@@ -28,6 +28,8 @@ export interface UsageMeterOptions {
 
 export class UsageMeter {
   private readonly tasks = new Map<string, TaskTotals>();
+  /** The agent's token series (model, kind) that exist, so a deleted agent's can be removed. */
+  private readonly series = new Map<string, Map<string, { model: string; kind: string }>>();
   private readonly now: () => number;
 
   constructor(
@@ -39,7 +41,13 @@ export class UsageMeter {
 
   record(grant: ModelGrant, model: string, usage: TokenUsage): void {
     const labels = { namespace: grant.ref.namespace, agent: grant.ref.name, model };
-    for (const [kind, key] of Object.entries(USAGE_KINDS)) if (usage[key] > 0) this.metrics.modelTokens.inc({ ...labels, kind }, usage[key]);
+    for (const [kind, key] of Object.entries(USAGE_KINDS)) {
+      if (usage[key] <= 0) continue;
+      this.metrics.modelTokens.inc({ ...labels, kind }, usage[key]);
+      let own = this.series.get(refKey(grant.ref));
+      if (!own) this.series.set(refKey(grant.ref), (own = new Map()));
+      own.set(`${model}\n${kind}`, { model, kind });
+    }
     const t = this.totals(grant.ref, grant.uid);
     addUsage(t.usage, usage);
     t.counted = true;
@@ -84,6 +92,17 @@ export class UsageMeter {
 
   forget(ref: ObjectRef): void {
     this.tasks.delete(refKey(ref));
+  }
+
+  /**
+   * The agent was deleted: its token series go from /metrics, so agents that come and go do not
+   * grow the server's memory and every scrape for good. (A re-created agent of the name starts
+   * its counters again from zero, which Prometheus reads as a counter reset.)
+   */
+  dropSeries(ref: ObjectRef): void {
+    const own = this.series.get(refKey(ref));
+    this.series.delete(refKey(ref));
+    for (const { model, kind } of own?.values() ?? []) this.metrics.modelTokens.remove({ namespace: ref.namespace, agent: ref.name, model, kind });
   }
 
   private totals(ref: ObjectRef, uid: string): TaskTotals {

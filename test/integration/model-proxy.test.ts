@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
 import { CREDENTIAL_PREFIX } from '../../pkg/modelproxy/index.js';
 import { runTask } from '../support/agents.js';
-import { EventClient, type Harness, startHarness, TEST_API_KEY } from '../support/harness.js';
+import { EventClient, eventually, type Harness, startHarness, TEST_API_KEY } from '../support/harness.js';
 
 const outputs = (evs: AgentEvent[]): string[] =>
   evs.filter((e) => e.type === 'tool_result').map((e) => (e.payload as { output: string }).output);
@@ -88,6 +88,12 @@ describe('model proxy (integration)', function () {
       expect(done.usage!.output_tokens).to.be.greaterThan(0);
       const metrics = await h.api('GET', '/metrics');
       expect(metrics.text).to.match(/agentplane_model_tokens_total\{namespace="default",agent="snoop",model="[^"]+",kind="output"\} [1-9]/);
+    });
+
+    it("deleting the agent removes its token series from /metrics (the last probe of snoop)", async () => {
+      expect((await h.api('DELETE', '/api/v1/agents/snoop?namespace=default')).status).to.equal(200);
+      await eventually(async () => (await h.api('GET', '/api/v1/agents/snoop?namespace=default')).status === 404, 15_000, 'snoop gone');
+      expect((await h.api('GET', '/metrics')).text).to.not.contain('agent="snoop"');
     });
   });
 

@@ -175,6 +175,23 @@ describe('model proxy', function () {
       expect(metric).to.contain('agentplane_model_tokens_total{namespace="default",agent="alpha",model="claude-test",kind="output"} 7');
       expect(metric).to.match(/kind="input"\} [1-9]/);
     });
+
+    it("removes a deleted agent's series from the metric, and only its own", async () => {
+      const usage = { input_tokens: 3, output_tokens: 2, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+      const beta = { namespace: 'default', name: 'beta' };
+      r.meter.record({ ref, uid: 'uid-1' }, 'claude-a', usage);
+      r.meter.record({ ref, uid: 'uid-1' }, 'claude-b', usage);
+      r.meter.record({ ref: beta, uid: 'uid-2' }, 'claude-a', usage);
+      const series = async () => (await r.metrics.registry.getSingleMetricAsString('agentplane_model_tokens_total')).split('\n').filter((l) => l.startsWith('agentplane_model_tokens_total{'));
+      expect(await series()).to.have.length(6);
+      r.meter.dropSeries(ref);
+      expect(await series()).to.deep.equal([
+        'agentplane_model_tokens_total{namespace="default",agent="beta",model="claude-a",kind="input"} 3',
+        'agentplane_model_tokens_total{namespace="default",agent="beta",model="claude-a",kind="output"} 2',
+      ]);
+      r.meter.dropSeries(ref); // idempotent
+      expect(await series()).to.have.length(2);
+    });
   });
 
   describe('failures', () => {
