@@ -26,7 +26,7 @@ import { KeyedSerializer } from '../../registry/serializer.js';
 import { ChannelRuntime } from '../channel/channel-runtime.js';
 import type { AgentRuntime, ModelCredentialIssuer, WorkerSpec, WorkerStatus } from '../runtime.js';
 import { slotSettings } from '../warm-pool.js';
-import { AGENT_LABEL, agentSelector, COMPONENT_LABEL, componentSelector, groupPodPrefix, objectNames, slotNames, UID_ANNOTATION, UNCLAIMED_POOL_SELECTOR, WARM_POOL_LABEL, WORKER_STATE_ANNOTATION } from './names.js';
+import { AGENT_LABEL, agentSelector, componentSelector, groupPodPrefix, objectNames, slotNames, UID_ANNOTATION, UNCLAIMED_POOL_SELECTOR, WARM_POOL_LABEL, WORKER_STATE_ANNOTATION } from './names.js';
 import {
   agentHolder,
   type Credentials,
@@ -461,22 +461,15 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
     const patch = { metadata: { annotations: { [WORKER_STATE_ANNOTATION]: 'stopped' } }, data: { [MODEL_CREDENTIAL_KEY]: null } };
     const namespace = ref.namespace;
     const own = objectNames(ref.name);
-    const { items } = await this.core.listNamespacedSecret({ namespace, labelSelector: `${agentSelector(ref.name)},${COMPONENT_LABEL}=credentials` });
-    await Promise.all(
-      items.map((s) => {
-        const name = s.metadata!.name!;
-        // A Secret taken over from a warm-pool slot goes with the slot's pod (the next worker
-        // gets the agent's own), and so does the slot's ConfigMap.
-        if (name !== own.secret) {
-          return Promise.all([
-            ignoreMissing(this.core.deleteNamespacedSecret({ namespace, name })),
-            ignoreMissing(this.core.deleteNamespacedConfigMap({ namespace, name: name.replace(/-worker$/, '-config') })),
-          ]);
-        }
-        // A merge patch keeps the other annotations.
-        return ignoreMissing(this.core.patchNamespacedSecret({ namespace, name, body: patch }, setHeaderOptions('Content-Type', 'application/merge-patch+json')));
-      }),
-    );
+    const agent = agentSelector(ref.name);
+    await Promise.all([
+      // A merge patch keeps the other annotations.
+      ignoreMissing(this.core.patchNamespacedSecret({ namespace, name: own.secret, body: patch }, setHeaderOptions('Content-Type', 'application/merge-patch+json'))),
+      // A Secret and ConfigMap taken over from a warm-pool slot go with the slot's pod: the next
+      // worker gets the agent's own.
+      this.core.deleteCollectionNamespacedSecret({ namespace, labelSelector: agent, fieldSelector: `metadata.name!=${own.secret}` }),
+      this.core.deleteCollectionNamespacedConfigMap({ namespace, labelSelector: agent, fieldSelector: `metadata.name!=${own.config}` }),
+    ]);
   }
 
   /** Resolves with the pod's name. */

@@ -8,6 +8,7 @@ import type { V1ResourceRequirements, V1Toleration } from '@kubernetes/client-no
 import { loadYaml } from '@kubernetes/client-node';
 import { deadlineSecondsProblem, type TemplateSettings } from '../../api/template-settings.js';
 import { type Role, ROLES } from '../../api/agent.js';
+import { NAME_MAX_LENGTH, NAMESPACE_PATTERN } from '../../api/meta.js';
 
 export const TEMPLATE_LABEL = 'agentplane.io/template';
 export const TEMPLATE_KEY = 'template.yaml';
@@ -37,8 +38,8 @@ export interface PodPoolSettings {
 }
 
 /** At most this many pods per namespace: a pool holds claims and pods that cost whether used or not. */
-export const MAX_POOL_SIZE = 20;
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const MAX_POOL_SIZE = 20;
+const NAMESPACE = new RegExp(NAMESPACE_PATTERN);
 
 export const BUILTIN_TEMPLATE: Omit<WorkerTemplate, 'image'> = {
   imagePullPolicy: 'IfNotPresent',
@@ -112,7 +113,7 @@ function poolSettings(v: unknown): PodPoolSettings | undefined {
   if (unknown.length) throw new Error(`warmPool: unknown field(s) ${unknown.join(', ')}; known: size, namespaces, role`);
   const size = o.size;
   if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > MAX_POOL_SIZE) throw new Error(`warmPool.size must be a whole number from 0 to ${MAX_POOL_SIZE}`);
-  if (!Array.isArray(o.namespaces) || o.namespaces.some((n) => typeof n !== 'string' || n.length > 63 || !DNS_LABEL.test(n))) {
+  if (!Array.isArray(o.namespaces) || o.namespaces.some((n) => typeof n !== 'string' || n.length > NAME_MAX_LENGTH || !NAMESPACE.test(n))) {
     throw new Error('warmPool.namespaces must be a list of namespace names');
   }
   const role = o.role ?? 'manager';
