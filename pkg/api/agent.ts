@@ -1,6 +1,8 @@
 // The Agent resource: its stored shape, its REST request/response shapes and their JSON Schemas.
 // The schemas here are the single source for validation (ajv) and for the OpenAPI documents.
 
+import { isDeepStrictEqual } from 'node:util';
+
 import { type Condition, conditionSchema, findCondition, isTrue } from './condition.js';
 import type { Cause } from './errors.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
@@ -96,6 +98,22 @@ export const WORKER_READY = 'WorkerReady';
 export const WORKER_RELEASED = 'Released';
 /** The agent was put to sleep (lifecycle Sleep, idle). */
 export const ASLEEP = 'Asleep';
+
+/**
+ * Whether an update of the agent only moved `lastTaskMessage` (a streaming task's status write):
+ * nothing a controller decides on changed, so watches pass it over instead of reconciling the
+ * agent, its squad and its namespace once per status write.
+ */
+export function onlyMessageMoved(old: Agent, obj: Agent): boolean {
+  if (old.status.lastTaskMessage === obj.status.lastTaskMessage) return false;
+  const { resourceVersion: _r1, managedFields: _m1, ...oldMeta } = old.metadata;
+  const { resourceVersion: _r2, managedFields: _m2, ...meta } = obj.metadata;
+  return (
+    isDeepStrictEqual({ ...old.status, lastTaskMessage: '' }, { ...obj.status, lastTaskMessage: '' }) &&
+    isDeepStrictEqual(old.spec, obj.spec) &&
+    isDeepStrictEqual(oldMeta, meta)
+  );
+}
 
 /**
  * The one rule for an agent's `status`: Sleeping while asleep with no task assigned, Failed when

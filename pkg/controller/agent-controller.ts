@@ -6,7 +6,17 @@
 // It owns the WorkerReady condition and the task fields of the status (through the events it
 // appends); `status` itself is derived by the agent strategy.
 
-import { type Agent, cancelRequested, dropFollowUp, idleTimeoutOf, isBusy, pendingFollowUps, WORKER_READY, WORKER_RELEASED } from '../api/agent.js';
+import {
+  type Agent,
+  cancelRequested,
+  dropFollowUp,
+  idleTimeoutOf,
+  isBusy,
+  onlyMessageMoved,
+  pendingFollowUps,
+  WORKER_READY,
+  WORKER_RELEASED,
+} from '../api/agent.js';
 import { FINALIZER_AGENT_CLEANUP } from '../api/deletion.js';
 import { ApiError } from '../api/errors.js';
 import { type ConditionStatus, findCondition, setCondition } from '../api/condition.js';
@@ -136,7 +146,7 @@ export class AgentController {
     d.metrics.workerSlots.set(Math.max(0, this.slots.limit));
     this.controller = new Controller({ name: 'agent', logger: d.logger, reconcile: (ref) => this.reconcile(ref) });
     // A member waking or sleeping decides whether its squad's group is up: its mates too.
-    this.controller.watch(agents, (a) => [a.metadata, ...this.squadMates(a.metadata)]);
+    this.controller.watch(agents, (a) => [a.metadata, ...this.squadMates(a.metadata)], { ignoreUpdate: onlyMessageMoved });
     // A membership change moves workers.
     this.controller.watch(squads, (s) => memberNames(s).map((name) => ({ namespace: s.metadata.namespace, name })));
   }

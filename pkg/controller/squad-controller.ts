@@ -11,7 +11,7 @@
 //    members are connected, Pending otherwise.
 // Claims make membership safe across replicas without a lock: see SQUAD_LABEL in pkg/api/squad.ts.
 
-import { type Agent, agentFromRequest, isBusy } from '../api/agent.js';
+import { type Agent, agentFromRequest, isBusy, onlyMessageMoved } from '../api/agent.js';
 import { ApiError } from '../api/errors.js';
 import type { ObjectRef } from '../api/meta.js';
 import { claimOf, memberName, parseDuration, type Squad, SQUAD_LABEL, type SquadMember, type SquadPhase } from '../api/squad.js';
@@ -53,7 +53,7 @@ export class SquadController {
         if (claim && claim !== listing?.metadata.name) refs.push({ namespace, name: claim });
         return refs;
       },
-      { settleMs: SETTLE_MS },
+      { settleMs: SETTLE_MS, ignoreUpdate: onlyMessageMoved },
     );
   }
 

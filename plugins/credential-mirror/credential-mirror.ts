@@ -21,6 +21,7 @@
 
 import { CoreV1Api, ListWatch, Watch, type KubernetesListObject, type V1Secret } from '@kubernetes/client-node';
 import { Counter } from 'prom-client';
+import { onlyMessageMoved } from '../../pkg/api/agent.js';
 import type { ObjectRef } from '../../pkg/api/meta.js';
 import {
   COMPONENT_LABEL,
@@ -108,7 +109,7 @@ export class CredentialMirror {
     this.syncs = counter(ctx);
     this.controller = ctx.controller({ name: 'credential-mirror', reconcile: (ref) => this.reconcile(ref) });
     // A namespace gains or loses agents.
-    this.controller.watch(ctx.informers.agents, (a) => [this.ref(a.metadata.namespace)]);
+    this.controller.watch(ctx.informers.agents, (a) => [this.ref(a.metadata.namespace)], { ignoreUpdate: onlyMessageMoved });
     // The source changed (rotated, created, deleted): every namespace that has agents or mirrors.
     this.source.on('change', () => this.enqueueAll());
     // A mirror changed (edited or deleted by hand, or our own write arriving): its namespace.

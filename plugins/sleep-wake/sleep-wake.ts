@@ -9,7 +9,7 @@
 // Everything here is level-triggered: the same state gives the same action, whichever API (or
 // how many times) wrote it.
 
-import { type Agent, ASLEEP, isBusy } from '../../pkg/api/agent.js';
+import { type Agent, ASLEEP, isBusy, onlyMessageMoved } from '../../pkg/api/agent.js';
 import { isTrue, setCondition } from '../../pkg/api/condition.js';
 import type { ObjectRef } from '../../pkg/api/meta.js';
 import { claimOf } from '../../pkg/api/squad.js';
@@ -26,7 +26,7 @@ export class SleepWake {
     private readonly log: Logger,
   ) {
     this.controller = ctx.controller({ name: 'sleep-wake', reconcile: (ref) => this.reconcile(ref) });
-    this.controller.watch(ctx.informers.agents);
+    this.controller.watch(ctx.informers.agents, undefined, { ignoreUpdate: onlyMessageMoved });
   }
 
   /**

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { expect } from 'chai';
 
-import type { Agent } from '../../pkg/api/agent.js';
+import { type Agent, onlyMessageMoved } from '../../pkg/api/agent.js';
 import { parseRefKey, refKey, type ObjectRef } from '../../pkg/api/meta.js';
 import { Controller, type Result } from '../../pkg/controller/framework/controller.js';
 import { createLogger } from '../../pkg/observability/logger.js';
@@ -109,6 +109,29 @@ describe('Controller (framework, on SqliteState)', function () {
     await sleep(20);
     await controller!.idle();
     expect(seen).to.deep.equal(['default/boss']);
+  });
+
+  it('passes over the updates ignoreUpdate matches: a message-only status write reconciles nothing, a task state change does', async () => {
+    await agents.create(draft('a'));
+    const seen = recording();
+    controller!.watch(informer, undefined, { ignoreUpdate: onlyMessageMoved });
+    await controller!.start();
+    await until(() => seen.length === 1); // the synthetic add
+    await controller!.idle();
+    await agents.updateStatus('default', 'a', (s) => void (s.lastTaskMessage = 'working on it'));
+    await agents.updateStatus('default', 'a', (s) => void (s.lastTaskMessage = 'still working'));
+    await sleep(50);
+    await controller!.idle();
+    expect(seen).to.deep.equal(['default/a']);
+    await agents.updateStatus('default', 'a', (s) => {
+      s.lastTaskMessage = 'done';
+      s.taskStatus = 'Complete';
+    });
+    await until(() => seen.length === 2);
+    await agents.update('default', 'a', (o) => void (o.spec.instructions = 'next'));
+    await until(() => seen.length === 3);
+    await controller!.idle();
+    expect(seen).to.deep.equal(['default/a', 'default/a', 'default/a']);
   });
 
   it('holds enqueues made before start until start, and drops everything after stop', async () => {

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 
-import type { AgentStatus } from '../../pkg/api/agent.js';
+import { type Agent, type AgentStatus, onlyMessageMoved } from '../../pkg/api/agent.js';
 import type { AgentEvent, EventPayloads, EventType } from '../../pkg/api/event.js';
 import { applyEvent, describeToolCall, movesMessage } from '../../pkg/controller/task-status.js';
+import { idleAgentDraft } from '../support/objects.js';
 
 const fresh = (over: Partial<AgentStatus> = {}): AgentStatus => ({
   status: 'Running',
@@ -213,4 +214,47 @@ describe('task-status', () => {
       expect(describeToolCall('Noop', null)).to.equal('Noop');
     });
   });
+
+  describe('onlyMessageMoved', () => {
+    const stored = (): Agent => {
+      const a = idleAgentDraft('a');
+      a.metadata.resourceVersion = '7';
+      a.status = fresh({ lastTaskMessage: 'reading files', taskStatus: 'InProgress' });
+      return a;
+    };
+    const changed = (edit: (a: Agent) => void): Agent => {
+      const a = structuredClone(stored());
+      a.metadata.resourceVersion = '8';
+      edit(a);
+      return a;
+    };
+
+    it('is true for a write that moved only the message (resourceVersion and managedFields aside)', () => {
+      const next = changed((a) => {
+        a.status.lastTaskMessage = 'writing the answer';
+        a.metadata.managedFields = [{ manager: 'agentplane', operation: 'Update', apiVersion: 'agentplane.io/v1alpha1', fieldsType: 'FieldsV1', fieldsV1: {}, subresource: 'status' }];
+      });
+      expect(onlyMessageMoved(stored(), next)).to.equal(true);
+    });
+
+    it('is false when the message stayed, or anything else moved with it', () => {
+      expect(onlyMessageMoved(stored(), changed(() => undefined))).to.equal(false);
+      const alsoMoved: ((a: Agent) => void)[] = [
+        (a) => (a.status.taskStatus = 'Complete'),
+        (a) => (a.status.sessionId = 's-2'),
+        (a) => (a.status.conditions = [{ type: 'Asleep', status: 'True', reason: 'Idle', message: '', lastTransitionTime: '' }]),
+        (a) => (a.spec.task = 2),
+        (a) => (a.metadata.labels = { 'agentplane.io/squad': 'crew' }),
+        (a) => (a.metadata.deletionTimestamp = new Date().toISOString()),
+      ];
+      for (const edit of alsoMoved) {
+        const next = changed((a) => {
+          a.status.lastTaskMessage = 'writing the answer';
+          edit(a);
+        });
+        expect(onlyMessageMoved(stored(), next), edit.toString()).to.equal(false);
+      }
+    });
+  });
 });
+

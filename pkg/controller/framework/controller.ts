@@ -21,12 +21,17 @@ export interface ControllerOptions {
   maxConcurrent?: number;
 }
 
-export interface WatchOptions {
+export interface WatchOptions<T> {
   /**
    * Wait this long before reconciling, so that changes arriving together (several objects
    * deleted at once) are judged together; later changes within the wait join it.
    */
   settleMs?: number;
+  /**
+   * An update this returns true for enqueues nothing (controller-runtime's predicates): a change
+   * no reconcile reads, such as a status field the controller only writes.
+   */
+  ignoreUpdate?: (old: T, obj: T) => boolean;
 }
 
 export class Controller {
@@ -49,13 +54,16 @@ export class Controller {
    * Enqueues the refs `map` returns (default: the object's own) on every add, update and delete.
    * The handler is added once the informer has synced, so its synthetic adds enqueue every object.
    */
-  watch<T extends StoredObject>(informer: Informer<T>, map: (obj: T) => ObjectRef[] = (obj) => [obj.metadata], opts: WatchOptions = {}): void {
+  watch<T extends StoredObject>(informer: Informer<T>, map: (obj: T) => ObjectRef[] = (obj) => [obj.metadata], opts: WatchOptions<T> = {}): void {
     const attach = async (): Promise<void> => {
       await informer.start();
       if (this.stopped) return;
       const enqueue = (ref: ObjectRef): void => (opts.settleMs ? this.enqueueAfter(ref, opts.settleMs) : this.enqueue(ref));
       const enqueueAll = (obj: T): void => map(obj).forEach(enqueue);
-      this.unsubscribe.push(informer.addHandler({ add: enqueueAll, update: (_old, obj) => enqueueAll(obj), delete: enqueueAll }));
+      const update = (old: T, obj: T): void => {
+        if (!opts.ignoreUpdate?.(old, obj)) enqueueAll(obj);
+      };
+      this.unsubscribe.push(informer.addHandler({ add: enqueueAll, update, delete: enqueueAll }));
     };
     if (this.starting) void attach();
     else this.sources.push(attach);
