@@ -411,9 +411,10 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
     });
     const merge = setHeaderOptions('Content-Type', 'application/merge-patch+json');
     try {
-      // The pod first: once it carries the agent's label it is the agent's (pod-index.ts).
-      await this.core.patchNamespacedPod({ namespace, name: slot.pod!, body: body() }, merge);
+      // All four at once (one round trip): the agent's runtime calls are serialised, so nothing
+      // looks for its objects in between, and a take that fails part-way discards the slot by name.
       await Promise.all([
+        this.core.patchNamespacedPod({ namespace, name: slot.pod!, body: body() }, merge),
         this.core.patchNamespacedSecret({ namespace, name: names.secret, body: body({ annotations: { [UID_ANNOTATION]: uid } }) }, merge),
         this.core.patchNamespacedConfigMap({ namespace, name: names.config, body: body() }, merge),
         this.core.patchNamespacedPersistentVolumeClaim({ namespace, name: names.claim, body: body() }, merge),
