@@ -1,7 +1,7 @@
 // Agents as pods, timed on the local cluster's real node (`make bench-pods`): how long from a
-// create to the agent's pod Running and to `task_started` reaching a WebSocket client (also when
-// the template keeps a warm pool of pods), and from a task sent to a sleeping agent to
-// `task_started`, beside the floor every pod pays: a bare pod of the same worker image, created and watched the same way in the same run. Then what a pod's
+// create to the agent's pod Running, to `task_started` reaching a WebSocket client and to the
+// task's first model request (also when the template keeps a warm pool of pods), and from a task
+// sent to a sleeping agent to the same two, beside the floor every pod pays: a bare pod of the same worker image, created and watched the same way in the same run. Then what a pod's
 // model-proxy sidecar adds to one model request, beside the same request sent straight to the
 // model from the same pod in the same run. Prints figures; asserts nothing.
 
@@ -12,7 +12,7 @@ import WebSocket from 'ws';
 
 import { MODEL_PROXY_PORT, workerPod } from '../pkg/runtime/kubernetes/objects.js';
 import { BUILTIN_TEMPLATE } from '../pkg/runtime/kubernetes/template.js';
-import { startScriptedModel } from '../pkg/scriptedmodel/index.js';
+import { type ScriptedModel, startScriptedModel } from '../pkg/scriptedmodel/index.js';
 import { type Cluster, clusterUp, registerAgentplane, type Tls } from '../test/support/pods.js';
 import { fmt, summarize, table } from './stats.js';
 
@@ -54,6 +54,16 @@ class PodClock {
   stop(): void {
     this.abort?.abort();
   }
+}
+
+/**
+ * ms from `sentAt` (Date.now()) to the first model request of the task with these instructions,
+ * as the scripted model behind agentplane's model proxy saw it: where the task reached the model.
+ */
+function firstRequest(model: ScriptedModel, instructions: string, sentAt: number): number {
+  const first = model.requests.find((r) => r.hasTools && r.receivedAt >= sentAt && r.lastUserText === instructions);
+  if (!first) throw new Error(`no model request seen for "${instructions}"`);
+  return first.receivedAt - sentAt;
 }
 
 /** A WebSocket on the agent's stream; `next(type)` resolves with the time that event arrives. */
@@ -180,8 +190,16 @@ async function main(): Promise<void> {
   }, WATCHDOG_MS);
   console.log('agentplane pods benchmark: the local cluster, one real node (containerd, kubelet), scripted model\n');
   const c = await clusterUp();
+  // The model behind agentplane's own proxy (instead of the server's built-in demo model), so
+  // that each task's first model request is seen when it arrives.
+  const upstreamKey = 'bench-pods-upstream-key';
+  const upstream = await startScriptedModel({ host: '127.0.0.1', apiKey: upstreamKey });
   try {
-    const { url, tls, rest } = await registerAgentplane(c);
+    const { url, tls, rest } = await registerAgentplane(c, {
+      AGENTPLANE_CP_MODEL_URL: upstream.url,
+      ANTHROPIC_API_KEY: upstreamKey,
+      AGENTPLANE_MODEL_PROXY: 'server',
+    });
     await c.kubectl(['create', 'namespace', NS]);
 
     const bareClock = new PodClock(c, 'bench');
@@ -191,15 +209,16 @@ async function main(): Promise<void> {
 
     const clock = new PodClock(c, 'agentplane.io/agent');
     await clock.start();
-    const create = { running: [] as number[], started: [] as number[] };
-    const wake: number[] = [];
+    const create = { running: [] as number[], started: [] as number[], model: [] as number[] };
+    const wake = { started: [] as number[], model: [] as number[] };
     for (let i = 0; i < ROUNDS; i++) {
       const name = `agent-${i}`;
       const running = clock.next(name);
       // The stream of a name that does not exist yet is refused; the create comes first, and the
       // socket opens long before the pod can run.
-      const t0 = performance.now();
-      const { status } = await rest('POST', '/api/v1/agents', { name, namespace: NS, instructions: '@say first' });
+      const first = `@say first ${name}`;
+      const [t0, w0] = [performance.now(), Date.now()];
+      const { status } = await rest('POST', '/api/v1/agents', { name, namespace: NS, instructions: first });
       if (status !== 201) throw new Error(`create ${name}: HTTP ${status}`);
       const stream = await follow(url, tls, name);
       const started = stream.next('task_started');
@@ -207,6 +226,7 @@ async function main(): Promise<void> {
       create.running.push((await running) - t0);
       create.started.push((await started) - t0);
       await completed;
+      create.model.push(firstRequest(upstream, first, w0));
 
       // Sleep (the pod goes, the claim stays), then wake with a task.
       await rest('PATCH', `/api/v1/agents/${name}?namespace=${NS}`, { lifecycle: 'Sleep' });
@@ -218,9 +238,13 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, 50));
       }
       const woke = stream.next('task_started');
-      const t1 = performance.now();
-      await rest('POST', '/api/v1/agents', { name, namespace: NS, instructions: '@say again' });
-      wake.push((await woke) - t1);
+      const again = stream.next('task_completed');
+      const second = `@say again ${name}`;
+      const [t1, w1] = [performance.now(), Date.now()];
+      await rest('POST', '/api/v1/agents', { name, namespace: NS, instructions: second });
+      wake.started.push((await woke) - t1);
+      await again;
+      wake.model.push(firstRequest(upstream, second, w1));
       stream.close();
     }
 
@@ -228,18 +252,20 @@ async function main(): Promise<void> {
     // "Warm pool"): each round waits for a ready pool pod first, as a burst of creates no larger
     // than the pool would find one.
     await c.kubectl(['apply', '-f', '-'], { input: POOL_TEMPLATE });
-    const pooled = { started: [] as number[] };
+    const pooled = { started: [] as number[], model: [] as number[] };
     for (let i = 0; i < ROUNDS; i++) {
       await readyPoolPod(c);
       const name = `pooled-${i}`;
-      const t0 = performance.now();
-      const { status } = await rest('POST', '/api/v1/agents', { name, namespace: NS, templateRef: 'pooled', instructions: '@say first' });
+      const first = `@say first ${name}`;
+      const [t0, w0] = [performance.now(), Date.now()];
+      const { status } = await rest('POST', '/api/v1/agents', { name, namespace: NS, templateRef: 'pooled', instructions: first });
       if (status !== 201) throw new Error(`create ${name}: HTTP ${status}`);
       const stream = await follow(url, tls, name);
       const started = stream.next('task_started');
       const completed = stream.next('task_completed');
       pooled.started.push((await started) - t0);
       await completed;
+      pooled.model.push(firstRequest(upstream, first, w0));
       stream.close();
     }
     clock.stop();
@@ -255,8 +281,11 @@ async function main(): Promise<void> {
           row('baseline: bare pod of the worker image -> Running', bare),
           row('create agent -> its pod Running', create.running),
           row('create agent -> task_started on the WebSocket', create.started),
+          row('create agent -> first model request', create.model),
           row('create agent, warm pool -> task_started', pooled.started),
-          row('task to a sleeping agent -> task_started', wake),
+          row('create agent, warm pool -> first model request', pooled.model),
+          row('task to a sleeping agent -> task_started', wake.started),
+          row('task to a sleeping agent -> first model request', wake.model),
         ],
       ),
     );
@@ -282,6 +311,7 @@ async function main(): Promise<void> {
   } finally {
     clearTimeout(watchdog);
     await c.down();
+    await upstream.close();
   }
 }
 

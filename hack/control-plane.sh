@@ -491,11 +491,18 @@ CNF
         --worker-image-pull-policy Never --worker-listen "$NODE_IP:$wport" --worker-url "http://$NODE_IP:$wport"
         --install-namespace "$AP_NS")
     fi
-    log "starting agentplane on 127.0.0.1:$port (Kubernetes mode, demo model, ${runtime_args[*]:0:2})"
-    start_proc agentplane node "$main" serve --mode kubernetes \
+    # The server's built-in demo model, unless the caller runs a scripted model of its own to
+    # read its requests (AGENTPLANE_CP_MODEL_URL, with its key in ANTHROPIC_API_KEY).
+    local model_args=(--demo) model_env=() model=demo
+    if [[ -n "${AGENTPLANE_CP_MODEL_URL:-}" ]]; then
+      [[ -n "${ANTHROPIC_API_KEY:-}" ]] || die "AGENTPLANE_CP_MODEL_URL needs the model's key in ANTHROPIC_API_KEY"
+      model_args=() model_env=("ANTHROPIC_BASE_URL=$AGENTPLANE_CP_MODEL_URL") model="$AGENTPLANE_CP_MODEL_URL"
+    fi
+    log "starting agentplane on 127.0.0.1:$port (Kubernetes mode, model: $model, ${runtime_args[*]:0:2})"
+    start_proc agentplane env "${model_env[@]}" node "$main" serve --mode kubernetes \
       --kubeconfig "$KUBECONFIG_PATH" --host 127.0.0.1 --port "$port" \
       --tls-cert-file "$PKI/agentplane.crt" --tls-private-key-file "$PKI/agentplane.key" \
-      --data-dir "$STATE_DIR/agentplane" --demo "${runtime_args[@]}"
+      --data-dir "$STATE_DIR/agentplane" "${model_args[@]}" "${runtime_args[@]}"
     echo "AGENTPLANE_PORT=$port" > "$STATE_DIR/agentplane.env"
     AGENTPLANE_PORT="$port"
   fi

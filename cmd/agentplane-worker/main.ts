@@ -12,6 +12,9 @@ if (process.argv[2] === 'model-proxy') await runModelProxy(process.env);
 else await runWorker();
 
 async function runWorker(): Promise<void> {
+  // Before any engine starts (engine-session.ts says why).
+  const { excludeNetworkFromReports } = await import('../../pkg/worker/engine-session.js');
+  excludeNetworkFromReports();
   // Loaded here only: the sidecar needs neither the engine nor its SDK (its memory per pod).
   const { AgentWorker } = await import('../../pkg/worker/agent-worker.js');
   const { startHealthServer } = await import('../../pkg/worker/health.js');

@@ -51,6 +51,18 @@ export class SessionFeed implements AsyncIterable<SDKUserMessage> {
   }
 }
 
+/**
+ * The SDK calls process.report.getReport() at every engine start, to tell musl from glibc, and a
+ * report resolves the name of every open socket's addresses: a reverse DNS lookup of the
+ * control channel's peer. Where the resolver does not answer (a pod whose DNS is unreachable,
+ * egress-filtered DNS) each engine start waited for the resolver's timeout, 10 s in the test
+ * cluster. The worker needs no report's network section: call this once at its start. (The
+ * option is Node 22.13+ and not in the Node 20 typings this project builds against.)
+ */
+export function excludeNetworkFromReports(): void {
+  (process.report as NodeJS.ProcessReport & { excludeNetwork: boolean }).excludeNetwork = true;
+}
+
 export class EngineSession {
   /** The engine's session id, once it has said it (resumed by the next session after a change). */
   sessionId?: string;
