@@ -101,6 +101,8 @@ export type WorkerMessage = HelloMessage | EventMessage | SteeredMessage;
 export const MODEL_REPORT_PATH = `${MODEL_PROXY_PATH}/reports`;
 
 export type ModelReport =
+  /** A model request of the agent came (sent as it starts, not waited for): the server times its task's first. */
+  | { type: 'requested' }
   | { type: 'usage'; model: string; usage: TokenUsage }
   | { type: 'retry'; payload: ModelRetryPayload }
   | { type: 'failed'; error: { message: string; reason: 'ModelCredentialRejected' | 'ModelUnavailable' } };

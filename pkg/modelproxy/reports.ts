@@ -1,8 +1,8 @@
 // The server's side of a pod's model-proxy sidecar: the sidecar holds the model key and forwards
 // the agent's requests itself, so the server learns of them only from its reports. A report is
 // checked as a proxy request is (the agent's model credential, which the server issued), read
-// strictly, and applied exactly as the server's own proxy applies what it sees: usage to the
-// meter, retries and failures to the agent's task.
+// strictly, and applied exactly as the server's own proxy applies what it sees: a request's
+// arrival and usage to the meter, retries and failures to the agent's task.
 
 import type { ModelReport } from '../api/worker-protocol.js';
 import type { CredentialRegistry, ModelGrant } from './credentials.js';
@@ -20,7 +20,7 @@ export class ModelReports {
   constructor(
     private readonly o: {
       credentials: Pick<CredentialRegistry, 'authenticate'>;
-      meter: Pick<UsageMeter, 'record' | 'taskStartedAt' | 'taskDeadlineMs'>;
+      meter: Pick<UsageMeter, 'record' | 'modelRequested' | 'taskStartedAt' | 'taskDeadlineMs'>;
       events?: ModelProxyEvents;
       /** The task deadline when the task's template sets none (the server's --model-task-deadline). */
       taskDeadlineMs: number;
@@ -40,7 +40,8 @@ export class ModelReports {
   }
 
   private async applyTo(grant: ModelGrant, r: ModelReport): Promise<void> {
-    if (r.type === 'usage') this.o.meter.record(grant, r.model, r.usage);
+    if (r.type === 'requested') this.o.meter.modelRequested(grant.ref, grant.uid);
+    else if (r.type === 'usage') this.o.meter.record(grant, r.model, r.usage);
     else if (r.type === 'retry') {
       const gaveUp = this.pastDeadline(grant, r.payload);
       if (gaveUp) return void (await this.o.events?.failed(grant, gaveUp));
@@ -71,6 +72,7 @@ export class ModelReports {
 /** The report, or what is wrong with it. */
 export function parseReport(b: unknown): ModelReport | string {
   if (!isRecord(b)) return 'a report is a JSON object';
+  if (b.type === 'requested') return { type: 'requested' };
   if (b.type === 'usage') {
     if (typeof b.model !== 'string' || !b.model || b.model.length > 256) return 'usage.model must be a model name';
     if (!isRecord(b.usage)) return 'usage.usage must be an object';
@@ -98,7 +100,7 @@ export function parseReport(b: unknown): ModelReport | string {
     }
     return { type: 'failed', error: { message: e.message, reason: e.reason as 'ModelCredentialRejected' | 'ModelUnavailable' } };
   }
-  return 'type must be usage, retry or failed';
+  return 'type must be requested, usage, retry or failed';
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -103,6 +103,15 @@ export class ServerReporter implements UsageSink, ModelProxyEvents {
     return this.send(grant, { type: 'usage', model, usage });
   }
 
+  /**
+   * Told as each request starts, and not waited for: the server times the task's first request
+   * on its own clock when this arrives (agentplane_task_first_model_request_seconds), one
+   * loopback-to-node hop late.
+   */
+  modelRequested(ref: ObjectRef): void {
+    void this.send({ ref, uid: '' }, { type: 'requested' });
+  }
+
   /** Unknown here: each request's retries are bounded by the deadline from its own start. */
   taskStartedAt(): number | undefined {
     return undefined;

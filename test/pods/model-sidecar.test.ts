@@ -6,6 +6,8 @@
 // its tools can reach and finds neither; the rightful path works, with usage counted; a rotated
 // key reaches the sidecar; a rejected key ends the task readably within 30 s.
 
+import { request } from 'node:https';
+
 import { expect } from 'chai';
 
 import { CREDENTIAL_PREFIX } from '../../pkg/modelproxy/index.js';
@@ -44,6 +46,16 @@ describe('e2e: the model-proxy sidecar in agent and squad pods', function () {
   let c: Cluster;
   let ap: Agentplane;
   let model: ScriptedModel;
+  const serverMetrics = (): Promise<string> =>
+    new Promise((resolve, reject) => {
+      request(`${ap.url}/metrics`, ap.tls, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve(text));
+      })
+        .on('error', reject)
+        .end();
+    });
 
   const kubectl = (...args: string[]) => c.kubectl(args).then((r) => r.stdout);
   const apply = (yaml: string) => c.kubectl(['apply', '-f', '-'], { input: yaml });
@@ -120,6 +132,8 @@ spec:
       const reqs = model.requests.filter((r) => r.lastUserText.includes(MARKER));
       expect(reqs.length, 'the model saw the task').to.be.greaterThan(0);
       expect(reqs.every((r) => r.apiKey === KEY), 'every request carried the mirrored key').to.equal(true);
+      // The server never saw the request, only the sidecar's reports, and still timed it.
+      expect(await serverMetrics()).to.match(/^agentplane_task_first_model_request_seconds_count [1-9]/m);
     });
 
     it('the mirrored Secret is mounted only into the sidecar, a native sidecar; the engine gets loopback and its credential', async () => {

@@ -1,8 +1,8 @@
 // The model-proxy sidecar's own parts, on loopback with the scripted model as the model API and
 // a stand-in for the server's report endpoint: the credentials it accepts (files it re-reads),
-// the key it sends (a rotated file is used without a restart), reports (usage before the
-// response's end reaches the engine, the failure of a rejected key), and the server's reading
-// of reports.
+// the key it sends (a rotated file is used without a restart), reports (a request's start, not
+// waited for; usage before the response's end reaches the engine; the failure of a rejected
+// key), and the server's reading of reports.
 
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { Counter, Histogram } from 'prom-client';
 
 import { CredentialRegistry, ModelReports, startSidecar, UsageMeter } from '../../pkg/modelproxy/index.js';
 import { parseReport } from '../../pkg/modelproxy/reports.js';
@@ -82,17 +83,20 @@ describe('model-proxy sidecar', () => {
     expect(r.status).to.equal(200);
     expect(r.text).to.contain('text_delta').and.to.contain('message_stop');
     expect(model.requests.at(-1)!.apiKey).to.equal('sk-test-one');
-    expect(reports.map((x) => [x.credential, x.body.type])).to.deep.equal([['apmc_ada', 'usage']]);
-    expect((reports[0]!.body.usage as { output_tokens: number }).output_tokens).to.be.greaterThan(0);
-    // The stream's end waited for the report's answer.
-    expect(r.endedAt - reports[0]!.at).to.be.at.least(REPORT_DELAY_MS - 20);
+    // The request's start (not waited for: the model answered before that report's answer), then its usage.
+    expect(reports.map((x) => [x.credential, x.body.type])).to.deep.equal([['apmc_ada', 'requested'], ['apmc_ada', 'usage']]);
+    expect(model.requests.at(-1)!.receivedAt - reports[0]!.at).to.be.below(REPORT_DELAY_MS);
+    const usage = reports[1]!;
+    expect((usage.body.usage as { output_tokens: number }).output_tokens).to.be.greaterThan(0);
+    // The stream's end waited for the usage report's answer.
+    expect(r.endedAt - usage.at).to.be.at.least(REPORT_DELAY_MS - 20);
   });
 
   it('counts a non-streamed response too', async () => {
     reports.length = 0;
     const r = await ask('apmc_ada', '@say plain json', false);
     expect(r.status).to.equal(200);
-    expect(reports.map((x) => x.body.type)).to.deep.equal(['usage']);
+    expect(reports.map((x) => x.body.type)).to.deep.equal(['requested', 'usage']);
   });
 
   it('sends a rotated key without a restart, and reports the rejection of a bad one', async () => {
@@ -103,9 +107,9 @@ describe('model-proxy sidecar', () => {
     expect(r.status).to.equal(401);
     expect(model.requests.at(-1)!.apiKey).to.equal('sk-test-revoked');
     await new Promise((res) => setTimeout(res, 100));
-    expect(reports.map((x) => x.body.type)).to.deep.equal(['failed']);
-    expect(reports[0]!.body.error).to.deep.include({ reason: 'ModelCredentialRejected' });
-    expect((reports[0]!.body.error as { message: string }).message).to.contain('mirrored into namespace team-a');
+    expect(reports.map((x) => x.body.type)).to.deep.equal(['requested', 'failed']);
+    expect(reports[1]!.body.error).to.deep.include({ reason: 'ModelCredentialRejected' });
+    expect((reports[1]!.body.error as { message: string }).message).to.contain('mirrored into namespace team-a');
     writeFileSync(join(dir, 'key', 'ANTHROPIC_API_KEY'), 'sk-test-one\n');
   });
 
@@ -151,6 +155,23 @@ describe('model reports (the server’s side)', () => {
     expect(failed).to.deep.equal(['ada:ModelCredentialRejected']);
   });
 
+  it('times a task’s first model request when the first “requested” report comes, once per task', async () => {
+    const firstModelRequest = new Histogram({ name: 'first_request_seconds', help: 'test', registers: [] });
+    const modelTokens = new Counter({ name: 'tokens', help: 'test', labelNames: ['namespace', 'agent', 'model', 'kind'], registers: [] });
+    const timing = new UsageMeter({ modelTokens, firstModelRequest });
+    const timed = new ModelReports({ credentials, meter: timing, taskDeadlineMs: 60_000 });
+    const count = async () => (await firstModelRequest.get()).values.find((v) => v.metricName === 'first_request_seconds_count')?.value ?? 0;
+    expect((await timed.apply(credential, { type: 'requested' })).status, 'no task handed over yet').to.equal(204);
+    expect(await count()).to.equal(0);
+    timing.taskStarted(ref, 'uid-1');
+    await timed.apply(credential, { type: 'requested' });
+    await timed.apply(credential, { type: 'requested' }); // the tool loop's next request
+    expect(await count()).to.equal(1);
+    timing.taskStarted(ref, 'uid-1');
+    await timed.apply(credential, { type: 'requested' });
+    expect(await count()).to.equal(2);
+  });
+
   it('ends a task when a retry would wait past its template’s deadline, which the sidecar cannot know', async () => {
     const retry = (attempt: number, delayMs: number) => ({ type: 'retry', payload: { attempt, of: 8, delayMs, status: 529, message: 'model overloaded' } });
     failed.length = 0;
@@ -172,7 +193,7 @@ describe('model reports (the server’s side)', () => {
     expect(parseReport({ type: 'failed', error: { message: 'x', reason: 'Whatever' } })).to.match(/reason/);
     expect(parseReport({ type: 'retry', payload: { attempt: 1, of: 8, delayMs: 10, status: 529 } })).to.match(/message/);
     expect(parseReport([])).to.match(/JSON object/);
-    expect(await reports.apply(credential, { type: 'nope' })).to.deep.equal({ status: 400, message: 'type must be usage, retry or failed' });
+    expect(await reports.apply(credential, { type: 'nope' })).to.deep.equal({ status: 400, message: 'type must be requested, usage, retry or failed' });
     credentials.revoke(ref);
     expect((await reports.apply(credential, { type: 'usage', model: 'm', usage: {} })).status).to.equal(401);
   });
