@@ -72,12 +72,15 @@ ${extra}`;
       await apply(agentYaml('solo', '@bash echo "ran in $(hostname) as $(id -u)" | tee proof.txt\n@say solo done'));
       const done = await streamUntil('solo', (t) => t.includes('task_completed') || t.includes('error'));
       expect(done, done.join(',')).to.include('task_completed');
-      const [pod] = await agentPods('solo');
-      expect(pod, 'the agent pod').to.not.equal(undefined);
-      expect(pod!.status.phase).to.equal('Running');
+      // The kubelet reports a started container to the API on its own schedule, which a quick
+      // task can beat: the pod that ran it shows Running soon after, not necessarily already.
+      const pod = await eventually(async () => {
+        const [p] = await agentPods('solo');
+        return p?.status.phase === 'Running' ? p : undefined;
+      }, 30_000, 'the agent pod Running');
       expect(await jsonpath('pvc/agent-solo-workspace', '.status.phase')).to.equal('Bound');
       expect(await labelled('solo')).to.include.members([
-        `pod/${pod!.metadata.name}`,
+        `pod/${pod.metadata.name}`,
         'persistentvolumeclaim/agent-solo-workspace',
         'secret/agent-solo-worker',
         'configmap/agent-solo-config',
@@ -85,7 +88,7 @@ ${extra}`;
       // The task ran in the container: its hostname is the pod's and its user is not root.
       const message = await jsonpath('agent/solo', '.status.lastTaskMessage');
       expect(message).to.equal('solo done');
-      expect(await toolOutputs('solo')).to.deep.equal([`ran in ${pod!.metadata.name} as 10001`]);
+      expect(await toolOutputs('solo')).to.deep.equal([`ran in ${pod.metadata.name} as 10001`]);
     });
 
     it("a manager runs as its namespace's manager service account, limited to agentplane.io there", async () => {
@@ -149,9 +152,11 @@ ${extra}`;
       const created = await rest('POST', '/api/v1/squads', squadBody);
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       await eventually(async () => (await taskStatus('ada')) === 'Complete' && (await taskStatus('bob')) === 'Complete', 120_000, 'both first tasks');
-      const [pod] = await squadPods('crew');
-      expect(pod, 'the squad pod').to.not.equal(undefined);
-      expect(runningContainers(pod!)).to.deep.equal(['ada', 'bob']);
+      // Both containers ran their tasks; the kubelet's report of them may come a moment later.
+      await eventually(async () => {
+        const [p] = await squadPods('crew');
+        return p !== undefined && runningContainers(p).join() === 'ada,bob';
+      }, 30_000, 'the squad pod with both containers running');
       for (const m of ['ada', 'bob']) expect(await jsonpath(`pvc/agent-${m}-workspace`, '.status.phase')).to.equal('Bound');
       expect(await agentPods('ada'), 'no solo pod for a member').to.deep.equal([]);
     });
