@@ -434,7 +434,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     manager.onStop('connector checks', () => connectors.stop());
     secrets.onChange((ns, name) => connectors.secretChanged(ns, name));
     hooks.mcpServers.push((agent) => connectors.mcpServersFor(agent));
-    hooks.agentDeleted.push(async (agent) => usageMeter.dropSeries(agent.metadata));
+    hooks.agentDeleted.push((agent) => usageMeter.dropSeries(agent.metadata));
     const egress = { allowPrivate: o.allowPrivateConnectorUrls === true };
     admission.register(
       // First: a squad's embedded agents are checked before any member is claimed.

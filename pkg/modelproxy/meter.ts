@@ -28,8 +28,6 @@ export interface UsageMeterOptions {
 
 export class UsageMeter {
   private readonly tasks = new Map<string, TaskTotals>();
-  /** The agent's token series (model, kind) that exist, so a deleted agent's can be removed. */
-  private readonly series = new Map<string, Map<string, { model: string; kind: string }>>();
   private readonly now: () => number;
 
   constructor(
@@ -41,13 +39,7 @@ export class UsageMeter {
 
   record(grant: ModelGrant, model: string, usage: TokenUsage): void {
     const labels = { namespace: grant.ref.namespace, agent: grant.ref.name, model };
-    for (const [kind, key] of Object.entries(USAGE_KINDS)) {
-      if (usage[key] <= 0) continue;
-      this.metrics.modelTokens.inc({ ...labels, kind }, usage[key]);
-      let own = this.series.get(refKey(grant.ref));
-      if (!own) this.series.set(refKey(grant.ref), (own = new Map()));
-      own.set(`${model}\n${kind}`, { model, kind });
-    }
+    for (const [kind, key] of Object.entries(USAGE_KINDS)) if (usage[key] > 0) this.metrics.modelTokens.inc({ ...labels, kind }, usage[key]);
     const t = this.totals(grant.ref, grant.uid);
     addUsage(t.usage, usage);
     t.counted = true;
@@ -97,12 +89,12 @@ export class UsageMeter {
   /**
    * The agent was deleted: its token series go from /metrics, so agents that come and go do not
    * grow the server's memory and every scrape for good. (A re-created agent of the name starts
-   * its counters again from zero, which Prometheus reads as a counter reset.)
+   * its counters again from zero, which Prometheus reads as a counter reset.) The counter's own
+   * series are read, once per deletion, rather than kept twice.
    */
-  dropSeries(ref: ObjectRef): void {
-    const own = this.series.get(refKey(ref));
-    this.series.delete(refKey(ref));
-    for (const { model, kind } of own?.values() ?? []) this.metrics.modelTokens.remove({ namespace: ref.namespace, agent: ref.name, model, kind });
+  async dropSeries(ref: ObjectRef): Promise<void> {
+    const { values } = await this.metrics.modelTokens.get();
+    for (const { labels } of values) if (labels.namespace === ref.namespace && labels.agent === ref.name) this.metrics.modelTokens.remove(labels);
   }
 
   private totals(ref: ObjectRef, uid: string): TaskTotals {

@@ -184,12 +184,12 @@ describe('model proxy', function () {
       r.meter.record({ ref: beta, uid: 'uid-2' }, 'claude-a', usage);
       const series = async () => (await r.metrics.registry.getSingleMetricAsString('agentplane_model_tokens_total')).split('\n').filter((l) => l.startsWith('agentplane_model_tokens_total{'));
       expect(await series()).to.have.length(6);
-      r.meter.dropSeries(ref);
+      await r.meter.dropSeries(ref);
       expect(await series()).to.deep.equal([
         'agentplane_model_tokens_total{namespace="default",agent="beta",model="claude-a",kind="input"} 3',
         'agentplane_model_tokens_total{namespace="default",agent="beta",model="claude-a",kind="output"} 2',
       ]);
-      r.meter.dropSeries(ref); // idempotent
+      await r.meter.dropSeries(ref); // idempotent
       expect(await series()).to.have.length(2);
     });
   });
