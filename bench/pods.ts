@@ -207,6 +207,26 @@ async function main(): Promise<void> {
     const bare = await barePods(c, bareClock);
     bareClock.stop();
 
+    type Stream = Awaited<ReturnType<typeof follow>>;
+    /**
+     * POSTs a task (creating the agent, or to an existing one whose stream is `open`) and waits
+     * for its end: when it was sent, and ms to `task_started` on the stream and to the task's
+     * first model request. A name's stream is refused until the agent exists, so a create opens
+     * it after the POST, long before the pod can run.
+     */
+    const timedTask = async (body: { name: string; instructions: string; templateRef?: string }, open?: Stream) => {
+      const waitFor = (s: Stream) => ({ started: s.next('task_started'), completed: s.next('task_completed') });
+      const early = open && waitFor(open);
+      const [t0, w0] = [performance.now(), Date.now()];
+      const { status } = await rest('POST', '/api/v1/agents', { namespace: NS, ...body });
+      if (status >= 300) throw new Error(`POST ${body.name}: HTTP ${status}`);
+      const stream = open ?? (await follow(url, tls, body.name));
+      const { started, completed } = early || waitFor(stream);
+      const startedMs = (await started) - t0;
+      await completed;
+      return { stream, t0, started: startedMs, model: firstRequest(upstream, body.instructions, w0) };
+    };
+
     const clock = new PodClock(c, 'agentplane.io/agent');
     await clock.start();
     const create = { running: [] as number[], started: [] as number[], model: [] as number[] };
@@ -214,19 +234,10 @@ async function main(): Promise<void> {
     for (let i = 0; i < ROUNDS; i++) {
       const name = `agent-${i}`;
       const running = clock.next(name);
-      // The stream of a name that does not exist yet is refused; the create comes first, and the
-      // socket opens long before the pod can run.
-      const first = `@say first ${name}`;
-      const [t0, w0] = [performance.now(), Date.now()];
-      const { status } = await rest('POST', '/api/v1/agents', { name, namespace: NS, instructions: first });
-      if (status !== 201) throw new Error(`create ${name}: HTTP ${status}`);
-      const stream = await follow(url, tls, name);
-      const started = stream.next('task_started');
-      const completed = stream.next('task_completed');
-      create.running.push((await running) - t0);
-      create.started.push((await started) - t0);
-      await completed;
-      create.model.push(firstRequest(upstream, first, w0));
+      const first = await timedTask({ name, instructions: `@say first ${name}` });
+      create.running.push((await running) - first.t0);
+      create.started.push(first.started);
+      create.model.push(first.model);
 
       // Sleep (the pod goes, the claim stays), then wake with a task.
       await rest('PATCH', `/api/v1/agents/${name}?namespace=${NS}`, { lifecycle: 'Sleep' });
@@ -237,15 +248,10 @@ async function main(): Promise<void> {
         if (t > 600) throw new Error(`${name}: pod still there after sleep`);
         await new Promise((r) => setTimeout(r, 50));
       }
-      const woke = stream.next('task_started');
-      const again = stream.next('task_completed');
-      const second = `@say again ${name}`;
-      const [t1, w1] = [performance.now(), Date.now()];
-      await rest('POST', '/api/v1/agents', { name, namespace: NS, instructions: second });
-      wake.started.push((await woke) - t1);
-      await again;
-      wake.model.push(firstRequest(upstream, second, w1));
-      stream.close();
+      const again = await timedTask({ name, instructions: `@say again ${name}` }, first.stream);
+      wake.started.push(again.started);
+      wake.model.push(again.model);
+      first.stream.close();
     }
 
     // The same create when the agent's template keeps a warm pool (docs/kubernetes-runtime.md
@@ -256,17 +262,10 @@ async function main(): Promise<void> {
     for (let i = 0; i < ROUNDS; i++) {
       await readyPoolPod(c);
       const name = `pooled-${i}`;
-      const first = `@say first ${name}`;
-      const [t0, w0] = [performance.now(), Date.now()];
-      const { status } = await rest('POST', '/api/v1/agents', { name, namespace: NS, templateRef: 'pooled', instructions: first });
-      if (status !== 201) throw new Error(`create ${name}: HTTP ${status}`);
-      const stream = await follow(url, tls, name);
-      const started = stream.next('task_started');
-      const completed = stream.next('task_completed');
-      pooled.started.push((await started) - t0);
-      await completed;
-      pooled.model.push(firstRequest(upstream, first, w0));
-      stream.close();
+      const run = await timedTask({ name, templateRef: 'pooled', instructions: `@say first ${name}` });
+      pooled.started.push(run.started);
+      pooled.model.push(run.model);
+      run.stream.close();
     }
     clock.stop();
 
