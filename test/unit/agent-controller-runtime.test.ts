@@ -95,7 +95,7 @@ describe('AgentController on the in-memory runtime', function () {
     informers.agents.stop();
     informers.squads.stop();
     await runtime.close();
-    store.close();
+    await store.close(); // its checkpoint thread has let go of the files before they are removed
     state.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
