@@ -11,6 +11,7 @@ import { runTask, sleepingAgent } from '../support/agents.js';
 import { EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
 import { processesWith } from '../support/processes.js';
 import { procStat } from '../../pkg/runtime/local/process-group.js';
+import { SANDBOX_NODE } from '../../pkg/runtime/local/sandbox.js';
 
 const SIBLING_MARKER = 'sibling-marker-8d3f0a61';
 const SECRET_VALUE = 'stored-secret-c41e97b2';
@@ -20,13 +21,13 @@ const CANARY = 'server-env-canary-5a7e2c90';
 const outputs = (evs: AgentEvent[]): string[] =>
   evs.filter((e) => e.type === 'tool_result').map((e) => (e.payload as { output: string }).output);
 
-/** The worker's node process: in the runtime child's process group, running the worker's main. */
+/** The worker's node process: in the runtime child's process group, running the worker's main on the sandbox's node. */
 function workerNodePid(groupLeader: number): number | undefined {
   for (const pid of processesWith('agentplane-worker/main.js')) {
     try {
       const pgrp = Number(procStat(pid)?.[2]);
       const argv0 = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
-      if (pgrp === groupLeader && argv0 === process.execPath) return pid;
+      if (pgrp === groupLeader && argv0 === SANDBOX_NODE) return pid;
     } catch {
       // exited meanwhile
     }
@@ -110,9 +111,9 @@ describe('tool sandbox (integration)', function () {
       expect(readFileSync(join(h.server.local!.workspace({ namespace: 'default', name: 'prober' }), 'own.txt'), 'utf8')).to.equal('mine\n');
     });
 
-    it('cannot write outside its workspace: the data directory is a throwaway tmpfs', () => {
-      expect(out[7]).to.contain('exit=0'); // the tmpfs is writable...
-      expect(readdirSync(h.dataDir)).not.to.include('planted'); // ...and private
+    it('cannot write outside its workspace: the data directory is a read-only stand-in', () => {
+      expect(out[7]).to.contain('Permission denied').and.not.to.contain('exit=0');
+      expect(readdirSync(h.dataDir)).not.to.include('planted');
     });
   });
 

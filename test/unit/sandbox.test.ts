@@ -36,8 +36,16 @@ describe('tool sandbox set-up', () => {
     );
   });
 
-  it('auto: without bubblewrap, runs unconfined with one warning', async () => {
+  const root = process.getuid?.() === 0;
+
+  it('auto without bubblewrap: as root refuses to start, naming the fix; otherwise runs unconfined with one warning', async () => {
     const { logger, lines } = captured();
+    if (root) {
+      expect(() => resolveSandbox('auto', dataDir, logger, { PATH: '/nonexistent' })).to.throw(
+        /--sandbox auto: the server runs as root and bubblewrap is not usable \(bwrap not found on PATH\), so agent tools would run as root on this host; install bubblewrap .*or pass --sandbox none/,
+      );
+      return;
+    }
     expect(resolveSandbox('auto', dataDir, logger, { PATH: '/nonexistent' }).kind).to.equal('none');
     await flush();
     expect(lines).to.have.length(1);
@@ -65,6 +73,7 @@ describe('tool sandbox set-up', () => {
     writeFileSync(join(other, 'o.txt'), 'other');
     writeFileSync(join(dataDir, 'state.db'), 'state');
     const sandbox = resolveSandbox('bwrap', dataDir, captured().logger);
+    for (const d of [ws, peer]) sandbox.prepare(d);
     const script = [
       'pwd',
       'echo mine > own.txt && cat own.txt',
@@ -74,6 +83,8 @@ describe('tool sandbox set-up', () => {
       `ls -A ${dataDir}`,
       'tr "\\0" " " < /proc/1/cmdline; echo',
       'node -e "process.stdout.write(String(process.pid))"; echo',
+      'id -u; grep -E "^(CapEff|CapBnd|NoNewPrivs|Seccomp):" /proc/self/status | tr -s "\\t " " "',
+      `unshare -U true 2>/dev/null || echo no-unshare; { ls /root || echo no-root; } 2>/dev/null`,
     ].join('; ');
     const [cmd, ...args] = sandbox.wrap(['sh', '-c', script], { workspace: ws, peers: [peer] });
     const r = spawnSync(cmd!, args, { encoding: 'utf8', env: { PATH: process.env.PATH! } });
@@ -82,6 +93,10 @@ describe('tool sandbox set-up', () => {
     expect(lines.slice(0, 6)).to.deep.equal([ws, 'mine', 'peer', 'peer-read-only', 'no-other', 'workspaces']);
     expect(lines[6]).to.match(/^\S*bwrap /);
     expect(Number(lines[7])).to.be.below(10);
+    // An unprivileged user (nobody when the server is root), no capability, no way back.
+    expect(Number(lines[8])).to.equal(root ? 65534 : process.getuid!());
+    expect(lines.slice(9, 13)).to.deep.equal(['CapEff: 0000000000000000', 'CapBnd: 0000000000000000', 'NoNewPrivs: 1', 'Seccomp: 2']);
+    expect(lines.slice(13)).to.deep.equal(['no-unshare', 'no-root']);
   });
 
   it('serve refuses an unknown --sandbox value', () => {

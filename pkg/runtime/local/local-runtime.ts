@@ -135,6 +135,10 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
   // Diagnostics of this runtime's processes and directories (tests, benches); not part of
   // AgentRuntime, which says nothing about processes.
 
+  private get sandbox(): Sandbox {
+    return this.opts.sandbox ?? NO_SANDBOX;
+  }
+
   /** True when workers run inside the tool sandbox. */
   get sandboxed(): boolean {
     return this.opts.sandbox?.kind === 'bwrap';
@@ -199,7 +203,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     const env = this.workerEnv(spec, workspace, token, modelCredential);
     const workerMain = this.opts.workerMain;
     const log = { namespace: spec.ref.namespace, name: spec.ref.name };
-    const sandbox = this.opts.sandbox ?? NO_SANDBOX;
+    const sandbox = this.sandbox;
     if (spec.group) {
       const groupDir = this.linkPeers(spec.group, spec.ref.namespace, spec.peers ?? []);
       env.AGENTPLANE_SQUAD_DIR = groupDir;
@@ -268,10 +272,11 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
 
   /** A warm-pool slot's worker: like an agent's, with a slot token and the default engine settings. */
   private startSlot(ref: ObjectRef, uid: string, dir: string): { child: RemoteProcess; credential: string } {
+    this.sandbox.prepare(dir);
     const token = this.hub.issueToken(ref, uid, { slot: true });
     const credential = this.opts.model.issue(ref, uid);
     const env = { ...this.workerEnv(undefined, dir, token, credential), AGENTPLANE_PRESTART: JSON.stringify(slotSettings()) };
-    const argv = niced((this.opts.sandbox ?? NO_SANDBOX).wrap([process.execPath, this.opts.workerMain], { workspace: dir }), this.niceness());
+    const argv = niced(this.sandbox.wrap([process.execPath, this.opts.workerMain], { workspace: dir }), this.niceness());
     const child = this.spawner.spawn(argv, { cwd: dir, env }, this.logLines({ slot: ref.name }));
     return { child, credential };
   }
@@ -295,6 +300,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     if (target) return target;
     if (isLink(path)) rmSync(path, { force: true }); // a link to a slot directory that is gone
     mkdirSync(path, { recursive: true, mode: 0o700 });
+    this.sandbox.prepare(path);
     return path;
   }
 
@@ -430,12 +436,14 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
   private linkPeers(group: string, namespace: string, peers: string[]): string {
     const dir = this.groupDir(group);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.sandbox.prepare(dir);
     const existing = new Set(readdirSync(dir));
     for (const name of existing) if (!peers.includes(name)) rmSync(join(dir, name), { force: true });
     for (const name of peers) {
       if (existing.has(name)) continue;
       const target = this.workspace({ namespace, name });
       mkdirSync(target, { recursive: true, mode: 0o700 });
+      this.sandbox.prepare(target);
       symlinkSync(target, join(dir, name));
     }
     return dir;
