@@ -18,6 +18,7 @@ async function runWorker(): Promise<void> {
   // Loaded here only: the sidecar needs neither the engine nor its SDK (its memory per pod).
   const { AgentWorker } = await import('../../pkg/worker/agent-worker.js');
   const { startHealthServer } = await import('../../pkg/worker/health.js');
+  const { startRelay, PLACEHOLDER_API_KEY } = await import('../../pkg/worker/server-relay.js');
   function required(name: string): string {
     const v = process.env[name];
     if (!v) {
@@ -33,13 +34,35 @@ async function runWorker(): Promise<void> {
     name: process.env.AGENTPLANE_AGENT_NAME,
   });
 
+  // A local runtime hands the worker its token and model credential over the IPC channel, so
+  // that they are in no environment a tool could read; a pod's come from its Secret, in env.
+  const secrets = process.env.AGENTPLANE_SECRETS === 'ipc' ? await secretsFromParent() : process.env;
+  const token = secrets.AGENTPLANE_AGENT_TOKEN;
+  const credential = secrets.ANTHROPIC_API_KEY;
+  if (!token) {
+    process.stderr.write('agentplane-worker: AGENTPLANE_AGENT_TOKEN must be set\n');
+    process.exit(2);
+  }
+  // In a sandbox whose network is its own, the server is a Unix socket away, and the engine and
+  // its tools reach it through this worker's relay, which adds the credential they never see.
+  const socketPath = process.env.AGENTPLANE_SERVER_SOCKET;
+  const relay = socketPath && credential ? await startRelay({ socketPath, credential: () => credential }) : undefined;
+  const modelPath = new URL(process.env.ANTHROPIC_BASE_URL ?? 'http://localhost/internal/v1/model').pathname;
+
   const worker = new AgentWorker({
     serverUrl: required('AGENTPLANE_SERVER_URL'),
-    token: required('AGENTPLANE_AGENT_TOKEN'),
+    ...(socketPath ? { socketPath } : {}),
+    token,
     engine: {
       workspace: required('AGENTPLANE_WORKSPACE'),
-      apiKey: process.env.ANTHROPIC_API_KEY,
-      baseUrl: process.env.ANTHROPIC_BASE_URL,
+      ...(relay
+        ? {
+            apiKey: PLACEHOLDER_API_KEY,
+            baseUrl: `${relay.url}${modelPath}`,
+            // Tools and the engine's own fetches leave through agentplane's egress proxy.
+            extraEnv: { HTTP_PROXY: relay.url, HTTPS_PROXY: relay.url, http_proxy: relay.url, https_proxy: relay.url, NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' },
+          }
+        : { apiKey: credential, baseUrl: process.env.ANTHROPIC_BASE_URL }),
       ...(process.env.AGENTPLANE_SQUAD_DIR ? { squadDir: process.env.AGENTPLANE_SQUAD_DIR } : {}),
     },
     wakeIdle: process.env.AGENTPLANE_WAKE_IDLE === 'true',
@@ -63,4 +86,21 @@ async function runWorker(): Promise<void> {
   // In a pod: the readiness probe's endpoint (the container's one port).
   const healthPort = Number(process.env.AGENTPLANE_HEALTH_PORT);
   if (Number.isInteger(healthPort) && healthPort > 0) startHealthServer(healthPort, () => worker.connected);
+}
+
+/** The first IPC message from the runtime: `{ type: 'secrets', env }`. */
+function secretsFromParent(): Promise<Record<string, string | undefined>> {
+  return new Promise((resolve) => {
+    if (!process.send) {
+      process.stderr.write('agentplane-worker: AGENTPLANE_SECRETS=ipc without an IPC channel\n');
+      process.exit(2);
+    }
+    const onMessage = (m: unknown): void => {
+      const msg = m as { type?: string; env?: Record<string, string> };
+      if (msg?.type !== 'secrets' || typeof msg.env !== 'object') return;
+      process.off('message', onMessage);
+      resolve(msg.env);
+    };
+    process.on('message', onMessage);
+  });
 }

@@ -2,9 +2,9 @@
 // everything else is the same in both homes. Each part is a runnable of the manager, started in the order added
 // and stopped in reverse.
 
-import { accessSync, constants as fsConstants, mkdirSync } from 'node:fs';
+import { accessSync, chmodSync, constants as fsConstants, mkdirSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Agent } from '../../pkg/api/agent.js';
 import { type TemplateConfig, templateConfigs } from '../../pkg/api/template-settings.js';
@@ -347,6 +347,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       if (modelProxyMode === 'sidecar' && !mirror) logger.warn('--model-proxy sidecar without the credential-mirror plugin: pods wait until each namespace has the model Secret');
     }
     const mirrorOptions = (o.pluginOptions?.['credential-mirror'] ?? {}) as { secretName?: unknown };
+    // Sandboxed local workers get a network of their own; this socket is their one way to the server.
+    const workerSocket = runtimeKind === 'local' && sandbox.kind === 'bwrap' ? join(dataDir, 'run', 'workers.sock') : undefined;
     const built = buildRuntime({
       kind: runtimeKind,
       logger: child('runtime'),
@@ -365,6 +367,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       local: {
         dataDir,
         sandbox,
+        ...(workerSocket ? { workerSocket } : {}),
         workerMain: o.workerMain ?? WORKER_MAIN,
         ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}),
         warmPool: o.warmPool ?? 0,
@@ -524,10 +527,31 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       installLeaderOnly(workers, () => leadingNow);
     }
     runtime.channel.on('resumed', () => metrics.workerReconnects.inc());
-    await workers.register(workerChannelRoutes(runtime.channel));
-    await workers.register(modelProxyRoutes(modelProxy));
-    // Pods' sidecars report what their requests told them, as the server's proxy would have seen it.
-    await workers.register(modelReportRoutes(new ModelReports({ credentials: modelCredentials, meter: usageMeter, events: proxyEventSink, taskDeadlineMs: modelProxy.policy.taskDeadlineMs, onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }) })));
+    // What workers call: the control channel, the model proxy, pods' sidecar reports.
+    const modelReports = new ModelReports({ credentials: modelCredentials, meter: usageMeter, events: proxyEventSink, taskDeadlineMs: modelProxy.policy.taskDeadlineMs, onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }) });
+    const workerRoutes = async (target: typeof app): Promise<void> => {
+      await target.register(workerChannelRoutes(runtime.channel));
+      await target.register(modelProxyRoutes(modelProxy));
+      // Pods' sidecars report what their requests told them, as the server's proxy would have seen it.
+      await target.register(modelReportRoutes(modelReports));
+    };
+    await workerRoutes(workers);
+    if (workerSocket) {
+      // Only the worker-facing routes: a tool that reaches the socket reaches no API.
+      const socketApp = await createApp({ logger: logger.child({ listener: 'worker-socket' }), metrics });
+      await workerRoutes(socketApp);
+      manager.add({
+        name: 'worker socket',
+        start: async () => {
+          mkdirSync(dirname(workerSocket), { recursive: true, mode: 0o700 });
+          rmSync(workerSocket, { force: true }); // an earlier run's
+          await socketApp.listen({ path: workerSocket });
+          // The directory keeps the host's other users out; the sandbox's user must connect.
+          chmodSync(workerSocket, 0o666);
+        },
+        stop: () => socketApp.close(),
+      });
+    }
     if (workers !== app) {
       // Local workers: a loopback port of its own. Pods: where they can reach it (the workers'
       // Service), plain HTTP with per-agent credentials (docs/kubernetes-runtime.md "Network").

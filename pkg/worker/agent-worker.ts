@@ -3,6 +3,7 @@
 // running task, and interrupt the turn on cancel. Reconnects with backoff; events produced
 // while disconnected are queued and flushed on reconnect, so none are lost.
 
+import { connect as netConnect } from 'node:net';
 import WebSocket from 'ws';
 import type { EventDraft } from '../api/event.js';
 import {
@@ -20,6 +21,8 @@ import { TaskInput } from './task-input.js';
 
 export interface WorkerOptions {
   serverUrl: string;
+  /** The server's worker socket, in a sandbox whose network is its own (serverUrl's host is then unused). */
+  socketPath?: string;
   token: string;
   engine: EngineEnv;
   logger: Logger;
@@ -78,7 +81,8 @@ export class AgentWorker {
   private connect(): void {
     if (this.stopped) return;
     const url = new URL(CONTROL_PATH, this.opts.serverUrl).toString().replace(/^http/, 'ws');
-    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${this.opts.token}` } });
+    const socketPath = this.opts.socketPath;
+    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${this.opts.token}` }, ...(socketPath ? { createConnection: () => netConnect(socketPath) } : {}) });
     this.ws = ws;
     ws.on('open', () => {
       this.lastConnected = Date.now();

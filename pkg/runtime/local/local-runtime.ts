@@ -45,6 +45,11 @@ export interface LocalRuntimeOptions {
   /** Where workers dial the control channel; known once the server listens. */
   channelUrl: () => string;
   /**
+   * The server's worker socket (Unix): sandboxed workers get a network namespace of their own and
+   * reach the server only through it (the control channel, the model proxy, the egress proxy).
+   */
+  workerSocket?: string;
+  /**
    * How much nicer than the server workers run (0 to 19; default WORKER_NICENESS), so the API
    * keeps the CPU it needs while agents start and work (docs/decisions.md "Worker priority").
    */
@@ -200,7 +205,9 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     this.hub.revoke(spec.ref);
     const token = this.hub.issueToken(spec.ref, spec.uid);
     const modelCredential = this.opts.model.issue(spec.ref, spec.uid);
-    const env = this.workerEnv(spec, workspace, token, modelCredential);
+    const env = this.workerEnv(spec, workspace);
+    const secrets = workerSecrets(token, modelCredential);
+    const socket = this.workerSocket;
     const workerMain = this.opts.workerMain;
     const log = { namespace: spec.ref.namespace, name: spec.ref.name };
     const sandbox = this.sandbox;
@@ -209,17 +216,17 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
       env.AGENTPLANE_SQUAD_DIR = groupDir;
       // Peers are those known now: a member added later is visible to the others once they restart.
       const peers = (spec.peers ?? []).map((name) => this.workspace({ namespace: spec.ref.namespace, name }));
-      const argv = sandbox.wrap([process.execPath, workerMain], { workspace, peers, groupDir });
+      const argv = sandbox.wrap([process.execPath, workerMain], { workspace, peers, groupDir, ...(socket ? { socket } : {}) });
       const pod = this.pods.get(spec.group) ?? this.startPod(spec.group, spec.ref.namespace);
       const member: Member = { kind: 'member', ref: spec.ref, group: spec.group };
       pod.members.set(key, member);
       this.workers.set(key, member);
-      send(pod, { op: 'start', member: key, argv, env, cwd: workspace });
+      send(pod, { op: 'start', member: key, argv, env, secrets, cwd: workspace });
       this.opts.logger.info({ ...log, group: spec.group }, 'worker started in group');
       return;
     }
-    const argv = niced(sandbox.wrap([process.execPath, workerMain], { workspace }), this.niceness());
-    const child = this.spawner.spawn(argv, { cwd: workspace, env }, this.logLines(log));
+    const argv = niced(sandbox.wrap([process.execPath, workerMain], { workspace, ...(socket ? { socket } : {}) }), this.niceness());
+    const child = this.spawner.spawn(argv, { cwd: workspace, env, secrets }, this.logLines(log));
     const solo: Solo = { kind: 'solo', ref: spec.ref, child };
     this.workers.set(key, solo);
     this.watchSolo(solo, modelCredential);
@@ -275,9 +282,10 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     this.sandbox.prepare(dir);
     const token = this.hub.issueToken(ref, uid, { slot: true });
     const credential = this.opts.model.issue(ref, uid);
-    const env = { ...this.workerEnv(undefined, dir, token, credential), AGENTPLANE_PRESTART: JSON.stringify(slotSettings()) };
-    const argv = niced(this.sandbox.wrap([process.execPath, this.opts.workerMain], { workspace: dir }), this.niceness());
-    const child = this.spawner.spawn(argv, { cwd: dir, env }, this.logLines({ slot: ref.name }));
+    const env = { ...this.workerEnv(undefined, dir), AGENTPLANE_PRESTART: JSON.stringify(slotSettings()) };
+    const socket = this.workerSocket;
+    const argv = niced(this.sandbox.wrap([process.execPath, this.opts.workerMain], { workspace: dir, ...(socket ? { socket } : {}) }), this.niceness());
+    const child = this.spawner.spawn(argv, { cwd: dir, env, secrets: workerSecrets(token, credential) }, this.logLines({ slot: ref.name }));
     return { child, credential };
   }
 
@@ -453,20 +461,31 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     return join(this.opts.dataDir, 'groups', group.replace(/[^a-z0-9-]+/g, '_'));
   }
 
-  /** A worker's environment; a warm-pool slot's (no `spec`) names no agent. */
-  private workerEnv(spec: WorkerSpec | undefined, workspace: string, token: string, modelCredential: string): Record<string, string> {
+  /**
+   * A worker's environment; a warm-pool slot's (no `spec`) names no agent. No secret: its control
+   * token and model credential go over the IPC channel (`secrets`), so they are in no process
+   * environment a tool could read. A sandboxed worker reaches the server over its socket only.
+   */
+  private workerEnv(spec: WorkerSpec | undefined, workspace: string): Record<string, string> {
+    const socket = this.workerSocket;
+    const base = socket ? 'http://agentplane' : this.opts.channelUrl();
     return {
       PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       ...(process.env.AGENTPLANE_LOG_LEVEL ? { AGENTPLANE_LOG_LEVEL: process.env.AGENTPLANE_LOG_LEVEL } : {}),
-      AGENTPLANE_SERVER_URL: this.opts.channelUrl(),
-      AGENTPLANE_AGENT_TOKEN: token,
+      AGENTPLANE_SERVER_URL: base,
+      ...(socket ? { AGENTPLANE_SERVER_SOCKET: socket } : {}),
+      AGENTPLANE_SECRETS: 'ipc',
       ...(spec ? { AGENTPLANE_NAMESPACE: spec.ref.namespace, AGENTPLANE_AGENT_NAME: spec.ref.name } : {}),
       AGENTPLANE_WORKSPACE: workspace,
-      // The model proxy and this agent's credential for it; the model key stays in the server.
-      ANTHROPIC_BASE_URL: this.opts.model.baseUrl(),
-      ANTHROPIC_API_KEY: modelCredential,
+      // The model proxy; the model key stays in the server.
+      ANTHROPIC_BASE_URL: socket ? `${base}${new URL(this.opts.model.baseUrl()).pathname}` : this.opts.model.baseUrl(),
       ...(spec?.wakeIdle ? { AGENTPLANE_WAKE_IDLE: 'true' } : {}),
     };
+  }
+
+  /** The server's worker socket, when workers are sandboxed with a network of their own. */
+  private get workerSocket(): string | undefined {
+    return this.sandboxed ? this.opts.workerSocket : undefined;
   }
 
   /** Where a solo worker's output lines go (relayed by the spawner). */
@@ -547,3 +566,7 @@ function killByEnvironment(entry: string): void {
   }
 }
 
+/** What a worker gets over its IPC channel (cmd/agentplane-worker reads it before anything else). */
+function workerSecrets(token: string, modelCredential: string): Record<string, string> {
+  return { AGENTPLANE_AGENT_TOKEN: token, ANTHROPIC_API_KEY: modelCredential };
+}

@@ -14,13 +14,14 @@ const report = (r: PodReport): void => {
   if (process.connected) process.send!(r);
 };
 
-function start(member: string, argv: string[], env: Record<string, string>, cwd: string): void {
+function start(member: string, argv: string[], env: Record<string, string>, cwd: string, secrets?: Record<string, string>): void {
   if (members.has(member)) return;
   // Not detached: the worker joins this pod's process group, so stopping the pod stops it. The
   // IPC channel is how one member is asked to stop: a sandboxed worker's bwrap ignores SIGTERM.
   const [cmd, ...args] = argv;
   const child = spawn(cmd!, args, { cwd, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   members.set(member, child);
+  if (secrets) child.send({ type: 'secrets', env: secrets }, () => undefined);
   report({ op: 'started', member, pid: child.pid ?? -1 });
   child.on('exit', (code, signal) => {
     if (members.get(member) === child) members.delete(member);
@@ -39,7 +40,7 @@ function stop(member: string): void {
 }
 
 process.on('message', (cmd: PodCommand) => {
-  if (cmd.op === 'start') start(cmd.member, cmd.argv, cmd.env, cmd.cwd);
+  if (cmd.op === 'start') start(cmd.member, cmd.argv, cmd.env, cmd.cwd, cmd.secrets);
   else if (cmd.op === 'stop') stop(cmd.member);
 });
 

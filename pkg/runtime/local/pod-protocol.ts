@@ -7,6 +7,8 @@ export interface StartMember {
   /** The worker command, already wrapped in the sandbox when there is one. */
   argv: string[];
   env: Record<string, string>;
+  /** Sent to the worker as its first IPC message, never put in its environment. */
+  secrets?: Record<string, string>;
   cwd: string;
 }
 

@@ -31,8 +31,6 @@ export interface SandboxView {
 /** A usable bubblewrap, or none: `wrap` turns a worker command into the command to spawn. */
 export interface Sandbox {
   readonly kind: 'bwrap' | 'none';
-  /** True when tools have their own network namespace (only loopback inside). */
-  readonly isolatedNetwork: boolean;
   wrap(argv: string[], view: SandboxView): string[];
   /** Makes a directory the sandbox binds (a workspace, a squad's links) usable by its user. */
   prepare(dir: string): void;
@@ -51,7 +49,7 @@ const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx
 export const SANDBOX_NODE = '/run/agentplane/bin/node';
 const SANDBOX_PATH = `${dirname(SANDBOX_NODE)}:/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin`;
 
-export const NO_SANDBOX: Sandbox = { kind: 'none', isolatedNetwork: false, wrap: (argv) => argv, prepare: () => undefined };
+export const NO_SANDBOX: Sandbox = { kind: 'none', wrap: (argv) => argv, prepare: () => undefined };
 
 const INSTALL_HINT = 'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)';
 
@@ -165,7 +163,6 @@ function bwrapSandbox(tools: Tools): Sandbox {
   const owner = tools.setpriv ? { uid: SANDBOX_UID, gid: SANDBOX_GID } : undefined;
   return {
     kind: 'bwrap',
-    isolatedNetwork: false,
     wrap: (argv, view) => build(tools, argv, view),
     prepare(dir) {
       if (owner) chownTree(dir, owner.uid, owner.gid);
@@ -176,11 +173,13 @@ function bwrapSandbox(tools: Tools): Sandbox {
 /** The command that runs `argv` in a sandbox showing `view`. */
 function build(tools: Tools, argv: string[], view: Partial<SandboxView> & { workspace: string | undefined }): string[] {
   const args = [
-    // Namespaces: no other process, IPC object or hostname of the host is visible. The network
-    // stays shared until the worker reaches the server over its socket.
+    // Namespaces: no other process, IPC object or hostname of the host is visible.
     '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
     '--die-with-parent',
   ];
+  // With the server's socket, a network of its own: loopback only, so the host's ports (the
+  // server's API among them) are out of reach and the socket is the one way out.
+  if (view.socket) args.push('--unshare-net');
   // Without root, bubblewrap needs a user namespace: the sandbox user is the server's, and no
   // namespace can be made inside. As root, setpriv drops to nobody instead (no root mapping).
   if (!tools.setpriv) args.push('--unshare-user', '--disable-userns');

@@ -22,6 +22,7 @@ process.on('message', (cmd: SpawnerCommand) => {
     if (s) createInterface({ input: s }).on('line', (line) => report({ op: 'line', id: cmd.id, stream, line }));
   }
   child.on('exit', (code, signal) => report({ op: 'exit', id: cmd.id, code, signal }));
+  if (cmd.secrets) child.send({ type: 'secrets', env: cmd.secrets }, () => undefined);
   report({ op: 'spawned', id: cmd.id, pid: child.pid ?? -1 });
 });
 

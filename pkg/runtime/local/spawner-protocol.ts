@@ -6,6 +6,8 @@ export interface SpawnCommand {
   id: number;
   argv: string[];
   env: Record<string, string>;
+  /** Sent to the worker as its first IPC message, never put in its environment. */
+  secrets?: Record<string, string>;
   cwd: string;
 }
 
