@@ -3,14 +3,15 @@
 // agent's own tools read every environment in their sandbox (`/proc/*/environ`). Two agents
 // busy at once, one of them using a connector with a stored secret, the real engine and the
 // scripted model. No command line holds the model key, a model credential, a worker's control
-// token or any stored secret; the tools find their own agent's credential and control token
-// (accepted: they act as their agent anyway) and nothing of the other agent's or the key.
+// token or any stored secret; no environment does either, so the tools find none of them, not
+// even their own agent's (the worker gets them over IPC and adds the credential itself).
 
 import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
 import { EventClient, eventually, type Harness, startHarness, TEST_API_KEY } from '../support/harness.js';
 import { createTestMcpServer, type TestMcpServer } from '../support/mcp-server.js';
 import { agentEnvironment, processesWith } from '../support/processes.js';
+import { PLACEHOLDER_API_KEY } from '../../pkg/worker/server-relay.js';
 
 const CONNECTOR_TOKEN = 'mcp-tok-exposure-2b7d9e41c6a3';
 const IDLE_SECRET = 'idle-secret-exposure-8f05c3e1d9b7';
@@ -23,6 +24,7 @@ describe('credentials during a running task: command lines and environments (int
   let h: Harness;
   let mcp: TestMcpServer;
   const env: Record<string, Record<string, string>> = {};
+  const workerEnv: Record<string, Record<string, string>> = {};
   const holding: Record<string, number[]> = {};
   let proberEvents: AgentEvent[];
 
@@ -49,7 +51,7 @@ describe('credentials during a running task: command lines and environments (int
         instructions: [
           '@tool mcp__echo__echo {"text":"in the middle"}',
           // Every environment the tool can see, reduced to the credentials' lines.
-          `@bash cat /proc/[0-9]*/environ | tr '\\0' '\\n' | grep -aE '^(ANTHROPIC_API_KEY|AGENTPLANE_AGENT_TOKEN)=' | sort -u`,
+          `@bash cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -aE '^(ANTHROPIC_API_KEY|AGENTPLANE_AGENT_TOKEN)=' | sort -u`,
           held('prober', 6000),
           '@say probed',
         ].join('\n'),
@@ -58,7 +60,10 @@ describe('credentials during a running task: command lines and environments (int
     for (const r of started) expect(r.status, r.text).to.equal(201);
     const ws = new EventClient(`${h.url}/api/v1/agents/prober/ws`);
     await eventually(async () => Object.values(HOLD).every((m) => processesWith(m).length > 0), 60_000, 'both agents running their tools');
-    for (const name of ['bystander', 'prober']) env[name] = agentEnvironment(h.dataDir, name);
+    for (const name of ['bystander', 'prober']) {
+      workerEnv[name] = agentEnvironment(h.dataDir, name);
+      env[name] = { ...h.server.local!.issuedSecrets({ namespace: 'default', name })! };
+    }
     const needles = {
       'the model key': TEST_API_KEY,
       'the connector token': CONNECTOR_TOKEN,
@@ -79,10 +84,13 @@ describe('credentials during a running task: command lines and environments (int
     await mcp?.close();
   });
 
-  it('found each agent’s worker environment from the host, with a credential and a control token', () => {
+  it('found each agent’s worker from the host: its environment holds no credential and no control token', () => {
     for (const name of ['bystander', 'prober']) {
       expect(env[name]!.ANTHROPIC_API_KEY, name).to.match(/^apmc_/);
       expect(env[name]!.AGENTPLANE_AGENT_TOKEN, name).to.have.length.above(20);
+      expect(workerEnv[name]!.AGENTPLANE_WORKSPACE, name).to.contain(name);
+      expect(Object.values(workerEnv[name]!), name).not.to.include.members([env[name]!.ANTHROPIC_API_KEY, env[name]!.AGENTPLANE_AGENT_TOKEN]);
+      expect(workerEnv[name], name).not.to.have.any.keys('ANTHROPIC_API_KEY', 'AGENTPLANE_AGENT_TOKEN');
     }
     expect(env.prober!.ANTHROPIC_API_KEY).not.to.equal(env.bystander!.ANTHROPIC_API_KEY);
   });
@@ -93,13 +101,12 @@ describe('credentials during a running task: command lines and environments (int
     expect(mcp.calls, 'the engine used the connector during the task').to.include('in the middle');
   });
 
-  it('the tools see their own agent’s credential and control token, and nothing of the other agent’s or the key', () => {
+  it('the tools see no credential and no control token, their own agent’s included, and nothing of the key', () => {
     expect(proberEvents.at(-1)!.type, JSON.stringify(proberEvents.map((e) => [e.type, e.payload]))).to.equal('task_completed');
     const out = proberEvents.filter((e) => e.type === 'tool_result').map((e) => (e.payload as { output: string }).output)[1]!;
-    expect(out.split('\n').filter(Boolean).sort()).to.deep.equal(
-      [`AGENTPLANE_AGENT_TOKEN=${env.prober!.AGENTPLANE_AGENT_TOKEN}`, `ANTHROPIC_API_KEY=${env.prober!.ANTHROPIC_API_KEY}`].sort(),
-    );
-    for (const secret of [TEST_API_KEY, CONNECTOR_TOKEN, IDLE_SECRET, env.bystander!.ANTHROPIC_API_KEY!, env.bystander!.AGENTPLANE_AGENT_TOKEN!]) {
+    // The only key in their environments is the placeholder their engine sends to the worker's relay.
+    expect(out.split('\n').filter(Boolean)).to.deep.equal([`ANTHROPIC_API_KEY=${PLACEHOLDER_API_KEY}`]);
+    for (const secret of [TEST_API_KEY, CONNECTOR_TOKEN, IDLE_SECRET, env.prober!.ANTHROPIC_API_KEY!, env.prober!.AGENTPLANE_AGENT_TOKEN!, env.bystander!.ANTHROPIC_API_KEY!, env.bystander!.AGENTPLANE_AGENT_TOKEN!]) {
       expect(out).not.to.contain(secret);
     }
   });

@@ -99,6 +99,8 @@ interface Pod {
 export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
   readonly name = 'local';
   private readonly workers = new Map<string, Solo | Member>();
+  /** What each worker was handed over IPC (diagnostics: `issuedSecrets`); replaced by its next worker. */
+  private readonly issued = new Map<string, Record<string, string>>();
   private readonly pods = new Map<string, Pod>();
   private readonly spawner = new Spawner();
   private readonly pool?: WarmPool;
@@ -142,6 +144,11 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
 
   private get sandbox(): Sandbox {
     return this.opts.sandbox ?? NO_SANDBOX;
+  }
+
+  /** The control token and model credential last handed to the agent's worker (tests look for them). */
+  issuedSecrets(ref: ObjectRef): Readonly<Record<string, string>> | undefined {
+    return this.issued.get(refKey(ref));
   }
 
   /** True when workers run inside the tool sandbox. */
@@ -207,6 +214,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     const modelCredential = this.opts.model.issue(spec.ref, spec.uid);
     const env = this.workerEnv(spec, workspace);
     const secrets = workerSecrets(token, modelCredential);
+    this.issued.set(key, secrets);
     const socket = this.workerSocket;
     const workerMain = this.opts.workerMain;
     const log = { namespace: spec.ref.namespace, name: spec.ref.name };
@@ -248,6 +256,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     if (this.opts.model.rebind?.(slot.ref, spec.ref, spec.uid)) {
       const solo: Solo = { kind: 'solo', ref: spec.ref, child: slot.child };
       this.workers.set(key, solo);
+      this.issued.set(key, this.issued.get(refKey(slot.ref)) ?? {});
       this.watchSolo(solo, slot.credential);
       if (this.hub.assign(slot.ref, spec.ref, spec.uid)) {
         this.opts.logger.info({ namespace: spec.ref.namespace, name: spec.ref.name, slot: slot.ref.name, pid: slot.child.pid }, 'worker claimed from the warm pool');
@@ -285,7 +294,9 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     const env = { ...this.workerEnv(undefined, dir), AGENTPLANE_PRESTART: JSON.stringify(slotSettings()) };
     const socket = this.workerSocket;
     const argv = niced(this.sandbox.wrap([process.execPath, this.opts.workerMain], { workspace: dir, ...(socket ? { socket } : {}) }), this.niceness());
-    const child = this.spawner.spawn(argv, { cwd: dir, env, secrets: workerSecrets(token, credential) }, this.logLines({ slot: ref.name }));
+    const secrets = workerSecrets(token, credential);
+    this.issued.set(refKey(ref), secrets);
+    const child = this.spawner.spawn(argv, { cwd: dir, env, secrets }, this.logLines({ slot: ref.name }));
     return { child, credential };
   }
 
