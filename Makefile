@@ -24,7 +24,7 @@ NODE ?= node
 NPM ?= npm
 MOCHA = $(NODE) node_modules/mocha/bin/mocha.js
 
-.PHONY: all deps build lint control-plane run test test-unit test-integration test-e2e test-pods fuzz bench bench-pods load clean
+.PHONY: all deps build lint control-plane run test test-unit test-integration test-e2e test-security test-pods fuzz bench bench-pods load clean
 
 all: build
 
@@ -72,6 +72,14 @@ test-integration: build
 
 test-e2e: build control-plane
 	$(MOCHA) 'dist/test/e2e/**/*.test.js'
+
+# Attacks on a real server by its own tools, by worker channels and by web pages (test/security,
+# docs/security.md "Threat model"). As root it runs twice: as root, as CI and containers run the
+# server, then as nobody (hack/as-unprivileged.sh), as on a laptop; every attack must fail both times.
+test-security: build
+	$(MOCHA) 'dist/test/security/**/*.test.js'
+	@if [ "$$(id -u)" = 0 ]; then echo "test-security: again as an unprivileged user (nobody)"; \
+	  bash hack/as-unprivileged.sh $(NODE_BIN)/node node_modules/mocha/bin/mocha.js 'dist/test/security/**/*.test.js'; fi
 
 # Agents and squads as real pods on the local cluster's node (hack/control-plane.sh up; needs root
 # and the node's Debian packages, which .ci/run installs). Slow: builds and imports the worker
