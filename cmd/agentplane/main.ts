@@ -79,7 +79,7 @@ Flags (each can also be set by the environment variable shown):
   --config <file>      JSON config file: {"plugins": [...], "pluginOptions": {...},
                        "allowPrivateConnectorUrls": true|false, "sandbox": "...",
                        "templates": [...], "modelTaskDeadlineSeconds": 600,
-                       "tokenFile": "...", "metricsAuth": true|false,
+                       "tokenFile": "...", "metricsAuth": true|false, "allowedHosts": [...],
                        "secretsKeyFile": "...",
                        "auditLog": "...", "auditLevel": "Metadata",
                        "auditPolicyFile": "...",

@@ -9,8 +9,11 @@
 // while loopback names, --allowed-hosts names, same-origin requests (the dashboard) and clients
 // that send no Origin (curl, the CLI, SDKs) keep working.
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { expect } from 'chai';
 import { type Browser, chromium } from 'playwright-core';
@@ -18,6 +21,8 @@ import WebSocket from 'ws';
 
 import { getAgent, waitAgent } from '../support/agents.js';
 import { busyFor, EventClient, type Harness, startHarness } from '../support/harness.js';
+import { freePort, startServerProcess } from '../support/server-process.js';
+import { tokenFileYaml } from '../support/tokens.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -27,10 +32,10 @@ interface Raw {
 }
 
 /** One HTTP request to the server's loopback port with exactly these headers (Host included). */
-function raw(h: Harness, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Raw> {
+function raw(h: Harness | number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: h.server.port, method, path, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } },
+      { host: '127.0.0.1', port: typeof h === 'number' ? h : h.server.port, method, path, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += String(c)));
@@ -128,6 +133,24 @@ describe('browser-facing hardening (security)', function () {
       const ws = await upgrade(h, '/api/v1/agents/victim/ws', { host: `agents.example:${port}` });
       expect(ws).to.have.property('opened');
       (ws as { opened: WebSocket }).opened.close();
+    });
+
+    it('agentplane serve takes --allowed-hosts (and --no-metrics-auth beside a token file)', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'agentplane-hosts-'));
+      const tokenFile = join(dir, 'tokens.yaml');
+      writeFileSync(tokenFile, tokenFileYaml([{ user: 'admin', token: 'admin-hosts-0a1b2c3d' }]));
+      const cliPort = await freePort();
+      const p = await startServerProcess({ port: cliPort, dataDir: join(dir, 'data'), model: { url: h.model.url, apiKey: 'unused' }, args: ['--allowed-hosts', 'cli.example, other.example', '--token-file', tokenFile, '--no-metrics-auth'] });
+      try {
+        expect((await raw(cliPort, 'GET', '/api/v1/agents', { host: `cli.example:${cliPort}` })).status, 'allowed, then asked for a token').to.equal(401);
+        expect((await raw(cliPort, 'GET', '/api/v1/agents', { host: 'other.example' })).status).to.equal(401);
+        expectRefusal(await raw(cliPort, 'GET', '/api/v1/agents', { host: `evil.example:${cliPort}` }), 421, 'MisdirectedRequest');
+        expect((await raw(cliPort, 'GET', '/metrics', { host: `127.0.0.1:${cliPort}` })).status).to.equal(200);
+      } finally {
+        p.child.kill('SIGTERM');
+        await p.exited;
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 
