@@ -10,8 +10,11 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 
 import { createLogger } from '../../pkg/observability/logger.js';
+import { Metrics } from '../../pkg/observability/metrics.js';
+import { createApp } from '../../pkg/server/app.js';
+import { installAuthFilter } from '../../pkg/server/auth/filter.js';
 import { either, expiringAt, RevocationList, TOKEN_EXPIRED, TOKEN_REVOKED } from '../../pkg/server/auth/revocation.js';
-import { TokenFileAuthenticator } from '../../pkg/server/auth/token-file.js';
+import { TokenFileAuthenticator, TokenScopeAuthorizer } from '../../pkg/server/auth/token-file.js';
 import { tokenFileYaml } from '../support/tokens.js';
 
 const logger = createLogger({ level: 'silent' });
@@ -100,5 +103,31 @@ describe('credential revocation', () => {
     list.check(() => false, TOKEN_REVOKED);
     expect(got).to.deep.equal([`past ${TOKEN_EXPIRED}`, `soon ${TOKEN_EXPIRED}`, `either ${TOKEN_EXPIRED}`]);
     expect(list.size).to.equal(0);
+  });
+
+  it('through the filter: a streamed response ends when its token is revoked, and finished requests leave no listener', async () => {
+    const app = await createApp({ logger, metrics: new Metrics() });
+    installAuthFilter(app, { authenticator: authn, authorizer: new TokenScopeAuthorizer() });
+    app.get('/apis/x', async () => ({ ok: true }));
+    app.get('/apis/stream', (_req, reply) => {
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'text/plain' });
+      reply.raw.write('started\n');
+    });
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      for (let i = 0; i < 20; i++) expect((await fetch(`${url}/apis/x`, { headers: { authorization: 'Bearer tok-a' } })).status).to.equal(200);
+      expect(authn.listening, 'no listener left by finished requests').to.equal(0);
+      const res = await fetch(`${url}/apis/stream`, { headers: { authorization: 'Bearer tok-b' } });
+      const body = res.text();
+      expect(authn.listening).to.equal(1);
+      writeFileSync(path, tokenFileYaml([{ user: 'a', token: 'tok-a' }]));
+      authn.reload();
+      expect(await body).to.equal('started\n');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(authn.listening).to.equal(0);
+    } finally {
+      await app.close();
+    }
   });
 });
