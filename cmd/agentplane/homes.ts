@@ -57,7 +57,7 @@ export interface EmbeddedHomeOptions {
   tokenFile?: string;
   /** OIDC ID tokens too, scoped by the token file's grants. */
   oidc?: OidcOptions;
-  /** Require a token for /metrics too. */
+  /** Whether /metrics needs a token too (default true). */
   metricsAuth?: boolean;
   /** How often the token file is re-read; default 2 s. */
   tokenFileReloadMs?: number;
@@ -84,7 +84,7 @@ export async function embeddedHome(dataDir: string, secretsKey: Buffer, o: Embed
         path: o.tokenFile,
         logger: logger.child({ component: 'auth' }),
         ...(o.oidc ? { oidc: o.oidc } : {}),
-        ...(o.metricsAuth ? { metricsAuth: true } : {}),
+        ...(o.metricsAuth !== undefined ? { metricsAuth: o.metricsAuth } : {}),
         ...(o.tokenFileReloadMs !== undefined ? { reloadIntervalMs: o.tokenFileReloadMs } : {}),
       })
     : undefined;

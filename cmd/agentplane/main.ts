@@ -28,8 +28,8 @@ Flags (each can also be set by the environment variable shown):
   --token-file <file>  bearer tokens, each with a user, namespaces and verbs, stored as
                        sha256 hashes (YAML or JSON; docs/auth.md "Embedded home");
                        re-read when it changes (AGENTPLANE_TOKEN_FILE; config "tokenFile").
-                       With it every request needs a token, except /healthz, /readyz,
-                       /livez and /metrics
+                       With it every request needs a token, except /healthz, /readyz
+                       and /livez (and /metrics with --no-metrics-auth)
   --oidc-issuer-url <https url>
                        also accept OIDC ID tokens from this issuer (keys from its discovery
                        document and JWKS); their users and groups get the token file's
@@ -41,8 +41,16 @@ Flags (each can also be set by the environment variable shown):
                        --oidc-ca-file <pem> (the CAs of the issuer's certificate).
                        AGENTPLANE_OIDC_ISSUER_URL, AGENTPLANE_OIDC_CLIENT_ID, ...;
                        config "oidc": {"issuerUrl", "clientId", "usernameClaim", ...}
-  --metrics-auth       /metrics needs a token too (AGENTPLANE_METRICS_AUTH=true; config
-                       "metricsAuth"; needs --token-file)
+  --metrics-auth       /metrics needs a token too: the default with --token-file (its series
+                       name namespaces and agents); --no-metrics-auth leaves it open
+                       (AGENTPLANE_METRICS_AUTH=true|false; config "metricsAuth")
+  --allowed-hosts <a,b>
+                       host names requests may be sent to besides loopback (127.0.0.0/8,
+                       [::1], localhost) and the --host address; ".example.com" allows it and
+                       every name under it. Any other Host is refused (421) against DNS
+                       rebinding; with --host 0.0.0.0 or :: any IP address is allowed too.
+                       Kubernetes mode checks the Host only when this is given
+                       (AGENTPLANE_ALLOWED_HOSTS; config "allowedHosts": ["a", "b"])
   --audit-log <file>   append an audit log: every mutating request (who, verb, resource,
                        namespace, name, result, time) as one audit.k8s.io/v1 Event JSON line;
                        "-" for stdout (AGENTPLANE_AUDIT_LOG; config "auditLog"; docs/audit.md)
@@ -71,7 +79,7 @@ Flags (each can also be set by the environment variable shown):
   --config <file>      JSON config file: {"plugins": [...], "pluginOptions": {...},
                        "allowPrivateConnectorUrls": true|false, "sandbox": "...",
                        "templates": [...], "modelTaskDeadlineSeconds": 600,
-                       "tokenFile": "...", "metricsAuth": true|false,
+                       "tokenFile": "...", "metricsAuth": true|false, "allowedHosts": [...],
                        "secretsKeyFile": "...",
                        "auditLog": "...", "auditLevel": "Metadata",
                        "auditPolicyFile": "...",
@@ -199,6 +207,7 @@ interface ConfigFile {
   tokenFile?: string;
   oidc?: Partial<OidcOptions>;
   metricsAuth?: boolean;
+  allowedHosts?: string[];
   secretsKeyFile?: string;
   auditLog?: string;
   auditLevel?: string;
@@ -246,6 +255,9 @@ function readConfig(path: string | undefined): ConfigFile {
     }
     if (cfg.metricsAuth !== undefined && typeof cfg.metricsAuth !== 'boolean') {
       fail(`config ${path}: "metricsAuth" must be true or false`);
+    }
+    if (cfg.allowedHosts !== undefined && !(Array.isArray(cfg.allowedHosts) && cfg.allowedHosts.every((h) => typeof h === 'string' && h.trim() !== ''))) {
+      fail(`config ${path}: "allowedHosts" must be an array of host names`);
     }
     if (cfg.auditLog !== undefined && (typeof cfg.auditLog !== 'string' || cfg.auditLog === '')) {
       fail(`config ${path}: "auditLog" must be a file path or "-"`);
@@ -358,6 +370,8 @@ async function serve(argv: string[]): Promise<void> {
     ({ values } = parseArgs({
       args: argv,
       strict: true,
+      // --no-<flag> for booleans (--no-metrics-auth).
+      allowNegative: true,
       options: {
         host: { type: 'string' },
         port: { type: 'string' },
@@ -369,6 +383,7 @@ async function serve(argv: string[]): Promise<void> {
         'token-file': { type: 'string' },
         'secrets-key-file': { type: 'string' },
         'metrics-auth': { type: 'boolean' },
+        'allowed-hosts': { type: 'string' },
         ...Object.fromEntries(OIDC_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
         'audit-log': { type: 'string' },
         'audit-level': { type: 'string' },
@@ -433,9 +448,12 @@ async function serve(argv: string[]): Promise<void> {
   if (deadline !== undefined && !(Number.isFinite(deadline) && deadline > 0)) fail(`--model-task-deadline must be a positive number of seconds, got "${deadlineRaw}"`);
   const tokenFile = values['token-file'] ?? (env.AGENTPLANE_TOKEN_FILE || undefined) ?? cfg.tokenFile;
   const secretsKeyFile = values['secrets-key-file'] ?? (env.AGENTPLANE_SECRETS_KEY_FILE || undefined) ?? cfg.secretsKeyFile;
-  const metricsAuth = values['metrics-auth'] ?? boolEnv('AGENTPLANE_METRICS_AUTH') ?? cfg.metricsAuth ?? false;
+  // Default (undefined): /metrics needs a token whenever there is a token file.
+  const metricsAuth = values['metrics-auth'] ?? boolEnv('AGENTPLANE_METRICS_AUTH') ?? cfg.metricsAuth;
   if (mode === 'kubernetes' && tokenFile) fail('--token-file is for embedded mode; Kubernetes mode delegates authentication to kube-apiserver');
-  if (mode === 'embedded' && metricsAuth && !tokenFile) fail('--metrics-auth needs --token-file (AGENTPLANE_TOKEN_FILE, config "tokenFile")');
+  if (mode === 'embedded' && metricsAuth === true && !tokenFile) fail('--metrics-auth needs --token-file (AGENTPLANE_TOKEN_FILE, config "tokenFile")');
+  const allowedHostList = values['allowed-hosts'] ?? (env.AGENTPLANE_ALLOWED_HOSTS || undefined);
+  const allowedHosts = allowedHostList !== undefined ? allowedHostList.split(',').map((s) => s.trim()).filter(Boolean) : cfg.allowedHosts;
   const oidc = oidcSettings(values as Record<string, string | undefined>, cfg.oidc ?? {});
   if (oidc && mode === 'kubernetes') fail('--oidc-* are for embedded mode; in Kubernetes mode configure OIDC on kube-apiserver, which authenticates for agentplane');
   if (oidc && !tokenFile) fail('--oidc-issuer-url needs --token-file: its "grants" say what OIDC users and groups may do (docs/auth.md "OIDC")');
@@ -514,7 +532,8 @@ async function serve(argv: string[]): Promise<void> {
       ...(tokenFile ? { tokenFile } : {}),
       ...(oidc ? { oidc } : {}),
       ...(secretsKeyFile ? { secretsKeyFile } : {}),
-      ...(metricsAuth ? { metricsAuth } : {}),
+      ...(metricsAuth !== undefined ? { metricsAuth } : {}),
+      ...(allowedHosts?.length ? { allowedHosts } : {}),
       ...(auditLog ? { audit: { path: auditLog, ...(auditLevel ? { level: auditLevel as AuditLevel } : {}), ...(auditPolicyFile ? { policyFile: auditPolicyFile } : {}) } } : {}),
       ...(rateLimit !== undefined ? { rateLimit } : {}),
       ...(rateLimitBurst !== undefined ? { rateLimitBurst } : {}),

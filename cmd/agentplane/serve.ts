@@ -122,8 +122,13 @@ export interface ServeOptions {
   tokenFile?: string;
   /** Embedded home with a token file: OIDC ID tokens too, scoped by the file's grants. */
   oidc?: OidcOptions;
-  /** Embedded home with a token file: /metrics needs a token too (default: open). */
+  /** Embedded home with a token file: whether /metrics needs a token too (default true; false leaves it open). */
   metricsAuth?: boolean;
+  /**
+   * Host names requests may name besides loopback and the bound address (DNS rebinding;
+   * pkg/server/browser-guard.ts). In Kubernetes mode the Host check is off unless this is given.
+   */
+  allowedHosts?: string[];
   /** How often the token file is re-read; default 2 s. */
   tokenFileReloadMs?: number;
   /**
@@ -244,6 +249,12 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   const dataDir = resolve(o.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   checkWritable(dataDir);
+  // Only the server's user may read its state, also in a directory an older version made 0755.
+  try {
+    chmodSync(dataDir, 0o700);
+  } catch (err) {
+    logger.warn({ dataDir, err: (err as Error).message }, 'cannot make the data directory private (mode 0700); other users of this host may read it');
+  }
   const manager = new Manager(logger.child({ component: 'manager' }));
   const child = (component: string): Logger => logger.child({ component });
 
@@ -255,7 +266,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const embedded = {
       ...(o.tokenFile ? { tokenFile: o.tokenFile } : {}),
       ...(o.oidc ? { oidc: o.oidc } : {}),
-      ...(o.metricsAuth ? { metricsAuth: true } : {}),
+      ...(o.metricsAuth !== undefined ? { metricsAuth: o.metricsAuth } : {}),
       ...(o.tokenFileReloadMs !== undefined ? { tokenFileReloadMs: o.tokenFileReloadMs } : {}),
     };
     // The key of the stored secrets: a missing (named), exposed or wrong-sized key file stops start-up.
@@ -480,7 +491,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     // With leader election the worker listener and runtime are the leader's (below).
     let leadingNow = !o.leaderElection;
     const service = new AgentService(agents, events, runtime, undefined, reads.agents, () => leadingNow);
-    const app = await createApp({ logger, metrics, ...(home.tls ? { tls: home.tls } : {}), ...(o.httpTimeouts ? { timeouts: o.httpTimeouts } : {}) });
+    const browserGuard = { checkHost: !o.kubernetes || !!o.allowedHosts?.length, allowedHosts: o.allowedHosts ?? [], bindHost: o.host };
+    const app = await createApp({ logger, metrics, browserGuard, ...(home.tls ? { tls: home.tls } : {}), ...(o.httpTimeouts ? { timeouts: o.httpTimeouts } : {}) });
     if (o.audit && writesAnything(auditPolicy)) {
       // Before the auth filter, so that refusals are audited too; stopped after the HTTP server
       // (added to the manager before it), so the last responses' lines are flushed.

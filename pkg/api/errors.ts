@@ -19,6 +19,7 @@ export type Reason =
   | 'RequestTimeout'
   | 'UnsupportedMediaType'
   | 'UpgradeRequired'
+  | 'MisdirectedRequest'
   | 'TooManyRequests'
   | 'InternalError'
   | 'BadGateway'

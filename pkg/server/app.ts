@@ -14,6 +14,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { selectWebSocketProtocol } from './auth/token-file.js';
 import { installBodyParsers } from './body.js';
+import { type BrowserGuardOptions, installBrowserGuard } from './browser-guard.js';
 import { clientErrorHandler, requestFinished, trackRequestStart, uriTooLong as uriTooLongFor } from './client-errors.js';
 import { sendError } from './error-reply.js';
 import { RouteTable } from './route-table.js';
@@ -66,6 +67,8 @@ export interface AppOptions {
   tls?: TlsOptions;
   /** Overrides of DEFAULT_HTTP_TIMEOUTS (tests use short ones). */
   timeouts?: Partial<HttpTimeouts>;
+  /** The public listener's checks of what browsers send (browser-guard.ts); none when absent. */
+  browserGuard?: BrowserGuardOptions;
 }
 
 export interface App {
@@ -161,6 +164,8 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
     }
     return undefined;
   });
+  // Before authentication and routes: a rebound Host or a cross-site request gets nothing else.
+  if (opts.browserGuard) installBrowserGuard(app, opts.browserGuard);
 
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
     const apiErr = toApiError(err);

@@ -23,7 +23,7 @@ const plugin: Plugin = {
   setup(ctx: PluginContext): Teardown {
     const file = resolveEventStorePath(ctx);
     if (file !== ':memory:' && !file.startsWith('file:')) {
-      fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
     }
     const maxEventsPerStream = ctx.config.eventsPerAgent ?? DEFAULT_EVENTS_PER_AGENT;
     const store = new SqliteEventStore(file, {

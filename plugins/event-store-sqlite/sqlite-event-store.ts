@@ -18,6 +18,7 @@ import Database from 'better-sqlite3';
 import type { AgentEvent, EventDraft, EventType } from '../../pkg/api/event.js';
 import type { EventStore, ListOptions, StreamRef } from '../../pkg/plugin/types.js';
 import { Checkpointer, type CheckpointerMessage } from './checkpointer.js';
+import { makeDatabasePrivate } from './private-file.js';
 
 interface EventRow {
   seq: number;
@@ -94,6 +95,7 @@ export class SqliteEventStore implements EventStore {
     const max = opts.maxEventsPerStream;
     if (max !== undefined && !(Number.isInteger(max) && max >= 1)) throw new Error(`maxEventsPerStream must be a positive integer, got ${max}`);
     this.maxEventsPerStream = max;
+    makeDatabasePrivate(filePath);
     this.db = new Database(filePath);
     // WAL is not available for in-memory databases (SQLite reports "memory"); harmless there.
     this.db.pragma('journal_mode = WAL');

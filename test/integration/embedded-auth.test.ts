@@ -1,6 +1,7 @@
 // Authentication and authorization in the embedded home, on a real server with real HTTP and
 // WebSocket clients: a non-loopback bind without a token file refuses to start; with a token
-// file (on 127.0.0.1) every request but the health probes and /metrics needs a bearer token,
+// file (on 127.0.0.1) every request but the health probes needs a bearer token (/metrics too,
+// unless metricsAuth is false),
 // scoped to namespaces and verbs, on the REST mirror, the aggregated API and the WebSocket.
 
 import { execFile } from 'node:child_process';
@@ -79,7 +80,7 @@ describe('embedded home auth (integration)', function () {
         rmSync(dataDir, { recursive: true, force: true });
       }
       const help = (await run(process.execPath, [MAIN, 'serve', '--help'])).stdout;
-      for (const flag of ['--token-file', 'AGENTPLANE_TOKEN_FILE', '--metrics-auth', 'AGENTPLANE_METRICS_AUTH']) expect(help).to.include(flag);
+      for (const flag of ['--token-file', 'AGENTPLANE_TOKEN_FILE', '--metrics-auth', '--no-metrics-auth', 'AGENTPLANE_METRICS_AUTH', '--allowed-hosts', 'AGENTPLANE_ALLOWED_HOSTS']) expect(help).to.include(flag);
     });
 
     it('stays open on loopback', async () => {
@@ -157,12 +158,15 @@ describe('embedded home auth (integration)', function () {
       expect((await h.api('GET', '/api/v1/secrets/nope?namespace=team-a', undefined, auth(TOKENS.admin))).status).to.equal(404);
     });
 
-    it('leaves /healthz and /metrics open', async () => {
+    it('leaves /healthz open and guards /metrics, which names namespaces and agents', async () => {
       expect((await h.api('GET', '/healthz')).status).to.equal(200);
       expect((await h.api('GET', '/readyz')).status).to.equal(200);
       const metrics = await h.api('GET', '/metrics');
-      expect(metrics.status).to.equal(200);
-      expect(metrics.text).to.include('# HELP');
+      expect(metrics.status).to.equal(401);
+      expect(metrics.text).not.to.include('team-a');
+      const withToken = await h.api('GET', '/metrics', undefined, auth(TOKENS.reader));
+      expect(withToken.status).to.equal(200);
+      expect(withToken.text).to.include('# HELP');
       // Everything else needs a token, discovery and OpenAPI included.
       expect((await h.api('GET', '/apis')).status).to.equal(401);
       expect((await h.api('GET', '/openapi.json')).status).to.equal(401);
@@ -268,12 +272,12 @@ describe('embedded home auth (integration)', function () {
       await eventually(async () => (await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(TOKENS.reader))).status === 200, 5_000, 'the restored token');
     });
 
-    it('guards /metrics too with metricsAuth', async () => {
-      await h.restart({ metricsAuth: true });
-      expect((await h.api('GET', '/metrics')).status).to.equal(401);
-      const withToken = await h.api('GET', '/metrics', undefined, auth(TOKENS.reader));
-      expect(withToken.status).to.equal(200);
-      expect(withToken.text).to.include('# HELP');
+    it('leaves /metrics open when the operator opts out (metricsAuth false)', async () => {
+      await h.restart({ metricsAuth: false });
+      const open = await h.api('GET', '/metrics');
+      expect(open.status).to.equal(200);
+      expect(open.text).to.include('# HELP');
+      expect((await h.api('GET', '/api/v1/agents')).status).to.equal(401);
       expect((await h.api('GET', '/healthz')).status).to.equal(200);
     });
   });

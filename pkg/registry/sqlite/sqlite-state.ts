@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import Database from 'better-sqlite3';
 import { alreadyExists, conflict, expired, notFound } from '../../api/errors.js';
 import { asStorageError } from '../../api/storage-errors.js';
+import { makeDatabasePrivate } from './private-file.js';
 import type { ListFilter, ListResult, Store, StoredObject, WatchEvent, WatchOptions } from '../store.js';
 
 /** Changes kept in memory per kind for watches that start from a resourceVersion. */
@@ -27,6 +28,7 @@ export class SqliteState {
   private readonly history = new Map<string, { changes: Change[]; floor: number }>();
 
   constructor(path: string) {
+    makeDatabasePrivate(path);
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');

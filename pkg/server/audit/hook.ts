@@ -13,6 +13,7 @@ import { primaryAttributes, type RequestAttributes } from '../auth/attributes.js
 import { BYPASS_PATHS } from '../auth/filter.js';
 import { ANONYMOUS, auditEvent } from './event.js';
 import { type AuditPolicy, decide, isMutating, writesAnything } from './policy.js';
+import { redactRequestUri } from './redact.js';
 import type { AuditSink } from './sink.js';
 
 export interface AuditOptions {
@@ -44,7 +45,12 @@ export function installAuditLog(app: FastifyInstance, opts: AuditOptions): void 
 
   app.addHook('onResponse', async (req, reply) => {
     const r = req as Stamped;
-    if (!r[AUDIT_ID]) return;
+    // A request refused by a check that runs before these hooks (browser-guard.ts: Host,
+    // Origin, Content-Type) has no ID yet, and is audited all the same.
+    if (!r[AUDIT_ID]) {
+      if (skipped(pathOf(req.url))) return;
+      r[AUDIT_ID] = randomUUID();
+    }
     const attributes = attributesOf(req, reply.statusCode);
     if (!isMutating(attributes)) return;
     const { level, omitManagedFields } = decide(opts.policy, attributes, req.user ?? ANONYMOUS);
@@ -52,7 +58,7 @@ export function installAuditLog(app: FastifyInstance, opts: AuditOptions): void 
     opts.sink.write(
       auditEvent(level, {
         auditID: r[AUDIT_ID],
-        requestURI: req.url,
+        requestURI: redactRequestUri(req.url),
         attributes,
         ...(req.user ? { user: req.user } : {}),
         sourceIPs: sourceIPs(req),

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { X509Certificate } from 'node:crypto';
 import { AuthenticationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../../observability/logger.js';
+import type { Revocable } from './revocation.js';
 import { TtlCache } from './ttl-cache.js';
 import { type UserInfo, withAuthenticatedGroup } from './user.js';
 import { type PeerChain, parsePemBundle, verifyClientChain } from './x509.js';
@@ -83,7 +84,12 @@ export interface AuthenticationInput {
 export type AuthMethod = 'requestheader' | 'x509' | 'token';
 
 export type AuthenticationResult =
-  | { user: UserInfo; method: AuthMethod }
+  | {
+      user: UserInfo;
+      method: AuthMethod;
+      /** When the credential can stop being good while a connection it opened lives on (revocation.ts). */
+      revocable?: Revocable;
+    }
   | { user?: undefined; /** Why each presented credential was refused; empty when none was presented. */ errors: string[] };
 
 export interface AuthenticatorOptions {

@@ -17,6 +17,7 @@ import type { DelegatedAuthenticator } from './authenticator.js';
 import type { DelegatedAuthorizer } from './authorizer.js';
 import type { UserInfo } from './user.js';
 import { pathOf, sendError } from '../error-reply.js';
+import type { Revocable } from './revocation.js';
 import { peerChainOf } from './x509.js';
 
 declare module 'fastify' {
@@ -28,6 +29,13 @@ declare module 'fastify' {
      * audit log names the first (pkg/server/audit).
      */
     authorizedAs?: RequestAttributes[];
+    /**
+     * On a WebSocket upgrade: calls `fn` once if the credential the request was authenticated
+     * with is revoked while the socket lives (revocation.ts); returns a function that stops
+     * listening. Undefined when the credential cannot be revoked (or there is no auth). Other
+     * requests need nothing: the filter ends their response itself.
+     */
+    onCredentialRevoked?: (fn: (reason: string) => void) => () => void;
   }
 }
 
@@ -99,6 +107,7 @@ export function installAuthFilter(app: FastifyInstance, opts: AuthFilterOptions)
     req.log = req.log.child({ user: result.user.username });
     // The token has done its job; handlers and logs have no use for it.
     if (result.method === 'token') delete req.headers.authorization;
+    if (result.revocable) endWhenRevoked(req, reply, result.revocable);
 
     return authorizeStep(req, reply, false);
   });
@@ -138,6 +147,27 @@ export function installAuthFilter(app: FastifyInstance, opts: AuthFilterOptions)
     req.authorizedAs = checks;
     return undefined;
   }
+}
+
+/**
+ * A revoked credential ends what it opened. A WebSocket route closes its socket with its own code
+ * (req.onCredentialRevoked); any other response still being written when the credential is
+ * revoked, i.e. a watch or a `log?follow=true` stream, is ended here (a client that reconnects
+ * is then refused). Listening stops when the response closes.
+ */
+function endWhenRevoked(req: FastifyRequest, reply: FastifyReply, revocable: Revocable): void {
+  if (req.headers.upgrade?.toLowerCase() === 'websocket') {
+    req.onCredentialRevoked = (fn) => revocable.onRevoked(fn);
+    return;
+  }
+  const res = reply.raw;
+  const stop = revocable.onRevoked((reason) => {
+    // A response not started yet was authorized before the revocation and ends on its own.
+    if (!res.headersSent || res.writableEnded) return;
+    req.log.info({ reason }, 'credential revoked: ending the stream it opened');
+    res.end();
+  });
+  res.once('close', stop);
 }
 
 /** The same hooks as a fastify plugin that is not encapsulated (it applies to the whole app). */

@@ -11,6 +11,7 @@ import { request } from 'node:https';
 import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet, type JWTPayload, jwtVerify } from 'jose';
 import type { Logger } from '../../observability/logger.js';
 import { type AuthenticationInput, type AuthenticationResult, bearerToken, wsProtocolToken } from './authenticator.js';
+import { expiringAt } from './revocation.js';
 import { AUTHENTICATED_GROUP } from './user.js';
 
 export interface OidcOptions {
@@ -106,7 +107,9 @@ export class OidcAuthenticator {
       const list = typeof g === 'string' ? [g] : Array.isArray(g) ? g.filter((x): x is string => typeof x === 'string') : [];
       for (const x of list) groups.push(`${this.o.groupsPrefix ?? ''}${x}`);
     }
-    return { method: 'token', user: { username: prefix + name, groups: [...groups, AUTHENTICATED_GROUP], extra: {} } };
+    const user = { username: prefix + name, groups: [...groups, AUTHENTICATED_GROUP], extra: {} };
+    // A connection the token opens ends at its expiry, as a new request would be refused then.
+    return { method: 'token', user, ...(typeof payload.exp === 'number' ? { revocable: expiringAt(payload.exp * 1000, this.now) } : {}) };
   }
 
   private async verify(token: string): Promise<JWTPayload> {

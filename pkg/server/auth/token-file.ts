@@ -31,6 +31,7 @@ import { type AuthenticationInput, type AuthenticationResult, bearerToken, WS_BE
 import type { Decision } from './authorizer.js';
 import { ALWAYS_ALLOW_PATHS, type RequestAuth } from './filter.js';
 import { OidcAuthenticator, type OidcOptions, UnionAuthenticator } from './oidc.js';
+import { either, type Revocable, RevocationList, TOKEN_REVOKED } from './revocation.js';
 import { AUTHENTICATED_GROUP, type UserInfo } from './user.js';
 
 /** The verbs a token may be given (deletecollection counts as delete). */
@@ -157,6 +158,10 @@ export class TokenFileAuthenticator {
   private lastSeen = '';
   private timer: NodeJS.Timeout | undefined;
   private readonly log: Logger;
+  /** Connections opened with a token, by the token's hash and scope when it was presented. */
+  private readonly tokenUses = new RevocationList<{ hash: string; scope: string }>();
+  /** Connections opened by users of the grants (OIDC), by the scope the grants gave them then. */
+  private readonly grantUses = new RevocationList<{ user: UserInfo; scope: string }>();
 
   constructor(private readonly opts: TokenFileAuthenticatorOptions) {
     this.log = opts.logger.child({ component: 'authn', tokenFile: opts.path });
@@ -208,9 +213,27 @@ export class TokenFileAuthenticator {
     return this.grantList;
   }
 
+  /**
+   * Takes a newly read file. Connections opened with a token the file no longer holds, or now
+   * holds with another user or scope, are revoked; so are those of grant users whose grants
+   * changed.
+   */
   private use(file: AccessFile): void {
     this.entries = file.tokens;
     this.grantList = file.grants;
+    const now = new Set(file.tokens.map((e) => `${e.hash.toString('hex')} ${entryScope(e)}`));
+    this.tokenUses.check((k) => now.has(`${k.hash} ${k.scope}`), TOKEN_REVOKED);
+    this.grantUses.check((k) => grantScope(this.grantList, k.user) === k.scope, TOKEN_REVOKED);
+  }
+
+  /** Revoked when a reload changes the grants that name `user` (or its groups). */
+  grantsRevocable(user: UserInfo): Revocable {
+    return this.grantUses.revocable({ user, scope: grantScope(this.grantList, user) });
+  }
+
+  /** Listeners waiting for a revocation (tests: none may be left once connections end). */
+  get listening(): number {
+    return this.tokenUses.size + this.grantUses.size;
   }
 
   /** The X-Remote-* headers mean nothing here; the filter strips them so nothing trusts them. */
@@ -227,6 +250,7 @@ export class TokenFileAuthenticator {
     return {
       method: 'token',
       user: { username: entry.user, groups: [AUTHENTICATED_GROUP], extra: { [NAMESPACES_EXTRA]: [...entry.namespaces], [VERBS_EXTRA]: [...entry.verbs] } },
+      revocable: this.tokenUses.revocable({ hash: entry.hash.toString('hex'), scope: entryScope(entry) }),
     };
   }
 
@@ -251,6 +275,15 @@ export class TokenFileAuthenticator {
 }
 
 const digest = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** What a token entry allows, as one comparable string. */
+const entryScope = (e: TokenEntry): string => JSON.stringify([e.user, e.namespaces, e.verbs]);
+
+/** What the grants give `user`, as one comparable string (the grants naming it or its groups, in order). */
+function grantScope(grants: readonly Grant[], user: UserInfo): string {
+  const mine = grants.filter((g) => (g.user !== undefined && g.user === user.username) || (g.group !== undefined && user.groups.includes(g.group)));
+  return JSON.stringify(mine);
+}
 
 /**
  * Namespaces × verbs: the scope the token file gave an authenticated token, or, for a user
@@ -291,7 +324,10 @@ function scopeDecision(scope: { namespaces: string[]; verbs: string[] }, attrs: 
 export interface TokenFileAuthOptions {
   path: string;
   logger: Logger;
-  /** Require a token for /metrics too (default: /metrics is open, like /healthz). */
+  /**
+   * Whether /metrics needs a token (default true: it names namespaces and agents); false leaves
+   * it open, like /healthz.
+   */
   metricsAuth?: boolean;
   reloadIntervalMs?: number;
   /** OIDC ID tokens too (oidc.ts); their users get the file's `grants`. */
@@ -316,10 +352,26 @@ export function startTokenFileAuth(o: TokenFileAuthOptions): RequestAuth & { tok
   tokenFile.start();
   return {
     tokenFile,
-    authenticator: oidc ? new UnionAuthenticator([tokenFile, oidc]) : tokenFile,
+    authenticator: oidc ? new UnionAuthenticator([tokenFile, grantsRevoke(oidc, tokenFile)]) : tokenFile,
     authorizer: new TokenScopeAuthorizer(() => tokenFile.grants()),
-    alwaysAllowPaths: o.metricsAuth ? [...ALWAYS_ALLOW_PATHS] : [...ALWAYS_ALLOW_PATHS, '/metrics'],
+    alwaysAllowPaths: o.metricsAuth === false ? [...ALWAYS_ALLOW_PATHS, '/metrics'] : [...ALWAYS_ALLOW_PATHS],
     stop: () => tokenFile.stop(),
+  };
+}
+
+/**
+ * OIDC users' connections end at their token's expiry (oidc.ts) and also when a reload changes
+ * the grants that name them.
+ */
+function grantsRevoke(oidc: OidcAuthenticator, tokenFile: TokenFileAuthenticator): { authenticate: OidcAuthenticator['authenticate']; isIdentityHeader(name: string): boolean } {
+  return {
+    isIdentityHeader: () => oidc.isIdentityHeader(),
+    authenticate: async (input) => {
+      const r = await oidc.authenticate(input);
+      if (!r.user) return r;
+      const grants = tokenFile.grantsRevocable(r.user);
+      return { ...r, revocable: r.revocable ? either(r.revocable, grants) : grants };
+    },
   };
 }
 

@@ -11,6 +11,10 @@
 // place both pass that check; the later one is closed at once with 4429 "too many subscribers"
 // (TOO_MANY_SUBSCRIBERS_CLOSE).
 //
+// When the token the socket was opened with is revoked (removed from the token file, or given
+// another scope, on a reload; an OIDC token at its expiry) the socket closes with 4401 and the
+// reason "token revoked" or "token expired" (REVOKED_CLOSE_CODE): no event after that reaches it.
+//
 // A subscriber that does not read fast enough (more than SUBSCRIBER_BUFFER_BYTES waiting for it)
 // is closed with 4008 "fell behind, resume with since=<seq>", the last event sent to it; it never
 // holds up the agent or the other subscribers (event-follow.ts "Back-pressure").
@@ -24,6 +28,7 @@ import { ApiError } from '../../api/errors.js';
 import type { AgentEvent } from '../../api/event.js';
 import { AGENT_DELETED_CLOSE, FELL_BEHIND_CLOSE_CODE, fellBehindReason, followEvents } from '../event-follow.js';
 import { intParam, namespaceOf, type Query } from '../params.js';
+import { REVOKED_CLOSE_CODE } from '../auth/revocation.js';
 
 const PING_MS = 30_000;
 
@@ -113,8 +118,15 @@ export function agentStreamRoutes(service: AgentService, events: EventLog, metri
           following.stop();
           closeWith(socket, AGENT_DELETED_CLOSE.code, AGENT_DELETED_CLOSE.reason);
         });
+        const unrevoke =
+          req.onCredentialRevoked?.((reason) => {
+            following.stop();
+            req.log.info({ namespace: agent.metadata.namespace, agent: agent.metadata.name, reason }, 'closing an event stream: its credential was revoked');
+            closeWith(socket, REVOKED_CLOSE_CODE, reason);
+          }) ?? (() => undefined);
         socket.on('close', () => {
           unwatch();
+          unrevoke();
           following.stop();
           clearInterval(ping);
           metrics.wsClients.dec();
