@@ -18,7 +18,7 @@ import Database from 'better-sqlite3';
 import type { AgentEvent, EventDraft, EventType } from '../../pkg/api/event.js';
 import type { EventStore, ListOptions, StreamRef } from '../../pkg/plugin/types.js';
 import { Checkpointer, type CheckpointerMessage } from './checkpointer.js';
-import { makeDatabasePrivate } from './private-file.js';
+import { makeDatabasePrivate } from '../../pkg/plugin/private-file.js';
 
 interface EventRow {
   seq: number;

@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import Database from 'better-sqlite3';
 import { alreadyExists, conflict, expired, notFound } from '../../api/errors.js';
 import { asStorageError } from '../../api/storage-errors.js';
-import { makeDatabasePrivate } from './private-file.js';
+import { makeDatabasePrivate } from '../../plugin/private-file.js';
 import type { ListFilter, ListResult, Store, StoredObject, WatchEvent, WatchOptions } from '../store.js';
 
 /** Changes kept in memory per kind for watches that start from a resourceVersion. */

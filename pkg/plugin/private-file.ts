@@ -1,8 +1,7 @@
 // A SQLite database holds state only the server's user may read. It is created 0600 (SQLite
 // gives its -wal and -shm files the database file's mode), and one that exists, with its -wal,
-// -shm and -journal, is made 0600 when opened: also one an older version left 0644.
-// (pkg/registry/sqlite/private-file.ts does the same for the state database: a plugin may not
-// import it.)
+// -shm and -journal, is made 0600 when opened: also one an older version left 0644. Here, in
+// the plugin contract, so that the server's state store and a plugin's event store share it.
 
 import { chmodSync, closeSync, openSync } from 'node:fs';
 
