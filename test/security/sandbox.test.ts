@@ -49,7 +49,7 @@ describe(`security: a tool attacks its sandbox (server as ${root ? 'root' : `uid
         step(`ls -A ${d} | tr '\\n' ' '; echo; cat ${join(d, 'secrets.key')} ${join(d, 'state.db')} | head -c 16`),
         step(`cat ${join(d, 'workspaces', 'default', 'sibling', 'private.txt')}`),
         step(`touch ${planted.join(' ')} ${join(d, 'planted')}; ls /root`),
-        step(`curl -sS -m 5 ${h.url}/api/v1/agents`),
+        step(`node -e "fetch('${h.url}/api/v1/agents').then((r) => console.log('reached', r.status), (e) => console.log('unreachable', e.cause?.code))"`),
         '@say probed',
       ].join('\n'),
     );
@@ -94,6 +94,6 @@ describe(`security: a tool attacks its sandbox (server as ${root ? 'root' : `uid
   });
 
   it('cannot reach the server’s API: its network is its own', () => {
-    expect(out[9]).to.match(/Couldn't connect to server|Failed to connect/).and.not.to.contain('attacker');
+    expect(out[9]).to.match(/^unreachable ECONNREFUSED/).and.not.to.contain('reached');
   });
 });
