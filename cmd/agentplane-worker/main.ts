@@ -40,6 +40,8 @@ async function runWorker(): Promise<void> {
       workspace: required('AGENTPLANE_WORKSPACE'),
       apiKey: process.env.ANTHROPIC_API_KEY,
       baseUrl: process.env.ANTHROPIC_BASE_URL,
+      // Connectors are reached through the server's gateway (the worker channel's listener).
+      serverUrl: required('AGENTPLANE_SERVER_URL'),
       ...(process.env.AGENTPLANE_SQUAD_DIR ? { squadDir: process.env.AGENTPLANE_SQUAD_DIR } : {}),
     },
     wakeIdle: process.env.AGENTPLANE_WAKE_IDLE === 'true',
