@@ -3,6 +3,7 @@
 // and stopped in reverse.
 
 import { accessSync, constants as fsConstants, mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,8 @@ import type { Connector } from '../../pkg/api/connector.js';
 import { storageFault } from '../../pkg/api/storage-errors.js';
 import type { Squad } from '../../pkg/api/squad.js';
 import { urlEgressRefusal } from '../../pkg/connector/egress.js';
+import { ConnectorGateway } from '../../pkg/connector/gateway.js';
+import { attachEgressProxy, EgressProxy } from '../../pkg/egress/proxy.js';
 import { AgentController } from '../../pkg/controller/agent-controller.js';
 import { Controller } from '../../pkg/controller/framework/controller.js';
 import { candidateIdentity, LeaderElector } from '../../pkg/controller/framework/leader-election.js';
@@ -69,6 +72,7 @@ import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/syste
 import { uiRoutes } from '../../pkg/server/routes/ui.js';
 import { readWorkspacePath } from '../../pkg/runtime/local/workspace-files.js';
 import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
+import { connectorGatewayRoutes } from '../../pkg/server/routes/connector-gateway.js';
 import { modelReportRoutes } from '../../pkg/server/routes/model-reports.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
@@ -526,8 +530,33 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     runtime.channel.on('resumed', () => metrics.workerReconnects.inc());
     await workers.register(workerChannelRoutes(runtime.channel));
     await workers.register(modelProxyRoutes(modelProxy));
+    // Engines reach connectors only through the gateway, which holds the secrets (docs/connectors.md).
+    const gateway = new ConnectorGateway({
+      credentials: modelCredentials,
+      target: (grant, ns, name) => connectors.gatewayTarget(grant, ns, name),
+      egress: connectors.egress,
+      logger: child('connector-gateway'),
+    });
+    manager.onStop('connector gateway', () => gateway.close());
+    await workers.register(connectorGatewayRoutes(gateway));
     // Pods' sidecars report what their requests told them, as the server's proxy would have seen it.
     await workers.register(modelReportRoutes(new ModelReports({ credentials: modelCredentials, meter: usageMeter, events: proxyEventSink, taskDeadlineMs: modelProxy.policy.taskDeadlineMs, onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }) })));
+    if (!o.kubernetes) {
+      // The tools' egress proxy, on the listener local workers reach (docs/security.md "Tool
+      // egress"): an agent's rule is its template's; an agent that no longer exists gets None.
+      const egressProxy = new EgressProxy({
+        credentials: modelCredentials,
+        ruleFor: (grant) => {
+          const a = informers.agents.get(grant.ref.namespace, grant.ref.name);
+          if (!a || a.metadata.uid !== grant.uid) return { mode: 'None' };
+          const t = templates.find((x) => x.name === a.spec.templateRef);
+          return { mode: t?.egress ?? 'Open', ...(t?.egressAllow ? { allow: t.egressAllow } : {}) };
+        },
+        self: () => [app, workers].map((x) => x.server.address()).filter((a): a is AddressInfo => typeof a === 'object' && a !== null),
+        logger: child('egress-proxy'),
+      });
+      attachEgressProxy(workers.server, egressProxy);
+    }
     if (workers !== app) {
       // Local workers: a loopback port of its own. Pods: where they can reach it (the workers'
       // Service), plain HTTP with per-agent credentials (docs/kubernetes-runtime.md "Network").
