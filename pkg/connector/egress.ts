@@ -1,7 +1,9 @@
-// Where the server itself may connect for a connector (status checks, tools listing). A connector
-// URL is a request to make the server fetch an address, so addresses inside the server's own
-// network are refused: link-local and cloud metadata always (credentials of the host live there),
-// loopback and private ranges unless the operator allows them (--allow-private-connector-urls).
+// Where the server itself may connect for a connector (status checks, tools listing, the
+// connector gateway; engines never connect to connectors). A connector URL is a request to make
+// the server fetch an address, so addresses inside the server's own network are refused:
+// link-local, cloud metadata and reserved always (credentials of the host live there), loopback
+// and private ranges unless the operator allows them (--allow-private-connector-urls). The
+// classes are pkg/egress/addresses.ts', shared with the tools' egress proxy.
 // The URL is checked when written and again at the moment of connecting, where every address the
 // name resolves to is checked inside the connection's own lookup: the address checked is the
 // address connected to, so a name that re-resolves (DNS rebinding) cannot slip through.

@@ -11,7 +11,7 @@
 // Credentials go only where they are bound: the ConnectorSecretBinding admission plugin (every
 // connector write) refuses a URL the secret's allowedUrls do not cover, or one inside the
 // server's network; `auth` (every
-// sender: status check, tools listing, task dispatch, the proxy) checks both again at the moment
+// sender: status check, tools listing, task dispatch, the connector gateway) checks both again at the moment
 // of sending, so a later change of either side cannot leak a token.
 
 import type { Agent } from '../../api/agent.js';
@@ -298,7 +298,7 @@ export class ConnectorService {
   /**
    * Whether anything may be sent to the connector now, and its auth header with the token read
    * from its secret now. Every sender calls this at the moment of sending (status check, tools
-   * listing, task dispatch, the proxy): the URL must be one the server may reach, and the secret,
+   * listing, task dispatch, every gateway request): the URL must be one the server may reach, and the secret,
    * read from the connector's own namespace, must be bound to a prefix covering the URL. An
    * unbound secret is sent nowhere: only a connector write binds it (see `admit`).
    */
