@@ -59,10 +59,17 @@ async function runWorker(): Promise<void> {
         ? {
             apiKey: PLACEHOLDER_API_KEY,
             baseUrl: `${relay.url}${modelPath}`,
+            // Connectors through the server's gateway, by way of the relay, which adds the credential.
+            serverUrl: relay.url,
             // Tools and the engine's own fetches leave through agentplane's egress proxy.
             extraEnv: { HTTP_PROXY: relay.url, HTTPS_PROXY: relay.url, http_proxy: relay.url, https_proxy: relay.url, NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' },
           }
-        : { apiKey: credential, baseUrl: process.env.ANTHROPIC_BASE_URL }),
+        : {
+            apiKey: credential,
+            baseUrl: process.env.ANTHROPIC_BASE_URL,
+            // Connectors are reached through the server's gateway (the worker channel's listener).
+            serverUrl: required('AGENTPLANE_SERVER_URL'),
+          }),
       ...(process.env.AGENTPLANE_SQUAD_DIR ? { squadDir: process.env.AGENTPLANE_SQUAD_DIR } : {}),
     },
     wakeIdle: process.env.AGENTPLANE_WAKE_IDLE === 'true',

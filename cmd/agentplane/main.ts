@@ -234,7 +234,7 @@ function readConfig(path: string | undefined): ConfigFile {
       fail(`config ${path}: "plugins" must be an array of strings`);
     }
     if (cfg.templates !== undefined && !Array.isArray(cfg.templates)) {
-      fail(`config ${path}: "templates" must be an array of names or {"name", "modelTaskDeadlineSeconds"} objects`);
+      fail(`config ${path}: "templates" must be an array of names or {"name", "modelTaskDeadlineSeconds", "egress", "egressAllow"} objects`);
     }
     try {
       templateConfigs(cfg.templates ?? []);

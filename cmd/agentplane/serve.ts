@@ -3,6 +3,7 @@
 // and stopped in reverse.
 
 import { accessSync, chmodSync, constants as fsConstants, mkdirSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,8 @@ import type { Connector } from '../../pkg/api/connector.js';
 import { storageFault } from '../../pkg/api/storage-errors.js';
 import type { Squad } from '../../pkg/api/squad.js';
 import { urlEgressRefusal } from '../../pkg/connector/egress.js';
+import { ConnectorGateway } from '../../pkg/connector/gateway.js';
+import { attachEgressProxy, EgressProxy } from '../../pkg/egress/proxy.js';
 import { AgentController } from '../../pkg/controller/agent-controller.js';
 import { Controller } from '../../pkg/controller/framework/controller.js';
 import { candidateIdentity, LeaderElector } from '../../pkg/controller/framework/leader-election.js';
@@ -69,6 +72,7 @@ import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/syste
 import { uiRoutes } from '../../pkg/server/routes/ui.js';
 import { readWorkspacePath } from '../../pkg/runtime/local/workspace-files.js';
 import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
+import { connectorGatewayRoutes } from '../../pkg/server/routes/connector-gateway.js';
 import { modelReportRoutes } from '../../pkg/server/routes/model-reports.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
@@ -539,18 +543,27 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       installLeaderOnly(workers, () => leadingNow);
     }
     runtime.channel.on('resumed', () => metrics.workerReconnects.inc());
-    // What workers call: the control channel, the model proxy, pods' sidecar reports.
+    // Engines reach connectors only through the gateway, which holds the secrets (docs/connectors.md).
+    const gateway = new ConnectorGateway({
+      credentials: modelCredentials,
+      target: (grant, ns, name) => connectors.gatewayTarget(grant, ns, name),
+      egress: connectors.egress,
+      logger: child('connector-gateway'),
+    });
+    manager.onStop('connector gateway', () => gateway.close());
+    // What workers call: the control channel, the model proxy, the connector gateway, pods' sidecar reports.
     const modelReports = new ModelReports({ credentials: modelCredentials, meter: usageMeter, events: proxyEventSink, taskDeadlineMs: modelProxy.policy.taskDeadlineMs, onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }) });
     const workerRoutes = async (target: typeof app): Promise<void> => {
       await target.register(workerChannelRoutes(runtime.channel));
       await target.register(modelProxyRoutes(modelProxy));
+      await target.register(connectorGatewayRoutes(gateway));
       // Pods' sidecars report what their requests told them, as the server's proxy would have seen it.
       await target.register(modelReportRoutes(modelReports));
     };
     await workerRoutes(workers);
-    if (workerSocket) {
-      // Only the worker-facing routes: a tool that reaches the socket reaches no API.
-      const socketApp = await createApp({ logger: logger.child({ listener: 'worker-socket' }), metrics });
+    // Sandboxed workers' socket: only the worker-facing routes, so a tool that reaches it reaches no API.
+    const socketApp = workerSocket ? await createApp({ logger: logger.child({ listener: 'worker-socket' }), metrics }) : undefined;
+    if (socketApp && workerSocket) {
       await workerRoutes(socketApp);
       manager.add({
         name: 'worker socket',
@@ -563,6 +576,23 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
         },
         stop: () => socketApp.close(),
       });
+    }
+    if (!o.kubernetes) {
+      // The tools' egress proxy, on the listeners local workers reach (docs/security.md "Tool
+      // egress"): an agent's rule is its template's; an agent that no longer exists gets None.
+      const egressProxy = new EgressProxy({
+        credentials: modelCredentials,
+        ruleFor: (grant) => {
+          const a = informers.agents.get(grant.ref.namespace, grant.ref.name);
+          if (!a || a.metadata.uid !== grant.uid) return { mode: 'None' };
+          const t = templates.find((x) => x.name === a.spec.templateRef);
+          return { mode: t?.egress ?? 'Open', ...(t?.egressAllow ? { allow: t.egressAllow } : {}) };
+        },
+        self: () => [app, workers].map((x) => x.server.address()).filter((a): a is AddressInfo => typeof a === 'object' && a !== null),
+        logger: child('egress-proxy'),
+      });
+      attachEgressProxy(workers.server, egressProxy);
+      if (socketApp) attachEgressProxy(socketApp.server, egressProxy);
     }
     if (workers !== app) {
       // Local workers: a loopback port of its own. Pods: where they can reach it (the workers'

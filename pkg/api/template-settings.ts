@@ -11,6 +11,40 @@ export interface TemplateSettings {
    * the server's `--model-task-deadline` (docs/security.md "Model proxy").
    */
   modelTaskDeadlineSeconds?: number;
+  /**
+   * Where the agents' tools may connect through the egress proxy (docs/security.md "Tool
+   * egress"): `Open` (default) any public address, `Proxy` only the hosts of `egressAllow`,
+   * `None` nothing.
+   */
+  egress?: EgressMode;
+  /** With `egress: Proxy`: host names (`api.github.com`), `*.<domain>` (`*.pypi.org`) or IP addresses. */
+  egressAllow?: string[];
+}
+
+export type EgressMode = 'Open' | 'Proxy' | 'None';
+export const EGRESS_MODES: readonly EgressMode[] = ['Open', 'Proxy', 'None'];
+
+/** An `egressAllow` entry: a host name, `*.` and a domain, or an IP address. */
+const HOST_PATTERN = /^(\*\.)?[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
+const IP_PATTERN = /^(\d{1,3}(\.\d{1,3}){3}|\[?[0-9a-f:.]*:[0-9a-f:.]*\]?)$/;
+
+/** What is wrong with an `egressAllow` entry, or undefined when it is one. */
+export function allowEntryProblem(v: unknown): string | undefined {
+  if (typeof v !== 'string' || v.length === 0 || v.length > 253) return `must be a host name, "*.<domain>" or an IP address, got ${JSON.stringify(v)}`;
+  return HOST_PATTERN.test(v) || IP_PATTERN.test(v) ? undefined : `must be a lowercase host name, "*.<domain>" or an IP address, got ${JSON.stringify(v)}`;
+}
+
+/** What is wrong with a template's egress settings, or undefined. */
+function egressProblem(s: Record<string, unknown>): string | undefined {
+  if (s.egress !== undefined && !(EGRESS_MODES as readonly unknown[]).includes(s.egress)) return `egress must be one of ${EGRESS_MODES.join(', ')}, got ${JSON.stringify(s.egress)}`;
+  if (s.egressAllow === undefined) return undefined;
+  if (!Array.isArray(s.egressAllow)) return 'egressAllow must be an array of host names';
+  if (s.egress !== 'Proxy') return 'egressAllow needs egress: Proxy';
+  for (const [i, e] of s.egressAllow.entries()) {
+    const problem = allowEntryProblem(e);
+    if (problem) return `egressAllow[${i}] ${problem}`;
+  }
+  return undefined;
 }
 
 /** An embedded-home template: its name and settings (a bare name in the config is `{name}`). */
@@ -18,7 +52,7 @@ export interface TemplateConfig extends TemplateSettings {
   name: string;
 }
 
-export const TEMPLATE_SETTINGS = ['modelTaskDeadlineSeconds'] as const;
+export const TEMPLATE_SETTINGS = ['modelTaskDeadlineSeconds', 'egress', 'egressAllow'] as const;
 
 /** What is wrong with a deadline in seconds, or undefined when it is one. */
 export function deadlineSecondsProblem(v: unknown): string | undefined {
@@ -39,6 +73,8 @@ export function templateConfig(v: unknown): TemplateConfig | string {
     const problem = deadlineSecondsProblem(settings.modelTaskDeadlineSeconds);
     if (problem) return `template "${name}": modelTaskDeadlineSeconds ${problem}`;
   }
+  const egress = egressProblem(settings);
+  if (egress) return `template "${name}": ${egress}`;
   return { name, ...(settings as TemplateSettings) };
 }
 

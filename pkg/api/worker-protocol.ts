@@ -10,11 +10,28 @@ export const CONTROL_PATH = '/internal/v1/workers/connect';
 /** Where the model proxy is mounted on the worker-facing listener: ANTHROPIC_BASE_URL=<channel url><path>. */
 export const MODEL_PROXY_PATH = '/internal/v1/model';
 
-/** An MCP server the engine attaches for one task; headers carry the connector's token. */
+/**
+ * Where the connector gateway is mounted on the worker-facing listener: the engine reaches a
+ * connector at <server url><path>/<namespace>/<name>/mcp with its model credential, and the
+ * server adds the connector's secret there (docs/connectors.md "Attaching").
+ */
+export const CONNECTOR_GATEWAY_PATH = '/internal/v1/connectors';
+
+/** The gateway path of one connector. */
+export const connectorGatewayPath = (namespace: string, name: string): string =>
+  `${CONNECTOR_GATEWAY_PATH}/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/mcp`;
+
+/**
+ * A connector the engine attaches for one task, reached through the server's connector gateway.
+ * No URL and no secret: the worker composes the gateway URL from its server URL.
+ */
 export interface McpServerSpec {
+  /** The connector's name: the engine's MCP server name (tools `mcp__<name>__<tool>`). */
   name: string;
-  url: string;
-  headers: Record<string, string>;
+  /** The connector's namespace (the agent's). */
+  namespace: string;
+  /** Changes with the connector's spec (uid and generation): an engine started with another one is replaced. */
+  revision: string;
 }
 
 export interface TaskMessage {

@@ -1,81 +1,28 @@
-// Where the server itself may connect for a connector (status checks, tools listing). A connector
-// URL is a request to make the server fetch an address, so addresses inside the server's own
-// network are refused: link-local and cloud metadata always (credentials of the host live there),
-// loopback and private ranges unless the operator allows them (--allow-private-connector-urls).
+// Where the server itself may connect for a connector (status checks, tools listing, the
+// connector gateway; engines never connect to connectors). A connector URL is a request to make
+// the server fetch an address, so addresses inside the server's own network are refused:
+// link-local, cloud metadata and reserved always (credentials of the host live there), loopback
+// and private ranges unless the operator allows them (--allow-private-connector-urls). The
+// classes are pkg/egress/addresses.ts', shared with the tools' egress proxy.
 // The URL is checked when written and again at the moment of connecting, where every address the
 // name resolves to is checked inside the connection's own lookup: the address checked is the
 // address connected to, so a name that re-resolves (DNS rebinding) cannot slip through.
 
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
+import { type AddressClass, classifyAddress, classifyHost } from '../egress/addresses.js';
+import { EgressRefusedError, refusingLookup, type Resolve } from '../egress/lookup.js';
 
-export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'metadata';
+export { type AddressClass, classifyAddress, classifyHost, EgressRefusedError, type Resolve };
 
 export interface EgressPolicy {
-  /** Allow loopback and private addresses (not link-local or metadata). */
+  /** Allow loopback and private addresses (not link-local, metadata or reserved). */
   allowPrivate: boolean;
 }
 
 export const ALLOW_PRIVATE_HINT = 'start the server with --allow-private-connector-urls (config "allowPrivateConnectorUrls") to allow loopback and private addresses';
-
-const METADATA_ADDRESSES = new Set(['169.254.169.254', '169.254.170.2', 'fd00:ec2::254', '100.100.100.200']);
-const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog']);
-
-const list = (entries: [string, number, 'ipv4' | 'ipv6'][]): BlockList => {
-  const b = new BlockList();
-  for (const [net, prefix, type] of entries) b.addSubnet(net, prefix, type);
-  return b;
-};
-const LINK_LOCAL = list([
-  ['169.254.0.0', 16, 'ipv4'],
-  ['fe80::', 10, 'ipv6'],
-]);
-// 0.0.0.0/8 and :: reach the host itself when connected to.
-const LOOPBACK = list([
-  ['127.0.0.0', 8, 'ipv4'],
-  ['0.0.0.0', 8, 'ipv4'],
-  ['::1', 128, 'ipv6'],
-  ['::', 128, 'ipv6'],
-]);
-const PRIVATE = list([
-  ['10.0.0.0', 8, 'ipv4'],
-  ['172.16.0.0', 12, 'ipv4'],
-  ['192.168.0.0', 16, 'ipv4'],
-  ['100.64.0.0', 10, 'ipv4'], // carrier-grade NAT (shared address space)
-  ['fc00::', 7, 'ipv6'],
-]);
-
-/** The class of an IP address (v4 or v6, brackets allowed); undefined when it is not one. */
-export function classifyAddress(address: string): AddressClass | undefined {
-  let a = address.replace(/^\[|\]$/g, '').toLowerCase();
-  let family = isIP(a);
-  if (!family) return undefined;
-  // An IPv4-mapped IPv6 address (::ffff:a.b.c.d or ::ffff:7f00:1) is the IPv4 address.
-  const mapped = family === 6 ? ipv4Mapped(a) : undefined;
-  if (mapped) {
-    a = mapped;
-    family = 4;
-  }
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (METADATA_ADDRESSES.has(type === 'ipv6' ? canonicalV6(a) : a)) return 'metadata';
-  if (LINK_LOCAL.check(a, type)) return 'link-local';
-  if (LOOPBACK.check(a, type)) return 'loopback';
-  if (PRIVATE.check(a, type)) return 'private';
-  return 'public';
-}
-
-/** The class of a URL host as written: an IP literal, a metadata or localhost name, else public (names are checked again when resolved). */
-export function classifyHost(hostname: string): AddressClass {
-  const h = hostname.toLowerCase().replace(/\.$/, '');
-  const ip = classifyAddress(h);
-  if (ip) return ip;
-  if (METADATA_HOSTS.has(h)) return 'metadata';
-  if (h === 'localhost' || h.endsWith('.localhost')) return 'loopback';
-  return 'public';
-}
 
 /** Why the server may not connect to an address of this class; undefined when it may. */
 export function refusalFor(cls: AddressClass, what: string, policy: EgressPolicy): string | undefined {
@@ -84,6 +31,8 @@ export function refusalFor(cls: AddressClass, what: string, policy: EgressPolicy
       return `${what} is a cloud metadata service address; the server never connects there`;
     case 'link-local':
       return `${what} is a link-local address (169.254.0.0/16, fe80::/10); the server never connects there`;
+    case 'reserved':
+      return `${what} is a reserved address (documentation, benchmarking, multicast, broadcast or not globally routed); the server never connects there`;
     case 'loopback':
     case 'private':
       return policy.allowPrivate ? undefined : `${what} is a ${cls} address; ${ALLOW_PRIVATE_HINT}`;
@@ -103,38 +52,9 @@ export function urlEgressRefusal(url: string, policy: EgressPolicy): string | un
   return refusalFor(classifyHost(u.hostname), `host "${u.hostname}"`, policy);
 }
 
-/** The error a refused connection fails with: its code tells the caller what happened. */
-export class EgressRefusedError extends Error {
-  readonly code = 'EGRESS_REFUSED';
-  constructor(message: string) {
-    super(message);
-    this.name = 'EgressRefusedError';
-  }
-}
-
-/** How names are resolved: dns.lookup's shape with `all: true` (tests pass their own). */
-export type Resolve = (hostname: string, options: { all: true; family?: number }, cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
-
-const systemResolve: Resolve = (hostname, options, cb) => dnsLookup(hostname, options, cb);
-
 /** A `lookup` for net/http that resolves the name and refuses it when any address is not allowed. */
-export function guardedLookup(policy: EgressPolicy, resolve: Resolve = systemResolve): LookupFunction {
-  return (hostname, options, callback) => {
-    const name = hostname.toLowerCase().replace(/\.$/, '');
-    const byName = refusalFor(classifyHost(name), `host "${hostname}"`, policy);
-    if (byName) return void callback(new EgressRefusedError(byName), '', 4);
-    const family = typeof options.family === 'number' ? options.family : undefined;
-    resolve(hostname, { all: true, ...(family ? { family } : {}) }, (err, addresses) => {
-      if (err) return void callback(err, '', 4);
-      for (const a of addresses) {
-        const why = refusalFor(classifyAddress(a.address) ?? 'public', `host "${hostname}" resolves to ${a.address}, which`, policy);
-        if (why) return void callback(new EgressRefusedError(why), '', 4);
-      }
-      if (!addresses.length) return void callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
-      if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      else callback(null, addresses[0]!.address, addresses[0]!.family);
-    });
-  };
+export function guardedLookup(policy: EgressPolicy, resolve?: Resolve): LookupFunction {
+  return refusingLookup((cls, what) => refusalFor(cls, what, policy), resolve);
 }
 
 /**
@@ -195,20 +115,26 @@ async function bodyBytes(body: RequestInit['body']): Promise<Buffer | undefined>
   return Buffer.from(await new Response(body).arrayBuffer());
 }
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d) or IPv4-compatible (::a.b.c.d) IPv6 address. */
-function ipv4Mapped(a: string): string | undefined {
-  const m = /^::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonicalV6(a));
-  if (!m) return undefined;
-  const hi = parseInt(m[1]!, 16);
-  const lo = parseInt(m[2]!, 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/**
+ * A fetch that sends only to `url` itself: the MCP SDK follows a same-origin redirect on its own
+ * (through the fetch it is given) with the same headers, so without this a connector answering
+ * 307 to another path of its origin would receive the credential there, outside the secret's
+ * binding. A request for any other URL fails before a connection is made.
+ */
+export function fetchOnlyTo(url: string, fetch: (input: string | URL, init?: RequestInit) => Promise<Response>): (input: string | URL, init?: RequestInit) => Promise<Response> {
+  const bound = new URL(url).href;
+  return (input, init) => {
+    const target = new URL(String(input instanceof Request ? input.url : input)).href;
+    if (target !== bound) {
+      return Promise.reject(new TypeError('fetch failed', { cause: new EgressRefusedError(`redirected to ${redacted(target)}; credentials are sent to the connector's URL only, so redirects are not followed`) }));
+    }
+    return fetch(input, init);
+  };
 }
 
-/** A canonical text form of an IPv6 address (via the URL parser), to compare with the metadata set. */
-function canonicalV6(a: string): string {
-  try {
-    return new URL(`http://[${a}]/`).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return a;
-  }
+/** A URL for a message: without user-info, query or fragment. */
+function redacted(u: string): string {
+  const x = new URL(u);
+  x.username = x.password = x.search = x.hash = '';
+  return x.href;
 }

@@ -6,7 +6,7 @@
 
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { EventDraft } from '../api/event.js';
-import type { PrestartSettings, TaskMessage } from '../api/worker-protocol.js';
+import { connectorGatewayPath, type McpServerSpec, type PrestartSettings, type TaskMessage } from '../api/worker-protocol.js';
 import type { Logger } from '../observability/logger.js';
 import { EngineSession } from './engine-session.js';
 import { systemPromptFor } from './role-prompts.js';
@@ -17,6 +17,11 @@ export interface EngineEnv {
   /** The model proxy's endpoint and the agent's credential for it; never logged, never put in an event. */
   apiKey?: string;
   baseUrl?: string;
+  /**
+   * The server the worker dials (AGENTPLANE_SERVER_URL): connectors are reached through its
+   * gateway, with the same credential the model proxy takes (`apiKey`).
+   */
+  serverUrl?: string;
   /** A squad member's view of its squad: one link per member to that member's workspace. */
   squadDir?: string;
   /** Extra environment for the engine (e.g. PATH). */
@@ -219,15 +224,23 @@ function sessionOptions(task: TaskMessage, env: EngineEnv, resume: string | unde
     settingSources: [],
     env: engineEnvironment(env),
     ...(resume ? { resume } : {}),
-    mcpServers: Object.fromEntries(
-      task.mcpServers.map((s) => [s.name, { type: 'http' as const, url: s.url, headers: s.headers, alwaysLoad: true }]),
-    ),
+    mcpServers: Object.fromEntries(task.mcpServers.map((s) => [s.name, mcpServer(s, env)])),
     // Over the engine's stdin, not its command line, where every local user could read the
-    // connectors' tokens (`ps -eww`).
+    // agent's credential (`ps -eww`).
     mcpServersDelivery: 'initialize',
     // The engine echoes each user message it takes in; TaskInput counts follow-ups by it.
     extraArgs: { 'replay-user-messages': null },
   };
+}
+
+/**
+ * A connector as the engine sees it: the server's gateway for it, authenticated with the agent's
+ * model credential in the header the engine sends the model proxy. The connector's own URL and
+ * secret never reach the engine: the gateway adds the secret and connects (docs/connectors.md).
+ */
+function mcpServer(s: McpServerSpec, env: EngineEnv): { type: 'http'; url: string; headers: Record<string, string>; alwaysLoad: true } {
+  const url = new URL(connectorGatewayPath(s.namespace, s.name), env.serverUrl ?? 'http://127.0.0.1').toString();
+  return { type: 'http', url, headers: env.apiKey ? { 'x-api-key': env.apiKey } : {}, alwaysLoad: true };
 }
 
 function cancelled(signal: AbortSignal, emit: Emit, sessionId?: string): TaskOutcome {

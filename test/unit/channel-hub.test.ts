@@ -37,7 +37,7 @@ const task = (taskId: number): TaskMessage => ({
   instructions: `do task ${taskId}`,
   model: 'claude-sonnet-4-5',
   role: 'worker',
-  mcpServers: [{ name: 'github', url: 'http://127.0.0.1:1/mcp', headers: { Authorization: 'Bearer t' } }],
+  mcpServers: [{ name: 'github', namespace: 'default', revision: 'uid-1/1' }],
 });
 
 describe('WorkerHub', function () {

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { allowedUrlsCauses, normalizeAllowedUrls } from '../../pkg/api/secret.js';
 import { bindingPrefixOf, normalizeUrlPrefix, parseUrlPrefix, urlAllowedBy, urlMatchesPrefix } from '../../pkg/api/url-prefix.js';
 import { listMcpTools } from '../../pkg/connector/mcp-tools.js';
-import { classifyAddress, classifyHost, EgressRefusedError, guardedFetch, type Resolve, urlEgressRefusal } from '../../pkg/connector/egress.js';
+import { classifyAddress, classifyHost, EgressRefusedError, fetchOnlyTo, guardedFetch, type Resolve, urlEgressRefusal } from '../../pkg/connector/egress.js';
 
 describe('URL prefixes (secret bindings)', () => {
   it('normalizes: scheme and host lowercased, default port explicit, no trailing slash', () => {
@@ -88,7 +88,7 @@ describe('address classification (server egress)', () => {
       ['172.32.0.1', 'public'],
       ['8.8.8.8', 'public'],
       ['2606:4700::1111', 'public'],
-      ['fec0::1', 'public'],
+      ['fec0::1', 'private'],
       // IPv4-mapped and -compatible IPv6 are their IPv4 address.
       ['::ffff:127.0.0.1', 'loopback'],
       ['::ffff:7f00:1', 'loopback'],
@@ -99,6 +99,96 @@ describe('address classification (server egress)', () => {
     ];
     for (const [a, cls] of cases) expect(classifyAddress(a), a).to.equal(cls);
     expect(classifyAddress('example.com')).to.equal(undefined);
+  });
+
+  it('classifies every special IPv4 range', () => {
+    const cases: [string, string][] = [
+      ['0.0.0.0', 'loopback'],
+      ['0.255.1.2', 'loopback'], // "this network"
+      ['100.64.0.1', 'private'], // carrier-grade NAT
+      ['100.127.255.254', 'private'],
+      ['100.128.0.1', 'public'],
+      ['100.100.100.200', 'metadata'],
+      ['192.0.0.8', 'reserved'], // IETF protocol assignments
+      ['192.0.2.10', 'reserved'], // TEST-NET-1
+      ['198.51.100.7', 'reserved'], // TEST-NET-2
+      ['203.0.113.99', 'reserved'], // TEST-NET-3
+      ['198.18.0.1', 'reserved'], // benchmarking
+      ['198.19.255.255', 'reserved'],
+      ['198.20.0.1', 'public'],
+      ['192.88.99.1', 'reserved'], // 6to4 relay anycast
+      ['224.0.0.1', 'reserved'], // multicast
+      ['239.255.255.250', 'reserved'],
+      ['240.0.0.1', 'reserved'], // class E
+      ['255.255.255.255', 'reserved'], // broadcast
+      ['169.254.170.2', 'metadata'],
+      ['1.1.1.1', 'public'],
+    ];
+    for (const [a, cls] of cases) expect(classifyAddress(a), a).to.equal(cls);
+  });
+
+  it('classifies IPv6 ranges, and anything outside global unicast as reserved', () => {
+    const cases: [string, string][] = [
+      ['::', 'loopback'], // unspecified: the host itself
+      ['::1', 'loopback'],
+      ['ff02::1', 'reserved'], // multicast
+      ['ff05::1:3', 'reserved'],
+      ['100::1', 'reserved'], // discard
+      ['2001:db8::1', 'reserved'], // documentation
+      ['3fff::1', 'reserved'],
+      ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'], // Teredo
+      ['2001:2::1', 'reserved'], // benchmarking (IETF protocol assignments)
+      ['fd12:3456::1', 'private'],
+      ['64:ff9b:1::a00:1', 'private'], // local-use NAT64
+      ['4000::1', 'reserved'], // not global unicast
+      ['2a00:1450:4001::200e', 'public'],
+    ];
+    for (const [a, cls] of cases) expect(classifyAddress(a), a).to.equal(cls);
+  });
+
+  it('classifies IPv6 forms that carry an IPv4 address by that address: mapped, translated, compatible, NAT64, 6to4', () => {
+    const cases: [string, string][] = [
+      // IPv4-mapped ::ffff:0:0/96
+      ['::ffff:192.168.0.1', 'private'],
+      ['::ffff:c0a8:1', 'private'],
+      ['::ffff:198.18.0.1', 'reserved'],
+      ['::ffff:8.8.8.8', 'public'],
+      ['0:0:0:0:0:ffff:7f00:0001', 'loopback'],
+      // IPv4-translated ::ffff:0:0:0/96
+      ['::ffff:0:10.1.2.3', 'private'],
+      ['::ffff:0:169.254.169.254', 'metadata'],
+      ['::ffff:0:8.8.4.4', 'public'],
+      // IPv4-compatible ::/96 (deprecated)
+      ['::127.0.0.1', 'loopback'],
+      ['::10.0.0.1', 'private'],
+      ['::0.0.0.2', 'loopback'],
+      // NAT64 64:ff9b::/96
+      ['64:ff9b::127.0.0.1', 'loopback'],
+      ['64:ff9b::a00:1', 'private'], // 10.0.0.1
+      ['64:ff9b::a9fe:a9fe', 'metadata'], // 169.254.169.254
+      ['64:ff9b::224.0.0.1', 'reserved'],
+      ['64:ff9b::808:808', 'public'],
+      // 6to4 2002::/16: the IPv4 address in the next 32 bits
+      ['2002:c0a8:101::1', 'private'], // 192.168.1.1
+      ['2002:7f00:1::', 'loopback'],
+      ['2002:a9fe:a9fe::1', 'metadata'],
+      ['2002:c612:1::1', 'reserved'], // 198.18.0.1
+      ['2002:808:808::1', 'public'],
+    ];
+    for (const [a, cls] of cases) expect(classifyAddress(a), a).to.equal(cls);
+  });
+
+  it('refuses reserved addresses always, and private forms of IPv6 unless allowed', () => {
+    const strict = { allowPrivate: false };
+    const open = { allowPrivate: true };
+    for (const url of ['http://198.18.0.1/mcp', 'http://255.255.255.255/', 'http://224.0.0.1/', 'http://[ff02::1]/', 'http://[2001:db8::1]/', 'http://[64:ff9b::c612:1]/']) {
+      expect(urlEgressRefusal(url, strict), url).to.contain('reserved');
+      expect(urlEgressRefusal(url, open), url).to.contain('reserved');
+    }
+    for (const url of ['http://[64:ff9b::a00:1]/', 'http://[2002:c0a8:101::1]/', 'http://[::ffff:0:10.1.2.3]/', 'http://100.64.0.1/']) {
+      expect(urlEgressRefusal(url, strict), url).to.contain('private');
+      expect(urlEgressRefusal(url, open), url).to.equal(undefined);
+    }
   });
 
   it('classifies hosts as written: names of the metadata service and localhost', () => {
@@ -156,6 +246,7 @@ describe('guarded fetch (connect-time check)', () => {
     server = createServer((req, res) => {
       hits.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
       if (req.url === '/redirect') return void res.writeHead(302, { location: '/elsewhere' }).end();
+      if (req.url === '/redirect307') return void res.writeHead(307, { location: '/elsewhere' }).end();
       let body = '';
       req.on('data', (c) => (body += c));
       req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'x-multi': ['a', 'b'] }).end(JSON.stringify({ got: body })));
@@ -211,6 +302,24 @@ describe('guarded fetch (connect-time check)', () => {
     expect(res.status).to.equal(302);
     expect(res.headers.get('location')).to.equal('/elsewhere');
     expect(hits.at(-1)).to.match(/^GET \/redirect/);
+  });
+
+  it('sends only to the bound URL: a same-origin redirect is not followed with the credential', async () => {
+    const bound = `http://127.0.0.1:${port}/redirect`;
+    const f = fetchOnlyTo(bound, guardedFetch({ allowPrivate: true }));
+    expect((await f(bound)).status).to.equal(302);
+    const before = hits.length;
+    const e = await refusal(f(`http://127.0.0.1:${port}/elsewhere`, { headers: { authorization: 'Bearer tok' } }));
+    expect(e.message).to.contain('redirects are not followed');
+    expect(hits.length).to.equal(before);
+    // The MCP SDK follows a same-origin 307 itself, with the same headers: through this fetch it cannot.
+    const bound307 = `http://127.0.0.1:${port}/redirect307`;
+    const listing = await listMcpTools(bound307, { Authorization: 'Bearer tok' }, { fetch: fetchOnlyTo(bound307, guardedFetch({ allowPrivate: true })), timeoutMs: 2_000 });
+    expect(listing.ok).to.equal(false);
+    expect(hits.slice(before).filter((h) => h.includes('/elsewhere'))).to.deep.equal([]);
+    // Without it the credential would have gone there: the attack this closes.
+    await listMcpTools(bound307, { Authorization: 'Bearer tok' }, { fetch: guardedFetch({ allowPrivate: true }), timeoutMs: 2_000 });
+    expect(hits.slice(before).filter((h) => h.includes('/elsewhere'))).to.deep.equal(['POST /elsewhere Bearer tok']);
   });
 
   it('aborts with the signal', async () => {

@@ -1,6 +1,7 @@
-// Connector operations behind the REST mirror, and the hook that ties connectors to agents:
-// `mcpServersFor` (at task dispatch: the connectors an agent lists, with their token read from
-// the secret at that moment). Rules of the resource live in the connector strategy, rules across
+// Connector operations behind the REST mirror, and what ties connectors to agents:
+// `mcpServersFor` (at task dispatch: the connectors an agent lists, by name) and `gatewayTarget`
+// (at every request the engine makes through the connector gateway: whether the agent may use
+// the connector now, and its secret read at that moment). Rules of the resource live in the connector strategy, rules across
 // objects in the admission plugins (pkg/registry/admission); this layer composes.
 //
 // A connector's status is what the last check found: after create, after a task that uses it
@@ -10,7 +11,7 @@
 // Credentials go only where they are bound: the ConnectorSecretBinding admission plugin (every
 // connector write) refuses a URL the secret's allowedUrls do not cover, or one inside the
 // server's network; `auth` (every
-// sender: status check, tools listing, task dispatch, the proxy) checks both again at the moment
+// sender: status check, tools listing, task dispatch, the connector gateway) checks both again at the moment
 // of sending, so a later change of either side cannot leak a token.
 
 import type { Agent } from '../../api/agent.js';
@@ -37,7 +38,8 @@ import type { ReadCache } from '../../registry/cache/reads.js';
 import type { Registry } from '../../registry/registry.js';
 import { type Page, type PageQuery, readOne, readPage } from './paging.js';
 import type { SecretStore } from '../../registry/secrets.js';
-import { type EgressPolicy, guardedFetch, urlEgressRefusal } from '../../connector/egress.js';
+import { type EgressPolicy, fetchOnlyTo, guardedFetch, urlEgressRefusal } from '../../connector/egress.js';
+import type { GatewayDecision } from '../../connector/gateway.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, listMcpTools, type ToolListing } from '../../connector/mcp-tools.js';
 import { REST_OWNER } from '../../registry/registry.js';
 
@@ -78,7 +80,8 @@ export class ConnectorService {
   private readonly timeoutMs: number;
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly stopping = new AbortController();
-  private readonly egress: EgressPolicy;
+  /** Where the server may connect for connectors (the gateway connects under it too). */
+  readonly egress: EgressPolicy;
   /** The fetch of every connection the server makes to a connector: refuses what the policy refuses, after DNS. */
   readonly fetch: ReturnType<typeof guardedFetch>;
 
@@ -192,7 +195,8 @@ export class ConnectorService {
           await this.setStatus(c, { phase: auth.phase, message: auth.message });
           continue;
         }
-        out.push({ name: connectorName, url: c.spec.url, headers: auth.headers });
+        // Names only: the engine reaches it through the gateway, which adds the secret.
+        out.push({ name: connectorName, namespace, revision: `${c.metadata.uid}/${c.metadata.generation}` });
         attached.push(c);
       } catch (err) {
         // A broken secret file or store must not keep the task from running.
@@ -201,6 +205,33 @@ export class ConnectorService {
     }
     for (const c of attached) this.checkInBackground(c);
     return out;
+  }
+
+  /**
+   * The connector gateway's question, at every request an engine makes: may this agent
+   * incarnation (its model credential's grant) use the connector now, and with which headers?
+   * It must be the agent's own namespace, the live agent of that uid, listing the connector, and
+   * `auth` must allow sending (egress and binding checked again, the secret read now).
+   */
+  async gatewayTarget(grant: { ref: { namespace: string; name: string }; uid: string }, namespace: string, name: string): Promise<GatewayDecision> {
+    const refuse = (reason: 'Forbidden' | 'NotFound' | 'Conflict' | 'SecretBindingMismatch', code: number, message: string): GatewayDecision => ({
+      ok: false,
+      error: new ApiError(reason, code, message, { kind: CONNECTOR_KIND, name }),
+    });
+    const agentName = grant.ref.name;
+    if (grant.ref.namespace !== namespace) return refuse('Forbidden', 403, `agent "${agentName}" may use connectors of its own namespace "${grant.ref.namespace}" only`);
+    const agent = await this.o.agents.get(namespace, agentName);
+    if (!agent || agent.metadata.uid !== grant.uid || agent.metadata.deletionTimestamp) return refuse('Forbidden', 403, `agent "${agentName}" no longer exists`);
+    if (!agent.spec.connectors.includes(name)) return refuse('Forbidden', 403, `connector "${name}" is not attached to agent "${agentName}"`);
+    const c = await this.o.connectors.get(namespace, name);
+    if (!c) return refuse('NotFound', 404, `connector "${name}" not found in namespace "${namespace}"`);
+    const auth = await this.auth(c);
+    if (!auth.ok) {
+      this.log.warn({ namespace, agent: agentName, connector: name, reason: auth.message }, 'connector gateway: refused to forward');
+      if (auth.refused === 'binding') return refuse('SecretBindingMismatch', 422, `connector "${name}": ${auth.message}`);
+      return refuse('Conflict', 409, `connector "${name}" cannot be used: ${auth.message}`);
+    }
+    return { ok: true, target: { url: c.spec.url, headers: auth.headers, ...(auth.token ? { token: auth.token } : {}) } };
   }
 
   /** A secret was created, replaced or deleted: re-check the connectors that use it. */
@@ -248,7 +279,8 @@ export class ConnectorService {
   /** tools/list against the server, recording the outcome in the connector's status. */
   private async listAndRecord(c: Connector, auth: Extract<Auth, { ok: true }>): Promise<ToolListing> {
     const listing = await listMcpTools(c.spec.url, auth.headers, {
-      fetch: this.fetch,
+      // The credential goes to the connector's URL only: a redirect, even within its origin, is not followed.
+      fetch: fetchOnlyTo(c.spec.url, this.fetch),
       timeoutMs: this.timeoutMs,
       signal: this.stopping.signal,
       ...(auth.token ? { secrets: [auth.token] } : {}),
@@ -266,7 +298,7 @@ export class ConnectorService {
   /**
    * Whether anything may be sent to the connector now, and its auth header with the token read
    * from its secret now. Every sender calls this at the moment of sending (status check, tools
-   * listing, task dispatch, the proxy): the URL must be one the server may reach, and the secret,
+   * listing, task dispatch, every gateway request): the URL must be one the server may reach, and the secret,
    * read from the connector's own namespace, must be bound to a prefix covering the URL. An
    * unbound secret is sent nowhere: only a connector write binds it (see `admit`).
    */
