@@ -18,7 +18,7 @@ import { classifyAddress } from '../../pkg/egress/addresses.js';
 import { attachEgressProxy, EgressProxy } from '../../pkg/egress/proxy.js';
 import { EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
 import { createTestMcpServer, type TestMcpServer } from '../support/mcp-server.js';
-import { agentEnvironment, processesWith } from '../support/processes.js';
+import { processesWith } from '../support/processes.js';
 
 const TOKEN = 'mcp-tok-gateway-6e1f0a9c3d7b';
 const HDR_TOKEN = 'mcp-hdr-gateway-2c8d4b6a0e1f';
@@ -118,7 +118,7 @@ describe('connector credentials and tool egress (security)', function () {
       expect(trap.seen.some((s) => s.url === '/cross/mcp' && s.headers['x-tool-key'] === HDR_TOKEN)).to.equal(true);
       expect(catcher.seen, JSON.stringify(catcher.seen.map((s) => s.url))).to.deep.equal([]);
       // Not the engine's credential either: the engine never saw the Location.
-      const credential = agentEnvironment(h.dataDir, 'redirected').ANTHROPIC_API_KEY!;
+      const credential = h.server.local!.issuedSecrets({ namespace: 'default', name: 'redirected' })!.ANTHROPIC_API_KEY!;
       expect(everyValue(trap.seen)).not.to.contain(credential);
       expect(h.logs.some((l) => l.includes('answered a redirect') && l.includes('"name":"redirected"'))).to.equal(true);
     });
@@ -161,7 +161,7 @@ describe('connector credentials and tool egress (security)', function () {
     });
 
     it('refuses the gateway without the agent\'s credential, for a connector not attached to the agent, and across namespaces', async () => {
-      const credential = agentEnvironment(h.dataDir, 'caller').ANTHROPIC_API_KEY!;
+      const credential = h.server.local!.issuedSecrets({ namespace: 'default', name: 'caller' })!.ANTHROPIC_API_KEY!;
       const call = async (path: string, key?: string): Promise<{ status: number; body: any }> => {
         const r = await fetch(`${h.server.modelProxy.url.replace('/internal/v1/model', '')}${path}`, {
           method: 'POST',
@@ -238,7 +238,7 @@ describe('connector credentials and tool egress (security)', function () {
       for (const [name, templateRef] of [['open', undefined], ['locked', 'locked'], ['listed', 'listed']] as const) {
         const evs = await runTask(h, name, '@say ready', templateRef ? { templateRef } : {});
         expect(evs.at(-1)!.type).to.equal('task_completed');
-        cred[name] = agentEnvironment(h.dataDir, name).ANTHROPIC_API_KEY!;
+        cred[name] = h.server.local!.issuedSecrets({ namespace: 'default', name: name })!.ANTHROPIC_API_KEY!;
       }
     });
     after(async () => {

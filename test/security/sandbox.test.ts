@@ -50,11 +50,13 @@ describe(`security: a tool attacks its sandbox (server as ${root ? 'root' : `uid
         step(`cat ${join(d, 'workspaces', 'default', 'sibling', 'private.txt')}`),
         step(`touch ${planted.join(' ')} ${join(d, 'planted')}; ls /root`),
         step(`node -e "fetch('${h.url}/api/v1/agents').then((r) => console.log('reached', r.status), (e) => console.log('unreachable', e.cause?.code))"`),
+        // Through the worker's relay and the egress proxy, which refuses loopback.
+        step(`node -e "require('http').get({ host: '127.0.0.1', port: new URL(process.env.HTTP_PROXY).port, path: '${h.url}/api/v1/agents' }, (r) => console.log('proxied', r.statusCode))"`),
         '@say probed',
       ].join('\n'),
     );
     out = outputs(evs);
-    expect(out, JSON.stringify(out)).to.have.length(10);
+    expect(out, JSON.stringify(out)).to.have.length(11);
   });
   after(async () => {
     neighbour?.kill('SIGKILL');
@@ -93,7 +95,8 @@ describe(`security: a tool attacks its sandbox (server as ${root ? 'root' : `uid
     expect(out[8]).to.match(/ls: cannot access '\/root': No such file/);
   });
 
-  it('cannot reach the server’s API: its network is its own', () => {
+  it('cannot reach the server’s API: its network is its own, and the egress proxy refuses loopback', () => {
     expect(out[9]).to.match(/^unreachable ECONNREFUSED/).and.not.to.contain('reached');
+    expect(out[10]).to.match(/^proxied 403/);
   });
 });
