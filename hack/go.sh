@@ -95,15 +95,14 @@ fetch_pinned() {
     rm -f "$zip"
   done
   [[ -s "$zip" ]] || die "no proxy of GOPROXY=${GOPROXY:-https://proxy.golang.org} served golang.org/toolchain@$mod"
-  # Before unzip writes anything: only regular files, all inside the module's directory.
+  # Before unzip writes anything: only regular files, each once, all inside the module's directory.
   names="$(unzip -Z1 "$zip")" || die "golang.org/toolchain@$mod is not a zip"
-  if awk -v p="$prefix" 'index($0, p) != 1 || /(^|\/)\.\.(\/|$)/ { bad = 1 } END { exit !bad }' <<<"$names" ||
+  if awk -v p="$prefix" 'index($0, p) != 1 || /(^|\/)\.\.(\/|$)/ || seen[$0]++ { bad = 1 } END { exit !bad }' <<<"$names" ||
     unzip -Z "$zip" | sed '1,2d;$d' | grep -q -v '^-'; then
-    die "golang.org/toolchain@$mod holds entries outside $prefix or that are not regular files"
+    die "golang.org/toolchain@$mod holds entries outside $prefix, twice, or that are not regular files"
   fi
   mkdir "$dl/x"
-  unzip -q "$zip" -d "$dl/x"
-  # Hashing what was extracted also catches duplicate names (fewer files than entries).
+  unzip -q "$zip" -d "$dl/x" </dev/null
   local got
   got="$(h1 "$dl/x")"
   [[ "$got" == "$want" ]] || die "golang.org/toolchain@$mod has hash $got, expected $want (hack/go.env)"
