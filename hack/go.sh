@@ -75,7 +75,7 @@ h1() { # dir holding the extracted zip (paths relative to it are the zip's names
 
 fetch_pinned() {
   [[ -x "$CACHE/bin/go" ]] && return 0
-  local arch want mod zip proxy names prefix
+  local arch want mod zip proxy names prefix tool
   case "$(uname -sm)" in
     "Linux x86_64") arch=amd64; want="$GO_H1_LINUX_AMD64" ;;
     *) die "no pinned Go toolchain for $(uname -sm); install go >= $REQUIRED" ;;
@@ -102,7 +102,7 @@ fetch_pinned() {
     die "golang.org/toolchain@$mod holds entries outside $prefix, twice, or that are not regular files"
   fi
   mkdir "$dl/x"
-  unzip -q "$zip" -d "$dl/x" </dev/null
+  unzip -q "$zip" -d "$dl/x" </dev/null || die "could not unpack golang.org/toolchain@$mod"
   local got
   got="$(h1 "$dl/x")"
   [[ "$got" == "$want" ]] || die "golang.org/toolchain@$mod has hash $got, expected $want (hack/go.env)"
