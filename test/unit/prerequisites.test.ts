@@ -3,7 +3,8 @@
 // installs it and nothing else.
 
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -60,9 +61,26 @@ describe('prerequisites: hack/prerequisites.txt, the README and .ci/run', () => 
 
   it('.ci/run installs what the list says is missing, and nothing else', () => {
     const ci = read('.ci/run');
-    expect(ci).to.contain('hack/prerequisites.txt');
     const installs = ci.split('\n').filter((l) => /apt-get\s+install/.test(l));
     expect(installs.length).to.equal(1);
     expect(installs[0]).to.match(/apt-get install -y -qq \$missing >\/dev\/null/);
+    // Its reading of the list, run on a list of our own: comments, blank lines, checks of several words.
+    const reader = /^missing=\$\([\s\S]*?^done\)$/m.exec(ci)?.[0];
+    expect(reader, '.ci/run sets $missing from the list').to.be.a('string');
+    expect(reader).to.contain('hack/prerequisites.txt');
+    const dir = mkdtempSync(join(tmpdir(), 'agentplane-prereq-'));
+    try {
+      mkdirSync(join(dir, 'hack'));
+      writeFileSync(
+        join(dir, 'hack/prerequisites.txt'),
+        // A check that reads stdin must not eat the next line of the list.
+        '# comment\n\nrun  present   test -d /\nrun  quiet  read -r x\n  # indented comment\ntest absent    test -e /no/such/file\ntest-pods  two-words  command -v no-such-command-here\n',
+      );
+      const r = spawnSync('bash', ['-c', `${reader}\nprintf '%s' "$missing"`], { cwd: dir, encoding: 'utf8', input: 'stdin is not for the checks\n' });
+      expect(r.status, r.stderr).to.equal(0);
+      expect(r.stdout).to.equal(' quiet absent two-words');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
