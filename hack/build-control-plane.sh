@@ -15,7 +15,13 @@
 #      users already have); kubectl is taken from there too, or supplied as below.
 #   2. The per-version cache under ${XDG_CACHE_HOME:-$HOME/.cache}/agentplane/control-plane.
 #   3. A source build into that cache (several minutes on 2 cores the first time; the Go
-#      build cache in ~/.cache/go-build makes later builds of the same version fast).
+#      build cache in ~/.cache/go-build makes later builds of the same version fast), with the
+#      go hack/go.sh picks: the machine's when it is new enough, else the pinned toolchain,
+#      fetched once from the Go module proxy.
+#
+#   hack/build-control-plane.sh check-go   builds local-path-helper with that go into a scratch
+#                                          dir and checks which go built it (CI runs it with no
+#                                          go on PATH: the cached binaries alone prove nothing)
 set -euo pipefail
 
 HACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -80,6 +86,18 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   LDFLAGS+=" -X $pkg.gitTreeState=clean"
 done
 
+GO=""
+use_go() { # sets GO to the go that builds (hack/go.sh), fetching the pinned one if need be
+  [[ -n "$GO" ]] && return 0
+  local bin
+  bin="$(bash "$HACK_DIR/go.sh")" || die "no go to build with (hack/go.sh above; or set KUBEBUILDER_ASSETS)"
+  GO="$bin/go"
+  log "building with $(run_go version) ($GO)"
+}
+# GOTOOLCHAIN=local, no GOROOT: exactly the go hack/go.sh chose, with its own standard library,
+# never a toolchain that go.mod or the environment would switch to.
+run_go() { env -u GOROOT GOTOOLCHAIN=local "$GO" "$@"; }
+
 go_build() { # module dir, output dir, packages...
   local dir="$1" out="$2"; shift 2
   # -mod=mod: go.sum may lack a hash for a platform-specific dependency; let go add it
@@ -87,7 +105,7 @@ go_build() { # module dir, output dir, packages...
   #   git checkout, whose state has nothing to do with these binaries (and VCS stamping
   #   fails outright in checkouts owned by another user).
   (cd "$dir" && CGO_ENABLED=0 GOFLAGS="-mod=mod" \
-    go build -trimpath -buildvcs=false -ldflags "${GO_LDFLAGS:-$LDFLAGS}" -o "$out/" "$@")
+    run_go build -trimpath -buildvcs=false -ldflags "${GO_LDFLAGS:-$LDFLAGS}" -o "$out/" "$@")
 }
 
 # Builds what `missing` reports into dir. Everything goes to a scratch dir first and is
@@ -98,7 +116,7 @@ build_missing() { # dir
   local -a want pkgs=()
   mapfile -t want < <(missing "$dir")
   ((${#want[@]})) || return 0
-  command -v go >/dev/null || die "go is required to build ${want[*]} (or set KUBEBUILDER_ASSETS)"
+  use_go
   tmp="$(mktemp -d "$dir/.build.XXXXXX")"
   trap 'rm -rf "$tmp"' EXIT
   has() { [[ " ${want[*]} " == *" $1 "* ]]; }
@@ -145,6 +163,19 @@ build_missing() { # dir
   trap - EXIT
   log "built ${want[*]} in $((SECONDS - start))s: $dir"
 }
+
+# The go the build would use compiles one small command of hack/tools into a scratch dir.
+if [[ "${1:-}" == check-go ]]; then
+  use_go
+  tmp="$(mktemp -d)"
+  trap 'rm -rf "$tmp"' EXIT
+  GO_LDFLAGS="-s -w" go_build "$TOOLS_DIR/local-path-provisioner" "$tmp" ./local-path-helper
+  built="$(run_go version "$tmp/local-path-helper")"
+  [[ "$built" == *": $(run_go env GOVERSION)" ]] || die "unexpected build: $built"
+  log "check-go: $built"
+  exit 0
+fi
+[[ -z "${1:-}" ]] || die "usage: hack/build-control-plane.sh [check-go]"
 
 # 1. Pre-provisioned assets.
 if [[ -n "${KUBEBUILDER_ASSETS:-}" && -x "$KUBEBUILDER_ASSETS/kube-apiserver" && -x "$KUBEBUILDER_ASSETS/etcd" ]]; then
