@@ -571,8 +571,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
           mkdirSync(dirname(workerSocket), { recursive: true, mode: 0o700 });
           rmSync(workerSocket, { force: true }); // an earlier run's
           await socketApp.listen({ path: workerSocket });
-          // The directory keeps the host's other users out; the sandbox's user must connect.
-          chmodSync(workerSocket, 0o666);
+          // As root the sandbox's user (nobody) must connect; the directory keeps the host's other users out.
+          chmodSync(workerSocket, process.getuid?.() === 0 ? 0o666 : 0o600);
         },
         stop: () => socketApp.close(),
       });
