@@ -353,7 +353,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       model: {
         baseUrl: () => `${channel.url}${MODEL_PROXY_PATH}`,
         issue: (ref, uid) => modelCredentials.issue(ref, uid),
-        restore: (ref, uid, credential) => modelCredentials.adopt(ref, uid, credential),
+        issueReport: (ref) => modelCredentials.issueReport(ref),
+        restore: (ref, uid, credential, report) => modelCredentials.adopt(ref, uid, credential, report),
         rebind: (from, to, uid) => modelCredentials.rebind(from, to, uid),
         revoke: (ref) => {
           modelCredentials.revoke(ref);
@@ -526,8 +527,16 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     runtime.channel.on('resumed', () => metrics.workerReconnects.inc());
     await workers.register(workerChannelRoutes(runtime.channel));
     await workers.register(modelProxyRoutes(modelProxy));
-    // Pods' sidecars report what their requests told them, as the server's proxy would have seen it.
-    await workers.register(modelReportRoutes(new ModelReports({ credentials: modelCredentials, meter: usageMeter, events: proxyEventSink, taskDeadlineMs: modelProxy.policy.taskDeadlineMs, onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }) })));
+    // Pods' sidecars report what their requests told them, as the server's proxy would have seen it;
+    // without sidecars the server's proxy meters every request and reports are refused.
+    const sidecars = runtimeKind === 'kubernetes' && modelProxyMode === 'sidecar';
+    await workers.register(
+      modelReportRoutes(
+        sidecars
+          ? new ModelReports({ credentials: modelCredentials, meter: usageMeter, events: proxyEventSink, taskDeadlineMs: modelProxy.policy.taskDeadlineMs, onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }) })
+          : undefined,
+      ),
+    );
     if (workers !== app) {
       // Local workers: a loopback port of its own. Pods: where they can reach it (the workers'
       // Service), plain HTTP with per-agent credentials (docs/kubernetes-runtime.md "Network").
