@@ -160,6 +160,8 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
         this.refuse(conn, log, WorkerCloseCode.internal, 'the server failed to handle a message', { err: String(err) });
       }
     });
+    // ws's own refusals (a message over maxPayload: 1009, a broken frame) arrive here.
+    ws.on('error', (err: Error & { code?: string }) => log().warn({ err: err.message, code: err.code }, 'worker channel error'));
     ws.on('close', () => {
       for (const answer of [...conn.steers.values()]) answer(undefined);
       const key = refKey(conn.grant.ref);
