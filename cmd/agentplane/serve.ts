@@ -71,6 +71,7 @@ import { readWorkspacePath } from '../../pkg/runtime/local/workspace-files.js';
 import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
 import { modelReportRoutes } from '../../pkg/server/routes/model-reports.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
+import type { ChannelLimits } from '../../pkg/runtime/channel/limits.js';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
 import { embeddedHome, type KubernetesHomeOptions, kubernetesHome } from './homes.js';
 import { buildRuntime, type ModelProxyMode, type PodOptions, type RuntimeKind } from './runtimes.js';
@@ -102,6 +103,11 @@ export interface ServeOptions {
    * The event benchmark substitutes a worker that only streams events (test/support/firehose-worker.ts).
    */
   workerMain?: string;
+  /**
+   * The worker control channel's limits where they differ from the defaults (docs/decisions.md
+   * "Limits"): for that stand-in worker, which sends events far faster and longer than an engine.
+   */
+  workerChannelLimits?: Partial<ChannelLimits>;
   /**
    * Allow connector URLs at loopback and private addresses (127/8, ::1, localhost, 10/8,
    * 172.16/12, 192.168/16, fc00::/7); link-local and metadata addresses stay refused. Default false.
@@ -367,6 +373,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
         dataDir,
         sandbox,
         workerMain: o.workerMain ?? WORKER_MAIN,
+        ...(o.workerChannelLimits ? { channelLimits: o.workerChannelLimits } : {}),
         ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}),
         warmPool: o.warmPool ?? 0,
       },

@@ -8,7 +8,8 @@ import { expect } from 'chai';
 import { capEventSize, payloadBytes, TRUNCATED_MARKER } from '../../pkg/api/event-size.js';
 import type { EventDraft } from '../../pkg/api/event.js';
 import { parseWorkerMessage } from '../../pkg/api/worker-protocol-schema.js';
-import { WorkerCloseCode } from '../../pkg/api/worker-protocol.js';
+import { MAX_EVENT_BYTES, MAX_WORKER_MESSAGE_BYTES, WorkerCloseCode } from '../../pkg/api/worker-protocol.js';
+import { BODY_LIMIT } from '../../pkg/server/app.js';
 import { meteredCompletion } from '../../pkg/controller/task-usage.js';
 import { MessageRate, TaskBudget } from '../../pkg/runtime/channel/limits.js';
 import { checkWorkerMessage } from '../../pkg/runtime/channel/worker-input.js';
@@ -117,6 +118,11 @@ describe('worker protocol: what the server accepts from a worker', () => {
 
   describe('the size cap of an event', () => {
     const MAX = 4096;
+    it('the documented message limit is the listener’s ws maxPayload, and an event fits in it with room', () => {
+      expect(MAX_WORKER_MESSAGE_BYTES).to.equal(BODY_LIMIT);
+      expect(MAX_EVENT_BYTES + 64 * 1024, 'an event as JSON, with its envelope').to.be.below(MAX_WORKER_MESSAGE_BYTES);
+    });
+
     it('leaves an event that fits as it is', () => {
       const d: EventDraft = { type: 'text', payload: { content: 'x'.repeat(100) } };
       expect(capEventSize(d, MAX)).to.equal(d);
