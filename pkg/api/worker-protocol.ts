@@ -29,7 +29,7 @@ export const MAX_EVENT_BYTES = 256 * 1024;
 export const MAX_EVENTS_PER_TASK = 10_000;
 /** Payload bytes one task may store (as JSON); past it, the same `TooManyEvents` end. */
 export const MAX_TASK_EVENT_BYTES = 64 * 1024 * 1024;
-/** Messages per second one connection may send on average, and at once (a token bucket). */
+/** Messages per second one agent's worker may send on average, and at once (a token bucket shared by its connections: reconnecting does not refill it). */
 export const WORKER_MESSAGES_PER_SECOND = 200;
 export const WORKER_MESSAGE_BURST = 1000;
 

@@ -284,6 +284,12 @@ describe('WorkerHub', function () {
       expect((await f.closed).code).to.equal(4429);
       // The hello took one of the burst; nothing read after the close is handed on.
       expect(passed).to.equal(19);
+      // Reconnecting does not refill the bucket: the next connection is refused as soon as it floods again.
+      const again = await connect(hub.issueToken(refA, 'uid-a'));
+      again.send({ type: 'hello', runningTaskId: 1 });
+      for (let i = 0; i < 20; i++) again.send({ type: 'event', taskId: 1, event: { type: 'text', payload: { content: `${i}` } } });
+      expect((await again.closed).code).to.equal(4429);
+      expect(passed, 'a fresh connection got no fresh burst').to.be.below(19 + 10);
     });
 
     it('cuts an oversized event, and ends a task past its event budget with TooManyEvents, once', async () => {

@@ -67,6 +67,8 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
   private readonly conns = new Map<string, Conn>();
   /** What each agent's current task has stored so far, across its worker's connections. */
   private readonly budgets = new Map<string, TaskBudget>();
+  /** Each agent's message bucket, shared by its connections: reconnecting does not refill it. */
+  private readonly rates = new Map<string, MessageRate>();
   private readonly limits: ChannelLimits;
 
   constructor(
@@ -99,11 +101,13 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
     if (!g?.slot || conn?.grant !== g || conn.ws.readyState !== 1) return false;
     this.grants.delete(slotKey);
     this.conns.delete(slotKey);
+    this.rates.delete(slotKey);
     this.revoke(ref);
     const grant: Grant = { ref: { namespace: ref.namespace, name: ref.name }, uid, token: g.token };
     this.grants.set(refKey(ref), grant);
     conn.grant = grant;
     this.conns.set(refKey(ref), conn);
+    this.rates.set(refKey(ref), conn.rate);
     conn.ws.send(JSON.stringify({ type: 'assign', namespace: ref.namespace, name: ref.name, uid } satisfies ServerMessage));
     this.emit('connected', grant.ref, undefined);
     return true;
@@ -129,6 +133,7 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
     const key = refKey(ref);
     this.grants.delete(key);
     this.budgets.delete(key);
+    this.rates.delete(key);
     this.conns.get(key)?.ws.close(4401, 'revoked');
     this.conns.delete(key);
   }
@@ -146,7 +151,10 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
 
   attach(ws: WebSocket, grant: Grant): void {
     this.conns.get(refKey(grant.ref))?.ws.close(4409, 'replaced by a newer connection');
-    const conn: Conn = { ws, grant, steers: new Map(), greeted: false, refused: false, rate: new MessageRate(this.limits) };
+    const key = refKey(grant.ref);
+    let rate = this.rates.get(key);
+    if (!rate) this.rates.set(key, (rate = new MessageRate(this.limits)));
+    const conn: Conn = { ws, grant, steers: new Map(), greeted: false, refused: false, rate };
     this.conns.set(refKey(grant.ref), conn);
     // Read through `conn.grant`: a slot's connection changes hands on `assign`.
     const log = (): Logger => this.logger.child({ namespace: conn.grant.ref.namespace, name: conn.grant.ref.name });

@@ -1,5 +1,6 @@
-// The worker channel's limits, per connection (messages per second) and per task (events and their
-// bytes), with the defaults of ../../api/worker-protocol.ts (docs/decisions.md "Limits").
+// The worker channel's limits, per agent (messages per second, across its worker's connections)
+// and per task (events and their bytes), with the defaults of ../../api/worker-protocol.ts
+// (docs/decisions.md "Limits").
 
 import { capEventSize, payloadBytes } from '../../api/event-size.js';
 import type { EventDraft } from '../../api/event.js';
@@ -70,9 +71,14 @@ export class TaskBudget {
 
   add(event: EventDraft): EventDraft | 'exceeded' | 'drop' | 'too big' {
     if (this.over) return 'drop';
-    const capped = capEventSize(event, this.l.maxEventBytes);
-    const size = payloadBytes(capped.payload);
-    if (size > this.l.maxEventBytes) return 'too big';
+    // Measured once for the usual event that fits; only a cut one is measured again.
+    let capped = event;
+    let size = payloadBytes(event.payload);
+    if (size > this.l.maxEventBytes) {
+      capped = capEventSize(event, this.l.maxEventBytes);
+      size = payloadBytes(capped.payload);
+      if (size > this.l.maxEventBytes) return 'too big';
+    }
     if (this.events + 1 > this.l.maxEventsPerTask || this.bytes + size > this.l.maxTaskEventBytes) {
       this.over = true;
       return 'exceeded';
