@@ -220,3 +220,56 @@ describe('security: the worker channel is untrusted input', function () {
     expect((await h.api('GET', '/healthz')).status).to.equal(200);
   });
 });
+
+describe('security: a task past its event budget ends, and the agent goes on', function () {
+  this.timeout(180_000);
+  const BUDGET = 40;
+  let h: Harness;
+
+  before(async () => {
+    // The default budget (10 000 events) takes long to reach; the mechanism is the same.
+    h = await startHarness({ workerChannelLimits: { maxEventsPerTask: BUDGET } });
+  });
+  after(async () => {
+    await h?.close();
+  });
+
+  it('ends the task with error{TooManyEvents}, stops its worker’s run of it, and the next task completes', async () => {
+    const r = await h.api('POST', '/api/v1/agents', { name: 'chatty', instructions: `@bash ${busyFor(120)}\n@say never` });
+    expect(r.status, r.text).to.equal(201);
+    const ws = new EventClient(`${h.url}/api/v1/agents/chatty/ws`);
+    await ws.until((evs) => evs.some((e) => e.type === 'tool_call'), 60_000);
+    const env = agentEnvironment(h.dataDir, 'chatty');
+    const sock = new WebSocket(new URL(CONTROL_PATH, env.AGENTPLANE_SERVER_URL).toString().replace(/^http/, 'ws'), {
+      headers: { authorization: `Bearer ${env.AGENTPLANE_AGENT_TOKEN}` },
+    });
+    const cancels: unknown[] = [];
+    sock.on('message', (d) => cancels.push(JSON.parse(String(d))));
+    sock.on('error', () => undefined);
+    await new Promise((resolve) => sock.on('open', resolve));
+    sock.send(JSON.stringify({ type: 'hello', runningTaskId: 1, resumed: true }));
+    for (let i = 0; i < BUDGET * 2; i++) sock.send(JSON.stringify({ type: 'event', taskId: 1, event: { type: 'text', payload: { content: `spam ${i}` } } }));
+    const evs = await ws.untilTaskEnd(1);
+    const end = evs.find((e) => e.task === 1 && ['task_completed', 'task_cancelled', 'error'].includes(e.type))!;
+    expect(end.type).to.equal('error');
+    expect(end.payload).to.deep.include({ reason: 'TooManyEvents' });
+    expect((end.payload as { message: string }).message).to.contain(`at most ${BUDGET} events`);
+    // The worker on the channel was told to stop the task.
+    await eventually(async () => cancels.some((m) => (m as { type: string }).type === 'cancel'), 5000, 'a cancel sent');
+    sock.close();
+    // Stored: the budget's events and the end, nothing of the task after it.
+    const stored = (await h.api<{ events: AgentEvent[] }>('GET', '/api/v1/agents/chatty/events?limit=200')).body.events.filter((e) => e.task === 1);
+    expect(stored.at(-1)!.type).to.equal('error');
+    expect(stored.length).to.be.at.most(BUDGET + 1);
+    const agent = await h.api('GET', '/api/v1/agents/chatty');
+    expect(agent.body.taskStatus).to.equal('Error');
+
+    // The agent is not broken: its next task runs and completes.
+    await eventually(async () => (await h.api('POST', '/api/v1/agents', { name: 'chatty', instructions: '@say back to normal' })).status === 200, 60_000, 'the next task accepted');
+    const next = await ws.untilTaskEnd(2);
+    const done = next.find((e) => e.task === 2 && e.type === 'task_completed');
+    expect(done, ws.types()).to.not.equal(undefined);
+    ws.close();
+  });
+});
+

@@ -317,6 +317,20 @@ describe('WorkerHub', function () {
       expect(got[4]).to.deep.equal([2, { type: 'text', payload: { content: 'next task' } }]);
     });
 
+    it('tells a reconnecting worker still running a task ended for its budget to stop it', async () => {
+      hub = new WorkerHub(logger, { maxEventsPerTask: 2 });
+      const c = await attachWorker(refA, 'uid-a');
+      hub.send(refA, task(1));
+      await c.next();
+      for (let i = 0; i < 3; i++) c.send({ type: 'event', taskId: 1, event: { type: 'text', payload: { content: `${i}` } } });
+      expect(await c.next()).to.deep.include({ type: 'cancel', taskId: 1 });
+      // Another connection (the real worker, after a tool spoke for it) says it runs task 1.
+      const token = hub.issueToken(refA, 'uid-a');
+      const real = await connect(token);
+      real.send({ type: 'hello', runningTaskId: 1, resumed: true });
+      expect(await real.next()).to.deep.include({ type: 'cancel', taskId: 1 });
+    });
+
     it('send() delivers the task as JSON and runningTask() tracks it until a terminal event', async () => {
       const c = await attachWorker(refA, 'uid-a');
       expect(hub.runningTask(refA)).to.equal(undefined);

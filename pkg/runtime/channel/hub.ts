@@ -196,6 +196,12 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
       if (slot) return void this.emit('slotReady', ref);
       if (msg.resumed) this.emit('resumed', ref);
       this.emit('connected', ref, msg.runningTaskId);
+      // A task ended for its budget while another connection spoke for this worker: this one
+      // still runs it, and is told to stop too.
+      const budget = this.budgets.get(refKey(ref));
+      if (budget?.over && budget.uid === conn.grant.uid && budget.taskId === msg.runningTaskId) {
+        this.send(ref, { type: 'cancel', taskId: budget.taskId, reason: budget.exceededMessage() });
+      }
     } else if (msg.type === 'event') {
       if (isTerminal(msg.event.type)) conn.runningTaskId = undefined;
       this.account(conn, msg.taskId, msg.event, log);

@@ -62,7 +62,8 @@ export class MessageRate {
 export class TaskBudget {
   events = 0;
   bytes = 0;
-  private over = false;
+  /** The task passed its budget (and was ended). */
+  over = false;
   constructor(
     readonly uid: string,
     readonly taskId: number,
