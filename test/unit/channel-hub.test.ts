@@ -331,6 +331,24 @@ describe('WorkerHub', function () {
       expect(await real.next()).to.deep.include({ type: 'cancel', taskId: 1 });
     });
 
+    it('drops an earlier task’s late end without a close, and keeps the current task running', async () => {
+      const c = await attachWorker(refA, 'uid-a');
+      const got: string[] = [];
+      hub.on('event', (_r, _u, t, d) => got.push(`${t}:${d.type}`));
+      hub.send(refA, task(1));
+      await c.next();
+      c.send({ type: 'event', taskId: 1, event: { type: 'text', payload: { content: 'one' } } });
+      hub.send(refA, task(2));
+      await c.next();
+      c.send({ type: 'event', taskId: 2, event: { type: 'text', payload: { content: 'two' } } });
+      c.send({ type: 'event', taskId: 1, event: { type: 'task_cancelled', payload: { reason: 'settled late' } } });
+      c.send({ type: 'event', taskId: 2, event: { type: 'text', payload: { content: 'still two' } } });
+      await until(() => got.length === 3);
+      expect(got).to.deep.equal(['1:text', '2:text', '2:text']);
+      expect(hub.runningTask(refA)).to.equal(2);
+      expect(hub.isConnected(refA)).to.equal(true);
+    });
+
     it('send() delivers the task as JSON and runningTask() tracks it until a terminal event', async () => {
       const c = await attachWorker(refA, 'uid-a');
       expect(hub.runningTask(refA)).to.equal(undefined);

@@ -203,7 +203,7 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
         this.send(ref, { type: 'cancel', taskId: budget.taskId, reason: budget.exceededMessage() });
       }
     } else if (msg.type === 'event') {
-      if (isTerminal(msg.event.type)) conn.runningTaskId = undefined;
+      if (isTerminal(msg.event.type) && msg.taskId === conn.runningTaskId) conn.runningTaskId = undefined;
       this.account(conn, msg.taskId, msg.event, log);
     } else {
       conn.steers.get(msg.id)?.(msg.accepted);
@@ -220,8 +220,9 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
     const key = refKey(ref);
     let budget = this.budgets.get(key);
     if (!budget || budget.uid !== uid || budget.taskId !== taskId) {
-      // An earlier task's straggler does not reset the current task's count.
-      if (budget && budget.uid === uid && taskId < budget.taskId) return void this.emit('event', ref, uid, taskId, event);
+      // An earlier task's straggler (its worker still settling it) neither resets the current
+      // task's count nor matters: the agent controller drops events of a task that is not current.
+      if (budget && budget.uid === uid && taskId < budget.taskId) return;
       budget = new TaskBudget(uid, taskId, this.limits);
       this.budgets.set(key, budget);
     }
