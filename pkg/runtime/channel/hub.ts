@@ -165,7 +165,11 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
       try {
         this.onMessage(conn, data, isBinary, log);
       } catch (err) {
-        this.refuse(conn, log, WorkerCloseCode.internal, 'the server failed to handle a message', { err: String(err) });
+        try {
+          this.refuse(conn, log, WorkerCloseCode.internal, 'the server failed to handle a message', { err: String(err) });
+        } catch {
+          ws.terminate();
+        }
       }
     });
     // ws's own refusals (a message over maxPayload: 1009, a broken frame) arrive here.
