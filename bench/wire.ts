@@ -14,7 +14,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { AgentEvent } from '../pkg/api/event.js';
 import type { TaskMessage, WorkerMessage } from '../pkg/api/worker-protocol.js';
 import { WORKER_NICENESS } from '../pkg/runtime/local/local-runtime.js';
-import { type FirehoseSpec, firehoseTask } from '../test/support/firehose.js';
+import { FIREHOSE_CHANNEL_LIMITS, type FirehoseSpec, firehoseTask } from '../test/support/firehose.js';
 import { type BenchServer, LiveSocket, startBenchServer } from './support.js';
 
 const FIREHOSE_MAIN = fileURLToPath(new URL('../test/support/firehose-worker.js', import.meta.url));
@@ -80,7 +80,7 @@ export class AgentplaneWire {
   private constructor(private readonly b: BenchServer) {}
 
   static async start(): Promise<AgentplaneWire> {
-    const b = await startBenchServer({ workerMain: FIREHOSE_MAIN });
+    const b = await startBenchServer({ workerMain: FIREHOSE_MAIN, workerChannelLimits: FIREHOSE_CHANNEL_LIMITS });
     try {
       await b.sendTask(AGENT, 'warm up'); // starts the worker; the task completes at once
       await b.waitIdle(AGENT);

@@ -75,6 +75,7 @@ import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
 import { connectorGatewayRoutes } from '../../pkg/server/routes/connector-gateway.js';
 import { modelReportRoutes } from '../../pkg/server/routes/model-reports.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
+import type { ChannelLimits } from '../../pkg/runtime/channel/limits.js';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
 import { embeddedHome, type KubernetesHomeOptions, kubernetesHome } from './homes.js';
 import { buildRuntime, type ModelProxyMode, type PodOptions, type RuntimeKind } from './runtimes.js';
@@ -106,6 +107,11 @@ export interface ServeOptions {
    * The event benchmark substitutes a worker that only streams events (test/support/firehose-worker.ts).
    */
   workerMain?: string;
+  /**
+   * The worker control channel's limits where they differ from the defaults (docs/decisions.md
+   * "Limits"): for that stand-in worker, which sends events far faster and longer than an engine.
+   */
+  workerChannelLimits?: Partial<ChannelLimits>;
   /**
    * Allow connector URLs at loopback and private addresses (127/8, ::1, localhost, 10/8,
    * 172.16/12, 192.168/16, fc00::/7); link-local and metadata addresses stay refused. Default false.
@@ -370,7 +376,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       model: {
         baseUrl: () => `${channel.url}${MODEL_PROXY_PATH}`,
         issue: (ref, uid) => modelCredentials.issue(ref, uid),
-        restore: (ref, uid, credential) => modelCredentials.adopt(ref, uid, credential),
+        issueReport: (ref) => modelCredentials.issueReport(ref),
+        restore: (ref, uid, credential, report) => modelCredentials.adopt(ref, uid, credential, report),
         rebind: (from, to, uid) => modelCredentials.rebind(from, to, uid),
         revoke: (ref) => {
           modelCredentials.revoke(ref);
@@ -384,6 +391,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
         sandbox,
         ...(workerSocket ? { workerSocket } : {}),
         workerMain: o.workerMain ?? WORKER_MAIN,
+        ...(o.workerChannelLimits ? { channelLimits: o.workerChannelLimits } : {}),
         ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}),
         warmPool: o.warmPool ?? 0,
       },
@@ -552,12 +560,16 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     });
     manager.onStop('connector gateway', () => gateway.close());
     // What workers call: the control channel, the model proxy, the connector gateway, pods' sidecar reports.
-    const modelReports = new ModelReports({ credentials: modelCredentials, meter: usageMeter, events: proxyEventSink, taskDeadlineMs: modelProxy.policy.taskDeadlineMs, onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }) });
+    // Pods' sidecars report what their requests told them, as the server's proxy would have seen it;
+    // without sidecars the server's proxy meters every request and reports are refused.
+    const sidecars = runtimeKind === 'kubernetes' && modelProxyMode === 'sidecar';
+    const modelReports = sidecars
+      ? new ModelReports({ credentials: modelCredentials, meter: usageMeter, events: proxyEventSink, taskDeadlineMs: modelProxy.policy.taskDeadlineMs, onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }) })
+      : undefined;
     const workerRoutes = async (target: typeof app): Promise<void> => {
       await target.register(workerChannelRoutes(runtime.channel));
       await target.register(modelProxyRoutes(modelProxy));
       await target.register(connectorGatewayRoutes(gateway));
-      // Pods' sidecars report what their requests told them, as the server's proxy would have seen it.
       await target.register(modelReportRoutes(modelReports));
     };
     await workerRoutes(workers);

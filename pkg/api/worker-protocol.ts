@@ -7,6 +7,43 @@ import type { EventDraft, ModelRetryPayload, TokenUsage } from './event.js';
 import type { Role } from './agent.js';
 
 export const CONTROL_PATH = '/internal/v1/workers/connect';
+
+// A worker's messages are untrusted input: the tools in its sandbox can read its token and speak
+// for it. The server checks each against its schema (./worker-protocol-schema.ts) and these
+// limits (docs/decisions.md "Limits"); a breach closes that worker's channel with one of the
+// codes below, and costs no other agent anything.
+
+/**
+ * The largest WebSocket message a worker may send: the listener's `maxPayload` (BODY_LIMIT);
+ * larger closes the channel with 1009 (ws's own "message too big").
+ */
+export const MAX_WORKER_MESSAGE_BYTES = 1024 * 1024;
+/**
+ * An event's payload as JSON at most (a big tool result is ~100 KiB: the engine caps a Bash
+ * output at 30 000 characters and a Read at 25 000 tokens): beyond it, its longest strings are
+ * cut, each ending with TRUNCATED_MARKER (./event-size.ts). The worker cuts before sending; the
+ * server cuts again whatever arrives.
+ */
+export const MAX_EVENT_BYTES = 256 * 1024;
+/** Events one task may store; the next one ends the task with `error{reason: TooManyEvents}`. */
+export const MAX_EVENTS_PER_TASK = 10_000;
+/** Payload bytes one task may store (as JSON); past it, the same `TooManyEvents` end. */
+export const MAX_TASK_EVENT_BYTES = 64 * 1024 * 1024;
+/** Messages per second one agent's worker may send on average, and at once (a token bucket shared by its connections: reconnecting does not refill it). */
+export const WORKER_MESSAGES_PER_SECOND = 200;
+export const WORKER_MESSAGE_BURST = 1000;
+
+/** Why the server closed a worker's channel (WebSocket close codes; 1009 is ws's own, above). */
+export const WorkerCloseCode = {
+  /** Not JSON, not a message of this protocol, or a field of the wrong shape. */
+  invalid: 4400,
+  /** Valid, but not now: before `hello`, a second `hello`, an event of a task never given to it, anything from an unassigned slot. */
+  outOfOrder: 4403,
+  /** More messages than WORKER_MESSAGES_PER_SECOND allows. */
+  flooding: 4429,
+  /** Handling the message threw: a server bug, confined to this connection. */
+  internal: 1011,
+} as const;
 /** Where the model proxy is mounted on the worker-facing listener: ANTHROPIC_BASE_URL=<channel url><path>. */
 export const MODEL_PROXY_PATH = '/internal/v1/model';
 

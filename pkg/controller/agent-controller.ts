@@ -35,6 +35,7 @@ import { groupName, memberNames, squadListing } from '../registry/squad/membersh
 import type { AgentRuntime, RuntimeEvent, TaskSpec, WorkerStatus } from '../runtime/runtime.js';
 import { Controller, type Result } from './framework/controller.js';
 import { StatusWriter } from './status-writer.js';
+import { meteredCompletion } from './task-usage.js';
 import { applyEvent, changesTaskState, movesMessage } from './task-status.js';
 import { WorkerSlots } from './worker-slots.js';
 
@@ -496,9 +497,8 @@ export class AgentController {
     if (isTerminal(draft.type)) {
       this.ended.set(key, `${uid}:${taskId}`);
       const usage = this.d.taskUsage?.taskEnded(ref, uid);
-      if (usage && draft.type === 'task_completed') {
-        draft = { ...draft, payload: { ...(draft as EventDraft<'task_completed'>).payload, usage } };
-      }
+      // Tokens and cost as the model proxy metered them, never as the worker claims.
+      if (draft.type === 'task_completed') draft = meteredCompletion(draft as EventDraft<'task_completed'>, this.d.taskUsage ? { usage } : undefined);
     }
     return this.record(agent, { ...draft, task: taskId });
   }

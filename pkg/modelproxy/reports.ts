@@ -1,8 +1,10 @@
 // The server's side of a pod's model-proxy sidecar: the sidecar holds the model key and forwards
 // the agent's requests itself, so the server learns of them only from its reports. A report is
-// checked as a proxy request is (the agent's model credential, which the server issued), read
-// strictly, and applied exactly as the server's own proxy applies what it sees: a request's
-// arrival and usage to the meter, retries and failures to the agent's task.
+// authenticated by the agent's report credential, which only the sidecar holds (mounted into its
+// container alone, never into the worker's: the agent's tools can read the model credential and
+// must not be able to post usage), read strictly, and applied exactly as the server's own proxy
+// applies what it sees: a request's arrival and usage to the meter, retries and failures to the
+// agent's task. Only a server whose pods have sidecars takes reports at all.
 
 import type { ModelReport } from '../api/worker-protocol.js';
 import type { CredentialRegistry, ModelGrant } from './credentials.js';
@@ -19,7 +21,7 @@ const MAX_MESSAGE = 4096;
 export class ModelReports {
   constructor(
     private readonly o: {
-      credentials: Pick<CredentialRegistry, 'authenticate'>;
+      credentials: Pick<CredentialRegistry, 'authenticateReport'>;
       meter: Pick<UsageMeter, 'record' | 'modelRequested' | 'taskStartedAt' | 'taskDeadlineMs'>;
       events?: ModelProxyEvents;
       /** The task deadline when the task's template sets none (the server's --model-task-deadline). */
@@ -31,8 +33,8 @@ export class ModelReports {
 
   /** Resolves once the report is applied: a failure has ended the task before the sidecar hears back. */
   async apply(credential: string | undefined, body: unknown): Promise<ReportOutcome> {
-    const grant = this.o.credentials.authenticate(credential);
-    if (!grant) return { status: 401, message: 'a valid agentplane model credential is required' };
+    const grant = this.o.credentials.authenticateReport(credential);
+    if (!grant) return { status: 401, message: "a valid report credential (a pod's model-proxy sidecar's) is required" };
     const report = parseReport(body);
     if (typeof report === 'string') return { status: 400, message: report };
     await this.applyTo(grant, report);

@@ -26,6 +26,8 @@ export const KEY_FILE = 'ANTHROPIC_API_KEY';
 export const BASE_URL_FILE = 'ANTHROPIC_BASE_URL';
 /** Each agent's credential, in a directory named for the agent. */
 export const CREDENTIAL_FILE = 'model-credential';
+/** Beside it, the agent's report credential: mounted into the sidecar only, it authenticates reports. */
+export const REPORT_CREDENTIAL_FILE = 'report-credential';
 const REFRESH_MS = 1000;
 /** A report the server does not answer within this long is given up (and logged). */
 const REPORT_TIMEOUT_MS = 5000;
@@ -45,9 +47,14 @@ class WatchedFile {
   }
 }
 
-/** The pod's agents' credentials: `<dir>/<agent>/model-credential`, re-read at most once per REFRESH_MS. */
+/**
+ * The pod's agents' credentials: `<dir>/<agent>/model-credential` (what engines present) and
+ * `<dir>/<agent>/report-credential` (what reports to the server carry), re-read at most once per
+ * REFRESH_MS.
+ */
 export class FileCredentials implements GrantAuthenticator {
   private byCredential = new Map<string, ObjectRef>();
+  private reports = new Map<string, string>();
   private readAt = 0;
   constructor(
     private readonly dir: string,
@@ -62,10 +69,10 @@ export class FileCredentials implements GrantAuthenticator {
     return ref ? { ref, uid: '' } : undefined;
   }
 
-  /** The credential of an agent of the pod (to report for it). */
-  credentialOf(ref: ObjectRef): string | undefined {
-    for (const [cred, r] of this.byCredential) if (refKey(r) === refKey(ref)) return cred;
-    return undefined;
+  /** The report credential of an agent of the pod (to report for it). */
+  reportCredentialOf(ref: ObjectRef): string | undefined {
+    this.refresh();
+    return this.reports.get(refKey(ref));
   }
 
   private refresh(): void {
@@ -73,6 +80,7 @@ export class FileCredentials implements GrantAuthenticator {
     if (now - this.readAt < REFRESH_MS) return;
     this.readAt = now;
     const next = new Map<string, ObjectRef>();
+    const reports = new Map<string, string>();
     let agents: string[] = [];
     try {
       agents = readdirSync(this.dir);
@@ -81,10 +89,15 @@ export class FileCredentials implements GrantAuthenticator {
     }
     for (const name of agents) {
       if (name.startsWith('.')) continue;
+      const ref = { namespace: this.namespace, name };
       const cred = readText(join(this.dir, name, CREDENTIAL_FILE));
-      if (cred) next.set(cred, { namespace: this.namespace, name });
+      if (!cred) continue;
+      next.set(cred, ref);
+      const report = readText(join(this.dir, name, REPORT_CREDENTIAL_FILE));
+      if (report) reports.set(refKey(ref), report);
     }
     this.byCredential = next;
+    this.reports = reports;
   }
 }
 
@@ -127,11 +140,11 @@ export class ServerReporter implements UsageSink, ModelProxyEvents {
   }
 
   private send(grant: ModelGrant, report: ModelReport): Promise<void> {
-    const credential = this.credentials.credentialOf(grant.ref);
+    const credential = this.credentials.reportCredentialOf(grant.ref);
     const body = JSON.stringify(report);
     const log = this.logger.child({ namespace: grant.ref.namespace, name: grant.ref.name, report: report.type });
     if (!credential) {
-      log.warn('report dropped: the agent has no credential here any more');
+      log.warn('report dropped: the agent has no report credential here (any more)');
       return Promise.resolve();
     }
     return new Promise((resolve) => {

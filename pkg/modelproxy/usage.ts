@@ -16,6 +16,22 @@ export const USAGE_KINDS = {
   cache_creation: 'cache_creation_input_tokens',
 } as const satisfies Record<string, keyof TokenUsage>;
 
+/**
+ * US dollars per million tokens of each kind at most, over every Claude model (Opus 4's rates;
+ * cache writes at the 1-hour rate). Worker-reported costs are capped by what the metered tokens
+ * could have cost at these rates (costCeiling): the engine's own estimate stays (it knows the
+ * model's real rates) but cannot claim more than the proxy saw.
+ */
+const MAX_USD_PER_MTOK: TokenUsage = { input_tokens: 15, output_tokens: 75, cache_read_input_tokens: 1.5, cache_creation_input_tokens: 30 };
+
+/** The most `usage` could have cost, in US dollars; 0 when nothing was metered. */
+export function costCeiling(usage: TokenUsage | undefined): number {
+  if (!usage) return 0;
+  let usd = 0;
+  for (const key of Object.values(USAGE_KINDS)) usd += (usage[key] * MAX_USD_PER_MTOK[key]) / 1e6;
+  return usd;
+}
+
 /** A JSON body larger than this is forwarded but not counted. */
 const MAX_JSON_BYTES = 8 * 1024 * 1024;
 

@@ -44,7 +44,7 @@ export class Metrics {
 
   readonly cost = new Counter({
     name: 'agentplane_task_cost_usd_total',
-    help: 'Model cost of completed tasks in US dollars, as the engine estimates it.',
+    help: "Model cost of completed tasks in US dollars: the engine's estimate, capped by what the model proxy metered.",
     registers: [this.registry],
   });
 

@@ -95,10 +95,16 @@ export interface ModelCredentialIssuer {
   /** A fresh credential for the agent's next worker, bound to `uid`; earlier ones stop working. */
   issue(ref: ObjectRef, uid: string): string;
   /**
-   * Accepts again a credential issued earlier for `uid` and stored with the worker (a pod's
-   * Secret), after the server restarted. Runtimes whose workers outlive the server need it.
+   * A report credential for the agent's current credential, for its pod's model-proxy sidecar
+   * alone (never the worker's container): the server takes usage reports only with it.
    */
-  restore?(ref: ObjectRef, uid: string, credential: string): void;
+  issueReport?(ref: ObjectRef): string | undefined;
+  /**
+   * Accepts again a credential (and its sidecar's report credential, if any) issued earlier for
+   * `uid` and stored with the worker (a pod's Secret), after the server restarted. Runtimes whose
+   * workers outlive the server need it.
+   */
+  restore?(ref: ObjectRef, uid: string, credential: string, report?: string): void;
   /**
    * Hands the credential issued for `from` (a warm-pool slot) to the agent incarnation `uid` of
    * `to`; false when `from` has none. Runtimes with a warm pool need it.

@@ -6,7 +6,9 @@
 import { connect as netConnect } from 'node:net';
 import WebSocket from 'ws';
 import type { EventDraft } from '../api/event.js';
+import { capEventSize } from '../api/event-size.js';
 import {
+  MAX_EVENT_BYTES,
   type AssignMessage,
   CONTROL_PATH,
   type PrestartSettings,
@@ -157,8 +159,9 @@ export class AgentWorker {
       return;
     }
     const abort = new AbortController();
+    // Cut to the size the server stores (it would cut it too), so no event passes the channel's message limit.
     const emit = (event: EventDraft): void =>
-      this.send({ type: 'event', taskId: task.taskId, event: { ...event, timestamp: new Date().toISOString() } });
+      this.send({ type: 'event', taskId: task.taskId, event: { ...capEventSize(event, MAX_EVENT_BYTES), timestamp: new Date().toISOString() } });
     const log = this.log.child({ taskId: task.taskId });
     log.info('task started');
     const done = this.engine

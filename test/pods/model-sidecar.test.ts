@@ -201,6 +201,7 @@ spec:
       for (const a of ['prober', 'sib', 'rightful']) {
         secrets[`${a} token`] = await secretValue(`agent-${a}-worker`, 'token');
         secrets[`${a} credential`] = await secretValue(`agent-${a}-worker`, 'model-credential');
+        secrets[`${a} report credential`] = await secretValue(`agent-${a}-worker`, 'report-credential');
       }
       expect(out, JSON.stringify(out)).to.have.length(8);
     });
@@ -227,6 +228,12 @@ spec:
         if (what.startsWith('prober')) continue;
         for (const o of out) expect(o, what).not.to.contain(value);
       }
+    });
+
+    it('finds not even its own report credential: only the sidecar holds what posts usage to the server', () => {
+      const own = secrets['prober report credential']!;
+      expect(own).to.match(/^apmr_/);
+      for (const o of out) expect(o).not.to.contain(own);
     });
 
     // Its own worker's control token is in its container's environment (/proc/1/environ): the

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { startServer } from '../../cmd/agentplane/serve.js';
 import { createLogger } from '../../pkg/observability/logger.js';
 import { DEFAULT_PLUGINS } from '../../pkg/plugin/loader.js';
+import { FIREHOSE_CHANNEL_LIMITS } from './firehose.js';
 
 const dataDir = process.argv[2];
 if (!dataDir) throw new Error('usage: firehose-server-main <data dir>');
@@ -19,6 +20,7 @@ const server = await startServer({
   logger: createLogger({ level: 'silent' }),
   workerLogSink: () => undefined,
   workerMain: fileURLToPath(new URL('./firehose-worker.js', import.meta.url)),
+  workerChannelLimits: FIREHOSE_CHANNEL_LIMITS,
   // Nothing trimmed: the test compares everything a client saw with what is stored.
   eventsPerAgent: 100_000_000,
 });

@@ -185,12 +185,11 @@ describe('WorkerHub', function () {
       const c = await connect(token);
       c.send({ type: 'hello' });
       expect((await ready)[0]).to.deep.equal(slot);
-      // A slot is no agent: not reported connected, not counted, its events ignored.
+      // A slot is no agent: not reported connected, not counted.
       expect(reported).to.deep.equal([]);
       expect(hub.connectedCount).to.equal(0);
       const events: string[] = [];
       hub.on('event', (ref, uid, _t, d) => events.push(`${ref.name} ${uid} ${d.type}`));
-      c.send({ type: 'event', taskId: 1, event: { type: 'text', payload: { content: 'early' } } });
 
       expect(hub.assign(slot, refA, 'uid-a')).to.equal(true);
       expect(await c.next()).to.deep.equal({ type: 'assign', namespace: 'default', name: 'alpha', uid: 'uid-a' });
@@ -201,6 +200,8 @@ describe('WorkerHub', function () {
       expect(hub.hasGrant(slot)).to.equal(false);
       expect(hub.assign(slot, refB, 'uid-b'), 'a slot is assigned once').to.equal(false);
 
+      expect(hub.send(refA, task(2))).to.equal(true);
+      await c.next();
       c.send({ type: 'event', taskId: 2, event: { type: 'text', payload: { content: 'mine' } } });
       await until(() => events.length === 1);
       expect(events).to.deep.equal(['alpha uid-a text']);
@@ -219,7 +220,7 @@ describe('WorkerHub', function () {
     });
 
     it('emits worker events as (ref, uid, taskId, draft), in order', async () => {
-      const c = await attachWorker(refA, 'uid-a');
+      const c = await attachWorker(refA, 'uid-a', 4);
       const got: [ObjectRef, string, number, EventDraft][] = [];
       hub.on('event', (ref, uid, taskId, draft) => got.push([ref, uid, taskId, draft]));
       const drafts: EventDraft[] = [
@@ -232,14 +233,119 @@ describe('WorkerHub', function () {
       expect(got).to.deep.equal(drafts.map((d) => [refA, 'uid-a', 4, d]));
     });
 
-    it('ignores a malformed message and keeps the connection working', async () => {
-      const c = await attachWorker(refA, 'uid-a');
-      const got: EventDraft[] = [];
-      hub.on('event', (_r, _u, _t, d) => got.push(d));
+    it('closes the connection on a malformed message (4400), and the agent is reported disconnected', async () => {
+      const c = await attachWorker(refA, 'uid-a', 1);
+      const gone = once(hub, 'disconnected');
       c.send('{not json');
-      c.send({ type: 'event', taskId: 1, event: { type: 'text', payload: { content: 'after' } } });
-      await until(() => got.length === 1);
-      expect(got[0]!.payload).to.deep.equal({ content: 'after' });
+      expect(await c.closed).to.deep.equal({ code: 4400, reason: 'not JSON' });
+      expect((await gone)[0]).to.deep.equal(refA);
+      expect(hub.isConnected(refA)).to.equal(false);
+    });
+
+    it('survives null, a bare event and a throwing listener: each closes only that connection', async () => {
+      // Before: `null` or an event without `event` threw a TypeError out of the listener, and the
+      // process exited.
+      const other = await attachWorker(refB, 'uid-b', 1);
+      for (const [raw, code] of [
+        ['null', 4400],
+        ['{"type":"event","taskId":1}', 4400],
+      ] as const) {
+        const c = await attachWorker(refA, 'uid-a', 1);
+        c.send(raw);
+        expect((await c.closed).code).to.equal(code);
+      }
+      // A listener that throws (a bug downstream) costs that connection only.
+      const c = await attachWorker(refA, 'uid-a', 1);
+      const boom = () => {
+        throw new Error('downstream bug');
+      };
+      hub.on('event', boom);
+      c.send({ type: 'event', taskId: 1, event: { type: 'text', payload: { content: 'x' } } });
+      expect(await c.closed).to.deep.equal({ code: 1011, reason: 'the server failed to handle a message' });
+      hub.off('event', boom);
+      expect(hub.isConnected(refB), 'the other agent’s worker stays').to.equal(true);
+      const seen = once(hub, 'event');
+      other.send({ type: 'event', taskId: 1, event: { type: 'text', payload: { content: 'still here' } } });
+      expect((await seen)[3].payload).to.deep.equal({ content: 'still here' });
+    });
+
+    it('closes an event of a task the worker was never given (4403), and a flood (4429)', async () => {
+      const c = await attachWorker(refA, 'uid-a');
+      hub.send(refA, task(2));
+      await c.next();
+      c.send({ type: 'event', taskId: 3, event: { type: 'text', payload: { content: 'x' } } });
+      expect(await c.closed).to.deep.equal({ code: 4403, reason: 'an event of task 3, which this worker was never given' });
+
+      hub = new WorkerHub(logger, { messagesPerSecond: 10, messageBurst: 20 });
+      const f = await attachWorker(refA, 'uid-a', 1);
+      let passed = 0;
+      hub.on('event', () => passed++);
+      for (let i = 0; i < 100; i++) f.send({ type: 'event', taskId: 1, event: { type: 'text', payload: { content: `${i}` } } });
+      expect((await f.closed).code).to.equal(4429);
+      // The hello took one of the burst; nothing read after the close is handed on.
+      expect(passed).to.equal(19);
+      // Reconnecting does not refill the bucket: the next connection is refused as soon as it floods again.
+      const again = await connect(hub.issueToken(refA, 'uid-a'));
+      again.send({ type: 'hello', runningTaskId: 1 });
+      for (let i = 0; i < 20; i++) again.send({ type: 'event', taskId: 1, event: { type: 'text', payload: { content: `${i}` } } });
+      expect((await again.closed).code).to.equal(4429);
+      expect(passed, 'a fresh connection got no fresh burst').to.be.below(19 + 10);
+    });
+
+    it('cuts an oversized event, and ends a task past its event budget with TooManyEvents, once', async () => {
+      hub = new WorkerHub(logger, { maxEventBytes: 2000, maxEventsPerTask: 3 });
+      const c = await attachWorker(refA, 'uid-a');
+      hub.send(refA, task(1));
+      await c.next();
+      const got: [number, EventDraft][] = [];
+      hub.on('event', (_r, _u, t, d) => got.push([t, d]));
+      c.send({ type: 'event', taskId: 1, event: { type: 'tool_result', payload: { id: 't', tool: 'Read', output: 'z'.repeat(100_000), isError: false } } });
+      for (let i = 0; i < 5; i++) c.send({ type: 'event', taskId: 1, event: { type: 'text', payload: { content: `${i}` } } });
+      const cancel = await c.next();
+      expect(cancel).to.deep.include({ type: 'cancel', taskId: 1 });
+      await until(() => got.length === 4);
+      await sleep(50);
+      expect(got.map(([, d]) => d.type)).to.deep.equal(['tool_result', 'text', 'text', 'error']);
+      expect(JSON.stringify(got[0]![1].payload).length).to.be.at.most(2000);
+      expect(got[3]![1].payload).to.deep.include({ reason: 'TooManyEvents' });
+      // The connection stays: a real worker answers the cancel; the next task counts from zero.
+      expect(hub.isConnected(refA)).to.equal(true);
+      hub.send(refA, task(2));
+      await c.next();
+      c.send({ type: 'event', taskId: 2, event: { type: 'text', payload: { content: 'next task' } } });
+      await until(() => got.length === 5);
+      expect(got[4]).to.deep.equal([2, { type: 'text', payload: { content: 'next task' } }]);
+    });
+
+    it('tells a reconnecting worker still running a task ended for its budget to stop it', async () => {
+      hub = new WorkerHub(logger, { maxEventsPerTask: 2 });
+      const c = await attachWorker(refA, 'uid-a');
+      hub.send(refA, task(1));
+      await c.next();
+      for (let i = 0; i < 3; i++) c.send({ type: 'event', taskId: 1, event: { type: 'text', payload: { content: `${i}` } } });
+      expect(await c.next()).to.deep.include({ type: 'cancel', taskId: 1 });
+      // Another connection (the real worker, after a tool spoke for it) says it runs task 1.
+      const token = hub.issueToken(refA, 'uid-a');
+      const real = await connect(token);
+      real.send({ type: 'hello', runningTaskId: 1, resumed: true });
+      expect(await real.next()).to.deep.include({ type: 'cancel', taskId: 1 });
+    });
+
+    it('drops an earlier task’s late end without a close, and keeps the current task running', async () => {
+      const c = await attachWorker(refA, 'uid-a');
+      const got: string[] = [];
+      hub.on('event', (_r, _u, t, d) => got.push(`${t}:${d.type}`));
+      hub.send(refA, task(1));
+      await c.next();
+      c.send({ type: 'event', taskId: 1, event: { type: 'text', payload: { content: 'one' } } });
+      hub.send(refA, task(2));
+      await c.next();
+      c.send({ type: 'event', taskId: 2, event: { type: 'text', payload: { content: 'two' } } });
+      c.send({ type: 'event', taskId: 1, event: { type: 'task_cancelled', payload: { reason: 'settled late' } } });
+      c.send({ type: 'event', taskId: 2, event: { type: 'text', payload: { content: 'still two' } } });
+      await until(() => got.length === 3);
+      expect(got).to.deep.equal(['1:text', '2:text', '2:text']);
+      expect(hub.runningTask(refA)).to.equal(2);
       expect(hub.isConnected(refA)).to.equal(true);
     });
 

@@ -88,6 +88,8 @@ describe('Kubernetes runtime objects', () => {
   it('never writes a credential into the pod or ConfigMap; the Secret holds them', () => {
     const secret = workerSecret(ada, 'u1', { token: 'tok-123', modelCredential: 'apmc_abc' });
     expect(secret.stringData).to.deep.equal({ token: 'tok-123', 'model-credential': 'apmc_abc' });
+    const withSidecar = workerSecret(ada, 'u1', { token: 'tok-123', modelCredential: 'apmc_abc', reportCredential: 'apmr_abc' });
+    expect(withSidecar.stringData).to.deep.equal({ token: 'tok-123', 'model-credential': 'apmc_abc', 'report-credential': 'apmr_abc' });
     expect(secret.metadata!.annotations).to.deep.include({ 'agentplane.io/agent-uid': 'u1', 'agentplane.io/worker-state': 'running' });
     const cm = workerConfigMap(ada, { serverUrl: 'http://w:8081', modelBaseUrl: 'http://w:8081/internal/v1/model' });
     expect(cm.data).to.deep.include({ AGENTPLANE_SERVER_URL: 'http://w:8081', AGENTPLANE_NAMESPACE: 'team-a', AGENTPLANE_AGENT_NAME: 'ada' });
@@ -177,9 +179,15 @@ describe('The model-proxy sidecar', () => {
     }
     const creds = spec.volumes!.filter((v) => v.name.startsWith('model-credential-'));
     expect(creds.map((v) => [v.secret!.secretName, v.secret!.items, v.secret!.optional])).to.deep.equal([
-      ['agent-ada-worker', [{ key: 'model-credential', path: 'model-credential' }], true],
-      ['agent-bob-worker', [{ key: 'model-credential', path: 'model-credential' }], true],
+      ['agent-ada-worker', [{ key: 'model-credential', path: 'model-credential' }, { key: 'report-credential', path: 'report-credential' }], true],
+      ['agent-bob-worker', [{ key: 'model-credential', path: 'model-credential' }, { key: 'report-credential', path: 'report-credential' }], true],
     ]);
+    // The worker containers reference their Secret's token and model credential by key, never
+    // the report credential: the agent's tools cannot post usage reports.
+    for (const c of spec.containers) {
+      expect((c.env ?? []).map((e) => e.valueFrom?.secretKeyRef?.key).filter(Boolean)).to.have.members(['token', 'model-credential']);
+      expect(c.envFrom ?? []).to.satisfy((from: { secretRef?: unknown }[]) => from.every((f) => !f.secretRef));
+    }
     // The key is not optional: without the mirror the pod waits rather than start keyless.
     expect(keyVolume.secret!.optional).to.equal(undefined);
   });

@@ -41,6 +41,8 @@ describe('model-proxy sidecar', () => {
     mkdirSync(join(dir, 'agents', 'ada'), { recursive: true });
     writeFileSync(join(dir, 'key', 'ANTHROPIC_API_KEY'), 'sk-test-one\n');
     writeFileSync(join(dir, 'agents', 'ada', 'model-credential'), 'apmc_ada');
+    // Mounted into the sidecar only: its reports carry it, never the engine's model credential.
+    writeFileSync(join(dir, 'agents', 'ada', 'report-credential'), 'apmr_ada\n');
     model = await startScriptedModel({ apiKey: 'sk-test-one' });
     // The server's report endpoint, slow on purpose: the response must wait for it.
     reportServer = http.createServer((req, res) => {
@@ -84,7 +86,7 @@ describe('model-proxy sidecar', () => {
     expect(r.text).to.contain('text_delta').and.to.contain('message_stop');
     expect(model.requests.at(-1)!.apiKey).to.equal('sk-test-one');
     // The request's start (not waited for: the model answered before that report's answer), then its usage.
-    expect(reports.map((x) => [x.credential, x.body.type])).to.deep.equal([['apmc_ada', 'requested'], ['apmc_ada', 'usage']]);
+    expect(reports.map((x) => [x.credential, x.body.type])).to.deep.equal([['apmr_ada', 'requested'], ['apmr_ada', 'usage']]);
     expect(model.requests.at(-1)!.receivedAt - reports[0]!.at).to.be.below(REPORT_DELAY_MS);
     const usage = reports[1]!;
     expect((usage.body.usage as { output_tokens: number }).output_tokens).to.be.greaterThan(0);
@@ -143,9 +145,10 @@ describe('model reports (the server’s side)', () => {
       },
     },
   });
-  const credential = credentials.issue(ref, 'uid-1');
+  const modelCredential = credentials.issue(ref, 'uid-1');
+  const credential = credentials.issueReport(ref)!;
 
-  it('applies a report of a credential it issued to that agent’s task', async () => {
+  it('applies a report of a report credential it issued to that agent’s task', async () => {
     meter.taskStarted(ref, 'uid-1');
     const usage = { input_tokens: 3, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
     expect(await reports.apply(credential, { type: 'usage', model: 'm', usage })).to.deep.equal({ status: 204 });
@@ -187,8 +190,31 @@ describe('model reports (the server’s side)', () => {
     expect(failures.at(-1)).to.equal("the model is unavailable (HTTP 529); gave up after 1 retry: the task's model deadline (2 s) would pass");
   });
 
+  it('refuses the agent’s model credential (what its tools can read): only the sidecar’s report credential posts', async () => {
+    meter.taskStarted(ref, 'uid-1');
+    const invented = { input_tokens: 1e9, output_tokens: 1e9, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+    expect(await reports.apply(modelCredential, { type: 'usage', model: 'm', usage: invented })).to.deep.equal({
+      status: 401,
+      message: "a valid report credential (a pod's model-proxy sidecar's) is required",
+    });
+    expect(meter.taskEnded(ref, 'uid-1'), 'nothing counted').to.equal(undefined);
+    expect(credentials.authenticate(credential), 'nor is the report credential a model credential').to.equal(undefined);
+  });
+
+  it('keeps the report credential across a restart (adopt) and a warm-pool hand-over (rebind); a re-issue replaces it', () => {
+    const other = new CredentialRegistry();
+    const slot = { namespace: 'team-a', name: '.slot-1' };
+    other.adopt(slot, 'uid-s', 'apmc_slot', 'apmr_slot');
+    expect(other.authenticateReport('apmr_slot')?.ref).to.deep.equal(slot);
+    expect(other.rebind(slot, ref, 'uid-2')).to.equal(true);
+    expect(other.authenticateReport('apmr_slot')).to.deep.equal({ ref, uid: 'uid-2' });
+    other.issue(ref, 'uid-3');
+    expect(other.authenticateReport('apmr_slot'), 'a new worker’s credentials replace the old').to.equal(undefined);
+    expect(() => other.adopt(ref, 'uid-3', 'apmc_x', 'apmc_not_a_report')).to.throw(/report credential/);
+  });
+
   it('refuses an unknown or revoked credential (401) and a malformed report (400), naming the field', async () => {
-    expect((await reports.apply('apmc_nope', { type: 'usage' })).status).to.equal(401);
+    expect((await reports.apply('apmr_nope', { type: 'usage' })).status).to.equal(401);
     expect(parseReport({ type: 'usage', model: 'm', usage: { input_tokens: -1 } })).to.equal('usage.usage.input_tokens must be a non-negative integer');
     expect(parseReport({ type: 'failed', error: { message: 'x', reason: 'Whatever' } })).to.match(/reason/);
     expect(parseReport({ type: 'retry', payload: { attempt: 1, of: 8, delayMs: 10, status: 529 } })).to.match(/message/);

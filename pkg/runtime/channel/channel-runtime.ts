@@ -6,13 +6,17 @@ import type { ObjectRef } from '../../api/meta.js';
 import type { Logger } from '../../observability/logger.js';
 import type { RuntimeEvent, TaskSpec } from '../runtime.js';
 import { type WorkerChannel, WorkerHub } from './hub.js';
+import type { ChannelLimits } from './limits.js';
 
 export abstract class ChannelRuntime {
   protected readonly hub: WorkerHub;
   private readonly watchers = new Set<(ev: RuntimeEvent) => void>();
 
-  constructor(private readonly runtimeLogger: Logger) {
-    this.hub = new WorkerHub(runtimeLogger.child({ component: 'hub' }));
+  constructor(
+    private readonly runtimeLogger: Logger,
+    channelLimits: Partial<ChannelLimits> = {},
+  ) {
+    this.hub = new WorkerHub(runtimeLogger.child({ component: 'hub' }), channelLimits);
     this.hub.on('connected', (ref, runningTask) => this.publish({ type: 'ready', ref, ...(runningTask !== undefined ? { runningTask } : {}) }));
     this.hub.on('disconnected', (ref) => this.publish({ type: 'disconnected', ref }));
     this.hub.on('event', (ref, uid, taskId, event) => this.publish({ type: 'event', ref, uid, taskId, event }));

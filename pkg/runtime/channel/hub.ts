@@ -7,10 +7,13 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type WebSocket from 'ws';
-import type { EventDraft } from '../../api/event.js';
+import { type EventDraft, isTerminal } from '../../api/event.js';
 import { type ObjectRef, refKey } from '../../api/meta.js';
 import type { ServerMessage, WorkerMessage } from '../../api/worker-protocol.js';
+import { WorkerCloseCode } from '../../api/worker-protocol.js';
 import type { Logger } from '../../observability/logger.js';
+import { type ChannelLimits, DEFAULT_CHANNEL_LIMITS, MessageRate, TaskBudget } from './limits.js';
+import { checkWorkerMessage } from './worker-input.js';
 
 /** What a worker's token entitles it to: speaking for one agent incarnation. */
 export interface Grant {
@@ -19,6 +22,11 @@ export interface Grant {
   token: string;
   /** A warm-pool slot's grant: no agent yet, so its connection is not reported as one. */
   slot?: boolean;
+  /**
+   * The newest task handed to this incarnation's worker (or, when this server handed none, the
+   * one its worker said it runs on connecting): events of a later task are out of order.
+   */
+  lastTask?: number;
 }
 
 /** What the HTTP route needs: check a worker's bearer token, then hand over its socket. */
@@ -37,6 +45,11 @@ interface Conn {
   runningTaskId?: number;
   /** Steers awaiting the worker's answer, by id. */
   steers: Map<string, (accepted: boolean | undefined) => void>;
+  /** The worker said hello on this connection (its first message, once). */
+  greeted: boolean;
+  /** The server closed it for a breach: whatever was already read after is ignored. */
+  refused: boolean;
+  rate: MessageRate;
 }
 
 export interface HubEvents {
@@ -52,9 +65,18 @@ export interface HubEvents {
 export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel {
   private readonly grants = new Map<string, Grant>();
   private readonly conns = new Map<string, Conn>();
+  /** What each agent's current task has stored so far, across its worker's connections. */
+  private readonly budgets = new Map<string, TaskBudget>();
+  /** Each agent's message bucket, shared by its connections: reconnecting does not refill it. */
+  private readonly rates = new Map<string, MessageRate>();
+  private readonly limits: ChannelLimits;
 
-  constructor(private readonly logger: Logger) {
+  constructor(
+    private readonly logger: Logger,
+    limits: Partial<ChannelLimits> = {},
+  ) {
     super();
+    this.limits = { ...DEFAULT_CHANNEL_LIMITS, ...limits };
   }
 
   /**
@@ -79,11 +101,13 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
     if (!g?.slot || conn?.grant !== g || conn.ws.readyState !== 1) return false;
     this.grants.delete(slotKey);
     this.conns.delete(slotKey);
+    this.rates.delete(slotKey);
     this.revoke(ref);
     const grant: Grant = { ref: { namespace: ref.namespace, name: ref.name }, uid, token: g.token };
     this.grants.set(refKey(ref), grant);
     conn.grant = grant;
     this.conns.set(refKey(ref), conn);
+    this.rates.set(refKey(ref), conn.rate);
     conn.ws.send(JSON.stringify({ type: 'assign', namespace: ref.namespace, name: ref.name, uid } satisfies ServerMessage));
     this.emit('connected', grant.ref, undefined);
     return true;
@@ -108,6 +132,8 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
   revoke(ref: ObjectRef): void {
     const key = refKey(ref);
     this.grants.delete(key);
+    this.budgets.delete(key);
+    this.rates.delete(key);
     this.conns.get(key)?.ws.close(4401, 'revoked');
     this.conns.delete(key);
   }
@@ -125,33 +151,29 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
 
   attach(ws: WebSocket, grant: Grant): void {
     this.conns.get(refKey(grant.ref))?.ws.close(4409, 'replaced by a newer connection');
-    const conn: Conn = { ws, grant, steers: new Map() };
+    const key = refKey(grant.ref);
+    let rate = this.rates.get(key);
+    if (!rate) this.rates.set(key, (rate = new MessageRate(this.limits)));
+    const conn: Conn = { ws, grant, steers: new Map(), greeted: false, refused: false, rate };
     this.conns.set(refKey(grant.ref), conn);
     // Read through `conn.grant`: a slot's connection changes hands on `assign`.
     const log = (): Logger => this.logger.child({ namespace: conn.grant.ref.namespace, name: conn.grant.ref.name });
-    ws.on('message', (data) => {
-      let msg: WorkerMessage;
+    ws.on('message', (data, isBinary) => {
+      if (conn.refused) return;
+      // Whatever a worker sends, a throw here would leave the listener and end the process: it
+      // ends this connection instead.
       try {
-        msg = JSON.parse(String(data)) as WorkerMessage;
-      } catch {
-        log().warn('malformed message from worker');
-        return;
-      }
-      const { ref, uid, slot } = conn.grant;
-      if (msg.type === 'hello') {
-        conn.runningTaskId = msg.runningTaskId;
-        if (slot) return void this.emit('slotReady', ref);
-        if (msg.resumed) this.emit('resumed', ref);
-        this.emit('connected', ref, msg.runningTaskId);
-      } else if (slot) {
-        log().warn({ type: msg.type }, 'ignoring a message from an unassigned warm-pool slot');
-      } else if (msg.type === 'event') {
-        if (['task_completed', 'task_cancelled', 'error'].includes(msg.event.type)) conn.runningTaskId = undefined;
-        this.emit('event', ref, uid, msg.taskId, msg.event);
-      } else if (msg.type === 'steered') {
-        conn.steers.get(msg.id)?.(msg.accepted);
+        this.onMessage(conn, data, isBinary, log);
+      } catch (err) {
+        try {
+          this.refuse(conn, log, WorkerCloseCode.internal, 'the server failed to handle a message', { err: String(err) });
+        } catch {
+          ws.terminate();
+        }
       }
     });
+    // ws's own refusals (a message over maxPayload: 1009, a broken frame) arrive here.
+    ws.on('error', (err: Error & { code?: string }) => log().warn({ err: err.message, code: err.code }, 'worker channel error'));
     ws.on('close', () => {
       for (const answer of [...conn.steers.values()]) answer(undefined);
       const key = refKey(conn.grant.ref);
@@ -161,6 +183,74 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
       log().info('worker disconnected');
       this.emit('disconnected', conn.grant.ref);
     });
+  }
+
+  private onMessage(conn: Conn, data: WebSocket.RawData, isBinary: boolean, log: () => Logger): void {
+    if (!conn.rate.take()) {
+      return this.refuse(conn, log, WorkerCloseCode.flooding, 'too many messages', { perSecond: this.limits.messagesPerSecond, burst: this.limits.messageBurst });
+    }
+    const checked = checkWorkerMessage(conn, data, isBinary, this.limits);
+    if ('error' in checked) return this.refuse(conn, log, checked.code, checked.error);
+    const msg: WorkerMessage = checked.message;
+    const { ref, slot } = conn.grant;
+    if (msg.type === 'hello') {
+      conn.greeted = true;
+      conn.runningTaskId = msg.runningTaskId;
+      if (conn.grant.lastTask === undefined && msg.runningTaskId !== undefined) conn.grant.lastTask = msg.runningTaskId;
+      if (slot) return void this.emit('slotReady', ref);
+      if (msg.resumed) this.emit('resumed', ref);
+      this.emit('connected', ref, msg.runningTaskId);
+      // A task ended for its budget while another connection spoke for this worker: this one
+      // still runs it, and is told to stop too.
+      const budget = this.budgets.get(refKey(ref));
+      if (budget?.over && budget.uid === conn.grant.uid && budget.taskId === msg.runningTaskId) {
+        this.send(ref, { type: 'cancel', taskId: budget.taskId, reason: budget.exceededMessage() });
+      }
+    } else if (msg.type === 'event') {
+      if (isTerminal(msg.event.type) && msg.taskId === conn.runningTaskId) conn.runningTaskId = undefined;
+      this.account(conn, msg.taskId, msg.event, log);
+    } else {
+      conn.steers.get(msg.id)?.(msg.accepted);
+    }
+  }
+
+  /**
+   * Hands an event on within its task's budget. The event that would pass the budget ends the
+   * task instead (`error{reason: TooManyEvents}`, as if the worker had reported it), the worker
+   * is told to stop it, and later events of that task are dropped.
+   */
+  private account(conn: Conn, taskId: number, event: EventDraft, log: () => Logger): void {
+    const { ref, uid } = conn.grant;
+    const key = refKey(ref);
+    let budget = this.budgets.get(key);
+    if (!budget || budget.uid !== uid || budget.taskId !== taskId) {
+      // An earlier task's straggler (its worker still settling it) neither resets the current
+      // task's count nor matters: the agent controller drops events of a task that is not current.
+      if (budget && budget.uid === uid && taskId < budget.taskId) return;
+      budget = new TaskBudget(uid, taskId, this.limits);
+      this.budgets.set(key, budget);
+    }
+    const verdict = budget.add(event);
+    if (verdict === 'drop') return;
+    if (verdict === 'too big') {
+      return this.refuse(conn, log, WorkerCloseCode.invalid, `an event over ${this.limits.maxEventBytes} bytes that no cut of its strings brings under`);
+    }
+    if (verdict === 'exceeded') {
+      const message = budget.exceededMessage();
+      log().warn({ task: taskId, events: budget.events, bytes: budget.bytes }, 'task ended: its worker sent more events than a task may store');
+      this.emit('event', ref, uid, taskId, { type: 'error', payload: { message, reason: 'TooManyEvents' }, timestamp: new Date().toISOString() });
+      this.send(ref, { type: 'cancel', taskId, reason: message });
+      return;
+    }
+    this.emit('event', ref, uid, taskId, verdict);
+  }
+
+  /** Closes the connection for a breach: logged with why, and nothing more is read from it. */
+  private refuse(conn: Conn, log: () => Logger, code: number, why: string, extra: Record<string, unknown> = {}): void {
+    conn.refused = true;
+    log().warn({ code, why, ...extra }, 'closing a worker channel: the worker broke the protocol');
+    // A close frame's reason holds at most 123 bytes.
+    conn.ws.close(code, Buffer.from(why).subarray(0, 120).toString());
   }
 
   isConnected(ref: ObjectRef): boolean {
@@ -176,7 +266,10 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
   send(ref: ObjectRef, msg: ServerMessage): boolean {
     const conn = this.conns.get(refKey(ref));
     if (!conn || conn.ws.readyState !== 1) return false;
-    if (msg.type === 'task') conn.runningTaskId = msg.taskId;
+    if (msg.type === 'task') {
+      conn.runningTaskId = msg.taskId;
+      conn.grant.lastTask = Math.max(conn.grant.lastTask ?? 0, msg.taskId);
+    }
     conn.ws.send(JSON.stringify(msg));
     return true;
   }

@@ -35,6 +35,7 @@ import {
   type ModelSidecar,
   type PodMember,
   MODEL_CREDENTIAL_KEY,
+  REPORT_CREDENTIAL_KEY,
   MODEL_PROXY_PORT,
   slotHolder,
   slotPodSpec,
@@ -137,7 +138,7 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
       if (!creds) continue;
       const ref = { namespace: s.metadata!.namespace!, name: agent };
       this.hub.adopt(ref, uid, creds.token);
-      this.o.model.restore(ref, uid, creds.modelCredential);
+      this.o.model.restore(ref, uid, creds.modelCredential, creds.reportCredential);
     }
     await this.pool.start();
   }
@@ -304,7 +305,7 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
     const owner = this.o.owner?.(ref, uid);
     const h = agentHolder(ref);
     // A new worker gets new credentials; an earlier worker's stop working now.
-    const creds: Credentials = { token: this.hub.issueToken(ref, uid), modelCredential: this.o.model.issue(ref, uid) };
+    const creds = this.credentials(ref, this.hub.issueToken(ref, uid), this.o.model.issue(ref, uid));
     await this.writeSettings(h, workerSecret(h, uid, creds, owner), owner);
     // The claim outlives workers (sleep keeps it); only remove deletes it.
     if (!claim) await ignoreExisting(this.core.createNamespacedPersistentVolumeClaim({ namespace: ref.namespace, body: workspaceClaim(h, template, owner) }));
@@ -343,7 +344,7 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   /** A warm-pool slot's Secret (its slot token and model credential), ConfigMap, claim and pod. */
   private async createSlot(slot: PodSlot, want: PoolWant): Promise<string> {
     const h = slotHolder(slot.namespace, slot.id, slot.templateName);
-    const creds: Credentials = { token: this.hub.issueToken(slot.ref, slot.uid, { slot: true }), modelCredential: this.o.model.issue(slot.ref, slot.uid) };
+    const creds = this.credentials(slot.ref, this.hub.issueToken(slot.ref, slot.uid, { slot: true }), this.o.model.issue(slot.ref, slot.uid));
     await this.writeSettings(h, workerSecret(h, slot.uid, creds));
     await ignoreExisting(this.core.createNamespacedPersistentVolumeClaim({ namespace: slot.namespace, body: workspaceClaim(h, want.template) }));
     if (slot.role === 'manager') await this.ensureManagerAccess(slot.namespace);
@@ -456,10 +457,16 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
     }
   }
 
+  /** A worker's Secret values; with a model-proxy sidecar, also the report credential only the sidecar mounts. */
+  private credentials(ref: ObjectRef, token: string, modelCredential: string): Credentials {
+    const reportCredential = this.o.modelSidecar ? this.o.model.issueReport?.(ref) : undefined;
+    return { token, modelCredential, ...(reportCredential ? { reportCredential } : {}) };
+  }
+
   private async markStopped(ref: ObjectRef): Promise<void> {
-    // The model credential goes from the Secret too: a squad pod's sidecar, which reads it from
-    // its mount, stops accepting it once the kubelet updates the volume.
-    const patch = { metadata: { annotations: { [WORKER_STATE_ANNOTATION]: 'stopped' } }, data: { [MODEL_CREDENTIAL_KEY]: null } };
+    // The model and report credentials go from the Secret too: a squad pod's sidecar, which reads
+    // them from its mount, stops accepting and sending them once the kubelet updates the volume.
+    const patch = { metadata: { annotations: { [WORKER_STATE_ANNOTATION]: 'stopped' } }, data: { [MODEL_CREDENTIAL_KEY]: null, [REPORT_CREDENTIAL_KEY]: null } };
     const namespace = ref.namespace;
     const own = objectNames(ref.name);
     const agent = agentSelector(ref.name);
@@ -586,7 +593,12 @@ function readCredentials(s: V1Secret): Credentials | undefined {
   const token = s.data?.[TOKEN_KEY];
   const modelCredential = s.data?.[MODEL_CREDENTIAL_KEY];
   if (!token || !modelCredential) return undefined;
-  return { token: Buffer.from(token, 'base64').toString(), modelCredential: Buffer.from(modelCredential, 'base64').toString() };
+  const report = s.data?.[REPORT_CREDENTIAL_KEY];
+  return {
+    token: Buffer.from(token, 'base64').toString(),
+    modelCredential: Buffer.from(modelCredential, 'base64').toString(),
+    ...(report ? { reportCredential: Buffer.from(report, 'base64').toString() } : {}),
+  };
 }
 
 function httpStatus(err: unknown): number | undefined {

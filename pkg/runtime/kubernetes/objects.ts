@@ -27,10 +27,14 @@ export const TOKEN_KEY = 'token';
 /** The service account, Role and RoleBinding of managers, one set per namespace with managers. */
 export const MANAGER_ACCOUNT = 'agentplane-manager';
 export const MODEL_CREDENTIAL_KEY = 'model-credential';
+/** The sidecar's report credential: mounted into the model-proxy sidecar only, never the worker. */
+export const REPORT_CREDENTIAL_KEY = 'report-credential';
 
 export interface Credentials {
   token: string;
   modelCredential: string;
+  /** With a model-proxy sidecar: what its reports to the server carry. */
+  reportCredential?: string;
 }
 
 /**
@@ -77,7 +81,11 @@ export function workerSecret(h: Holder, uid: string, creds: Credentials, owner?:
       annotations: { [UID_ANNOTATION]: uid, [WORKER_STATE_ANNOTATION]: 'running' },
     },
     type: 'Opaque',
-    stringData: { [TOKEN_KEY]: creds.token, [MODEL_CREDENTIAL_KEY]: creds.modelCredential },
+    stringData: {
+      [TOKEN_KEY]: creds.token,
+      [MODEL_CREDENTIAL_KEY]: creds.modelCredential,
+      ...(creds.reportCredential ? { [REPORT_CREDENTIAL_KEY]: creds.reportCredential } : {}),
+    },
   };
 }
 
@@ -283,15 +291,24 @@ function workerContainer(m: PodMember, i: number, squadMounts: V1VolumeMount[], 
 /**
  * The mirrored key (the whole Secret: ANTHROPIC_API_KEY, optionally ANTHROPIC_BASE_URL; not
  * optional, so a pod waits for the mirror rather than start without a key) and each member's
- * model credential (only that key of its worker Secret; optional, so the runtime can take it
- * back from a running pod by removing the key).
+ * model and report credentials (only those keys of its worker Secret; optional, so the runtime
+ * can take them back from a running pod by removing the keys). The worker containers get the
+ * model credential as an environment variable and never the report credential.
  */
 function modelProxyVolumes(s: ModelSidecar, members: PodMember[]): V1Volume[] {
   return [
     { name: 'model-key', secret: { secretName: s.secretName, defaultMode: 0o440 } },
     ...members.map((m, i) => ({
       name: `model-credential-${i}`,
-      secret: { secretName: namesOf(m).secret, items: [{ key: MODEL_CREDENTIAL_KEY, path: MODEL_CREDENTIAL_KEY }], defaultMode: 0o440, optional: true },
+      secret: {
+        secretName: namesOf(m).secret,
+        items: [
+          { key: MODEL_CREDENTIAL_KEY, path: MODEL_CREDENTIAL_KEY },
+          { key: REPORT_CREDENTIAL_KEY, path: REPORT_CREDENTIAL_KEY },
+        ],
+        defaultMode: 0o440,
+        optional: true,
+      },
     })),
   ];
 }

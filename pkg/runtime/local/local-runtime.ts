@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { type ObjectRef, refKey } from '../../api/meta.js';
 import type { Logger } from '../../observability/logger.js';
 import { ChannelRuntime } from '../channel/channel-runtime.js';
+import type { ChannelLimits } from '../channel/limits.js';
 import type { AgentRuntime, ModelCredentialIssuer, WorkerSpec, WorkerStatus } from '../runtime.js';
 import type { PodCommand, PodReport } from './pod-protocol.js';
 import { noteStarted, signalGroup } from './process-group.js';
@@ -42,6 +43,8 @@ export interface LocalRuntimeOptions {
   sandbox?: Sandbox;
   /** Absolute path of the worker's entry script (cmd/agentplane-worker/main.js), run with node. */
   workerMain: string;
+  /** The control channel's limits, where they differ from the defaults (a stand-in worker that outpaces any engine). */
+  channelLimits?: Partial<ChannelLimits>;
   /** Where workers dial the control channel; known once the server listens. */
   channelUrl: () => string;
   /**
@@ -106,7 +109,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
   private readonly pool?: WarmPool;
 
   constructor(private readonly opts: LocalRuntimeOptions) {
-    super(opts.logger);
+    super(opts.logger, opts.channelLimits);
     const size = Math.max(0, Math.trunc(opts.warmPool ?? 0));
     if (size > 0 && opts.model.rebind) {
       this.pool = new WarmPool({
