@@ -93,7 +93,9 @@ Flags (each can also be set by the environment variable shown):
                        an agent naming another is refused (400/422, field templateRef).
                        In the config file an entry may be {"name": "quick",
                        "modelTaskDeadlineSeconds": 60}: that template's own model task
-                       deadline (default --model-task-deadline)
+                       deadline (default --model-task-deadline); "egress": "Open" (default),
+                       "Proxy" (only "egressAllow": ["host", "*.suffix"]) or "None": where
+                       its agents' tools may connect
   --log-level <lvl>    trace, debug, info, warn, error (AGENTPLANE_LOG_LEVEL, default info)
   --sandbox <mode>     how agent workers and their tools are confined (AGENTPLANE_SANDBOX):
                        auto (default): bubblewrap when it works here, else run unconfined
@@ -225,7 +227,7 @@ function readConfig(path: string | undefined): ConfigFile {
       fail(`config ${path}: "plugins" must be an array of strings`);
     }
     if (cfg.templates !== undefined && !Array.isArray(cfg.templates)) {
-      fail(`config ${path}: "templates" must be an array of names or {"name", "modelTaskDeadlineSeconds"} objects`);
+      fail(`config ${path}: "templates" must be an array of names or {"name", "modelTaskDeadlineSeconds", "egress", "egressAllow"} objects`);
     }
     try {
       templateConfigs(cfg.templates ?? []);

@@ -20,10 +20,12 @@ export const METADATA_ADDRESS = '169.254.169.254/32';
 /**
  * Never reachable through an `Open` pod's general rule: link-local (the metadata address),
  * private and shared (carrier-grade NAT) ranges, loopback, and their IPv6 counterparts with the
- * IPv4-mapped and NAT64 ranges (which could spell a private IPv4 address).
+ * NAT64 range (which could spell a private IPv4 address). Not the IPv4-mapped ::ffff:0:0/96:
+ * kube-apiserver reads it as IPv4 and refuses it inside ::/0, and a connection to such an
+ * address leaves as IPv4, which the IPv4 rule governs.
  */
 export const NON_PUBLIC_V4 = [METADATA_ADDRESS, '169.254.0.0/16', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '127.0.0.0/8'];
-export const NON_PUBLIC_V6 = ['fc00::/7', 'fe80::/10', '::1/128', '::ffff:0:0/96', '64:ff9b::/96'];
+export const NON_PUBLIC_V6 = ['fc00::/7', 'fe80::/10', '::1/128', '64:ff9b::/96'];
 
 /** The labels of agentplane's own pods in the manifests (manifests/deployment.yaml). */
 export const SERVER_POD_LABELS = { 'app.kubernetes.io/name': 'agentplane', 'app.kubernetes.io/component': 'apiserver' };
