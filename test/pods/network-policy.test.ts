@@ -47,9 +47,11 @@ ${body
 `;
   const policies = async (selector: string) => (await c.json<{ items: PolicyJson[] }>(['get', 'networkpolicies', '-n', NS, '-l', selector])).items;
   const policyOf = (pod: PodJson) => c.json<PolicyJson>(['get', 'networkpolicy', pod.metadata.name, '-n', NS]);
-  const running = async (selector: string): Promise<PodJson> => {
+  /** A Running pod of the selector; `ready`: its containers ready too (a warm-pool slot's worker has dialed in). */
+  const running = async (selector: string, ready = false): Promise<PodJson> => {
     let found: PodJson | undefined;
-    await eventually(async () => (found = (await livePods(c, NS, selector)).find((p) => p.status.phase === 'Running')) !== undefined, 150_000, `a Running pod ${selector}`);
+    const ok = (p: PodJson) => p.status.phase === 'Running' && (!ready || (p.status.containerStatuses ?? []).every((s) => s.ready));
+    await eventually(async () => (found = (await livePods(c, NS, selector)).find(ok)) !== undefined, 150_000, `a Running pod ${selector}`);
     return found!;
   };
   const lastMessage = (name: string) => jsonpath(`agent/${name}`, '.status.lastTaskMessage');
@@ -138,51 +140,47 @@ ${body
     expect(await c.kubectl(['get', 'agent', 'nope', '-n', NS], { allowFail: true }).then((r) => r.code)).to.not.equal(0);
   });
 
-  describe('what the node enforces', () => {
-    let listener: Server;
-    let port = 0;
-    before(async () => {
-      // A port of the host on the pods' network that no policy allows: the control.
-      listener = createServer((s) => s.end());
-      await new Promise<void>((resolve) => listener.listen(0, c.gateway, resolve));
-      port = (listener.address() as { port: number }).port;
-    });
-    after(() => listener?.close());
-
-    it('from an egress None pod, a tool tries the host, the metadata address and the API server: the bridge plugin enforces nothing, and the test says so', async () => {
-      // The `kubernetes` Service's address (nothing routes it on this node: it has no kube-proxy).
-      const clusterIp = (await c.kubectl(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}'], { allowFail: true })).stdout.trim() || '10.0.0.1';
-      const apiPort = Number(new URL(c.kc.getCurrentCluster()!.server).port);
-      const targets = [
-        ['host', c.gateway, port],
-        ['metadata', '169.254.169.254', 80],
-        ['apiserver-service', clusterIp, 443],
-        ['apiserver-host', c.gateway, apiPort],
-      ];
-      const probe =
-        `node -e 'const net=require("net");const t=${JSON.stringify(targets)};` +
-        `Promise.all(t.map(([n,h,p])=>new Promise(r=>{const s=net.connect({host:h,port:p,timeout:3000});` +
-        `s.on("connect",()=>{s.destroy();r(n+"="+"connected")});s.on("timeout",()=>{s.destroy();r(n+"=timeout")});s.on("error",e=>r(n+"="+e.code))})))` +
-        `.then(x=>console.log(x.join(" ")))'`;
+  it('from an egress None pod, a tool tries the host, the metadata address and the API server: the bridge plugin enforces nothing, and the test says so', async () => {
+    // The `kubernetes` Service's address (nothing routes it on this node: it has no kube-proxy).
+    // A port of the host on the pods' network that no policy allows: the control.
+    const listener: Server = createServer((s) => s.end());
+    await new Promise<void>((resolve) => listener.listen(0, c.gateway, resolve));
+    const port = (listener.address() as { port: number }).port;
+    const clusterIp = (await c.kubectl(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}'], { allowFail: true })).stdout.trim() || '10.0.0.1';
+    const apiPort = Number(new URL(c.kc.getCurrentCluster()!.server).port);
+    const targets = [
+      ['host', c.gateway, port],
+      ['metadata', '169.254.169.254', 80],
+      ['apiserver-service', clusterIp, 443],
+      ['apiserver-host', c.gateway, apiPort],
+    ];
+    const probe =
+      `node -e 'const net=require("net");const t=${JSON.stringify(targets)};` +
+      `Promise.all(t.map(([n,h,p])=>new Promise(r=>{const s=net.connect({host:h,port:p,timeout:3000});` +
+      `s.on("connect",()=>{s.destroy();r(n+"="+"connected")});s.on("timeout",()=>{s.destroy();r(n+"=timeout")});s.on("error",e=>r(n+"="+e.code))})))` +
+      `.then(x=>console.log(x.join(" ")))'`;
+    try {
       await task('shut', `@bash ${probe}\n@say probed`, 'probed');
-      const out = (await toolOutputs(c, NS, 'shut')).at(-1)!;
-      const seen = Object.fromEntries(out.split(' ').map((kv) => kv.split('=') as [string, string]));
-      expect(Object.keys(seen), out).to.have.members(['host', 'metadata', 'apiserver-service', 'apiserver-host']);
-      console.log(`      from the egress None pod: ${out}`);
+    } finally {
+      listener.close();
+    }
+    const out = (await toolOutputs(c, NS, 'shut')).at(-1)!;
+    const seen = Object.fromEntries(out.split(' ').map((kv) => kv.split('=') as [string, string]));
+    expect(Object.keys(seen), out).to.have.members(['host', 'metadata', 'apiserver-service', 'apiserver-host']);
+    console.log(`      from the egress None pod: ${out}`);
 
-      const plugins = readdirSync(join(c.dir, 'node/cni/net.d')).flatMap((f) => (JSON.parse(readFileSync(join(c.dir, 'node/cni/net.d', f), 'utf8')) as { plugins: { type: string }[] }).plugins.map((x) => x.type));
-      if (seen.host === 'connected') {
-        // The policy forbids the host's port and the pod reached it: nothing enforces policies
-        // here. That is what the node's CNI configuration says: no policy-enforcing plugin.
-        expect(plugins.filter((t) => !['bridge', 'host-local', 'portmap', 'loopback', 'firewall', 'tuning', 'bandwidth'].includes(t)), `CNI plugins: ${plugins.join(', ')}`).to.deep.equal([]);
-        console.log(`      the node's CNI plugins (${plugins.join(', ')}) do not enforce NetworkPolicy: the objects above are all this node checks`);
-      } else {
-        // A plugin that enforces: what the policy forbids is unreachable.
-        for (const k of ['metadata', 'apiserver-service', 'apiserver-host']) expect(seen[k], k).to.not.equal('connected');
-      }
-      // Whatever the plugin, the API server binds the host's loopback only: no pod reaches it.
-      expect(seen['apiserver-host'], out).to.not.equal('connected');
-    });
+    const plugins = readdirSync(join(c.dir, 'node/cni/net.d')).flatMap((f) => (JSON.parse(readFileSync(join(c.dir, 'node/cni/net.d', f), 'utf8')) as { plugins: { type: string }[] }).plugins.map((x) => x.type));
+    if (seen.host === 'connected') {
+      // The policy forbids the host's port and the pod reached it: nothing enforces policies
+      // here. That is what the node's CNI configuration says: no policy-enforcing plugin.
+      expect(plugins.filter((t) => !['bridge', 'host-local', 'portmap', 'loopback', 'firewall', 'tuning', 'bandwidth'].includes(t)), `CNI plugins: ${plugins.join(', ')}`).to.deep.equal([]);
+      console.log(`      the node's CNI plugins (${plugins.join(', ')}) do not enforce NetworkPolicy: the objects above are all this node checks`);
+    } else {
+      // A plugin that enforces: what the policy forbids is unreachable.
+      for (const k of ['metadata', 'apiserver-service', 'apiserver-host']) expect(seen[k], k).to.not.equal('connected');
+    }
+    // Whatever the plugin, the API server binds the host's loopback only: no pod reaches it.
+    expect(seen['apiserver-host'], out).to.not.equal('connected');
   });
 
   it('a squad’s pod gets one policy, labelled with the squad; the closed member’s egress decides', async () => {
@@ -206,7 +204,7 @@ ${body
 
   it('a warm-pool slot gets one before any agent; taken, it is the agent’s; sized to 0, the untaken ones go', async () => {
     await apply(templateYaml('pooled', `egress: None\nwarmPool: {size: 1, namespaces: [${NS}], role: worker}`));
-    const slot = await running('agentplane.io/warm-pool=pooled,!agentplane.io/agent');
+    const slot = await running('agentplane.io/warm-pool=pooled,!agentplane.io/agent', true);
     const p = await policyOf(slot);
     await expectSelectsOnly(slot, p);
     expect(p.metadata.annotations).to.include({ 'agentplane.io/egress': 'None' });
@@ -223,13 +221,18 @@ ${body
     await eventually(async () => (await policies('agentplane.io/warm-pool=pooled,!agentplane.io/agent')).length === 0, 60_000, 'no untaken slot’s policy left');
   });
 
-  it('the policy goes with its pod: on sleep, and on delete nothing labelled with the agent is left', async () => {
+  it('the policy goes with its pod: deleted by someone else, on sleep, and on delete nothing labelled with the agent is left', async () => {
+    const gone = async (name: string) => (await c.kubectl(['get', 'networkpolicy', name, '-n', NS], { allowFail: true })).code !== 0;
+    const [other] = await livePods(c, NS, 'agentplane.io/agent=listed');
+    await kubectl('delete', 'pod', other!.metadata.name, '-n', NS, '--wait=false');
+    await eventually(() => gone(other!.metadata.name), 60_000, 'the policy of a pod kubectl deleted gone');
+
     const [pod] = await livePods(c, NS, 'agentplane.io/agent=solo');
     expect((await ap.rest('PATCH', `/api/v1/agents/solo?namespace=${NS}`, { lifecycle: 'Sleep' })).status).to.equal(200);
-    await eventually(async () => (await c.kubectl(['get', 'networkpolicy', pod!.metadata.name, '-n', NS], { allowFail: true })).code !== 0, 60_000, 'the asleep agent’s policy gone');
+    await eventually(() => gone(pod!.metadata.name), 60_000, 'the asleep agent’s policy gone');
 
     await kubectl('delete', 'squads', '--all', '-n', NS);
     await kubectl('delete', 'agents', '--all', '-n', NS);
-    await eventually(async () => (await policies('app.kubernetes.io/managed-by=agentplane')).length === 0, 90_000, 'no agent’s policy left');
+    await eventually(async () => (await policies('agentplane.io/agent')).length + (await policies('agentplane.io/squad')).length === 0, 90_000, 'no agent’s or squad’s policy left');
   });
 });
