@@ -194,12 +194,20 @@ ${body
     });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     await eventually(async () => (await lastMessage('ada')) === 'ada here' && (await lastMessage('bob')) === 'bob here', 150_000, 'both members’ tasks');
-    const pod = await running('agentplane.io/squad=crew,!agentplane.io/agent');
-    const p = await policyOf(pod);
-    await expectSelectsOnly(pod, p);
-    expect(p.metadata.annotations).to.include({ 'agentplane.io/egress': 'None' });
-    expect(p.metadata.ownerReferences?.map((o) => o.uid)).to.have.members([await jsonpath('agent/ada', '.metadata.uid'), await jsonpath('agent/bob', '.metadata.uid')]);
-    expect(await policies('agentplane.io/squad=crew')).to.have.length(1);
+    await running('agentplane.io/squad=crew,!agentplane.io/agent');
+    // A member ensured after the gathering window (a loaded machine) runs beside the squad's pod
+    // in one of its own: each pod has its own policy, for the members it holds.
+    const pods = await livePods(c, NS, 'agentplane.io/squad=crew');
+    const uids = { ada: await jsonpath('agent/ada', '.metadata.uid'), bob: await jsonpath('agent/bob', '.metadata.uid') };
+    for (const pod of pods) {
+      const p = await policyOf(pod);
+      await expectSelectsOnly(pod, p);
+      const members = pod.spec.containers.map((x) => x.name) as ('ada' | 'bob')[];
+      expect(p.metadata.annotations, `${pod.metadata.name} (${members.join(', ')})`).to.include({ 'agentplane.io/egress': members.includes('bob') ? 'None' : 'Open' });
+      expect(p.metadata.ownerReferences?.map((o) => o.uid)).to.have.members(members.map((m) => uids[m]));
+    }
+    expect(pods.flatMap((p) => p.spec.containers.map((x) => x.name))).to.have.members(['ada', 'bob']);
+    expect(await policies('agentplane.io/squad=crew')).to.have.length(pods.length);
   });
 
   it('a warm-pool slot gets one before any agent; taken, it is the agent’s; sized to 0, the untaken ones go', async () => {
