@@ -101,7 +101,9 @@ Flags (each can also be set by the environment variable shown):
                        an agent naming another is refused (400/422, field templateRef).
                        In the config file an entry may be {"name": "quick",
                        "modelTaskDeadlineSeconds": 60}: that template's own model task
-                       deadline (default --model-task-deadline)
+                       deadline (default --model-task-deadline); "egress": "Open" (default),
+                       "Proxy" (only "egressAllow": ["host", "*.suffix"]) or "None": where
+                       its agents' tools may connect
   --log-level <lvl>    trace, debug, info, warn, error (AGENTPLANE_LOG_LEVEL, default info)
   --sandbox <mode>     how agent workers and their tools are confined (AGENTPLANE_SANDBOX):
                        auto (default): bubblewrap when it works here, else run unconfined

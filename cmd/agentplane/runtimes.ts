@@ -5,10 +5,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AGENT_KIND, DEFAULT_TEMPLATE } from '../../pkg/api/agent.js';
 import { API_VERSION } from '../../pkg/api/meta.js';
-import type { TemplateConfig } from '../../pkg/api/template-settings.js';
+import { type EgressPolicy, egressPolicy, type TemplateConfig } from '../../pkg/api/template-settings.js';
 import type { Logger } from '../../pkg/observability/logger.js';
 import type { WorkerChannel } from '../../pkg/runtime/channel/hub.js';
 import { KubernetesRuntime } from '../../pkg/runtime/kubernetes/kubernetes-runtime.js';
+import { egressTargets } from '../../pkg/runtime/kubernetes/network-policy.js';
 import { BUILTIN_TEMPLATE, type WorkerTemplate } from '../../pkg/runtime/kubernetes/template.js';
 import { TemplateCatalog } from '../../pkg/runtime/kubernetes/template-catalog.js';
 import { LocalRuntime, type LocalRuntimeOptions } from '../../pkg/runtime/local/local-runtime.js';
@@ -48,6 +49,11 @@ export interface BuiltRuntime {
   templateNames: () => readonly string[];
   /** The template's model task deadline (`modelTaskDeadlineSeconds`) in ms; undefined: the server's. */
   modelTaskDeadlineMs: (template: string) => number | undefined;
+  /**
+   * An agent's effective egress from its `templateRef`: the mode (default Open) and, for Proxy,
+   * the hosts its tools may reach (for the egress proxy). A template that does not exist: None.
+   */
+  egressPolicy: (template: string) => EgressPolicy;
   /** Where the worker listener binds; undefined: the home decides (loopback). */
   listen?: { host: string; port: number };
   /** The URL workers dial once the listener is bound at `bound`. */
@@ -85,11 +91,13 @@ export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
     const local = new LocalRuntime({ ...i.local, logger: i.logger, model: i.model, channelUrl: i.channelUrl, ...(i.warmPoolMetrics ? { warmPoolMetrics: i.warmPoolMetrics } : {}) });
     const names = [...new Set([DEFAULT_TEMPLATE, ...i.templates.map((t) => t.name)])];
     const deadlines = new Map(i.templates.map((t) => [t.name, t.modelTaskDeadlineSeconds]));
+    const configured = new Map(i.templates.map((t) => [t.name, t]));
     return {
       runtime: local,
       local,
       templateNames: () => names,
       modelTaskDeadlineMs: (template) => seconds(deadlines.get(template)),
+      egressPolicy: (template) => (names.includes(template) ? egressPolicy(configured.get(template)) : CLOSED),
       workerUrl: (bound) => bound,
       // Once workers can dial the server.
       start: async () => local.startPool(),
@@ -107,26 +115,41 @@ export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
     storage: { size: p.workspaceSize ?? BUILTIN_TEMPLATE.storage.size, ...(p.storageClass ? { storageClassName: p.storageClass } : {}) },
   };
   const catalog = new TemplateCatalog({ kubeConfig, namespace, defaults, logger: i.logger.child({ component: 'templates' }) });
+  const listen = { host: p.listenHost ?? '0.0.0.0', port: p.listenPort ?? DEFAULT_WORKER_PORT };
+  const workerUrl = p.workerUrl ?? `http://agentplane-workers.${namespace}.svc:${listen.port}`;
+  const sidecar = p.modelProxy === 'sidecar' && i.modelSidecar ? i.modelSidecar : undefined;
+  const apiServerUrl = kubeConfig.getCurrentCluster()?.server;
   const runtime = new KubernetesRuntime({
     kubeConfig,
     logger: i.logger,
     model: i.model,
     channelUrl: i.channelUrl,
     templates: catalog,
-    ...(p.modelProxy === 'sidecar' && i.modelSidecar ? { modelSidecar: i.modelSidecar } : {}),
+    ...(sidecar ? { modelSidecar: sidecar } : {}),
+    // Each pod's NetworkPolicy: DNS, this server's worker listener, public addresses for Open.
+    egress: egressTargets({
+      workerUrl,
+      listenPort: listen.port,
+      installNamespace: namespace,
+      ...(apiServerUrl ? { apiServerUrl } : {}),
+      ...(sidecar?.upstream ? { modelUpstream: sidecar.upstream } : {}),
+    }),
     ...(i.warmPoolMetrics ? { warmPoolMetrics: i.warmPoolMetrics } : {}),
     // The agent owns its objects: when it is gone, kube-controller-manager's garbage collector
     // removes whatever the runtime's own clean-up did not reach. (Not its storage record: the
     // agent's uid is not the record's, see pkg/registry/kubernetes/records.ts.)
     owner: (ref, uid) => ({ apiVersion: API_VERSION, kind: AGENT_KIND, name: ref.name, uid, controller: true }),
   });
-  const listen = { host: p.listenHost ?? '0.0.0.0', port: p.listenPort ?? DEFAULT_WORKER_PORT };
   return {
     runtime,
     templateNames: () => catalog.names(),
     modelTaskDeadlineMs: (template) => seconds(catalog.resolve(template)?.modelTaskDeadlineSeconds),
+    egressPolicy: (template) => {
+      const t = catalog.resolve(template);
+      return t ? egressPolicy(t) : CLOSED;
+    },
     listen,
-    workerUrl: () => p.workerUrl ?? `http://agentplane-workers.${namespace}.svc:${listen.port}`,
+    workerUrl: () => workerUrl,
     start: () => catalog.start(),
     lead: () => runtime.started(),
     stop: async () => {
@@ -135,5 +158,8 @@ export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
     },
   };
 }
+
+/** A template that does not (or no longer) exist lets nothing out. */
+const CLOSED: EgressPolicy = { mode: 'None', allow: [] };
 
 const seconds = (s: number | undefined): number | undefined => (s === undefined ? undefined : s * 1000);

@@ -12,39 +12,79 @@ export interface TemplateSettings {
    */
   modelTaskDeadlineSeconds?: number;
   /**
-   * Where the agents' tools may connect through the egress proxy (docs/security.md "Tool
-   * egress"): `Open` (default) any public address, `Proxy` only the hosts of `egressAllow`,
-   * `None` nothing.
+   * Where the agent's tools may connect (default `Open`): `Open` public addresses, `Proxy` only
+   * the hosts of `egressAllow` through agentplane's egress proxy, `None` nowhere but agentplane
+   * (docs/security.md "Agent egress").
    */
   egress?: EgressMode;
-  /** With `egress: Proxy`: host names (`api.github.com`), `*.<domain>` (`*.pypi.org`) or IP addresses. */
+  /** With `Proxy`: the hosts tools may reach, exact names or `*.suffix`. */
   egressAllow?: string[];
 }
 
-export type EgressMode = 'Open' | 'Proxy' | 'None';
-export const EGRESS_MODES: readonly EgressMode[] = ['Open', 'Proxy', 'None'];
+export const EGRESS_MODES = ['Open', 'Proxy', 'None'] as const;
+export type EgressMode = (typeof EGRESS_MODES)[number];
+export const DEFAULT_EGRESS: EgressMode = 'Open';
+/** At most this many host patterns in one allow-list. */
+export const EGRESS_ALLOW_MAX = 256;
 
-/** An `egressAllow` entry: a host name, `*.` and a domain, or an IP address. */
-const HOST_PATTERN = /^(\*\.)?[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
-const IP_PATTERN = /^(\d{1,3}(\.\d{1,3}){3}|\[?[0-9a-f:.]*:[0-9a-f:.]*\]?)$/;
-
-/** What is wrong with an `egressAllow` entry, or undefined when it is one. */
-export function allowEntryProblem(v: unknown): string | undefined {
-  if (typeof v !== 'string' || v.length === 0 || v.length > 253) return `must be a host name, "*.<domain>" or an IP address, got ${JSON.stringify(v)}`;
-  return HOST_PATTERN.test(v) || IP_PATTERN.test(v) ? undefined : `must be a lowercase host name, "*.<domain>" or an IP address, got ${JSON.stringify(v)}`;
+/** An agent's effective egress: its template's mode, and for `Proxy` the hosts allowed (else empty). */
+export interface EgressPolicy {
+  mode: EgressMode;
+  allow: string[];
 }
 
-/** What is wrong with a template's egress settings, or undefined. */
-function egressProblem(s: Record<string, unknown>): string | undefined {
-  if (s.egress !== undefined && !(EGRESS_MODES as readonly unknown[]).includes(s.egress)) return `egress must be one of ${EGRESS_MODES.join(', ')}, got ${JSON.stringify(s.egress)}`;
-  if (s.egressAllow === undefined) return undefined;
-  if (!Array.isArray(s.egressAllow)) return 'egressAllow must be an array of host names';
-  if (s.egress !== 'Proxy') return 'egressAllow needs egress: Proxy';
-  for (const [i, e] of s.egressAllow.entries()) {
-    const problem = allowEntryProblem(e);
-    if (problem) return `egressAllow[${i}] ${problem}`;
+/** The effective egress of a template's settings (absent: `Open`, nothing listed). */
+export function egressPolicy(s: TemplateSettings | undefined): EgressPolicy {
+  const mode = s?.egress ?? DEFAULT_EGRESS;
+  return { mode, allow: mode === 'Proxy' ? [...(s?.egressAllow ?? [])] : [] };
+}
+
+const HOST_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** What is wrong with an egress mode, or undefined when it is one. */
+export function egressModeProblem(v: unknown): string | undefined {
+  return typeof v === 'string' && (EGRESS_MODES as readonly string[]).includes(v) ? undefined : `must be one of ${EGRESS_MODES.join(', ')}, got ${JSON.stringify(v)}`;
+}
+
+/**
+ * The allow-list as stored (lower case, duplicates dropped), or what is wrong with it: a list of
+ * host names (`api.example.com`) or suffix patterns (`*.example.com`, any name under it).
+ */
+export function egressAllowList(v: unknown): string[] | string {
+  if (!Array.isArray(v)) return `must be a list of host names or *.suffix patterns, got ${JSON.stringify(v)}`;
+  if (v.length > EGRESS_ALLOW_MAX) return `has ${v.length} entries; at most ${EGRESS_ALLOW_MAX}`;
+  const out: string[] = [];
+  for (const [i, x] of v.entries()) {
+    const problem = hostPatternProblem(x);
+    if (problem) return `[${i}] ${problem}`;
+    const h = (x as string).toLowerCase();
+    if (!out.includes(h)) out.push(h);
   }
+  return out;
+}
+
+function hostPatternProblem(x: unknown): string | undefined {
+  const bad = `must be a host name (api.example.com) or *.suffix (*.example.com), got ${JSON.stringify(x)}`;
+  if (typeof x !== 'string') return bad;
+  const name = (x.startsWith('*.') ? x.slice(2) : x).toLowerCase();
+  if (!name || name.length > 253 || !name.split('.').every((l) => HOST_LABEL.test(l))) return bad;
   return undefined;
+}
+
+/**
+ * Checks the egress fields of a template after its own fields are laid over what it inherits:
+ * `egressAllow` only goes with `Proxy`. Returns the settings to store, or the field and problem.
+ */
+export function egressSettings(mode: unknown, allow: unknown): { egress?: EgressMode; egressAllow?: string[] } | { field: 'egress' | 'egressAllow'; message: string } {
+  if (mode !== undefined) {
+    const problem = egressModeProblem(mode);
+    if (problem) return { field: 'egress', message: problem };
+  }
+  if (allow === undefined) return mode === undefined ? {} : { egress: mode as EgressMode };
+  const list = egressAllowList(allow);
+  if (typeof list === 'string') return { field: 'egressAllow', message: list };
+  if (mode !== 'Proxy') return { field: 'egressAllow', message: `applies only with egress: Proxy (egress is ${mode ?? DEFAULT_EGRESS})` };
+  return { egress: mode, egressAllow: list };
 }
 
 /** An embedded-home template: its name and settings (a bare name in the config is `{name}`). */
@@ -73,9 +113,11 @@ export function templateConfig(v: unknown): TemplateConfig | string {
     const problem = deadlineSecondsProblem(settings.modelTaskDeadlineSeconds);
     if (problem) return `template "${name}": modelTaskDeadlineSeconds ${problem}`;
   }
-  const egress = egressProblem(settings);
-  if (egress) return `template "${name}": ${egress}`;
-  return { name, ...(settings as TemplateSettings) };
+  const egress = egressSettings(settings.egress, settings.egressAllow);
+  if ('field' in egress) return `template "${name}": ${egress.field} ${egress.message}`;
+  const out: TemplateConfig = { name, ...egress };
+  if (settings.modelTaskDeadlineSeconds !== undefined) out.modelTaskDeadlineSeconds = settings.modelTaskDeadlineSeconds as number;
+  return out;
 }
 
 /** Every configured template, or an Error naming the first that is wrong. */

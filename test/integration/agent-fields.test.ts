@@ -246,7 +246,7 @@ describe('agentplane serve: the known templates (integration)', function () {
     writeFileSync(config, JSON.stringify({ templates: 'gpu' }));
     const viaConfig = spawnSync(process.execPath, [main, 'serve', '--config', config], { encoding: 'utf8' });
     expect(viaConfig.status).to.equal(2);
-    expect(viaConfig.stderr).to.contain('"templates" must be an array of names or {"name", "modelTaskDeadlineSeconds"} objects');
+    expect(viaConfig.stderr).to.contain('"templates" must be an array of names or {"name", "modelTaskDeadlineSeconds", "egress", "egressAllow"} objects');
 
     writeFileSync(config, JSON.stringify({ templates: [{ name: 'quick', modelTaskDeadlineSeconds: 0 }] }));
     const badDeadline = spawnSync(process.execPath, [main, 'serve', '--config', config], { encoding: 'utf8' });
@@ -256,6 +256,18 @@ describe('agentplane serve: the known templates (integration)', function () {
     writeFileSync(config, JSON.stringify({ templates: [{ name: 'quick', deadline: 5 }] }));
     const unknownField = spawnSync(process.execPath, [main, 'serve', '--config', config], { encoding: 'utf8' });
     expect(unknownField.status).to.equal(2);
-    expect(unknownField.stderr).to.contain('template "quick": unknown field(s) deadline; known: name, modelTaskDeadlineSeconds');
+    expect(unknownField.stderr).to.contain('template "quick": unknown field(s) deadline; known: name, modelTaskDeadlineSeconds, egress, egressAllow');
+
+    // Egress (docs/security.md "Agent egress"): each field checked, naming the template and field.
+    for (const [t, message] of [
+      [{ name: 'net', egress: 'closed' }, 'template "net": egress must be one of Open, Proxy, None, got "closed"'],
+      [{ name: 'net', egress: 'Proxy', egressAllow: ['ok.example', 'https://x.example/'] }, 'template "net": egressAllow [1] must be a host name (api.example.com) or *.suffix (*.example.com), got "https://x.example/"'],
+      [{ name: 'net', egress: 'None', egressAllow: ['a.example'] }, 'template "net": egressAllow applies only with egress: Proxy (egress is None)'],
+    ] as const) {
+      writeFileSync(config, JSON.stringify({ templates: [t] }));
+      const bad = spawnSync(process.execPath, [main, 'serve', '--config', config], { encoding: 'utf8' });
+      expect(bad.status, JSON.stringify(t)).to.equal(2);
+      expect(bad.stderr).to.contain(`"templates": ${message}`);
+    }
   });
 });

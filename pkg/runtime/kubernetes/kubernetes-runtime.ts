@@ -18,7 +18,7 @@
 // and the slot's objects become the agent's (relabelled, names kept), so an agent's claim,
 // Secret and ConfigMap are found by label, not only by name.
 
-import { CoreV1Api, type KubeConfig, RbacAuthorizationV1Api, setHeaderOptions, type V1OwnerReference, type V1Pod, type V1Secret } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, NetworkingV1Api, RbacAuthorizationV1Api, setHeaderOptions, type V1OwnerReference, type V1Pod, type V1Secret } from '@kubernetes/client-node';
 import type { Role } from '../../api/agent.js';
 import { type ObjectRef, refKey } from '../../api/meta.js';
 import type { Logger } from '../../observability/logger.js';
@@ -26,7 +26,7 @@ import { KeyedSerializer } from '../../registry/serializer.js';
 import { ChannelRuntime } from '../channel/channel-runtime.js';
 import type { AgentRuntime, ModelCredentialIssuer, WorkerSpec, WorkerStatus } from '../runtime.js';
 import { slotSettings } from '../warm-pool.js';
-import { AGENT_LABEL, agentSelector, componentSelector, groupPodPrefix, objectNames, slotNames, UID_ANNOTATION, UNCLAIMED_POOL_SELECTOR, WARM_POOL_LABEL, WORKER_STATE_ANNOTATION } from './names.js';
+import { AGENT_LABEL, agentSelector, componentSelector, groupPodPrefix, newPodId, objectNames, POD_ID_LABEL, slotNames, UID_ANNOTATION, UNCLAIMED_POOL_SELECTOR, WARM_POOL_LABEL, WORKER_STATE_ANNOTATION } from './names.js';
 import {
   agentHolder,
   type Credentials,
@@ -46,6 +46,7 @@ import {
   workspaceClaim,
 } from './objects.js';
 import { containerStatus, isCurrent, isSlotPod, PERMANENT_WAITING, PodIndex, type PodChange, placementIn } from './pod-index.js';
+import { type EgressTargets, podEgress, podNetworkPolicy } from './network-policy.js';
 import { PodPool, type PodSlot, type PoolWant } from './pod-pool.js';
 import type { WorkerTemplate } from './template.js';
 
@@ -69,6 +70,11 @@ export interface KubernetesRuntimeOptions {
   modelSidecar?: Omit<ModelSidecar, 'serverUrl'>;
   /** The warm pool's ready slots and takes (Prometheus). */
   warmPoolMetrics?: { ready(n: number): void; claim(result: 'hit' | 'miss'): void };
+  /**
+   * Where pods may connect: each pod gets a NetworkPolicy made from these and its templates'
+   * `egress` (./network-policy.ts). Absent: pods get none (a runtime built alone, in tests).
+   */
+  egress?: EgressTargets;
 }
 
 /** Members ensured together, made into one pod when the gathering window closes. */
@@ -82,6 +88,7 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   readonly name = 'kubernetes';
   private readonly core: CoreV1Api;
   private readonly rbac: RbacAuthorizationV1Api;
+  private readonly net: NetworkingV1Api;
   private readonly pods: PodIndex;
   private readonly serial = new KeyedSerializer();
   private readonly gathering = new Map<string, Gathering>();
@@ -98,6 +105,7 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
     super(o.logger);
     this.core = o.kubeConfig.makeApiClient(CoreV1Api);
     this.rbac = o.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    this.net = o.kubeConfig.makeApiClient(NetworkingV1Api);
     this.pods = new PodIndex(o.kubeConfig, o.logger, (c) => this.onPodChange(c));
     this.pool = new PodPool({
       logger: o.logger,
@@ -181,7 +189,7 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
           namespace: spec.ref.namespace,
           agent: spec.ref.name,
           generateName: objectNames(spec.ref.name).podPrefix,
-          members: [member(spec, template, await this.prepare(spec, template, claim))],
+          members: [member(spec, template, await this.prepare(spec, template, claim, this.sidecarFor([template])))],
           owners: this.owners([spec]),
         });
         this.pending.set(key, null);
@@ -208,6 +216,7 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
         this.core.deleteCollectionNamespacedSecret({ namespace: ns, labelSelector }),
         this.core.deleteCollectionNamespacedConfigMap({ namespace: ns, labelSelector }),
         this.core.deleteCollectionNamespacedPersistentVolumeClaim({ namespace: ns, labelSelector }),
+        ...(this.o.egress ? [this.net.deleteCollectionNamespacedNetworkPolicy({ namespace: ns, labelSelector })] : []),
       ]);
       this.o.logger.info({ namespace: ns, name: ref.name }, 'worker objects removed');
     });
@@ -264,7 +273,9 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   private async buildGroup(namespace: string, group: string, members: { spec: WorkerSpec; template: WorkerTemplate }[]): Promise<void> {
     const names = members.map((m) => m.spec.ref.name);
     const claims = await this.claims(namespace, [...new Set([...names, ...peersOf(members.map((m) => m.spec))])]);
-    const made = await Promise.all(members.map(async (m) => member(m.spec, m.template, await this.prepare(m.spec, m.template, claims.get(m.spec.ref.name)))));
+    // One network, one model proxy for the pod: every member's ConfigMap must say the same.
+    const sidecar = this.sidecarFor(members.map((m) => m.template));
+    const made = await Promise.all(members.map(async (m) => member(m.spec, m.template, await this.prepare(m.spec, m.template, claims.get(m.spec.ref.name), sidecar))));
     const peers = new Map([...claims].filter(([n]) => !names.includes(n)));
     await this.createPod(namespace, {
       namespace,
@@ -281,7 +292,7 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   /** A member joining a running squad: a pod of its own beside the squad's, with the squad's label. */
   private async joinBeside(spec: WorkerSpec, template: WorkerTemplate): Promise<void> {
     const claims = await this.claims(spec.ref.namespace, [...new Set([spec.ref.name, ...(spec.peers ?? [])])]);
-    const made = member(spec, template, await this.prepare(spec, template, claims.get(spec.ref.name)));
+    const made = member(spec, template, await this.prepare(spec, template, claims.get(spec.ref.name), this.sidecarFor([template])));
     claims.delete(spec.ref.name);
     await this.createPod(spec.ref.namespace, {
       namespace: spec.ref.namespace,
@@ -300,27 +311,27 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
    * Fresh credentials in the agent's Secret, its ConfigMap, and its workspace claim (`claim`, the
    * one it has; made when it has none). Resolves with the claim's name.
    */
-  private async prepare(spec: WorkerSpec, template: WorkerTemplate, claim: string | undefined): Promise<string> {
+  private async prepare(spec: WorkerSpec, template: WorkerTemplate, claim: string | undefined, sidecar: boolean): Promise<string> {
     const { ref, uid } = spec;
     const owner = this.o.owner?.(ref, uid);
     const h = agentHolder(ref);
     // A new worker gets new credentials; an earlier worker's stop working now.
     const creds = this.credentials(ref, this.hub.issueToken(ref, uid), this.o.model.issue(ref, uid));
-    await this.writeSettings(h, workerSecret(h, uid, creds, owner), owner);
+    await this.writeSettings(h, workerSecret(h, uid, creds, owner), sidecar, owner);
     // The claim outlives workers (sleep keeps it); only remove deletes it.
     if (!claim) await ignoreExisting(this.core.createNamespacedPersistentVolumeClaim({ namespace: ref.namespace, body: workspaceClaim(h, template, owner) }));
     if (spec.role === 'manager') await this.ensureManagerAccess(ref.namespace);
     return claim ?? h.names.claim;
   }
 
-  /** Creates or replaces the holder's Secret (`secret`) and its ConfigMap of settings. */
-  private async writeSettings(h: Holder, secret: V1Secret, owner?: V1OwnerReference): Promise<void> {
+  /** Creates or replaces the holder's Secret (`secret`) and its ConfigMap of settings (`sidecar`: its pod has the model-proxy sidecar). */
+  private async writeSettings(h: Holder, secret: V1Secret, sidecar: boolean, owner?: V1OwnerReference): Promise<void> {
     const namespace = h.namespace;
     await this.upsert(
       () => this.core.createNamespacedSecret({ namespace, body: secret }),
       () => this.core.replaceNamespacedSecret({ namespace, name: h.names.secret, body: secret }),
     );
-    const modelBaseUrl = this.o.modelSidecar ? `http://127.0.0.1:${MODEL_PROXY_PORT}` : this.o.model.baseUrl();
+    const modelBaseUrl = sidecar ? `http://127.0.0.1:${MODEL_PROXY_PORT}` : this.o.model.baseUrl();
     const config = workerConfigMap(h, { serverUrl: this.o.channelUrl(), modelBaseUrl }, owner);
     await this.upsert(
       () => this.core.createNamespacedConfigMap({ namespace, body: config }),
@@ -345,7 +356,7 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   private async createSlot(slot: PodSlot, want: PoolWant): Promise<string> {
     const h = slotHolder(slot.namespace, slot.id, slot.templateName);
     const creds = this.credentials(slot.ref, this.hub.issueToken(slot.ref, slot.uid, { slot: true }), this.o.model.issue(slot.ref, slot.uid));
-    await this.writeSettings(h, workerSecret(h, slot.uid, creds));
+    await this.writeSettings(h, workerSecret(h, slot.uid, creds), this.sidecarFor([want.template]));
     await ignoreExisting(this.core.createNamespacedPersistentVolumeClaim({ namespace: slot.namespace, body: workspaceClaim(h, want.template) }));
     if (slot.role === 'manager') await this.ensureManagerAccess(slot.namespace);
     const pod = await this.createPod(slot.namespace, slotPodSpec(h, slot.templateName, want.template, slotSettings(slot.role)));
@@ -363,7 +374,7 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
     const uid = slot.pod ? this.pods.get(namespace, slot.pod)?.metadata?.uid : undefined;
     if (uid) this.deleting.add(uid);
     await Promise.all([
-      ...(slot.pod ? [ignoreMissing(this.core.deleteNamespacedPod({ namespace, name: slot.pod, gracePeriodSeconds: 5 }))] : []),
+      ...(slot.pod ? [ignoreMissing(this.core.deleteNamespacedPod({ namespace, name: slot.pod, gracePeriodSeconds: 5 })), this.deletePolicy(namespace, slot.pod)] : []),
       ignoreMissing(this.core.deleteNamespacedSecret({ namespace, name: names.secret })),
       ignoreMissing(this.core.deleteNamespacedConfigMap({ namespace, name: names.config })),
       ignoreMissing(this.core.deleteNamespacedPersistentVolumeClaim({ namespace, name: names.claim })),
@@ -373,11 +384,12 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   /** Deletes every untaken slot's objects (an earlier run's: their credentials died with it). */
   private async sweepSlots(): Promise<void> {
     const labelSelector = UNCLAIMED_POOL_SELECTOR;
-    const [pods, secrets, configs, claims] = await Promise.all([
+    const [pods, secrets, configs, claims, policies] = await Promise.all([
       this.core.listPodForAllNamespaces({ labelSelector }),
       this.core.listSecretForAllNamespaces({ labelSelector }),
       this.core.listConfigMapForAllNamespaces({ labelSelector }),
       this.core.listPersistentVolumeClaimForAllNamespaces({ labelSelector }),
+      this.o.egress ? this.net.listNetworkPolicyForAllNamespaces({ labelSelector }) : { items: [] },
     ]);
     const at = (o: { metadata?: { namespace?: string; name?: string } }) => ({ namespace: o.metadata!.namespace!, name: o.metadata!.name! });
     await Promise.all([
@@ -385,8 +397,9 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
       ...secrets.items.map((o) => ignoreMissing(this.core.deleteNamespacedSecret(at(o)))),
       ...configs.items.map((o) => ignoreMissing(this.core.deleteNamespacedConfigMap(at(o)))),
       ...claims.items.map((o) => ignoreMissing(this.core.deleteNamespacedPersistentVolumeClaim(at(o)))),
+      ...policies.items.map((o) => ignoreMissing(this.net.deleteNamespacedNetworkPolicy(at(o)))),
     ]);
-    const n = pods.items.length + secrets.items.length + configs.items.length + claims.items.length;
+    const n = pods.items.length + secrets.items.length + configs.items.length + claims.items.length + policies.items.length;
     if (n) this.o.logger.info({ objects: n }, 'warm pool: removed the untaken slots of an earlier run');
   }
 
@@ -412,9 +425,11 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
     });
     const merge = setHeaderOptions('Content-Type', 'application/merge-patch+json');
     try {
-      // All four at once (one round trip): the agent's runtime calls are serialised, so nothing
-      // looks for its objects in between, and a take that fails part-way discards the slot by name.
+      // All at once (one round trip): the agent's runtime calls are serialised, so nothing looks
+      // for its objects in between, and a take that fails part-way discards the slot by name.
+      // The pod's NetworkPolicy (named after it) goes with the agent's label too.
       await Promise.all([
+        ...(this.o.egress ? [this.net.patchNamespacedNetworkPolicy({ namespace, name: slot.pod!, body: body() }, merge)] : []),
         this.core.patchNamespacedPod({ namespace, name: slot.pod!, body: body() }, merge),
         this.core.patchNamespacedSecret({ namespace, name: names.secret, body: body({ annotations: { [UID_ANNOTATION]: uid } }) }, merge),
         this.core.patchNamespacedConfigMap({ namespace, name: names.config, body: body() }, merge),
@@ -480,17 +495,55 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
     ]);
   }
 
-  /** Resolves with the pod's name. */
+  /**
+   * Whether a pod of these members' templates gets the model-proxy sidecar: only when its egress
+   * is `Open`. A NetworkPolicy cannot allow the model API by name, so a closed pod's engines use
+   * the server's proxy over the worker listener, which every pod may reach.
+   */
+  private sidecarFor(templates: WorkerTemplate[]): boolean {
+    return this.o.modelSidecar !== undefined && podEgress(templates) === 'Open';
+  }
+
+  /**
+   * Makes the pod's NetworkPolicy, then the pod (so the pod never runs without it); the two are
+   * named `<prefix><id>`. Resolves with the pod's name.
+   */
   private async createPod(namespace: string, spec: Parameters<typeof workerPod>[0]): Promise<string> {
-    const modelProxy = this.o.modelSidecar ? { ...this.o.modelSidecar, serverUrl: this.o.channelUrl() } : undefined;
-    const pod = await this.core.createNamespacedPod({ namespace, body: workerPod({ ...spec, ...(modelProxy ? { modelProxy } : {}) }) });
-    return pod.metadata!.name!;
+    const templates = spec.members.map((m) => m.template);
+    const modelProxy = this.sidecarFor(templates) && this.o.modelSidecar ? { ...this.o.modelSidecar, serverUrl: this.o.channelUrl() } : undefined;
+    for (let attempt = 1; ; attempt++) {
+      const body = workerPod({ ...spec, podId: newPodId(), ...(modelProxy ? { modelProxy } : {}) });
+      const name = body.metadata!.name!;
+      try {
+        if (this.o.egress) {
+          const policy = podNetworkPolicy(body, podEgress(templates), modelProxy ? this.o.egress : { ...this.o.egress, model: undefined });
+          await this.net.createNamespacedNetworkPolicy({ namespace, body: policy });
+        }
+        try {
+          await this.core.createNamespacedPod({ namespace, body });
+        } catch (err) {
+          await this.deletePolicy(namespace, name).catch(() => undefined);
+          throw err;
+        }
+        return name;
+      } catch (err) {
+        // The name is taken (a random id met an existing pod or policy): another id.
+        if (httpStatus(err) !== 409 || attempt >= 3) throw err;
+      }
+    }
   }
 
   private async deletePod(pod: V1Pod): Promise<void> {
     const uid = pod.metadata?.uid;
     if (uid) this.deleting.add(uid);
-    await ignoreMissing(this.core.deleteNamespacedPod({ namespace: pod.metadata!.namespace!, name: pod.metadata!.name!, gracePeriodSeconds: 5 }));
+    const namespace = pod.metadata!.namespace!;
+    const name = pod.metadata!.name!;
+    await Promise.all([ignoreMissing(this.core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 5 })), this.deletePolicy(namespace, name)]);
+  }
+
+  /** The NetworkPolicy of the pod `name` (it shares the pod's name). */
+  private async deletePolicy(namespace: string, name: string): Promise<void> {
+    if (this.o.egress) await ignoreMissing(this.net.deleteNamespacedNetworkPolicy({ namespace, name }));
   }
 
   /** The workspace claims the agents have: agent -> claim name (one taken from a warm-pool slot keeps its name). */
@@ -561,6 +614,8 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
       }
     }
     if (c.type === 'delete') {
+      // However the pod went (the runtime, kubectl, the node), its NetworkPolicy goes with it.
+      if (pod.metadata?.labels?.[POD_ID_LABEL]) void this.deletePolicy(ns, pod.metadata.name!).catch((err) => this.o.logger.warn({ namespace: ns, pod: pod.metadata?.name, err: String(err) }, 'pod NetworkPolicy not deleted'));
       this.deleting.delete(uid);
       for (const k of [...this.reported]) if (k.startsWith(`${uid}/`)) this.reported.delete(k);
     }

@@ -3,7 +3,7 @@
 // is left); a squad's pod carries `agentplane.io/squad=<squad>`. Pods are named by the API
 // server (generateName), so a new incarnation never waits for the old pod's name to be free.
 
-import { createHash } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { COMPONENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL } from '../../api/labels.js';
 
 export { COMPONENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL };
@@ -14,6 +14,12 @@ export const WARM_POOL_LABEL = 'agentplane.io/warm-pool';
 /** On a warm-pool slot's pod: the role it was made for (a manager's pod has a service account). */
 export const POOL_ROLE_ANNOTATION = 'agentplane.io/warm-pool-role';
 
+/**
+ * On a pod: its own id, which its NetworkPolicy selects (./network-policy.ts). The pod is named
+ * `<prefix><id>` and its policy after it, so the policy can exist before the pod does.
+ */
+export const POD_ID_LABEL = 'agentplane.io/pod-id';
+
 /** The runtime's group key (WorkerSpec.group), kept on the pod: labels cannot hold "/" or ":". */
 export const GROUP_ANNOTATION = 'agentplane.io/group';
 /** The agent incarnation a Secret's credentials belong to. */
@@ -21,7 +27,7 @@ export const UID_ANNOTATION = 'agentplane.io/agent-uid';
 /** "running" while the runtime wants the worker; "stopped" after stop (not adopted on restart). */
 export const WORKER_STATE_ANNOTATION = 'agentplane.io/worker-state';
 
-export type Component = 'worker' | 'workspace' | 'credentials' | 'config' | 'manager-access';
+export type Component = 'worker' | 'workspace' | 'credentials' | 'config' | 'manager-access' | 'network-policy';
 
 /** Every managed pod, claim, Secret and ConfigMap. */
 export const MANAGED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
@@ -55,6 +61,16 @@ export const slotNames = (id: string): ObjectNames => ({
   secret: `${id}-worker`,
   config: `${id}-config`,
 });
+
+// As kube-apiserver's generateName suffixes: no vowels (no words), no look-alike characters.
+const ID_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** A new pod's id: 8 characters (40 bits), a pod name's suffix and its NetworkPolicy's selector. */
+export function newPodId(): string {
+  let id = '';
+  for (let i = 0; i < 8; i++) id += ID_ALPHABET[randomInt(ID_ALPHABET.length)];
+  return id;
+}
 
 /** Every managed object of one agent, of any component. */
 export const agentSelector = (agent: string): string => `${MANAGED_SELECTOR},${AGENT_LABEL}=${agent}`;

@@ -7,7 +7,7 @@ import type { V1ConfigMap, V1Container, V1ObjectMeta, V1Role, V1RoleBinding, V1S
 import type { ObjectRef } from '../../api/meta.js';
 import { MODEL_PROXY_CONTAINER } from '../../api/agent.js';
 import type { PrestartSettings } from '../../api/worker-protocol.js';
-import { type Component, GROUP_ANNOTATION, labelsFor, type ObjectNames, objectNames, POOL_ROLE_ANNOTATION, slotNames, UID_ANNOTATION, WARM_POOL_LABEL, WORKER_STATE_ANNOTATION } from './names.js';
+import { type Component, GROUP_ANNOTATION, labelsFor, type ObjectNames, objectNames, POD_ID_LABEL, POOL_ROLE_ANNOTATION, slotNames, UID_ANNOTATION, WARM_POOL_LABEL, WORKER_STATE_ANNOTATION } from './names.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../modelproxy/retry.js';
 import type { WorkerTemplate } from './template.js';
 
@@ -145,6 +145,8 @@ export interface WorkerPodSpec {
   /** The group key (WorkerSpec.group): the pod is the squad's, or beside the squad's. */
   group?: string;
   generateName: string;
+  /** The pod's id (names::newPodId): its name is then `generateName` + id, and its label selects it for its NetworkPolicy. */
+  podId?: string;
   /** Containers, one per member (a solo pod has one). */
   members: PodMember[];
   /** Other members whose workspaces this pod mounts read-only under /squad: name -> claim. */
@@ -199,9 +201,9 @@ export function workerPod(p: WorkerPodSpec): V1Pod {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
-      generateName: p.generateName,
+      ...(p.podId ? { name: `${p.generateName}${p.podId}` } : { generateName: p.generateName }),
       namespace: p.namespace,
-      labels: { ...labelsFor('worker', p.agent, p.group), ...p.labels },
+      labels: { ...labelsFor('worker', p.agent, p.group), ...p.labels, ...(p.podId ? { [POD_ID_LABEL]: p.podId } : {}) },
       ...(p.group || p.annotations ? { annotations: { ...(p.group ? { [GROUP_ANNOTATION]: p.group } : {}), ...p.annotations } } : {}),
       ...(p.owners?.length ? { ownerReferences: p.owners } : {}),
     },

@@ -6,7 +6,7 @@
 
 import type { V1ResourceRequirements, V1Toleration } from '@kubernetes/client-node';
 import { loadYaml } from '@kubernetes/client-node';
-import { deadlineSecondsProblem, type TemplateSettings } from '../../api/template-settings.js';
+import { deadlineSecondsProblem, egressSettings, type TemplateSettings } from '../../api/template-settings.js';
 import { type Role, ROLES } from '../../api/agent.js';
 import { NAME_MAX_LENGTH, NAMESPACE_PATTERN } from '../../api/meta.js';
 
@@ -49,7 +49,7 @@ export const BUILTIN_TEMPLATE: Omit<WorkerTemplate, 'image'> = {
 };
 
 const PULL = ['Always', 'IfNotPresent', 'Never'];
-const FIELDS = ['image', 'imagePullPolicy', 'resources', 'nodeSelector', 'tolerations', 'runAsUser', 'runAsGroup', 'storage', 'modelTaskDeadlineSeconds', 'warmPool'];
+const FIELDS = ['image', 'imagePullPolicy', 'resources', 'nodeSelector', 'tolerations', 'runAsUser', 'runAsGroup', 'storage', 'modelTaskDeadlineSeconds', 'warmPool', 'egress', 'egressAllow'];
 
 /**
  * Reads a template's YAML over `base`. Throws an Error whose message names the field, so a bad
@@ -96,6 +96,16 @@ export function parseTemplate(yaml: string, base: WorkerTemplate): WorkerTemplat
     const problem = deadlineSecondsProblem(doc.modelTaskDeadlineSeconds);
     if (problem) throw new Error(`modelTaskDeadlineSeconds ${problem}`);
     t.modelTaskDeadlineSeconds = doc.modelTaskDeadlineSeconds as number;
+  }
+  if (doc.egress !== undefined || doc.egressAllow !== undefined) {
+    // Over what it inherits: a mode of its own drops an inherited allow-list unless it is Proxy again.
+    const e = egressSettings(doc.egress ?? base.egress, doc.egressAllow);
+    if ('field' in e) throw new Error(`${e.field} ${e.message}`);
+    delete t.egress;
+    delete t.egressAllow;
+    if (e.egress) t.egress = e.egress;
+    const allow = e.egressAllow ?? (e.egress === 'Proxy' ? base.egressAllow : undefined);
+    if (allow) t.egressAllow = allow;
   }
   if (doc.warmPool !== undefined) {
     const pool = poolSettings(doc.warmPool);
