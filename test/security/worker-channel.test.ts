@@ -33,7 +33,7 @@ describe('security: the worker channel is untrusted input', function () {
 
   /** Dials the channel as the prober's worker, sends `frames` once open, and resolves with how the server closed it. */
   function dial(frames: (string | Buffer)[], opts: { binary?: boolean } = {}): Promise<Closed> {
-    const ws = new WebSocket(new URL(CONTROL_PATH, env.AGENTPLANE_SERVER_URL).toString().replace(/^http/, 'ws'), {
+    const ws = new WebSocket(new URL(CONTROL_PATH, h.url).toString().replace(/^http/, 'ws'), {
       headers: { authorization: `Bearer ${env.AGENTPLANE_AGENT_TOKEN}` },
     });
     ws.on('open', () => {
@@ -184,7 +184,7 @@ describe('security: the worker channel is untrusted input', function () {
     const tokens = await tokensOf('prober');
     const invented = { input_tokens: 1e9, output_tokens: 1e9, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
     // The agent's own model credential, as its tools read it.
-    const posted = await fetch(new URL(MODEL_REPORT_PATH, env.AGENTPLANE_SERVER_URL), {
+    const posted = await fetch(new URL(MODEL_REPORT_PATH, h.url), {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': env.ANTHROPIC_API_KEY! },
       body: JSON.stringify({ type: 'usage', model: 'claude-opus-4-1', usage: invented }),
@@ -240,7 +240,7 @@ describe('security: a task past its event budget ends, and the agent goes on', f
     const ws = new EventClient(`${h.url}/api/v1/agents/chatty/ws`);
     await ws.until((evs) => evs.some((e) => e.type === 'tool_call'), 60_000);
     const env = { ...h.server.local!.issuedSecrets({ namespace: 'default', name: 'chatty' })! };
-    const sock = new WebSocket(new URL(CONTROL_PATH, env.AGENTPLANE_SERVER_URL).toString().replace(/^http/, 'ws'), {
+    const sock = new WebSocket(new URL(CONTROL_PATH, h.url).toString().replace(/^http/, 'ws'), {
       headers: { authorization: `Bearer ${env.AGENTPLANE_AGENT_TOKEN}` },
     });
     const cancels: unknown[] = [];
