@@ -19,6 +19,7 @@ async function runWorker(): Promise<void> {
   const { AgentWorker } = await import('../../pkg/worker/agent-worker.js');
   const { startHealthServer } = await import('../../pkg/worker/health.js');
   const { startRelay, PLACEHOLDER_API_KEY } = await import('../../pkg/worker/server-relay.js');
+  const { workerSecrets } = await import('../../pkg/worker/launch.js');
   function required(name: string): string {
     const v = process.env[name];
     if (!v) {
@@ -34,13 +35,9 @@ async function runWorker(): Promise<void> {
     name: process.env.AGENTPLANE_AGENT_NAME,
   });
 
-  // A local runtime hands the worker its token and model credential over the IPC channel, so
-  // that they are in no environment a tool could read; a pod's come from its Secret, in env.
-  const secrets = process.env.AGENTPLANE_SECRETS === 'ipc' ? await secretsFromParent() : process.env;
-  const token = secrets.AGENTPLANE_AGENT_TOKEN;
-  const credential = secrets.ANTHROPIC_API_KEY;
+  const { token, credential } = await workerSecrets();
   if (!token) {
-    process.stderr.write('agentplane-worker: AGENTPLANE_AGENT_TOKEN must be set\n');
+    process.stderr.write('agentplane-worker: AGENTPLANE_AGENT_TOKEN must be set (or sent over IPC)\n');
     process.exit(2);
   }
   // In a sandbox whose network is its own, the server is a Unix socket away, and the engine and
@@ -95,19 +92,3 @@ async function runWorker(): Promise<void> {
   if (Number.isInteger(healthPort) && healthPort > 0) startHealthServer(healthPort, () => worker.connected);
 }
 
-/** The first IPC message from the runtime: `{ type: 'secrets', env }`. */
-function secretsFromParent(): Promise<Record<string, string | undefined>> {
-  return new Promise((resolve) => {
-    if (!process.send) {
-      process.stderr.write('agentplane-worker: AGENTPLANE_SECRETS=ipc without an IPC channel\n');
-      process.exit(2);
-    }
-    const onMessage = (m: unknown): void => {
-      const msg = m as { type?: string; env?: Record<string, string> };
-      if (msg?.type !== 'secrets' || typeof msg.env !== 'object') return;
-      process.off('message', onMessage);
-      resolve(msg.env);
-    };
-    process.on('message', onMessage);
-  });
-}

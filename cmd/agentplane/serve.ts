@@ -47,7 +47,7 @@ import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
 import { defaultMaxWorkers } from '../../pkg/runtime/local/capacity.js';
 import type { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
 import type { AgentRuntime } from '../../pkg/runtime/runtime.js';
-import { resolveSandbox, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
+import { NO_SANDBOX, resolveSandbox, type SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { createApp, type HttpTimeouts } from '../../pkg/server/app.js';
 import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
@@ -270,7 +270,9 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
 
   try {
     // First, so that --sandbox bwrap without a usable bubblewrap stops before anything starts.
-    const sandbox = resolveSandbox(o.sandbox ?? 'auto', dataDir, child('runtime'));
+    // Agents in pods have the pod for a sandbox: only local workers need bubblewrap.
+    const runtimeKind: RuntimeKind = o.runtime ?? (o.kubernetes ? 'kubernetes' : 'local');
+    const sandbox = runtimeKind === 'local' ? resolveSandbox(o.sandbox ?? 'auto', dataDir, child('runtime')) : NO_SANDBOX;
     const metrics = new Metrics({ defaultMetrics: true });
     const hooks = new Hooks();
     const embedded = {
@@ -358,7 +360,6 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       events: proxyEventSink,
     });
     manager.onStop('model proxy', () => modelProxy.close());
-    const runtimeKind: RuntimeKind = o.runtime ?? (o.kubernetes ? 'kubernetes' : 'local');
     // Pods: their own proxy (a sidecar holding the mirrored key) wherever the mirror puts the key
     // in their namespace; the demo's scripted model lives in the server, so the server's proxy.
     const mirror = o.plugins.includes('credential-mirror');

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
+import { PLACEHOLDER_API_KEY } from '../../pkg/worker/server-relay.js';
 import { CREDENTIAL_PREFIX } from '../../pkg/modelproxy/index.js';
 import { runTask } from '../support/agents.js';
 import { EventClient, eventually, type Harness, startHarness, TEST_API_KEY } from '../support/harness.js';
@@ -58,11 +59,12 @@ describe('model proxy (integration)', function () {
       expect(evs.at(-1)!.type).to.equal('task_completed');
     });
 
-    it('finds the proxy and its own credential, never the key, in any process it can see', () => {
-      // The worker's environment, visible to its tools: the proxy's URL and the per-agent credential.
-      expect(out[2]).to.contain(`ANTHROPIC_BASE_URL=${h.url}/internal/v1/model`);
-      expect(out[2]).to.contain(`ANTHROPIC_API_KEY=${CREDENTIAL_PREFIX}`);
-      for (const o of out) expect(o).not.to.contain(TEST_API_KEY);
+    it('finds the worker’s relay and a placeholder, never the key or a credential, in any process it can see', () => {
+      // The engine's environment, which its tools inherit: the worker's relay to the proxy, and a
+      // placeholder the relay replaces with the agent's credential (docs/security.md "Tool sandbox").
+      expect(out[2]).to.match(/ANTHROPIC_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/internal\/v1\/model/);
+      expect(out[2]).to.contain(`ANTHROPIC_API_KEY=${PLACEHOLDER_API_KEY}`);
+      for (const o of out) expect(o).not.to.contain(TEST_API_KEY).and.not.to.contain(CREDENTIAL_PREFIX);
     });
 
     it('the events, the workspace and the logs hold no key', async () => {

@@ -3,7 +3,7 @@
 // already up), the pool refills, the agent's workspace, credentials and session are its own from
 // then on, and nothing of the pool outlives the server.
 
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { expect } from 'chai';
 import type { Condition } from '../../pkg/api/condition.js';
@@ -22,10 +22,6 @@ const alive = (pid: number): boolean => {
 };
 
 /** The model credential in a process's environment (the worker's, as the runtime started it). */
-function credentialOf(pid: number): string | undefined {
-  const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-  return env.find((e) => e.startsWith('ANTHROPIC_API_KEY='))?.slice('ANTHROPIC_API_KEY='.length);
-}
 
 describe('warm pool (integration)', function () {
   this.timeout(120_000);
@@ -79,7 +75,7 @@ describe('warm pool (integration)', function () {
 
     // The slot's model credential now speaks for this agent only.
     const uid = (await h.api('GET', `${AGG}/claimer`)).body.metadata.uid as string;
-    const credential = credentialOf(pid!);
+    const credential = local().issuedSecrets(ref('claimer'))?.ANTHROPIC_API_KEY;
     expect(credential).to.be.a('string');
     expect(h.server.modelProxy.credentials.authenticate(credential)).to.deep.equal({ ref: ref('claimer'), uid });
 
@@ -92,7 +88,7 @@ describe('warm pool (integration)', function () {
 
   it('resumes the session in the same directory after the idle release', async () => {
     const pid = local().pid(ref('claimer'))!;
-    const credential = credentialOf(pid);
+    const credential = local().issuedSecrets(ref('claimer'))?.ANTHROPIC_API_KEY;
     await eventually(async () => {
       const r = await h.api('GET', `${AGG}/claimer`);
       return (r.body.status?.conditions as Condition[] | undefined)?.find((c) => c.type === 'WorkerReady')?.reason === 'Released';
@@ -126,7 +122,7 @@ describe('warm pool (integration)', function () {
 
   it('removes the workspace (the slot directory) and the credential with the agent', async () => {
     const slotDir = realpathSync(join(h.dataDir, 'workspaces', 'default', 'other'));
-    const credential = credentialOf(local().pid(ref('other'))!);
+    const credential = local().issuedSecrets(ref('other'))?.ANTHROPIC_API_KEY;
     expect((await h.api('DELETE', '/api/v1/agents/other')).status).to.be.oneOf([200, 202]);
     await eventually(async () => !existsSync(slotDir), 30_000, 'the slot directory removed');
     expect(existsSync(join(h.dataDir, 'workspaces', 'default', 'other'))).to.equal(false);

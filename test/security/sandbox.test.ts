@@ -39,7 +39,7 @@ describe(`security: a tool attacks its sandbox (server as ${root ? 'root' : `uid
       h,
       'attacker',
       [
-        step('id -u; grep -E "^(CapEff|CapBnd|NoNewPrivs|Seccomp):" /proc/self/status'),
+        step('id -u; grep -E "^(CapEff|CapBnd|NoNewPrivs|Seccomp):" /proc/self/status; cat /proc/self/uid_map'),
         step('unshare -m true'),
         step('unshare -Urm sh -c "umount -l /proc && ls /"'),
         step('mount -o remount,rw,bind / /'),
@@ -63,10 +63,13 @@ describe(`security: a tool attacks its sandbox (server as ${root ? 'root' : `uid
     await h?.close();
   });
 
-  it('runs tools as an unprivileged user with no capability, no_new_privs and the seccomp filter', () => {
+  it('runs tools as an unprivileged user, in a user namespace mapping it alone, with no capability, no_new_privs and the seccomp filter', () => {
     const lines = out[0]!.split('\n');
     expect(Number(lines[0])).to.equal(root ? 65534 : process.getuid!());
     expect(lines.slice(1, 5).map((l) => l.replace(/\s+/g, ' '))).to.deep.equal(['CapEff: 0000000000000000', 'CapBnd: 0000000000000000', 'NoNewPrivs: 1', 'Seccomp: 2']);
+    // In a user namespace that maps that user alone: root is mapped nowhere a tool is.
+    const uid = root ? 65534 : process.getuid!();
+    expect(lines[5]!.trim().split(/\s+/)).to.deep.equal([String(uid), String(uid), '1']);
   });
 
   it('refuses new namespaces, mounts and unmounts', () => {

@@ -14,16 +14,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import type { EventDraft } from '../../pkg/api/event.js';
 import { CONTROL_PATH, type ServerMessage, type TaskMessage, type WorkerMessage } from '../../pkg/api/worker-protocol.js';
+import { serverConnection, workerSecrets } from '../../pkg/worker/launch.js';
 import { FIREHOSE, type FirehoseSpec, wallMs } from './firehose.js';
 
 /** Bytes the producer lets wait in its socket before it waits itself. */
 const HIGH_WATER = 1 << 20;
 const BATCH = 100;
 
-function main(): void {
+async function main(): Promise<void> {
   const bare = process.argv[2] === '--bare' ? process.argv[3] : undefined;
   const url = bare ?? new URL(CONTROL_PATH, process.env.AGENTPLANE_SERVER_URL).toString().replace(/^http/, 'ws');
-  const ws = new WebSocket(url, bare ? {} : { headers: { authorization: `Bearer ${process.env.AGENTPLANE_AGENT_TOKEN}` } });
+  const ws = new WebSocket(url, bare ? {} : { headers: { authorization: `Bearer ${(await workerSecrets()).token}` }, ...serverConnection() });
   const send = (msg: WorkerMessage): void => ws.send(JSON.stringify(msg));
   ws.on('open', () => send({ type: 'hello' }));
   ws.on('message', (data) => {
@@ -64,4 +65,4 @@ async function run(task: TaskMessage, send: (msg: WorkerMessage) => void, ws: We
   });
 }
 
-main();
+void main();

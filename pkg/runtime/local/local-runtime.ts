@@ -306,6 +306,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
   private async stopSlot(slot: Slot): Promise<void> {
     this.hub.revoke(slot.ref);
     this.opts.model.revoke(slot.ref);
+    this.issued.delete(refKey(slot.ref));
     await slot.child.started;
     await killGroup(slot.child, this.opts.stopGraceMs ?? 5000);
     if (!this.sandboxed) killByEnvironment(`ANTHROPIC_API_KEY=${slot.credential}`);
@@ -360,6 +361,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     // engine can no longer reach the model.
     this.hub.revoke(ref);
     this.opts.model.revoke(ref);
+    this.issued.delete(key);
     const w = this.workers.get(key);
     if (!w) return;
     this.workers.delete(key);

@@ -111,7 +111,7 @@ function probe(env: NodeJS.ProcessEnv, root: boolean, dataDir: string): Tools | 
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const seccomp = join(dir, `seccomp-${arch}.bpf`);
     writeFileSync(seccomp, seccompProgram(arch), { mode: 0o600 });
-    tools = { bwrap, ...(setpriv ? { setpriv } : {}), seccomp, node: prepareNode(dir) };
+    tools = { bwrap, ...(setpriv ? { setpriv } : {}), seccomp, node: prepareNode(nodeDir(env) ?? dir) };
   } catch (err) {
     return `cannot prepare the sandbox's files under ${dataDir}: ${(err as Error).message}`;
   }
@@ -123,6 +123,23 @@ function probe(env: NodeJS.ProcessEnv, root: boolean, dataDir: string): Tools | 
 }
 
 /**
+ * Where the worker's node is kept: the user's cache (one copy for every data directory, and none
+ * in a small one), or undefined to keep it in the data directory.
+ */
+function nodeDir(env: NodeJS.ProcessEnv): string | undefined {
+  const cache = env.XDG_CACHE_HOME || (env.HOME ? join(env.HOME, '.cache') : undefined);
+  if (!cache) return undefined;
+  const dir = join(cache, 'agentplane', 'sandbox');
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    accessSync(dir, constants.W_OK);
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The worker's node: a copy of the server's that nobody may read, only execute. A process started
  * from a file it cannot read is not dumpable, so the tools it starts (same user) cannot read its
  * memory, environment or descriptors under /proc, nor trace it: the worker's control token and
@@ -130,7 +147,7 @@ function probe(env: NodeJS.ProcessEnv, root: boolean, dataDir: string): Tools | 
  */
 function prepareNode(dir: string): string {
   const source = realpathSync(process.execPath);
-  const target = join(dir, 'node');
+  const target = join(dir, `node-${process.version}`);
   const src = statSync(source);
   try {
     const t = statSync(target);
@@ -181,7 +198,8 @@ function build(tools: Tools, argv: string[], view: Partial<SandboxView> & { work
   // server's API among them) are out of reach and the socket is the one way out.
   if (view.socket) args.push('--unshare-net');
   // Without root, bubblewrap needs a user namespace: the sandbox user is the server's, and no
-  // namespace can be made inside. As root, setpriv drops to nobody instead (no root mapping).
+  // namespace can be made inside. As root it sets up as root (every path is readable to it) and
+  // the worker's user namespace is made inside, after setpriv dropped to nobody (below).
   if (!tools.setpriv) args.push('--unshare-user', '--disable-userns');
   for (const dir of SYSTEM_DIRS) args.push(...systemDir(dir));
   args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp', '--perms', '0755', '--tmpfs', '/run');
@@ -204,16 +222,25 @@ function build(tools: Tools, argv: string[], view: Partial<SandboxView> & { work
     made.add(dest);
   }
   // Host PATH entries outside the sandbox do not exist in it; node is the worker's own copy.
-  args.push('--setenv', 'PATH', SANDBOX_PATH, '--chdir', view.workspace ?? '/', '--seccomp', '9', '--');
+  args.push('--setenv', 'PATH', SANDBOX_PATH, '--chdir', view.workspace ?? '/');
   const worker = argv[0] === process.execPath ? [SANDBOX_NODE, ...argv.slice(1)] : argv;
-  const inner = tools.setpriv
-    ? [tools.setpriv, `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_GID}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--', ...worker]
-    : worker;
-  // The seccomp program reaches bubblewrap on descriptor 9 (dash knows single digits only). The bwrap processes ignore SIGTERM
-  // (an ignored signal survives exec) so that stopping the process group reaches the worker,
+  // As root: drop to nobody (no capability, no bounding set), then a second bubblewrap, now
+  // unprivileged, puts the worker in a user namespace that maps nobody alone and forbids nested
+  // ones, and loads the filter (which would refuse it that namespace if loaded before). It shows
+  // the sandbox as it is: --dev-bind, since --bind would make the minimal /dev's nodes unusable.
+  const seccomp = ['--seccomp', '9'];
+  const command = tools.setpriv
+    ? [
+        '--', tools.setpriv, `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_GID}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--',
+        tools.bwrap, '--unshare-user', '--disable-userns', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID), '--dev-bind', '/', '/', '--die-with-parent', ...seccomp, '--',
+        ...worker,
+      ]
+    : [...seccomp, '--', ...worker];
+  // The seccomp program reaches bubblewrap on descriptor 9 (dash knows single digits only). The
+  // bwrap processes ignore SIGTERM (an ignored signal survives exec) so that stopping the process group reaches the worker,
   // which shuts down gracefully; bwrap follows when it exits. SIGKILL, or the death of bwrap's
   // parent, ends the whole namespace, tools included.
-  return ['/bin/sh', '-c', 'f=$1; shift; trap "" TERM; exec "$@" 9<"$f"', 'sandbox', tools.seccomp, tools.bwrap, ...args, ...inner];
+  return ['/bin/sh', '-c', 'f=$1; shift; trap "" TERM; exec "$@" 9<"$f"', 'sandbox', tools.seccomp, tools.bwrap, ...args, ...command];
 }
 
 /** A system directory as the host has it: a read-only bind, or the same symlink (merged /usr). */
