@@ -175,7 +175,8 @@ function buildPaths(): OpenAPIV3.Document {
         post: {
           operationId: 'cancelTask',
           parameters: [nameParam, nsParam],
-          responses: { '200': agentOut, '202': agentOut, ...errors(400, 404, 409) },
+          // 415: a body, if any, must be JSON (docs/security.md "Requests from browsers").
+          responses: { '200': agentOut, '202': agentOut, ...errors(400, 404, 409, 415) },
         },
       },
       '/api/v1/agents/{name}/events': {
@@ -399,7 +400,7 @@ function squadPaths(): OpenAPIV3.PathsObject {
       },
     },
     '/api/v1/squads/{name}/break-up': {
-      post: { operationId: 'breakUpSquad', parameters: p, responses: { '200': one, ...errors(400, 404, 409) } },
+      post: { operationId: 'breakUpSquad', parameters: p, responses: { '200': one, ...errors(400, 404, 409, 415) } },
     },
   };
 }
