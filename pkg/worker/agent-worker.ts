@@ -3,7 +3,6 @@
 // running task, and interrupt the turn on cancel. Reconnects with backoff; events produced
 // while disconnected are queued and flushed on reconnect, so none are lost.
 
-import { connect as netConnect } from 'node:net';
 import WebSocket from 'ws';
 import type { EventDraft } from '../api/event.js';
 import { capEventSize } from '../api/event-size.js';
@@ -19,6 +18,7 @@ import {
 } from '../api/worker-protocol.js';
 import type { Logger } from '../observability/logger.js';
 import { Engine, type EngineEnv, WORKER_STOPPING } from './engine.js';
+import { serverConnection } from './launch.js';
 import { TaskInput } from './task-input.js';
 
 export interface WorkerOptions {
@@ -83,8 +83,7 @@ export class AgentWorker {
   private connect(): void {
     if (this.stopped) return;
     const url = new URL(CONTROL_PATH, this.opts.serverUrl).toString().replace(/^http/, 'ws');
-    const socketPath = this.opts.socketPath;
-    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${this.opts.token}` }, ...(socketPath ? { createConnection: () => netConnect(socketPath) } : {}) });
+    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${this.opts.token}` }, ...serverConnection(this.opts.socketPath) });
     this.ws = ws;
     ws.on('open', () => {
       this.lastConnected = Date.now();

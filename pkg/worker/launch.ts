@@ -37,10 +37,9 @@ function secretsFromParent(): Promise<Record<string, string | undefined>> {
 }
 
 /**
- * How to open a connection to the server: over its worker socket (`AGENTPLANE_SERVER_SOCKET`, a
- * sandbox whose network is its own), else by the URL's host and port.
+ * How to open a connection to the server: over its worker socket (`AGENTPLANE_SERVER_SOCKET`, in
+ * a sandbox whose network is its own), else by the URL's host and port.
  */
-export function serverConnection(env: NodeJS.ProcessEnv = process.env): { createConnection?: () => Socket } {
-  const socketPath = env.AGENTPLANE_SERVER_SOCKET;
+export function serverConnection(socketPath: string | undefined): { createConnection?: () => Socket } {
   return socketPath ? { createConnection: () => connect(socketPath) } : {};
 }

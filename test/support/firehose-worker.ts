@@ -24,7 +24,7 @@ const BATCH = 100;
 async function main(): Promise<void> {
   const bare = process.argv[2] === '--bare' ? process.argv[3] : undefined;
   const url = bare ?? new URL(CONTROL_PATH, process.env.AGENTPLANE_SERVER_URL).toString().replace(/^http/, 'ws');
-  const ws = new WebSocket(url, bare ? {} : { headers: { authorization: `Bearer ${(await workerSecrets()).token}` }, ...serverConnection() });
+  const ws = new WebSocket(url, bare ? {} : { headers: { authorization: `Bearer ${(await workerSecrets()).token}` }, ...serverConnection(process.env.AGENTPLANE_SERVER_SOCKET) });
   const send = (msg: WorkerMessage): void => ws.send(JSON.stringify(msg));
   ws.on('open', () => send({ type: 'hello' }));
   ws.on('message', (data) => {
