@@ -36,8 +36,18 @@ export interface TokenUsage {
   cache_creation_input_tokens: number;
 }
 
+/**
+ * What a task that did not complete spent, when known (an extension to the spec): the engine's
+ * cost estimate for the task and the model proxy's tokens, as on task_completed.
+ */
+export interface TaskSpend {
+  cost_usd?: number;
+  usage?: TokenUsage;
+}
+
 export interface TaskCompletedPayload {
   result: string;
+  /** This task's cost, not the warm session's running total. */
   cost_usd: number;
   duration_ms: number;
   turns: number;
@@ -70,8 +80,8 @@ export interface EventPayloads {
   user_message: { content: string };
   model_retry: ModelRetryPayload;
   task_completed: TaskCompletedPayload;
-  task_cancelled: { reason: string };
-  error: { message: string; reason: string };
+  task_cancelled: { reason: string } & TaskSpend;
+  error: { message: string; reason: string } & TaskSpend;
 }
 
 /** What a producer (the worker, or the service for its own failures) emits. */

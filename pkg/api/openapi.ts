@@ -58,7 +58,8 @@ const eventSchema: Schema = {
         'tool_result{id, tool, output, isError}, user_message{content}, ' +
         'model_retry{attempt, of, delayMs, status, message} (the model proxy retries a failed model request), ' +
         'task_completed{result, cost_usd, duration_ms, turns, stop_reason, session_id, usage?{input_tokens, output_tokens, ' +
-        'cache_read_input_tokens, cache_creation_input_tokens}}, task_cancelled{reason}, error{message, reason}.',
+        'cache_read_input_tokens, cache_creation_input_tokens}}, task_cancelled{reason, cost_usd?, usage?}, error{message, reason, cost_usd?, usage?}. ' +
+        "cost_usd and usage are the task's own, not its session's running total.",
     },
   },
 };

@@ -32,8 +32,10 @@ const taskId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }
 /** Event types a worker reports; `model_retry` is the model proxy's, never a worker's. */
 export type WorkerEventType = Exclude<EventType, 'model_retry'>;
 
-/** What a worker's events carry: `task_completed` without `usage`, which only the model proxy's meter sets. */
-export type WorkerEventPayloads = { [T in WorkerEventType]: T extends 'task_completed' ? Omit<EventPayloads[T], 'usage'> : EventPayloads[T] };
+/** What a worker's events carry: a task's end without `usage`, which only the model proxy's meter sets. */
+export type WorkerEventPayloads = { [T in WorkerEventType]: T extends 'task_completed' | 'task_cancelled' | 'error' ? Omit<EventPayloads[T], 'usage'> : EventPayloads[T] };
+
+const cost = { type: 'number', minimum: 0 };
 
 const payloadSchemas: { [T in WorkerEventType]: object } = {
   task_started: objectSchema<WorkerEventPayloads['task_started']>({ instructions: req(text) }),
@@ -44,14 +46,14 @@ const payloadSchemas: { [T in WorkerEventType]: object } = {
   user_message: objectSchema<WorkerEventPayloads['user_message']>({ content: req(text) }),
   task_completed: objectSchema<WorkerEventPayloads['task_completed']>({
     result: req(text),
-    cost_usd: req({ type: 'number', minimum: 0 }),
+    cost_usd: req(cost),
     duration_ms: req({ type: 'number', minimum: 0 }),
     turns: req(count),
     stop_reason: req(label),
     session_id: req(label),
   }),
-  task_cancelled: objectSchema<WorkerEventPayloads['task_cancelled']>({ reason: req(text) }),
-  error: objectSchema<WorkerEventPayloads['error']>({ message: req(text), reason: req(label) }),
+  task_cancelled: objectSchema<WorkerEventPayloads['task_cancelled']>({ reason: req(text), cost_usd: opt(cost) }),
+  error: objectSchema<WorkerEventPayloads['error']>({ message: req(text), reason: req(label), cost_usd: opt(cost) }),
 };
 
 export const WORKER_EVENT_TYPES = Object.keys(payloadSchemas) as WorkerEventType[];

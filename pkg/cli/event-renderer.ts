@@ -45,6 +45,11 @@ export interface RendererOptions {
   write: (text: string) => void;
   /** Spinners for running tool calls (a terminal only). */
   spinners: boolean;
+  /**
+   * A line when a tool call starts (following live without a terminal): a long call is visible
+   * while it runs, and its result line follows when it ends.
+   */
+  callLines?: boolean;
   /** The stream ora draws on (stdout). */
   stream?: NodeJS.WriteStream;
 }
@@ -142,7 +147,9 @@ export class EventRenderer {
       }
       case 'tool_call': {
         const p = ev.payload as AgentEvent<'tool_call'>['payload'];
-        this.calls.set(p.id, { tool: p.tool, about: describeCall(p.input) });
+        const call = { tool: p.tool, about: describeCall(p.input) };
+        this.calls.set(p.id, call);
+        if (this.o.callLines) this.line(c.dim(`▸ ${call.tool}${call.about ? ` ${call.about}` : ''}`));
         this.spin();
         break;
       }

@@ -47,6 +47,12 @@ export function followAgent(client: Client, namespace: string, name: string, sin
         continue;
       }
       const socket = ws;
+      // The replay can arrive with the handshake and hold the end event: then `stop()` ran
+      // before this socket was ours to close, and the server keeps it open for live events.
+      if (stopped) {
+        socket.close(1000);
+        return;
+      }
       const closed = await new Promise<{ code: number; reason: string }>((resolve) => {
         socket.on('close', (code, reason) => resolve({ code, reason: String(reason) }));
         socket.on('error', () => undefined); // 'close' follows

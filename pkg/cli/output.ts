@@ -35,6 +35,9 @@ export function renderTable(headers: string[], rows: unknown[][], empty = '<none
   return `${t.toString().split('\n').map((l) => l.trimEnd()).join('\n')}\n`;
 }
 
+/** `text` with each line indented (not the empty end after its last newline, which stays last). */
+export const indent = (text: string, by = '  '): string => text.replace(/^(?=.)/gm, by);
+
 /** A cell as kubectl shows it: absent values as <none>. */
 function cell(v: unknown, empty: string): string {
   if (v === null || v === undefined || v === '') return empty;

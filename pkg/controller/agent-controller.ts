@@ -20,7 +20,7 @@ import {
 import { FINALIZER_AGENT_CLEANUP } from '../api/deletion.js';
 import { ApiError } from '../api/errors.js';
 import { type ConditionStatus, findCondition, setCondition } from '../api/condition.js';
-import type { AgentEvent, EventDraft, TokenUsage } from '../api/event.js';
+import type { AgentEvent, EventDraft, TaskSpend, TokenUsage } from '../api/event.js';
 import { isTerminal } from '../api/event.js';
 import { type ObjectRef, parseRefKey, refKey } from '../api/meta.js';
 import type { Squad } from '../api/squad.js';
@@ -35,7 +35,7 @@ import { groupName, memberNames, squadListing } from '../registry/squad/membersh
 import type { AgentRuntime, RuntimeEvent, TaskSpec, WorkerStatus } from '../runtime/runtime.js';
 import { Controller, type Result } from './framework/controller.js';
 import { StatusWriter } from './status-writer.js';
-import { meteredCompletion } from './task-usage.js';
+import { meteredEnd, type TaskEnd } from './task-usage.js';
 import { applyEvent, changesTaskState, movesMessage } from './task-status.js';
 import { WorkerSlots } from './worker-slots.js';
 
@@ -498,7 +498,7 @@ export class AgentController {
       this.ended.set(key, `${uid}:${taskId}`);
       const usage = this.d.taskUsage?.taskEnded(ref, uid);
       // Tokens and cost as the model proxy metered them, never as the worker claims.
-      if (draft.type === 'task_completed') draft = meteredCompletion(draft as EventDraft<'task_completed'>, this.d.taskUsage ? { usage } : undefined);
+      draft = meteredEnd(draft as TaskEnd, this.d.taskUsage ? { usage } : undefined);
     }
     return this.record(agent, { ...draft, task: taskId });
   }
@@ -575,11 +575,10 @@ export class AgentController {
   private async taskEnded(agent: Agent, ev: AgentEvent): Promise<void> {
     const outcome: TaskOutcome = ev.type === 'task_completed' ? 'completed' : ev.type === 'task_cancelled' ? 'cancelled' : 'error';
     this.d.metrics.tasks.inc({ outcome });
-    if (ev.type === 'task_completed') {
-      const p = (ev as AgentEvent<'task_completed'>).payload;
-      this.d.metrics.taskDuration.observe(p.duration_ms / 1000);
-      if (p.cost_usd > 0) this.d.metrics.cost.inc(p.cost_usd);
-    }
+    if (ev.type === 'task_completed') this.d.metrics.taskDuration.observe((ev as AgentEvent<'task_completed'>).payload.duration_ms / 1000);
+    // Every task's own cost, however it ended: the total is their sum.
+    const cost = (ev.payload as TaskSpend).cost_usd;
+    if (cost !== undefined && cost > 0) this.d.metrics.cost.inc(cost);
     this.cancelsSent.delete(refKey(agent.metadata));
     this.lastActive.delete(agent.metadata.uid);
     await this.d.hooks.notifyTaskEnded(agent, outcome);

@@ -1,17 +1,22 @@
 // A task's usage figures come from the model proxy's meter, never from its worker (whose channel
-// the agent's own tools can speak on): the worker's task_completed gets the metered tokens as
-// `usage`, and its cost estimate is capped by what those tokens could have cost.
+// the agent's own tools can speak on): the event that ends a task (completed, cancelled or failed)
+// gets the metered tokens as `usage`, and the worker's cost estimate is capped by what those
+// tokens could have cost.
 
-import type { EventDraft } from '../api/event.js';
+import type { EventDraft, TaskSpend } from '../api/event.js';
 import { costCeiling, type TokenUsage } from '../modelproxy/usage.js';
 
+export type TaskEnd = EventDraft<'task_completed'> | EventDraft<'task_cancelled'> | EventDraft<'error'>;
+
 /**
- * `draft` with the meter's figures: `usage` only when the meter counted some, `cost_usd` at most
- * their ceiling. Without a meter (`metered` undefined) only a claimed `usage` is removed.
+ * `draft` with the meter's figures: `usage` only when the meter counted some, a claimed
+ * `cost_usd` at most their ceiling. Without a meter (`metered` undefined) only a claimed `usage`
+ * is removed.
  */
-export function meteredCompletion(draft: EventDraft<'task_completed'>, metered: { usage: TokenUsage | undefined } | undefined): EventDraft<'task_completed'> {
-  const { usage: _claimed, ...payload } = draft.payload;
+export function meteredEnd<D extends TaskEnd>(draft: D, metered: { usage: TokenUsage | undefined } | undefined): D {
+  const { usage: _claimed, ...payload } = draft.payload as D['payload'] & TaskSpend;
   if (!metered) return { ...draft, payload };
-  const cost = Math.min(Number.isFinite(payload.cost_usd) ? payload.cost_usd : 0, costCeiling(metered.usage));
-  return { ...draft, payload: { ...payload, cost_usd: cost, ...(metered.usage ? { usage: metered.usage } : {}) } };
+  const claimed = payload.cost_usd;
+  const cost = claimed === undefined ? {} : { cost_usd: Math.min(Number.isFinite(claimed) ? claimed : 0, costCeiling(metered.usage)) };
+  return { ...draft, payload: { ...payload, ...cost, ...(metered.usage ? { usage: metered.usage } : {}) } };
 }

@@ -44,7 +44,7 @@ export class Metrics {
 
   readonly cost = new Counter({
     name: 'agentplane_task_cost_usd_total',
-    help: "Model cost of completed tasks in US dollars: the engine's estimate, capped by what the model proxy metered.",
+    help: "Model cost of tasks in US dollars, each task's own however it ended: the engine's estimate, capped by what the model proxy metered.",
     registers: [this.registry],
   });
 

@@ -71,6 +71,8 @@ export class EngineSession {
   private readonly messages: AsyncIterator<SDKMessage>;
   private readonly abort = new AbortController();
   private dead = false;
+  /** The engine's running total at its last result. */
+  private costReported = 0;
 
   /**
    * @param key the settings the engine process was started with (see `Engine`); another key
@@ -105,6 +107,17 @@ export class EngineSession {
       this.close();
       throw err;
     }
+  }
+
+  /**
+   * What a result's `total_cost_usd` adds: the engine reports the session's running total, and a
+   * warm session runs many tasks, so each task's cost is the difference.
+   */
+  costOf(result: { total_cost_usd: number }): number {
+    const total = Number.isFinite(result.total_cost_usd) ? result.total_cost_usd : this.costReported;
+    const added = Math.max(0, total - this.costReported);
+    this.costReported = Math.max(this.costReported, total);
+    return added;
   }
 
   /** Stops the running turn; the engine answers with the turn's result and keeps the session. */

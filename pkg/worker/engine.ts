@@ -92,6 +92,8 @@ export class Engine {
     input.onFollowUp((content) => emit({ type: 'user_message', payload: { content } }));
     const toolNames = new Map<string, string>();
     let session: EngineSession | undefined;
+    /** This task's cost so far: a task with follow-ups has a result per turn. */
+    let cost: number | undefined;
     let interrupted = false;
     let grace: NodeJS.Timeout | undefined;
     const onAbort = (): void => {
@@ -108,35 +110,36 @@ export class Engine {
 
     try {
       // Cancelled before it began: the warm session is left as it is.
-      if (signal.aborted) return cancelled(signal, emit, this.session?.sessionId);
+      if (signal.aborted) return cancelled(signal, emit, this.session?.sessionId, undefined);
       session = this.sessionFor(task);
       session.feed.attach(input);
       for (;;) {
         const r = await session.next();
         if (r.done) break;
         const msg = r.value;
+        if (msg.type === 'result') cost = (cost ?? 0) + session.costOf(msg);
         if (msg.type === 'user' && 'isReplay' in msg && msg.isReplay) {
           input.seen(msg.uuid);
           continue;
         }
         if (interrupted) {
           // What the interrupted turn still says is dropped; its result ends the task.
-          if (msg.type === 'result') return cancelled(signal, emit, session.sessionId);
+          if (msg.type === 'result') return cancelled(signal, emit, session.sessionId, cost);
           continue;
         }
         // A follow-up that came too late for this turn gets a turn of its own: this result is
         // not the task's end (its text was already reported as it came).
         if (msg.type === 'result' && input.pending) continue;
         if (msg.type === 'result') input.close(); // no follow-up after this is taken
-        const outcome = translate(msg, emit, toolNames);
+        const outcome = translate(msg, emit, toolNames, cost ?? 0);
         if (outcome) return { ...outcome, sessionId: session.sessionId };
       }
-      if (interrupted) return cancelled(signal, emit, session.sessionId);
-      emit({ type: 'error', payload: { message: 'the engine ended without a result', reason: 'EngineError' } });
+      if (interrupted) return cancelled(signal, emit, session.sessionId, cost);
+      emit({ type: 'error', payload: { message: 'the engine ended without a result', reason: 'EngineError', ...spent(cost) } });
       return { kind: 'error', sessionId: session.sessionId };
     } catch (err) {
-      if (interrupted) return cancelled(signal, emit, session?.sessionId);
-      emit({ type: 'error', payload: { message: errorMessage(err), reason: 'EngineError' } });
+      if (interrupted) return cancelled(signal, emit, session?.sessionId, cost);
+      emit({ type: 'error', payload: { message: errorMessage(err), reason: 'EngineError', ...spent(cost) } });
       return { kind: 'error', sessionId: session?.sessionId };
     } finally {
       if (grace) clearTimeout(grace);
@@ -243,14 +246,18 @@ function mcpServer(s: McpServerSpec, env: EngineEnv): { type: 'http'; url: strin
   return { type: 'http', url, headers: env.apiKey ? { 'x-api-key': env.apiKey } : {}, alwaysLoad: true };
 }
 
-function cancelled(signal: AbortSignal, emit: Emit, sessionId?: string): TaskOutcome {
+/** A task's cost on an end that is not a completion, when the engine gave one. */
+const spent = (cost: number | undefined): { cost_usd?: number } => (cost === undefined ? {} : { cost_usd: cost });
+
+function cancelled(signal: AbortSignal, emit: Emit, sessionId: string | undefined, cost: number | undefined): TaskOutcome {
   const reason = typeof signal.reason === 'string' ? signal.reason : 'cancelled by request';
-  emit({ type: 'task_cancelled', payload: { reason } });
+  emit({ type: 'task_cancelled', payload: { reason, ...spent(cost) } });
   return { kind: 'cancelled', sessionId };
 }
 
 /** Emits the events one engine message carries; returns an outcome when the task has ended. */
-function translate(msg: SDKMessage, emit: Emit, toolNames: Map<string, string>): Omit<TaskOutcome, 'sessionId'> | undefined {
+/** `cost`: the task's cost, for its result (the engine's figure is the session's running total). */
+function translate(msg: SDKMessage, emit: Emit, toolNames: Map<string, string>, cost: number): Omit<TaskOutcome, 'sessionId'> | undefined {
   switch (msg.type) {
     case 'assistant': {
       for (const block of msg.message.content) {
@@ -287,7 +294,7 @@ function translate(msg: SDKMessage, emit: Emit, toolNames: Map<string, string>):
           type: 'task_completed',
           payload: {
             result: msg.result,
-            cost_usd: msg.total_cost_usd,
+            cost_usd: cost,
             duration_ms: msg.duration_ms,
             turns: msg.num_turns,
             stop_reason: msg.stop_reason ?? 'end_turn',
@@ -297,7 +304,7 @@ function translate(msg: SDKMessage, emit: Emit, toolNames: Map<string, string>):
         return { kind: 'completed' };
       }
       const message = msg.subtype === 'success' ? msg.result : (msg.errors ?? []).join('; ') || msg.subtype;
-      emit({ type: 'error', payload: { message: message || 'the task failed', reason: msg.subtype === 'success' ? 'ModelError' : msg.subtype } });
+      emit({ type: 'error', payload: { message: message || 'the task failed', reason: msg.subtype === 'success' ? 'ModelError' : msg.subtype, cost_usd: cost } });
       return { kind: 'error' };
     }
     default:

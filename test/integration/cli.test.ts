@@ -4,7 +4,7 @@
 // and the error exits (unknown agent, unreachable server, 401 against a server with a token file).
 
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, realpathSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,22 @@ function closedPort(): Promise<number> {
   });
 }
 
+/** This Node and every other `node` on PATH (each real file once). */
+function nodesOnPath(): string[] {
+  const found = new Map<string, string>([[realpathSync(process.execPath), process.execPath]]);
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    const candidate = join(dir || '.', 'node');
+    try {
+      accessSync(candidate, constants.X_OK);
+      const real = realpathSync(candidate);
+      if (!found.has(real)) found.set(real, candidate);
+    } catch {
+      // none here
+    }
+  }
+  return [...found.values()];
+}
+
 describe('agentplane CLI (integration)', function () {
   this.timeout(120_000);
 
@@ -56,9 +72,9 @@ describe('agentplane CLI (integration)', function () {
   };
 
   /** Runs the CLI with stdout and stderr as pipes. */
-  const cli = (args: string[], more: NodeJS.ProcessEnv = {}): Promise<Result> =>
+  const cli = (args: string[], more: NodeJS.ProcessEnv = {}, timeout = 90_000, node = process.execPath): Promise<Result> =>
     new Promise((resolve) => {
-      execFile(process.execPath, [MAIN, ...args], { env: { ...env, ...more }, timeout: 90_000, maxBuffer: 8 << 20 }, (err, stdout, stderr) => {
+      execFile(node, [MAIN, ...args], { env: { ...env, ...more }, timeout, maxBuffer: 8 << 20 }, (err, stdout, stderr) => {
         const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1) : 0;
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       });
@@ -72,6 +88,16 @@ describe('agentplane CLI (integration)', function () {
     child.stderr!.on('data', (d) => (out += String(d)));
     const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     return { child, out: () => out, exit };
+  };
+
+  /** Runs the CLI on a pseudo-terminal (script(1)); its output as the terminal got it. */
+  const inPty = (args: string[]): Promise<Result> => {
+    const cmd = `stty cols 120 rows 40; ${[process.execPath, MAIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')}`;
+    return new Promise<Result>((resolve) => {
+      execFile('script', ['-qfec', cmd, '/dev/null'], { env: { ...env, SHELL: '/bin/bash' }, timeout: 90_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
+      );
+    });
   };
 
   const noStackTrace = (r: Result): void => {
@@ -116,6 +142,29 @@ describe('agentplane CLI (integration)', function () {
       expect(events[0]).to.include({ type: 'task_started', task: 2, agentName: 'alpha' });
       expect(events.at(-1)).to.include({ type: 'task_completed', task: 2 });
       expect(events.every((e) => e.task === 2)).to.equal(true);
+    });
+
+    // The end event can arrive with the stream's handshake, before the socket is handed over:
+    // `run` must stop there too, not wait on a socket it no longer reads (a race: loop it).
+    // Every Node on PATH runs it (the machine's as well as the project's: the README lets the
+    // CLI run on either), and Node 20 lost this race one run in thirty.
+    it('ends every time on an existing idle agent, piped or --json, under each Node on PATH (40 runs)', async () => {
+      const nodes = nodesOnPath();
+      for (let i = 0; i < 40; i++) {
+        const json = i % 2 === 1;
+        const node = nodes[Math.floor(i / 2) % nodes.length]!;
+        const r = await cli(['run', 'looper', `@say loop ${i}`, ...(json ? ['--json'] : [])], {}, 20_000, node);
+        expect(r.code, `run ${i}${json ? ' --json' : ''} with ${node} did not end: ${r.stderr}`).to.equal(0);
+        expect(r.stdout).to.include(`loop ${i}`);
+      }
+    });
+
+    it('without a terminal, prints a line when a tool call starts, before its result', async () => {
+      const f = start(['run', 'epsilon', `@bash ${busyFor(3)}\n@say slow one done`]);
+      await eventually(async () => /^▸ Bash /m.test(f.out()), 30_000, 'the call line');
+      expect(f.out(), 'the result comes later').not.to.match(/^✔ Bash /m);
+      expect(await f.exit).to.equal(0);
+      expect(f.out()).to.match(/^▸ Bash [^\n]*\n(?:.*\n)*✔ Bash /m);
     });
 
     // script(1) runs the command with $SHELL. dash, the usual /bin/sh, dies of the terminal's
@@ -211,10 +260,15 @@ describe('agentplane CLI (integration)', function () {
       await eventually(async () => (await h.api('GET', '/api/v1/agents/delta/events')).body.events.some((e: { type: string; payload: { content?: string } }) => e.type === 'user_message' && e.payload.content === 'and also this'), 30_000, 'user_message');
     });
 
-    it('cancel cancels the running task; on an idle agent it says there is nothing to cancel', async () => {
+    it('cancel cancels the running task; then steer on the idle agent says it started a new task; cancel on an idle agent says there is nothing to cancel', async () => {
       const r = await cli(['cancel', 'delta']);
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout).to.match(/agent\/delta: (task cancelled|cancel requested)/);
+      await waitIdle('delta');
+      const steered = await cli(['steer', 'delta', '@say a fresh start']);
+      expect(steered.code, steered.stderr).to.equal(0);
+      expect(steered.stdout).to.match(/^agent\/delta was idle: started task \d+ with it/m);
+      expect(steered.stdout).not.to.include('steered');
       await waitIdle('delta');
       const again = await cli(['cancel', 'delta']);
       expect(again.code).to.equal(4);
@@ -262,6 +316,10 @@ describe('agentplane CLI (integration)', function () {
       expect(r.stdout).to.match(/^Task:\s+Complete$/m);
       expect(r.stdout).to.match(/^Events:$/m);
       expect(r.stdout).to.match(/task_completed\s+\S+\s+\d+ turns?, \$/);
+      // On a terminal the prompt that follows starts on a line of its own.
+      const tty = await inPty(['describe', 'alpha']);
+      expect(tty.code, tty.stdout).to.equal(0);
+      expect(tty.stdout).to.match(/task_completed[^\n]*\r\n$/);
     });
 
     it('logs prints the latest task, --task another, --tail, --since and --json', async () => {
@@ -322,6 +380,7 @@ describe('agentplane CLI (integration)', function () {
       const got = await cli(['squad', 'get', 'crew']);
       expect(got.stdout).to.match(/^crew\s+\S+\s+3\s/m);
       expect(got.stdout).to.match(/^\s+delta\s+\S+/m);
+      expect((await inPty(['squad', 'get', 'crew'])).stdout, 'a newline at the end on a terminal').to.match(/delta[^\n]*\r\n$/);
       const json = JSON.parse((await cli(['squad', 'get', 'crew', '-o', 'json'])).stdout);
       expect(json.members.map((m: { name: string }) => m.name)).to.deep.equal(['beta', 'gamma', 'delta']);
 

@@ -115,6 +115,39 @@ describe('warm engine (integration)', function () {
       expect(req?.userTexts[2]).to.match(/interrupted[\s\S]*@say after the cancel$/);
     });
 
+    // The engine reports its session's running total; a warm session runs many tasks.
+    it("gives each task's end its own cost, a cancelled one's included; the cost metric is their sum", async () => {
+      const metric = async (): Promise<number> => Number(/^agentplane_task_cost_usd_total (\S+)$/m.exec((await h.api('GET', '/metrics')).text)?.[1] ?? 0);
+      const costOf = (evs: { type: string; payload: unknown }[]): number => (evs.at(-1)!.payload as { cost_usd: number }).cost_usd;
+      const before = await metric();
+      const first = await runTask(h, 'spender', '@say the same words');
+      const second = await runTask(h, 'spender', '@say the same words');
+      expect(engines(h, 'spender')).to.have.length(1);
+      const [one, two] = [costOf(first), costOf(second)];
+      expect(one).to.be.greaterThan(0);
+      // The same one-turn task: about the same cost (the conversation grew a little), never the sum.
+      expect(two / one, `task 1 $${one}, task 2 $${two}`).to.be.within(0.8, 1.3);
+
+      const post = await h.api('POST', '/api/v1/agents', { name: 'spender', instructions: `@bash ${busyFor(60)}\n@say never` });
+      expect(post.status).to.equal(200);
+      const ws = new EventClient(`${h.url}/api/v1/agents/spender/ws`);
+      let three: number;
+      try {
+        await ws.until((evs) => evs.some((e) => e.type === 'tool_call' && e.task === 3));
+        expect((await h.api('POST', '/api/v1/agents/spender/cancel')).status).to.equal(200);
+        const end = (await ws.untilTaskEnd(3)).filter((e) => e.task === 3).at(-1)!;
+        expect(end.type).to.equal('task_cancelled');
+        three = (end.payload as { cost_usd?: number }).cost_usd ?? 0;
+        expect(three, 'the cancelled turn spent one model request').to.be.within(0.5 * one, 2 * one);
+        expect(end.payload).to.have.property('usage');
+      } finally {
+        ws.close();
+      }
+      const fourth = await runTask(h, 'spender', '@say the same words');
+      expect(costOf(fourth) / one, 'the cancelled task is not in the next one').to.be.within(0.8, 1.5);
+      expect((await metric()) - before).to.be.closeTo(one + two + three + costOf(fourth), 1e-9);
+    });
+
     it('starts an engine resuming the session when the model or the system prompt changes', async () => {
       await runTask(h, 'configured', '@say first');
       const [first] = engines(h, 'configured');

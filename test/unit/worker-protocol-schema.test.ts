@@ -10,7 +10,7 @@ import type { EventDraft } from '../../pkg/api/event.js';
 import { parseWorkerMessage } from '../../pkg/api/worker-protocol-schema.js';
 import { MAX_EVENT_BYTES, MAX_WORKER_MESSAGE_BYTES, WorkerCloseCode } from '../../pkg/api/worker-protocol.js';
 import { BODY_LIMIT } from '../../pkg/server/app.js';
-import { meteredCompletion } from '../../pkg/controller/task-usage.js';
+import { meteredEnd } from '../../pkg/controller/task-usage.js';
 import { MessageRate, TaskBudget } from '../../pkg/runtime/channel/limits.js';
 import { checkWorkerMessage } from '../../pkg/runtime/channel/worker-input.js';
 
@@ -197,21 +197,21 @@ describe('worker protocol: what the server accepts from a worker', () => {
     const metered = { input_tokens: 1000, output_tokens: 100, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
 
     it('replaces claimed tokens with the metered ones and caps the cost by what they could cost', () => {
-      const out = meteredCompletion(claimed, { usage: metered });
+      const out = meteredEnd(claimed, { usage: metered });
       expect(out.payload.usage).to.deep.equal(metered);
       // 1000 input at $15/M and 100 output at $75/M at most.
       expect(out.payload.cost_usd).to.be.closeTo(0.0225, 1e-9);
-      expect(meteredCompletion({ ...claimed, payload: { ...claimed.payload, cost_usd: 0.001 } }, { usage: metered }).payload.cost_usd, 'a real estimate below the ceiling stays').to.equal(0.001);
+      expect(meteredEnd({ ...claimed, payload: { ...claimed.payload, cost_usd: 0.001 } }, { usage: metered }).payload.cost_usd, 'a real estimate below the ceiling stays').to.equal(0.001);
     });
 
     it('with nothing metered: no usage and no cost', () => {
-      const out = meteredCompletion(claimed, { usage: undefined });
+      const out = meteredEnd(claimed, { usage: undefined });
       expect(out.payload).to.not.have.property('usage');
       expect(out.payload.cost_usd).to.equal(0);
     });
 
     it('without a meter at all: only the claimed usage goes', () => {
-      const out = meteredCompletion(claimed, undefined);
+      const out = meteredEnd(claimed, undefined);
       expect(out.payload).to.not.have.property('usage');
       expect(out.payload.cost_usd).to.equal(1e6);
     });

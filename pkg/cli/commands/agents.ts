@@ -5,8 +5,9 @@ import type { AgentEvent } from '../../api/event.js';
 import { EventRenderer, oneLine } from '../event-renderer.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { followAgent } from '../follow.js';
-import { age, renderTable } from '../output.js';
+import { age, indent, renderTable } from '../output.js';
 import { checkName, type Session } from '../session.js';
+import { taskNumber } from './agent-task.js';
 import { show } from './listing.js';
 
 export const AGENTS = { rest: '/api/v1/agents', key: 'agents', plural: 'agents', kind: 'agent' };
@@ -72,8 +73,13 @@ export function registerAgentCommands(program: Command, run: (fn: (s: Session, .
     .argument('<text>')
     .action(
       run(async (s, name: string, text: string) => {
+        // An idle agent takes the text as a new task: the task number tells which happened.
+        const before = await taskNumber(s, name);
         const { body } = await s.client.call('PATCH', agentPath(name), { query: { namespace: s.target.namespace }, body: { instructions: text }, kind: 'agent' });
-        s.out(`agent/${name} steered (task ${body.taskStatus})\n`);
+        const after = await taskNumber(s, name);
+        if (before !== undefined && after !== undefined && after > before) {
+          s.out(`agent/${name} was idle: started task ${after} with it (follow it with \`agentplane logs -f ${name} -n ${s.target.namespace}\`)\n`);
+        } else s.out(`agent/${name} steered (task ${body.taskStatus})\n`);
       }),
     );
 
@@ -115,7 +121,7 @@ async function describe(s: Session, name: string): Promise<void> {
   s.out('Events:\n');
   const evs = [...h.events].sort((x, y) => x.seq - y.seq);
   if (!evs.length) s.out('  <none>\n');
-  else s.out(renderTable(['Seq', 'Task', 'Type', 'Age', 'Detail'], evs.map((e) => [e.seq, e.task, e.type, age(e.timestamp), detail(e)])).replace(/^/gm, '  '));
+  else s.out(indent(renderTable(['Seq', 'Task', 'Type', 'Age', 'Detail'], evs.map((e) => [e.seq, e.task, e.type, age(e.timestamp), detail(e)]))));
 }
 
 /** One line about an event, for describe's table. */
@@ -195,7 +201,7 @@ async function logs(s: Session, name: string): Promise<void> {
     enough = (evs) => (only !== undefined ? evs[0]!.task < only : evs[0]!.task < evs.at(-1)!.task);
   }
   const shown = pick(await history(s, name, enough));
-  const renderer = new EventRenderer({ style: s.style, write: s.out, spinners: Boolean(follow) && s.style.interactive });
+  const renderer = new EventRenderer({ style: s.style, write: s.out, spinners: Boolean(follow) && s.style.interactive, callLines: Boolean(follow) && !s.style.interactive });
   const print = (ev: AgentEvent): void => {
     if (json) s.out(`${JSON.stringify(ev)}\n`);
     else renderer.event(ev);

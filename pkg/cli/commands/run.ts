@@ -7,11 +7,12 @@
 
 import type { Command } from 'commander';
 import type { AgentEvent } from '../../api/event.js';
-import { ApiCallError, GROUP_VERSION } from '../client.js';
+import { ApiCallError } from '../client.js';
 import { EventRenderer, type Outcome, outcomeOf } from '../event-renderer.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { followAgent } from '../follow.js';
 import { checkName, type Session } from '../session.js';
+import { taskNumber } from './agent-task.js';
 
 const INTERRUPT_MODES = ['ask', 'cancel', 'detach'] as const;
 type InterruptMode = (typeof INTERRUPT_MODES)[number];
@@ -57,12 +58,12 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
   // Events after the stream's last one before this task are this task's (or later ones').
   const since = await lastSeq(s, name);
   const { status } = await s.client.call('POST', '/api/v1/agents', { body, kind: 'agent', ns });
-  // The task number tells this task's end from an earlier one's; the REST answer lacks it.
+  // The task number tells this task's end from an earlier one's (unknown: the first end event will do).
   const number = await taskNumber(s, name);
   const { c } = s.style;
   if (!o.json) s.err(c.dim(`${status === 201 ? 'created' : 'tasked'} agent/${name} in namespace ${ns}${number ? `, task ${number}` : ''}\n`));
 
-  const renderer = new EventRenderer({ style: s.style, write: s.out, spinners: !o.json && s.style.interactive });
+  const renderer = new EventRenderer({ style: s.style, write: s.out, spinners: !o.json && s.style.interactive, callLines: !o.json && !s.style.interactive });
   let outcome: Outcome | undefined;
   const f = followAgent(s.client, ns, name, since, (ev: AgentEvent) => {
     if (number !== undefined && ev.task < number) return false;
@@ -126,15 +127,6 @@ async function lastSeq(s: Session, name: string): Promise<number> {
   } catch (err) {
     if (err instanceof ApiCallError && err.status === 404) return 0;
     throw err;
-  }
-}
-
-async function taskNumber(s: Session, name: string): Promise<number | undefined> {
-  try {
-    const { body } = await s.client.call('GET', `/apis/${GROUP_VERSION}/namespaces/${encodeURIComponent(s.target.namespace)}/agents/${encodeURIComponent(name)}`, { kind: 'agent' });
-    return typeof body?.spec?.task === 'number' ? body.spec.task : undefined;
-  } catch {
-    return undefined; // the first end event will do
   }
 }
 

@@ -1,7 +1,7 @@
 // Squad verbs: squad create|add|rm|break-up|ls|get.
 
 import type { Command } from 'commander';
-import { renderObject, renderTable, outputFormat, age } from '../output.js';
+import { age, indent, outputFormat, renderObject, renderTable } from '../output.js';
 import { checkName, type Session } from '../session.js';
 import { addOutputFlags } from './agents.js';
 import { show } from './listing.js';
@@ -31,7 +31,7 @@ export function registerSquadCommands(program: Command, run: Runner): void {
       await show(s, SQUADS, checkName('squad', name));
       const { body } = await s.client.call('GET', squadPath(name), { query: { namespace: s.target.namespace }, kind: 'squad' });
       s.out('\nMembers:\n');
-      s.out(renderTable(['Agent', 'Phase', 'Task'], body.members.map((m: any) => [m.name, m.phase, m.taskStatus])).replace(/^/gm, '  '));
+      s.out(indent(renderTable(['Agent', 'Phase', 'Task'], body.members.map((m: any) => [m.name, m.phase, m.taskStatus]))));
       if (body.breakUpRequested) s.out('\nBreak-up requested: the squad dissolves once every member sleeps.\n');
       if (body.orphanedSince) s.out(`\nOrphaned for ${age(body.orphanedSince)} (deleted after ${body.orphanTTL}).\n`);
     }),
