@@ -4,7 +4,7 @@
 
 import { startSidecar } from '../../pkg/modelproxy/sidecar.js';
 import type { RetryPolicy } from '../../pkg/modelproxy/retry.js';
-import { createLogger } from '../../pkg/observability/logger.js';
+import { componentLogger, createLogger } from '../../pkg/observability/logger.js';
 
 export async function runModelProxy(env: NodeJS.ProcessEnv): Promise<void> {
   const required = (name: string): string => {
@@ -15,7 +15,7 @@ export async function runModelProxy(env: NodeJS.ProcessEnv): Promise<void> {
     }
     return v;
   };
-  const logger = createLogger().child({ component: 'model-proxy', namespace: env.AGENTPLANE_NAMESPACE });
+  const logger = componentLogger(createLogger(), 'model-proxy', { namespace: env.AGENTPLANE_NAMESPACE });
   let retry: Partial<RetryPolicy> | undefined;
   if (env.AGENTPLANE_MODEL_RETRY) retry = JSON.parse(env.AGENTPLANE_MODEL_RETRY) as Partial<RetryPolicy>;
   const sidecar = await startSidecar({

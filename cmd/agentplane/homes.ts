@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { Logger } from '../../pkg/observability/logger.js';
+import { componentLogger, type Logger } from '../../pkg/observability/logger.js';
 import type { ClusterAccess } from '../../pkg/plugin/types.js';
 import { ensureCrds } from '../../pkg/registry/kubernetes/crds.js';
 import { KubernetesState } from '../../pkg/registry/kubernetes/kubernetes-state.js';
@@ -71,7 +71,7 @@ export interface EmbeddedHomeOptions {
 async function openSecretStore(dataDir: string, key: Buffer, logger: Logger): Promise<SecretStore> {
   const store = new FileSecretStore(join(dataDir, 'secrets'), key);
   const { migrated } = await store.open();
-  if (migrated.length) logger.child({ component: 'secrets' }).info({ secrets: migrated }, 'stored secrets written in clear by an older version are now encrypted');
+  if (migrated.length) componentLogger(logger, 'secrets').info({ secrets: migrated }, 'stored secrets written in clear by an older version are now encrypted');
   return store;
 }
 
@@ -82,7 +82,7 @@ export async function embeddedHome(dataDir: string, secretsKey: Buffer, o: Embed
   const auth = o.tokenFile
     ? startTokenFileAuth({
         path: o.tokenFile,
-        logger: logger.child({ component: 'auth' }),
+        logger: componentLogger(logger, 'auth'),
         ...(o.oidc ? { oidc: o.oidc } : {}),
         ...(o.metricsAuth !== undefined ? { metricsAuth: o.metricsAuth } : {}),
         ...(o.tokenFileReloadMs !== undefined ? { reloadIntervalMs: o.tokenFileReloadMs } : {}),
@@ -141,7 +141,7 @@ export function installNamespaceOf(o: Pick<KubernetesHomeOptions, 'installNamesp
 async function warnOfSecretFiles(dataDir: string, secretsKey: Buffer, logger: Logger): Promise<void> {
   const left = await new FileSecretStore(join(dataDir, 'secrets'), secretsKey).list().catch(() => []);
   if (!left.length) return;
-  logger.child({ component: 'secrets' }).warn(
+  componentLogger(logger, 'secrets').warn(
     { secrets: left.map((s) => `${s.namespace}/${s.name}`) },
     'secrets stored as files in the data directory by an earlier version are not used in the cluster home (connector secrets are Kubernetes Secrets now): create them again through the API',
   );
@@ -156,8 +156,8 @@ export async function kubernetesHome(o: KubernetesHomeOptions, dataDir: string, 
   // The storage CRDs come with the manifests; creating them here too makes a first start (and
   // a test control plane) work without a separate step, when the service account may.
   await ensureCrds(kc);
-  const state = new KubernetesState(kc, { logger: logger.child({ component: 'storage' }) });
-  const auth = await startDelegatedAuth({ kubeConfig: kc, logger: logger.child({ component: 'auth' }) });
+  const state = new KubernetesState(kc, { logger: componentLogger(logger, 'storage') });
+  const auth = await startDelegatedAuth({ kubeConfig: kc, logger: componentLogger(logger, 'auth') });
   return {
     name: 'kubernetes',
     state,

@@ -6,7 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { AGENT_KIND, DEFAULT_TEMPLATE } from '../../pkg/api/agent.js';
 import { API_VERSION } from '../../pkg/api/meta.js';
 import { type EgressPolicy, egressPolicy, type TemplateConfig } from '../../pkg/api/template-settings.js';
-import type { Logger } from '../../pkg/observability/logger.js';
+import { componentLogger, type Logger } from '../../pkg/observability/logger.js';
 import type { WorkerChannel } from '../../pkg/runtime/channel/hub.js';
 import { KubernetesRuntime } from '../../pkg/runtime/kubernetes/kubernetes-runtime.js';
 import { egressTargets } from '../../pkg/runtime/kubernetes/network-policy.js';
@@ -114,7 +114,7 @@ export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
     ...(p.imagePullPolicy ? { imagePullPolicy: p.imagePullPolicy } : {}),
     storage: { size: p.workspaceSize ?? BUILTIN_TEMPLATE.storage.size, ...(p.storageClass ? { storageClassName: p.storageClass } : {}) },
   };
-  const catalog = new TemplateCatalog({ kubeConfig, namespace, defaults, logger: i.logger.child({ component: 'templates' }) });
+  const catalog = new TemplateCatalog({ kubeConfig, namespace, defaults, logger: componentLogger(i.logger, 'templates') });
   const listen = { host: p.listenHost ?? '0.0.0.0', port: p.listenPort ?? DEFAULT_WORKER_PORT };
   const workerUrl = p.workerUrl ?? `http://agentplane-workers.${namespace}.svc:${listen.port}`;
   const sidecar = p.modelProxy === 'sidecar' && i.modelSidecar ? i.modelSidecar : undefined;

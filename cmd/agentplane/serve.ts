@@ -21,7 +21,7 @@ import { candidateIdentity, LeaderElector } from '../../pkg/controller/framework
 import { SquadController } from '../../pkg/controller/squad-controller.js';
 import { Manager } from '../../pkg/manager/manager.js';
 import { CredentialRegistry, MODEL_PROXY_PATH, ModelProxy, type ModelProxyEvents, ModelReports, type RetryPolicy, UsageMeter } from '../../pkg/modelproxy/index.js';
-import { createLogger, type Logger } from '../../pkg/observability/logger.js';
+import { componentLogger, createLogger, type Logger } from '../../pkg/observability/logger.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
 import { Hooks } from '../../pkg/plugin/hooks.js';
 import { loadPlugins } from '../../pkg/plugin/loader.js';
@@ -265,8 +265,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   } catch (err) {
     logger.warn({ dataDir, err: (err as Error).message }, 'cannot make the data directory private (mode 0700); other users of this host may read it');
   }
-  const manager = new Manager(logger.child({ component: 'manager' }));
-  const child = (component: string): Logger => logger.child({ component });
+  const manager = new Manager(componentLogger(logger, 'manager'));
+  const child = (component: string): Logger => componentLogger(logger, component);
 
   try {
     // First, so that --sandbox bwrap without a usable bubblewrap stops before anything starts.

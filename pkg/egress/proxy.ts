@@ -15,7 +15,7 @@ import { networkInterfaces } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { ApiError, toRestBody } from '../api/errors.js';
 import type { ObjectRef } from '../api/meta.js';
-import type { Logger } from '../observability/logger.js';
+import { agentLogger, componentLogger, type Logger } from '../observability/logger.js';
 import { type AddressClass, classifyAddress } from './addresses.js';
 import { EgressRefusedError, type Refusal, refusingLookup, type Resolve } from './lookup.js';
 import { addressRefusal, type EgressRule, hostRefusal } from './rules.js';
@@ -132,7 +132,7 @@ export class EgressProxy {
   private async decide(req: IncomingMessage, host: string, port: number): Promise<Decision> {
     const grant = this.o.credentials.authenticate(basicPassword(req.headers['proxy-authorization']));
     if (!grant) return { ok: false, error: new ApiError('Unauthorized', 407, 'proxy authentication required: the agent\'s model credential as the Basic password', { proxyAuthenticate: `Basic realm="${REALM}"` }) };
-    const log = this.o.logger.child({ namespace: grant.ref.namespace, name: grant.ref.name, component: 'egress-proxy' });
+    const log = agentLogger(componentLogger(this.o.logger, 'egress-proxy'), grant.ref.namespace, grant.ref.name);
     const rule = await this.o.ruleFor(grant);
     const byName = hostRefusal(rule, host);
     if (byName) {

@@ -15,7 +15,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { MODEL_REPORT_PATH, type ModelReport } from '../api/worker-protocol.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
-import type { Logger } from '../observability/logger.js';
+import { componentLogger, type Logger } from '../observability/logger.js';
 import type { ModelGrant } from './credentials.js';
 import { type GrantAuthenticator, ModelProxy, type ModelProxyEvents, type UsageSink } from './proxy.js';
 import type { RetryPolicy } from './retry.js';
@@ -191,7 +191,7 @@ export interface RunningSidecar {
 
 export async function startSidecar(o: SidecarOptions): Promise<RunningSidecar> {
   const credentials = new FileCredentials(o.credentialsDir, o.namespace);
-  const reporter = new ServerReporter(o.serverUrl, credentials, o.logger.child({ component: 'reports' }));
+  const reporter = new ServerReporter(o.serverUrl, credentials, componentLogger(o.logger, 'reports'));
   const key = new WatchedFile(join(o.keyDir, KEY_FILE));
   // The base URL is read once: a proxy's upstream connection pool is bound to it.
   const upstream = readText(join(o.keyDir, BASE_URL_FILE)) || o.upstream;

@@ -32,5 +32,25 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   ) as Logger;
 }
 
-export const agentLogger = (log: Logger, namespace: string, name: string): Logger =>
-  log.child({ namespace, name });
+/**
+ * `log` with `bindings` added once: pino writes a key bound twice twice on every line, so keys the
+ * chain already binds to the same value are left out.
+ */
+function bindOnce(log: Logger, bindings: Record<string, unknown>): Logger {
+  const bound = log.bindings();
+  return log.child(Object.fromEntries(Object.entries(bindings).filter(([k, v]) => bound[k] !== v)));
+}
+
+export const agentLogger = (log: Logger, namespace: string, name: string): Logger => bindOnce(log, { namespace, name });
+
+/**
+ * The logger of one part of the service (`component`); a part inside another (the runtime's
+ * hub) keeps its parent's `component` and is named by `subcomponent`, so each key is on a line
+ * once.
+ */
+export function componentLogger(log: Logger, component: string, bindings: Record<string, unknown> = {}): Logger {
+  const parent = log.bindings().component;
+  if (parent === undefined || parent === component) return bindOnce(log, { component, ...bindings });
+  if (log.bindings().subcomponent !== undefined) throw new Error(`logger "${parent}" already has a subcomponent; "${component}" would repeat the key`);
+  return bindOnce(log, { subcomponent: component, ...bindings });
+}

@@ -10,7 +10,7 @@ import type { TLSSocket } from 'node:tls';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { ApiError, internalError, isApiError, toRestBody } from '../api/errors.js';
 import { asStorageError } from '../api/storage-errors.js';
-import type { Logger } from '../observability/logger.js';
+import { componentLogger, type Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { selectWebSocketProtocol } from './auth/token-file.js';
 import { installBodyParsers } from './body.js';
@@ -84,7 +84,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
 export async function createServedApp(opts: AppOptions): Promise<App> {
   const timeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...opts.timeouts };
   const common = {
-    loggerInstance: opts.logger.child({ component: 'http' }),
+    loggerInstance: componentLogger(opts.logger, 'http'),
     // Requests are counted in metrics; per-request log lines would drown the agents' own.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { repeatedKeys } from '../support/json-keys.js';
 import { busyFor, EventClient, eventually, type Harness, startHarness, TEST_API_KEY } from '../support/harness.js';
 
 const wsUrl = (h: Harness, name: string, query = ''): string => `${h.url}/api/v1/agents/${name}/ws${query}`;
@@ -322,6 +323,13 @@ describe('agents (integration)', function () {
   });
 
   describe('metrics and openapi', () => {
+    it('logs JSON lines (server and workers) that name each key once', () => {
+      const lines = h.logs.filter((l) => l.startsWith('{'));
+      expect(lines.length).to.be.greaterThan(10);
+      const repeats = lines.map((l) => ({ l, keys: repeatedKeys(l) })).filter((r) => r.keys.length);
+      expect(repeats.slice(0, 3), 'lines with a key twice').to.deep.equal([]);
+    });
+
     it('exposes Prometheus metrics', async () => {
       const r = await h.api('GET', '/metrics');
       expect(r.status).to.equal(200);

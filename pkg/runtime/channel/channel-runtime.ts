@@ -3,7 +3,7 @@
 // what workers say (watch). A runtime adds how workers are started, stopped and found.
 
 import type { ObjectRef } from '../../api/meta.js';
-import type { Logger } from '../../observability/logger.js';
+import { componentLogger, type Logger } from '../../observability/logger.js';
 import type { RuntimeEvent, TaskSpec } from '../runtime.js';
 import { type WorkerChannel, WorkerHub } from './hub.js';
 import type { ChannelLimits } from './limits.js';
@@ -16,7 +16,7 @@ export abstract class ChannelRuntime {
     private readonly runtimeLogger: Logger,
     channelLimits: Partial<ChannelLimits> = {},
   ) {
-    this.hub = new WorkerHub(runtimeLogger.child({ component: 'hub' }), channelLimits);
+    this.hub = new WorkerHub(componentLogger(runtimeLogger, 'hub'), channelLimits);
     this.hub.on('connected', (ref, runningTask) => this.publish({ type: 'ready', ref, ...(runningTask !== undefined ? { runningTask } : {}) }));
     this.hub.on('disconnected', (ref) => this.publish({ type: 'disconnected', ref }));
     this.hub.on('event', (ref, uid, taskId, event) => this.publish({ type: 'event', ref, uid, taskId, event }));

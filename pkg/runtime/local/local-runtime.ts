@@ -16,7 +16,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { type ObjectRef, refKey } from '../../api/meta.js';
-import type { Logger } from '../../observability/logger.js';
+import { componentLogger, type Logger } from '../../observability/logger.js';
 import { ChannelRuntime } from '../channel/channel-runtime.js';
 import type { ChannelLimits } from '../channel/limits.js';
 import type { AgentRuntime, ModelCredentialIssuer, WorkerSpec, WorkerStatus } from '../runtime.js';
@@ -115,7 +115,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
       this.pool = new WarmPool({
         size,
         dir: this.poolDir,
-        logger: opts.logger.child({ component: 'warm-pool' }),
+        logger: componentLogger(opts.logger, 'warm-pool'),
         start: (ref, uid, dir) => this.startSlot(ref, uid, dir),
         stop: (slot) => this.stopSlot(slot),
         ...(opts.warmPoolMetrics ? { onReady: (n: number) => opts.warmPoolMetrics!.ready(n) } : {}),

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { X509Certificate } from 'node:crypto';
 import { AuthenticationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import type { Logger } from '../../observability/logger.js';
+import { componentLogger, type Logger } from '../../observability/logger.js';
 import type { Revocable } from './revocation.js';
 import { TtlCache } from './ttl-cache.js';
 import { type UserInfo, withAuthenticatedGroup } from './user.js';
@@ -111,7 +111,7 @@ export class DelegatedAuthenticator {
   private readonly log: Logger;
 
   constructor(private readonly opts: AuthenticatorOptions) {
-    this.log = opts.logger.child({ component: 'authn' });
+    this.log = componentLogger(opts.logger, 'authn');
   }
 
   /** Reads the client CA and request-header settings from the cluster through `kc`. */

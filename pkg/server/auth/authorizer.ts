@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import { AuthorizationV1Api, type KubeConfig, type V1SubjectAccessReviewSpec } from '@kubernetes/client-node';
-import type { Logger } from '../../observability/logger.js';
+import { componentLogger, type Logger } from '../../observability/logger.js';
 import type { RequestAttributes } from './attributes.js';
 import { errMessage } from './authenticator.js';
 import { TtlCache } from './ttl-cache.js';
@@ -32,7 +32,7 @@ export class DelegatedAuthorizer {
   private readonly log: Logger;
 
   constructor(private readonly opts: AuthorizerOptions) {
-    this.log = opts.logger.child({ component: 'authz' });
+    this.log = componentLogger(opts.logger, 'authz');
   }
 
   static fromKubeConfig(kc: KubeConfig, opts: Omit<AuthorizerOptions, 'review'>): DelegatedAuthorizer {

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet, type JWTPayload, jwtVerify } from 'jose';
-import type { Logger } from '../../observability/logger.js';
+import { componentLogger, type Logger } from '../../observability/logger.js';
 import { type AuthenticationInput, type AuthenticationResult, bearerToken, wsProtocolToken } from './authenticator.js';
 import { expiringAt } from './revocation.js';
 import { AUTHENTICATED_GROUP } from './user.js';
@@ -77,7 +77,7 @@ export class OidcAuthenticator {
     private readonly now: () => number = Date.now,
   ) {
     checkOidcOptions(o);
-    this.log = logger.child({ component: 'oidc', issuer: o.issuerUrl });
+    this.log = componentLogger(logger, 'oidc', { issuer: o.issuerUrl });
     if (o.caFile) this.ca = readFileSync(o.caFile);
   }
 

@@ -24,7 +24,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import type { Logger } from '../../observability/logger.js';
+import { componentLogger, type Logger } from '../../observability/logger.js';
 import type { RequestAttributes } from './attributes.js';
 import { type AuthenticationInput, type AuthenticationResult, bearerToken, WS_BEARER_PROTOCOL_PREFIX, wsProtocolToken } from './authenticator.js';
 
@@ -164,7 +164,7 @@ export class TokenFileAuthenticator {
   private readonly grantUses = new RevocationList<{ user: UserInfo; scope: string }>();
 
   constructor(private readonly opts: TokenFileAuthenticatorOptions) {
-    this.log = opts.logger.child({ component: 'authn', tokenFile: opts.path });
+    this.log = componentLogger(opts.logger, 'authn', { tokenFile: opts.path });
   }
 
   /** Loads the file (throwing when it cannot be read or parsed), then re-reads it periodically. */
