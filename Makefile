@@ -24,7 +24,7 @@ NODE ?= node
 NPM ?= npm
 MOCHA = $(NODE) node_modules/mocha/bin/mocha.js
 
-.PHONY: all deps build lint control-plane run test test-unit test-integration test-e2e test-security test-pods fuzz bench bench-pods load clean
+.PHONY: all deps build lint control-plane run test test-unit test-integration test-e2e test-newcomer test-security test-pods fuzz bench bench-pods load clean
 
 all: build
 
@@ -37,11 +37,9 @@ $(INSTALLED): package.json package-lock.json
 
 deps: $(INSTALLED)
 
+# The one build (`npm run build` runs the same): only what changed since the last one.
 build: deps
-	$(NODE) node_modules/typescript/bin/tsc -p tsconfig.json
-	$(NODE) node_modules/typescript/bin/tsc -p ui/tsconfig.json
-	$(NODE) hack/build-ui.mjs
-	@chmod +x dist/cmd/agentplane/main.js dist/cmd/agentplane-worker/main.js
+	$(NODE) hack/build.mjs
 
 # Import rules (.dependency-cruiser.cjs, docs/architecture.md#import-rules): fails naming the rule
 # and each offending import. Checks the TypeScript sources, so it needs no build.
@@ -76,6 +74,11 @@ test-e2e: build control-plane
 # Attacks on a real server by its own tools, by worker channels and by web pages (test/security,
 # docs/security.md "Threat model"). As root it runs twice: as root, as CI and containers run the
 # server, then as nobody (hack/as-unprivileged.sh), as on a laptop; every attack must fail both times.
+# The README's quick start on a fresh clone of HEAD, with the machine's Node first on PATH
+# (test/newcomer): a clean install and a full build, so a few minutes.
+test-newcomer: build
+	$(MOCHA) 'dist/test/newcomer/**/*.test.js'
+
 test-security: build
 	$(MOCHA) 'dist/test/security/**/*.test.js'
 	@if [ "$$(id -u)" = 0 ]; then echo "test-security: again as an unprivileged user (nobody)"; \
