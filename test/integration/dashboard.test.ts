@@ -143,6 +143,11 @@ describe('dashboard in Chromium (integration)', function () {
       const cancelled = events.locator('[data-type=task_cancelled]');
       await cancelled.waitFor({ timeout: 30_000 });
       expect(await cancelled.textContent()).to.contain('Task 1 cancelled');
+      // Its Bash call never got a result: the row is closed with the task, not left running.
+      expect(await events.locator('[data-type=tool_call].tool-running').count()).to.equal(0);
+      const tool = events.locator('[data-type=tool_call]').first();
+      expect(await tool.getAttribute('class')).to.contain('tool-cancelled');
+      expect(await tool.locator('summary .badge').textContent()).to.equal('cancelled');
       await eventually(async () => expect(await page.getByTestId('task-status').textContent()).to.equal('Cancelled'));
       expect(await page.getByRole('button', { name: 'Cancel task' }).isDisabled()).to.equal(true);
       expect((await h.api('GET', '/api/v1/agents/slow')).body).to.include({ taskStatus: 'Cancelled' });
