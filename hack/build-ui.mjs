@@ -6,7 +6,8 @@
 //   node hack/build-ui.mjs [--outdir dist/ui] [--dev]     (--dev: no minifying, inline source maps)
 
 import { build } from 'esbuild';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -43,6 +44,11 @@ const js = outputs.map(([f]) => basename(f)).find((f) => f.endsWith('.js'));
 const css = Object.entries(result.metafile.outputs).find(([f, o]) => f.endsWith('.css') && o.inputs && Object.keys(o.inputs).length)?.[0];
 if (!js) throw new Error('esbuild wrote no script for ui/src/main.tsx');
 
+// The icon, content-hashed like the bundle; the server also answers /favicon.ico with it.
+const iconSvg = readFileSync(join(root, 'ui/favicon.svg'));
+const icon = `favicon-${createHash('sha256').update(iconSvg).digest('hex').slice(0, 8)}.svg`;
+writeFileSync(join(assets, icon), iconSvg);
+
 // Relative URLs: the page works at /ui/ and behind any prefix a proxy adds.
 writeFileSync(
   join(outdir, 'index.html'),
@@ -52,6 +58,7 @@ writeFileSync(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>agentplane</title>
+<link rel="icon" type="image/svg+xml" href="assets/${icon}">
 ${css ? `<link rel="stylesheet" href="assets/${basename(css)}">\n` : ''}<script type="module" src="assets/${js}"></script>
 </head>
 <body><div id="root"></div></body>

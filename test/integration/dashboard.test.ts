@@ -6,60 +6,25 @@
 // token. A screenshot of every page is kept under test-artifacts/dashboard/ (gitignored); the
 // paths are printed.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
+import { eventually, launchChromium, shot, watchErrors } from '../support/browser.js';
 import { tokenFileYaml } from '../support/tokens.js';
 import { busyFor, type Harness, startHarness } from '../support/harness.js';
 import { createTestMcpServer, type TestMcpServer } from '../support/mcp-server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/dashboard/', import.meta.url));
 const MCP_TOKEN = 'mcp-dashboard-7a1c3e5b';
-
-async function launch(): Promise<Browser> {
-  // As root (CI containers), Chromium's sandbox cannot start: --no-sandbox.
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  const path = join(ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
-  console.log(`      screenshot: ${path}`);
-}
-
-/** Retries `check` (assertions) until it passes or `timeoutMs` runs out; the page updates itself. */
-async function eventually(check: () => Promise<unknown>, opts: { timeoutMs?: number } = {}): Promise<void> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
-
-/** Fails the test on any error the page itself throws (a broken bundle, a React crash). */
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('pageerror', (err) => errors.push(err.message));
-  return errors;
-}
 
 describe('dashboard in Chromium (integration)', function () {
   this.timeout(180_000);
   let browser: Browser;
   before(async () => {
-    browser = await launch();
+    browser = await launchChromium();
   });
   after(async () => browser?.close());
 
@@ -178,6 +143,11 @@ describe('dashboard in Chromium (integration)', function () {
       const cancelled = events.locator('[data-type=task_cancelled]');
       await cancelled.waitFor({ timeout: 30_000 });
       expect(await cancelled.textContent()).to.contain('Task 1 cancelled');
+      // Its Bash call never got a result: the row is closed with the task, not left running.
+      expect(await events.locator('[data-type=tool_call].tool-running').count()).to.equal(0);
+      const tool = events.locator('[data-type=tool_call]').first();
+      expect(await tool.getAttribute('class')).to.contain('tool-cancelled');
+      expect(await tool.locator('summary .badge').textContent()).to.equal('cancelled');
       await eventually(async () => expect(await page.getByTestId('task-status').textContent()).to.equal('Cancelled'));
       expect(await page.getByRole('button', { name: 'Cancel task' }).isDisabled()).to.equal(true);
       expect((await h.api('GET', '/api/v1/agents/slow')).body).to.include({ taskStatus: 'Cancelled' });

@@ -18,7 +18,8 @@ export function App() {
   useEffect(() => setUnauthorizedHandler(() => setNeedToken(true)), []);
 
   let page: React.ReactNode;
-  if (route[0] === 'agents' && route[1] && route[2]) page = <AgentPage namespace={route[1]} name={route[2]} />;
+  // Keyed: another agent's page starts afresh (its files' path, its last answer), not from this one's.
+  if (route[0] === 'agents' && route[1] && route[2]) page = <AgentPage key={`${route[1]}/${route[2]}`} namespace={route[1]} name={route[2]} />;
   else if (route[0] === 'squads') page = <SquadsPage scope={scope} />;
   else if (route[0] === 'connectors') page = <ConnectorsPage scope={scope} />;
   else page = <AgentsPage scope={scope} />;

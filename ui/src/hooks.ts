@@ -19,16 +19,19 @@ export const href = (...parts: string[]): string => `#/${parts.map(encodeURIComp
 export interface Polled<T> {
   data: T | undefined;
   error: Error | undefined;
+  /** When (Date.now()) the request that answered `data` was sent: what it says is at least that new. */
+  at: number;
   refresh: () => void;
 }
 
 /**
- * Calls `load` now and every `ms` while mounted (and after `refresh`), keeping the last answer.
- * One call at a time: a slow server is not sent a pile of overlapping requests.
+ * Calls `load` now and every `ms` while mounted and `active` (and after `refresh`), keeping the
+ * last answer. One call at a time: a slow server is not sent a pile of overlapping requests.
  */
-export function usePoll<T>(load: () => Promise<T>, ms: number, deps: unknown[] = []): Polled<T> {
+export function usePoll<T>(load: () => Promise<T>, ms: number, deps: unknown[] = [], active = true): Polled<T> {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<Error>();
+  const [at, setAt] = useState(0);
   const loadRef = useRef(load);
   loadRef.current = load;
   const kick = useRef<() => void>(() => {});
@@ -40,10 +43,12 @@ export function usePoll<T>(load: () => Promise<T>, ms: number, deps: unknown[] =
       if (running || stopped) return;
       running = true;
       clearTimeout(timer);
+      const sent = Date.now();
       try {
         const v = await loadRef.current();
         if (!stopped) {
           setData(v);
+          setAt(sent);
           setError(undefined);
         }
       } catch (err) {
@@ -53,6 +58,7 @@ export function usePoll<T>(load: () => Promise<T>, ms: number, deps: unknown[] =
         if (!stopped) timer = setTimeout(() => void tick(), ms);
       }
     };
+    if (!active) return undefined;
     kick.current = () => void tick();
     void tick();
     return () => {
@@ -60,6 +66,6 @@ export function usePoll<T>(load: () => Promise<T>, ms: number, deps: unknown[] =
       clearTimeout(timer);
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [ms, ...deps]);
-  return { data, error, refresh: () => kick.current() };
+  }, [ms, active, ...deps]);
+  return { data, error, at, refresh: () => kick.current() };
 }

@@ -53,10 +53,10 @@ export const BYPASS_PATHS = [CONTROL_PATH, MODEL_PROXY_PATH, CONNECTOR_GATEWAY_P
  * Served without authentication or authorization: the dashboard's static files
  * (pkg/server/routes/ui.ts). They hold no data; the page's API calls carry the user's token and
  * meet this filter like any other client's. Exactly the paths the dashboard serves (/ui, /ui/,
- * /ui/assets/<file>): a prefix match would let /ui/../api/... through on a router that
- * resolved dot segments.
+ * /ui/assets/<file>, and its icon at /favicon.ico): a prefix match would let /ui/../api/...
+ * through on a router that resolved dot segments.
  */
-const STATIC_RE = /^\/ui(\/|\/assets\/[A-Za-z0-9_-][A-Za-z0-9._-]*)?$/;
+const STATIC_RE = /^\/(favicon\.ico|ui(\/|\/assets\/[A-Za-z0-9_-][A-Za-z0-9._-]*)?)$/;
 const isStatic = (path: string): boolean => STATIC_RE.test(path);
 
 export interface AuthFilterOptions {

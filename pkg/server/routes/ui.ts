@@ -9,6 +9,10 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../../api/errors.js';
 
 export const UI_PATH = '/ui';
+/** Where browsers look for a site's icon when a page names none: the dashboard's icon. */
+export const FAVICON_PATH = '/favicon.ico';
+/** The icon hack/build-ui.mjs writes beside the bundle (content-hashed). */
+const ICON_RE = /^favicon-[0-9a-f]+\.svg$/;
 
 /** dist/ui, beside dist/pkg (this file is dist/pkg/server/routes/ui.js once compiled). */
 export const DEFAULT_UI_DIR = fileURLToPath(new URL('../../../ui/', import.meta.url));
@@ -53,7 +57,8 @@ export interface UiOptions {
  * index.html (never cached: it names the current bundle) at /ui/ (/ui redirects there), and the bundle's
  * content-hashed files under /ui/assets/ (cached for a year: a new build has new names). The
  * files are read once, at registration; a server without a built dashboard answers 404 with
- * how to build it.
+ * how to build it. /favicon.ico is the dashboard's icon (an SVG), so no page of the server has
+ * a missing icon.
  */
 export function uiRoutes(opts: UiOptions = {}) {
   const dir = opts.dir ?? DEFAULT_UI_DIR;
@@ -71,6 +76,8 @@ export function uiRoutes(opts: UiOptions = {}) {
     if (type && body) assets.set(name, { body, type });
   }
 
+  const icon = [...assets].find(([name]) => ICON_RE.test(name))?.[1];
+
   const notBuilt = (): ApiError =>
     new ApiError('NotFound', 404, `the dashboard is not built into ${dir}: run \`make build\` (or \`node hack/build-ui.mjs\`) and restart the server`);
 
@@ -87,6 +94,11 @@ export function uiRoutes(opts: UiOptions = {}) {
       const asset = assets.get(req.params.file);
       if (!asset) throw index ? new ApiError('NotFound', 404, `no dashboard file ${req.params.file}`) : notBuilt();
       return common(reply).type(asset.type).header('cache-control', 'public, max-age=31536000, immutable').send(asset.body);
+    });
+    // Not content-hashed (the name is fixed): cached for a day.
+    app.get(FAVICON_PATH, async (_req, reply) => {
+      if (!icon) throw notBuilt();
+      return common(reply).type(icon.type).header('cache-control', 'public, max-age=86400').send(icon.body);
     });
   };
 }

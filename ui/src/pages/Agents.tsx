@@ -35,39 +35,42 @@ export function AgentsPage({ scope }: { scope: string }) {
             <h2>
               Namespace <code>{ns}</code>
             </h2>
-            <table className="agents">
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Status</th>
-                  <th>Task</th>
-                  <th>Model</th>
-                  <th>Last activity</th>
-                  <th>Cost</th>
-                  <th>Last message</th>
-                </tr>
-              </thead>
-              <tbody>
-                {agents.map((a) => {
-                  const c = costsOf(a.namespace, a.name);
-                  return (
-                    <tr key={a.name} data-agent={a.name}>
-                      <td>
-                        <a href={href('agents', a.namespace, a.name)}>{a.name}</a>
-                      </td>
-                      <td>
-                        <span className={`badge status-${a.status}`}>{a.status}</span>
-                      </td>
-                      <td className="task-status">{a.taskStatus || '—'}</td>
-                      <td className="model">{a.model || 'default'}</td>
-                      <td title={c?.lastActivity}>{ago(c?.lastActivity)}</td>
-                      <td className="cost">{usd(c?.cost)}</td>
-                      <td className="message">{a.lastTaskMessage}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
+            {/* Seven columns: on a narrow screen the table scrolls in its box, not the page. */}
+            <div className="table-scroll">
+              <table className="agents">
+                <thead>
+                  <tr>
+                    <th>Name</th>
+                    <th>Status</th>
+                    <th>Task</th>
+                    <th>Model</th>
+                    <th>Last activity</th>
+                    <th>Cost</th>
+                    <th>Last message</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {agents.map((a) => {
+                    const c = costsOf(a.namespace, a.name);
+                    return (
+                      <tr key={a.name} data-agent={a.name}>
+                        <td>
+                          <a href={href('agents', a.namespace, a.name)}>{a.name}</a>
+                        </td>
+                        <td>
+                          <span className={`badge status-${a.status}`}>{a.status}</span>
+                        </td>
+                        <td className="task-status">{a.taskStatus || '—'}</td>
+                        <td className="model">{a.model || 'default'}</td>
+                        <td title={c?.lastActivity}>{ago(c?.lastActivity)}</td>
+                        <td className="cost">{usd(c?.cost)}</td>
+                        <td className="message">{a.lastTaskMessage}</td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
             <h3>Cost over time</h3>
             <CostChart namespace={ns} series={agents.map((a) => ({ agent: a.name, points: costsOf(a.namespace, a.name)?.points ?? [] }))} />
           </section>

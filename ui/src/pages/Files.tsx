@@ -1,10 +1,11 @@
-// The workspace, read-only: browse directories, open a file's text.
+// The workspace, read-only: browse directories, open a file's text. Read again on Refresh and
+// whenever `reloadOn` changes (the agent page passes its last task end).
 
 import { useEffect, useState } from 'react';
 import { ApiFailure } from '../api';
 import type { WorkspaceView } from '../types';
 
-export function Files({ load }: { load: (path: string) => Promise<WorkspaceView> }) {
+export function Files({ load, reloadOn = 0 }: { load: (path: string) => Promise<WorkspaceView>; reloadOn?: number }) {
   const [path, setPath] = useState('');
   const [view, setView] = useState<WorkspaceView>();
   const [error, setError] = useState<string>();
@@ -26,7 +27,7 @@ export function Files({ load }: { load: (path: string) => Promise<WorkspaceView>
       stale = true;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [path, tick]);
+  }, [path, tick, reloadOn]);
 
   const parts = path.split('/').filter(Boolean);
   const join = (name: string): string => [...parts, name].join('/');

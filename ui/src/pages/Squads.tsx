@@ -31,28 +31,30 @@ export function SquadsPage({ scope }: { scope: string }) {
             {s.orphanedSince ? <span className="error"> · orphaned since {new Date(s.orphanedSince).toLocaleString()}</span> : null}
             {s.breakUpRequested ? <span className="muted"> · breaking up</span> : null}
           </p>
-          <table>
-            <thead>
-              <tr>
-                <th>Member</th>
-                <th>Phase</th>
-                <th>Task</th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.members.map((m) => (
-                <tr key={m.name}>
-                  <td>
-                    <a href={href('agents', s.namespace, m.name)}>{m.name}</a>
-                  </td>
-                  <td>
-                    <span className={`badge status-${m.phase}`}>{m.phase}</span>
-                  </td>
-                  <td>{m.taskStatus || '—'}</td>
+          <div className="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th>Member</th>
+                  <th>Phase</th>
+                  <th>Task</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {s.members.map((m) => (
+                  <tr key={m.name}>
+                    <td>
+                      <a href={href('agents', s.namespace, m.name)}>{m.name}</a>
+                    </td>
+                    <td>
+                      <span className={`badge status-${m.phase}`}>{m.phase}</span>
+                    </td>
+                    <td>{m.taskStatus || '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </section>
       ))}
     </div>
