@@ -1,5 +1,5 @@
 // Cumulative cost over time for one namespace: a line per agent and one for the namespace, from
-// task_completed events' cost_usd (costs.ts). Chart.js, with only the parts a line chart needs.
+// cost_usd of the events that ended tasks (costs.ts). Chart.js, with only the parts a line chart needs.
 
 import { CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
 import { useEffect, useRef } from 'react';

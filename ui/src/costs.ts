@@ -1,5 +1,6 @@
 // Cost and last activity per agent, from its events (the agent object carries neither): the
-// sum of task_completed.cost_usd and the newest event's time. Each refresh reads only the events
+// sum of each task's own cost (the cost_usd of the event that ended it: completed, cancelled or
+// failed) and the newest event's time. Each refresh reads only the events
 // newer than those already counted (newest page first, paging back with `before`), so a poll
 // costs one small request per agent.
 
@@ -16,11 +17,15 @@ export interface AgentCosts {
   seq: number;
   cost: number;
   lastActivity: string | undefined;
-  /** One point per task_completed, oldest first. */
+  /** One point per task that spent something, oldest first. */
   points: CostPoint[];
 }
 
 const PAGE = 200;
+const TASK_ENDS = new Set(['task_completed', 'task_cancelled', 'error']);
+
+/** What the task an event ended spent; 0 for any other event. */
+export const taskCost = (e: AgentEvent): number => (TASK_ENDS.has(e.type) && typeof e.payload.cost_usd === 'number' ? e.payload.cost_usd : 0);
 const known = new Map<string, AgentCosts>();
 
 const keyOf = (namespace: string, name: string): string => `${namespace}/${name}`;
@@ -42,9 +47,10 @@ export async function refreshCosts(namespace: string, name: string): Promise<Age
   for (const e of fresh) {
     next.seq = Math.max(next.seq, e.seq);
     next.lastActivity = e.timestamp;
-    if (e.type === 'task_completed' && typeof e.payload.cost_usd === 'number') {
-      next.cost += e.payload.cost_usd;
-      next.points.push({ time: Date.parse(e.timestamp), cost: e.payload.cost_usd });
+    const cost = taskCost(e);
+    if (cost > 0) {
+      next.cost += cost;
+      next.points.push({ time: Date.parse(e.timestamp), cost });
     }
   }
   known.set(keyOf(namespace, name), next);

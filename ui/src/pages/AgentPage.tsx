@@ -5,7 +5,7 @@
 
 import { api, ApiFailure, q } from '../api';
 import { headerState } from '../agent-state';
-import { usd } from '../costs';
+import { taskCost, usd } from '../costs';
 import { type Gone, useEventStream } from '../event-stream';
 import { href, usePoll } from '../hooks';
 import { lastTaskEnd, taskStateOf } from '../task-events';
@@ -24,7 +24,7 @@ export function AgentPage({ namespace, name }: { namespace: string; name: string
   const notFound = agent.error instanceof ApiFailure && agent.error.status === 404;
   const gone: Gone | undefined = stream.gone ?? (notFound ? (agent.data ? 'deleted' : 'not-found') : undefined);
   const { events, live } = stream;
-  const cost = events.reduce((sum, e) => sum + (e.type === 'task_completed' && typeof e.payload.cost_usd === 'number' ? e.payload.cost_usd : 0), 0);
+  const cost = events.reduce((sum, e) => sum + taskCost(e), 0);
   const a = agent.data;
   const header = headerState({ agent: a, at: agent.at }, { state: taskStateOf(events), at: stream.stateAt });
 
