@@ -21,13 +21,12 @@ COPY tsconfig.json ./
 COPY cmd cmd
 COPY pkg pkg
 COPY plugins plugins
-# tsconfig.json also includes test/ and bench/, which .dockerignore leaves out of the context.
-RUN node node_modules/typescript/bin/tsc -p tsconfig.json \
- && chmod 0755 dist/cmd/agentplane/main.js dist/cmd/agentplane-worker/main.js
 # The dashboard (/ui): bundled by esbuild from ui/ into dist/ui; the server image serves it.
 COPY ui ui
-COPY hack/build-ui.mjs hack/build-ui.mjs
-RUN node node_modules/typescript/bin/tsc -p ui/tsconfig.json && node hack/build-ui.mjs
+COPY hack/build.mjs hack/build-ui.mjs hack/
+# The one build, as `make build` runs it. tsconfig.json also includes test/ and bench/, which
+# .dockerignore leaves out of the context.
+RUN node hack/build.mjs
 
 # ---- production dependencies ---------------------------------------------------------------
 # The server opens SQLite (the default event store), so better-sqlite3's install script runs

@@ -79,7 +79,7 @@ export function uiRoutes(opts: UiOptions = {}) {
   const icon = [...assets].find(([name]) => ICON_RE.test(name))?.[1];
 
   const notBuilt = (): ApiError =>
-    new ApiError('NotFound', 404, `the dashboard is not built into ${dir}: run \`make build\` (or \`node hack/build-ui.mjs\`) and restart the server`);
+    new ApiError('NotFound', 404, `the dashboard is not built into ${dir}: run \`make build\` (or \`npm run build\`) and restart the server`);
 
   return async (app: FastifyInstance): Promise<void> => {
     const sendIndex = async (_req: unknown, reply: FastifyReply): Promise<FastifyReply> => {
