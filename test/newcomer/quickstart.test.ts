@@ -6,7 +6,7 @@
 // the README's commands leave unset. Slow (a clean install and a full build): `make test-newcomer`.
 
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,6 +23,23 @@ function shBlocks(title: string): string[] {
   const end = readme.indexOf('\n## ', start + 1);
   const section = readme.slice(start, end < 0 ? undefined : end);
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+/**
+ * A newcomer's shell: the machine's PATH (this one without the project's pinned Node, from
+ * hack/nodejs.sh's cache), no model key, no agentplane settings, nothing a make above set.
+ */
+function newcomerEnv(): NodeJS.ProcessEnv {
+  const pinned = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'agentplane', 'node');
+  const PATH = (process.env.PATH ?? '')
+    .split(':')
+    .filter((d) => !d.startsWith(pinned))
+    .join(':');
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH };
+  for (const k of Object.keys(env)) {
+    if (/^(ANTHROPIC_|AGENTPLANE_|MAKE|MFLAGS$|npm_)/.test(k)) delete env[k];
+  }
+  return env;
 }
 
 function freePort(): Promise<number> {
@@ -68,13 +85,7 @@ describe('README quick start on a fresh clone (newcomer)', function () {
     dir = mkdtempSync(join(tmpdir(), 'agentplane-newcomer-'));
     const port = await freePort();
     // The machine's PATH without the project's pinned Node (hack/nodejs.sh's cache).
-    const pinned = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'agentplane', 'node');
-    const path = (process.env.PATH ?? '')
-      .split(':')
-      .filter((d) => !d.startsWith(pinned))
-      .join(':');
-    const env: NodeJS.ProcessEnv = { ...process.env, PATH: path, AGENTPLANE_PORT: String(port), AGENTPLANE_SERVER: `http://127.0.0.1:${port}` };
-    for (const k of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'AGENTPLANE_NAMESPACE', 'AGENTPLANE_TOKEN', 'AGENTPLANE_CONTEXT', 'AGENTPLANE_DATA_DIR', 'MAKEFLAGS', 'MAKELEVEL', 'npm_config_nodedir', 'npm_config_build_from_source']) delete env[k];
+    const env: NodeJS.ProcessEnv = { ...newcomerEnv(), AGENTPLANE_PORT: String(port), AGENTPLANE_SERVER: `http://127.0.0.1:${port}` };
 
     const script = first!.replace('<repository-url>', ROOT);
     server = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -95,5 +106,27 @@ describe('README quick start on a fresh clone (newcomer)', function () {
     expect(run.code, run.out).to.equal(0);
     expect(run.out).to.match(/^✔ task 1 completed · /m);
     expect(run.out).to.include('created agent/hello in namespace default');
+  });
+
+  // One build, however it is started: npm's builds the dashboard too, and a build with nothing
+  // changed emits nothing again.
+  it('npm run build is the same build as make build, and a second one rebuilds nothing', async () => {
+    const clone = join(dir, 'agentplane');
+    const sh = (cmd: string): Promise<string> =>
+      new Promise((res, rej) =>
+        execFile('bash', ['-euo', 'pipefail', '-c', cmd], { cwd: clone, env: newcomerEnv(), timeout: 600_000 }, (err, stdout, stderr) =>
+          err ? rej(new Error(`${cmd}: ${String(stderr).slice(-2000)}`)) : res(String(stdout) + String(stderr)),
+        ),
+      );
+    rmSync(join(clone, 'dist/ui'), { recursive: true, force: true });
+    await sh('PATH="$(bash hack/nodejs.sh):$PATH" npm run build');
+    expect(readFileSync(join(clone, 'dist/ui/index.html'), 'utf8')).to.match(/<script type="module" src="assets\/app-[^"]+\.js">/);
+
+    const main = join(clone, 'dist/cmd/agentplane/main.js');
+    const before = statSync(main).mtimeMs;
+    const again = await sh('make build');
+    expect(statSync(main).mtimeMs, 'the CLI was not emitted again').to.equal(before);
+    expect(again).to.match(/^build: service [\d.]+s, dashboard types [\d.]+s$/m);
+    expect(again, 'the bundle was not made again').not.to.include('dashboard bundle');
   });
 });
