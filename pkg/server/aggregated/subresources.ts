@@ -3,7 +3,12 @@
 //    one read as 200 as clients expect of page sizes; `before=<seq>`), as
 //    an AgentEventList, the REST mirror's /api/v1/agents/:name/events;
 //  - agents/<name>/cancel  POST: cancels the task in progress; 200 with the agent once the worker
-//    confirmed, 202 if it did not in time, 409 when no task is in progress;
+//    confirmed, 202 if it did not in time; 200 with the agent and a Warning "nothing was running"
+//    when no task is in progress (a cancel is idempotent);
+//  - agents/<name>/compact POST: compacts the running task's session (an AgentCompaction), 409
+//    when no task is in progress; the REST mirror's /api/v1/agents/:name/compact;
+//  - agents/<name>/cost    GET: spending per task and per model (an AgentCost), the REST
+//    mirror's /api/v1/agents/:name/cost, with the same `limit` and `events`;
 //  - agents/<name>/log     GET: the current task's events, one JSON line each (`since=<seq>`
 //    replays from there instead); with follow=true it then streams live events until the client
 //    goes or the agent is deleted. Named "log" so kube-apiserver treats it as long-running.
@@ -13,6 +18,7 @@ import { notFound } from '../../api/errors.js';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../api/event.js';
 import { API_VERSION } from '../../api/meta.js';
 import { followEvents, watchAgentGone } from '../event-follow.js';
+import { costOptions } from '../cost-query.js';
 import { boolParam, intParam, type Query } from './query.js';
 import type { AggregatedApiDeps } from './resources.js';
 import type { WatchSink } from './watch.js';
@@ -24,9 +30,20 @@ export async function agentEvents(d: AggregatedApiDeps, namespace: string, name:
   return { apiVersion: API_VERSION, kind: 'AgentEventList', metadata: {}, agent: name, namespace, items };
 }
 
-export async function cancelAgent(d: AggregatedApiDeps, namespace: string, name: string): Promise<{ code: number; body: Agent }> {
-  const { agent, settled } = await d.agentService.cancel(namespace, name);
-  return { code: settled ? 200 : 202, body: agent };
+export async function cancelAgent(d: AggregatedApiDeps, namespace: string, name: string): Promise<{ code: number; body: Agent; warnings?: string[] }> {
+  const { agent, settled, running } = await d.agentService.cancel(namespace, name);
+  return { code: settled ? 200 : 202, body: agent, ...(running ? {} : { warnings: [`nothing was running: agent "${name}" has no task in progress`] }) };
+}
+
+export async function compactAgent(d: AggregatedApiDeps, namespace: string, name: string, body: unknown) {
+  // kubectl sends `{}` (or an object with apiVersion and kind) for a create of a subresource.
+  const { apiVersion: _v, kind: _k, metadata: _m, ...request } = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const answer = await d.compaction.compact(namespace, name, body === undefined ? undefined : request);
+  return { apiVersion: API_VERSION, kind: 'AgentCompaction', metadata: {}, ...answer };
+}
+
+export async function agentCost(d: AggregatedApiDeps, namespace: string, name: string, q: Query) {
+  return { apiVersion: API_VERSION, kind: 'AgentCost', metadata: {}, ...(await d.costs.cost(namespace, name, costOptions(q))) };
 }
 
 /** Checks the request and the agent; the returned function streams the log into a sink. */
