@@ -1,4 +1,5 @@
-// The cost breakdown's query (GET .../cost on the REST mirror and the aggregated API alike):
+// The cost breakdown's query on the REST mirror (GET /api/v1/agents/:name/cost; the aggregated
+// API's agents/<name>/cost reads the same with its own parameter rules):
 // `limit` (the newest N tasks; 0 or absent: all), `events` (each task's events), and `refresh`,
 // which komputer-ai's clients send to skip its cache: agentplane sums the events on every
 // request, so every answer is fresh and it changes nothing.

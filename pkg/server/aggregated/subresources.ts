@@ -18,7 +18,6 @@ import { notFound } from '../../api/errors.js';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../api/event.js';
 import { API_VERSION } from '../../api/meta.js';
 import { followEvents, watchAgentGone } from '../event-follow.js';
-import { costOptions } from '../cost-query.js';
 import { boolParam, intParam, type Query } from './query.js';
 import type { AggregatedApiDeps } from './resources.js';
 import type { WatchSink } from './watch.js';
@@ -36,14 +35,21 @@ export async function cancelAgent(d: AggregatedApiDeps, namespace: string, name:
 }
 
 export async function compactAgent(d: AggregatedApiDeps, namespace: string, name: string, body: unknown) {
-  // kubectl sends `{}` (or an object with apiVersion and kind) for a create of a subresource.
-  const { apiVersion: _v, kind: _k, metadata: _m, ...request } = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-  const answer = await d.compaction.compact(namespace, name, body === undefined ? undefined : request);
+  // kubectl sends `{}` (or an object with apiVersion and kind) for a create of a subresource;
+  // anything but an object goes to validation as it is (400).
+  const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
+  const { apiVersion: _v, kind: _k, metadata: _m, ...request } = (isObject ? body : {}) as Record<string, unknown>;
+  const answer = await d.compaction.compact(namespace, name, isObject ? request : body);
   return { apiVersion: API_VERSION, kind: 'AgentCompaction', metadata: {}, ...answer };
 }
 
+/** The REST mirror's options (pkg/server/cost-query.ts), read with this API's parameter rules (400 BadRequest). */
 export async function agentCost(d: AggregatedApiDeps, namespace: string, name: string, q: Query) {
-  return { apiVersion: API_VERSION, kind: 'AgentCost', metadata: {}, ...(await d.costs.cost(namespace, name, costOptions(q))) };
+  const limit = intParam(q, 'limit', { min: 0 });
+  const events = boolParam(q, 'events') ?? false;
+  boolParam(q, 'refresh'); // checked, and changes nothing: every answer is computed afresh
+  const opts = { ...(limit ? { limit } : {}), ...(events ? { events } : {}) };
+  return { apiVersion: API_VERSION, kind: 'AgentCost', metadata: {}, ...(await d.costs.cost(namespace, name, opts)) };
 }
 
 /** Checks the request and the agent; the returned function streams the log into a sink. */
