@@ -65,12 +65,15 @@ import { routesOf } from '../../pkg/server/route-table.js';
 import { agentFileRoutes } from '../../pkg/server/routes/agent-files.js';
 import { agentStreamRoutes } from '../../pkg/server/routes/agent-stream.js';
 import { agentRoutes } from '../../pkg/server/routes/agents.js';
+import { agentOpRoutes } from '../../pkg/server/routes/agent-ops.js';
+import { AgentCompaction } from '../../pkg/server/rest/agent-compaction.js';
+import { AgentCosts } from '../../pkg/server/rest/agent-costs.js';
 import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/system.js';
 import { uiRoutes } from '../../pkg/server/routes/ui.js';
-import { readWorkspacePath } from '../../pkg/runtime/local/workspace-files.js';
+import { openWorkspaceFile, readWorkspacePath } from '../../pkg/runtime/local/workspace-files.js';
 import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
 import { connectorGatewayRoutes } from '../../pkg/server/routes/connector-gateway.js';
 import { modelReportRoutes } from '../../pkg/server/routes/model-reports.js';
@@ -537,14 +540,24 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     ];
     await app.register(systemRoutes(metrics, readiness));
     await app.register(agentRoutes(service));
+    const compaction = new AgentCompaction(agents, runtime, undefined, () => leadingNow);
+    const costs = new AgentCosts(agents, events);
+    await app.register(agentOpRoutes(compaction, costs));
     await app.register(agentStreamRoutes(service, events, metrics, o.wsClientsPerAgent !== undefined ? { maxClientsPerAgent: o.wsClientsPerAgent } : {}));
     const local = built.local;
-    await app.register(agentFileRoutes(service, local ? (ref, path) => readWorkspacePath(local.workspace(ref), path) : undefined));
+    await app.register(
+      agentFileRoutes(
+        service,
+        local
+          ? { read: (ref, path) => readWorkspacePath(local.workspace(ref), path), download: (ref, path) => openWorkspaceFile(local.workspace(ref), path) }
+          : undefined,
+      ),
+    );
     await app.register(uiRoutes());
     await app.register(squadRoutes(new SquadService(squads, agents, reads.squads)));
     await app.register(connectorRoutes(connectors));
     await app.register(secretRoutes(secrets));
-    await app.register(aggregatedApiRoutes({ agents, squads, connectors: connectorRegistry, agentService: service, events, reads }));
+    await app.register(aggregatedApiRoutes({ agents, squads, connectors: connectorRegistry, agentService: service, compaction, costs, events, reads }));
     const workers = home.separateWorkerListener || built.listen ? await createApp({ logger: logger.child({ listener: 'workers' }), metrics }) : app;
     // With leader election, the worker listener serves the leader's workers only.
     if (o.leaderElection) {

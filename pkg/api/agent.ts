@@ -148,6 +148,11 @@ export interface AgentTaskRequest {
   role?: Role;
   connectors?: string[];
   namespace?: string;
+  /**
+   * The lifecycle from the task on, as a PATCH of `lifecycle` right after the create (or the
+   * assignment) would set it: "Sleep" sleeps once the task ends, "AutoDelete" deletes after it.
+   */
+  lifecycle?: Lifecycle;
 }
 
 /**
@@ -237,7 +242,12 @@ export const agentTaskRequestSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'instructions'],
-  properties: { name: nameSchema, namespace: namespaceSchema, ...agentFields },
+  properties: {
+    name: nameSchema,
+    namespace: namespaceSchema,
+    ...agentFields,
+    lifecycle: { ...lifecycleSchema, description: `${lifecycleSchema.description}: set as a PATCH of lifecycle right after the create (or assignment) would, so "Sleep" sleeps once the task ends` },
+  },
 } as const;
 
 export const agentPatchRequestSchema = {
@@ -343,7 +353,7 @@ export function agentFromRequest(req: Omit<AgentTaskRequest, 'namespace'>, names
       templateRef: req.templateRef ?? '',
       role: req.role ?? 'manager',
       connectors: req.connectors ?? [],
-      lifecycle: '',
+      lifecycle: req.lifecycle ?? '',
       task: 1,
     },
     status: { status: 'Pending', taskStatus: '', lastTaskMessage: '', observedTask: 0 },

@@ -120,7 +120,8 @@ const connectorFields = {
   authType: {
     type: 'string',
     enum: [...CONNECTOR_AUTH_TYPES, BEARER_ALIAS],
-    description: '"bearer" (Authorization: Bearer <token>, the default; "token" is accepted for it) or "header" (<headerName>: <token>)',
+    description:
+      '"bearer" (Authorization: Bearer <token>, the default; "token", as komputer-ai clients send it, is the same) or "header" (<headerName>: <token>, as komputer-ai\'s "header"); "oauth" is refused: not supported yet',
   },
   headerName: {
     type: 'string',
@@ -229,6 +230,28 @@ export function connectorRuleCauses(spec: Partial<ConnectorSpec>, root = ''): Ca
     }
   }
   return causes;
+}
+
+/** What clients of komputer-ai's API send for a connector whose token comes from an OAuth flow. */
+export const OAUTH_AUTH_TYPE = 'oauth';
+
+/**
+ * `causes` with the schema's "must be one of" for authType "oauth" replaced by why it is refused:
+ * agentplane runs no OAuth flow for connectors (yet), and what to do instead. `root` as for
+ * connectorRuleCauses.
+ */
+export function refineAuthTypeCauses(causes: Cause[], authType: unknown, root = ''): Cause[] {
+  if (authType !== OAUTH_AUTH_TYPE) return causes;
+  const field = root ? `${root}.authType` : 'authType';
+  return causes.map((c) =>
+    c.field === field
+      ? {
+          field,
+          message:
+            'is "oauth", which agentplane does not support yet (it runs no OAuth flow for connectors): store an access token in a secret and use authType "bearer" ("token") with authSecretName and authSecretKey',
+        }
+      : c,
+  );
 }
 
 /** A schema embedded in another: ajv allows one schema per $id. */

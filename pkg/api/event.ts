@@ -8,6 +8,7 @@ export type EventType =
   | 'tool_result'
   | 'user_message'
   | 'model_retry'
+  | 'context_compacted'
   | 'task_completed'
   | 'task_cancelled'
   | 'error';
@@ -20,6 +21,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'tool_result',
   'user_message',
   'model_retry',
+  'context_compacted',
   'task_completed',
   'task_cancelled',
   'error',
@@ -43,6 +45,7 @@ export interface TokenUsage {
 export interface TaskSpend {
   cost_usd?: number;
   usage?: TokenUsage;
+  model_usage?: Record<string, TokenUsage>;
 }
 
 export interface TaskCompletedPayload {
@@ -55,6 +58,21 @@ export interface TaskCompletedPayload {
   session_id: string;
   /** Extra to the spec: the task's model tokens, summed over its requests through the proxy. */
   usage?: TokenUsage;
+  /** The same tokens by the model each response named (the proxy's meter): GET .../cost sums them per model. */
+  model_usage?: Record<string, TokenUsage>;
+}
+
+/**
+ * The engine compacted the session's conversation (its `compact_boundary`): on request (POST
+ * .../compact: `manual`) or because the context filled up (`auto`). The conversation before it
+ * lives on as the engine's summary.
+ */
+export interface ContextCompactedPayload {
+  trigger: 'manual' | 'auto';
+  /** Context tokens before the compaction, as the engine counted them. */
+  pre_tokens: number;
+  /** Context tokens after it, when the engine says. */
+  post_tokens?: number;
 }
 
 /** The model proxy waits and retries a failed model request (429, 5xx, 529, timeout). */
@@ -79,6 +97,7 @@ export interface EventPayloads {
   /** A follow-up sent into the running task (PATCH instructions on a busy agent). */
   user_message: { content: string };
   model_retry: ModelRetryPayload;
+  context_compacted: ContextCompactedPayload;
   task_completed: TaskCompletedPayload;
   task_cancelled: { reason: string } & TaskSpend;
   error: { message: string; reason: string } & TaskSpend;

@@ -1,45 +1,15 @@
 // The OpenAPI 3 document of the REST mirror, built from the same JSON Schemas ajv enforces.
 
 import type { OpenAPIV3 } from 'openapi-types';
-import { agentPatchRequestSchema, agentResponseSchema, agentTaskRequestSchema, MODEL_PATTERN, MODEL_PATTERN_PORTABLE } from './agent.js';
+import { agentPatchRequestSchema, agentResponseSchema, agentTaskRequestSchema } from './agent.js';
 import { connectorCreateRequestSchema, connectorResponseSchema, connectorToolsResponseSchema } from './connector.js';
 import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './event.js';
-import { NAME_MAX_LENGTH, NAME_PATTERN, NAMESPACE_PATTERN } from './meta.js';
-import { squadCreateRequestSchema, squadMemberSchema, squadResponseSchema } from './squad.js';
+import { NAME_MAX_LENGTH, NAME_PATTERN } from './meta.js';
+import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-ops.js';
+import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
+import { squadCreateRequestSchema, squadMemberSchema, squadPatchRequestSchema, squadResponseSchema } from './squad.js';
 import { WORKSPACE_DIR_MAX_ENTRIES, WORKSPACE_FILE_MAX_BYTES, workspaceFilesResponseSchema } from './workspace.js';
 import { secretCreateRequestSchema, secretPatchRequestSchema, secretReplaceRequestSchema, secretResponseSchema } from './secret.js';
-
-type Schema = OpenAPIV3.SchemaObject;
-
-/**
- * JSON Schema (draft 7 subset we use) -> OpenAPI schema object: drop `$id`; publish patterns in
- * a dialect every OpenAPI tool reads (no Unicode properties).
- */
-const toOpenApi = (schema: object): Schema => {
-  const { $id: _id, ...rest } = schema as { $id?: string };
-  return JSON.parse(JSON.stringify(rest, (k, v: unknown) => (k === 'pattern' && v === MODEL_PATTERN ? MODEL_PATTERN_PORTABLE : v))) as Schema;
-};
-
-const errorSchema: Schema = {
-  type: 'object',
-  required: ['error', 'reason', 'code'],
-  properties: {
-    error: { type: 'string' },
-    reason: { type: 'string' },
-    code: { type: 'integer' },
-    details: {
-      type: 'object',
-      properties: {
-        kind: { type: 'string' },
-        name: { type: 'string' },
-        causes: {
-          type: 'array',
-          items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
-        },
-      },
-    },
-  },
-};
 
 const eventSchema: Schema = {
   type: 'object',
@@ -57,35 +27,12 @@ const eventSchema: Schema = {
         'By type: task_started{instructions}, text{content}, thinking{content}, tool_call{id, tool, input}, ' +
         'tool_result{id, tool, output, isError}, user_message{content}, ' +
         'model_retry{attempt, of, delayMs, status, message} (the model proxy retries a failed model request), ' +
+        'context_compacted{trigger: manual|auto, pre_tokens, post_tokens?} (the engine compacted the session), ' +
         'task_completed{result, cost_usd, duration_ms, turns, stop_reason, session_id, usage?{input_tokens, output_tokens, ' +
-        'cache_read_input_tokens, cache_creation_input_tokens}}, task_cancelled{reason, cost_usd?, usage?}, error{message, reason, cost_usd?, usage?}. ' +
-        "cost_usd and usage are the task's own, not its session's running total.",
+        'cache_read_input_tokens, cache_creation_input_tokens}, model_usage?{<model>: usage}}, task_cancelled{reason, cost_usd?, usage?, model_usage?}, ' +
+        "error{message, reason, cost_usd?, usage?, model_usage?}. cost_usd and the usage are the task's own, not its session's running total.",
     },
   },
-};
-
-const ref = (name: string): OpenAPIV3.ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: Schema | OpenAPIV3.ReferenceObject) => ({ 'application/json': { schema } });
-const errors = (...codes: number[]): Record<string, OpenAPIV3.ResponseObject> =>
-  Object.fromEntries(codes.map((c) => [String(c), { description: 'error', content: json(ref('Error')) }]));
-
-const nsParam: OpenAPIV3.ParameterObject = {
-  name: 'namespace',
-  in: 'query',
-  required: false,
-  schema: { type: 'string', pattern: `^$|${NAMESPACE_PATTERN}`, maxLength: NAME_MAX_LENGTH },
-  description: 'namespace; omitted or empty: "default"',
-};
-/** A list's namespace: omitted or empty lists every namespace (docs/decisions.md). */
-const listNsParam: OpenAPIV3.ParameterObject = {
-  ...nsParam,
-  description: 'namespace to list; omitted or empty: every namespace',
-};
-const nameParam: OpenAPIV3.ParameterObject = {
-  name: 'name',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: NAME_PATTERN, maxLength: NAME_MAX_LENGTH },
 };
 
 export function buildOpenApi(): OpenAPIV3.Document {
@@ -175,11 +122,17 @@ function buildPaths(): OpenAPIV3.Document {
       '/api/v1/agents/{name}/cancel': {
         post: {
           operationId: 'cancelTask',
+          description: 'Cancels the task in progress: 200 once the worker confirmed, 202 if not yet. With none in progress, 200 with cancelled false ("nothing was running"): a cancel is idempotent.',
           parameters: [nameParam, nsParam],
           // 415: a body, if any, must be JSON (docs/security.md "Requests from browsers").
-          responses: { '200': agentOut, '202': agentOut, ...errors(400, 404, 409, 415) },
+          responses: {
+            '200': { description: 'cancelled, or nothing was running', content: json(ref('CancelResponse')) },
+            '202': { description: 'cancel requested; the worker has not confirmed yet', content: json(ref('CancelResponse')) },
+            ...errors(400, 404, 415),
+          },
         },
       },
+      ...agentOpPaths(),
       '/api/v1/agents/{name}/events': {
         get: {
           operationId: 'listEvents',
@@ -193,7 +146,7 @@ function buildPaths(): OpenAPIV3.Document {
               schema: { type: 'integer', minimum: 1, default: EVENTS_DEFAULT_LIMIT },
               description: `at most this many events; a larger value is read as ${EVENTS_MAX_LIMIT}`,
             },
-            { name: 'before', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'only events with seq below this' },
+            { name: 'before', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'only events with seq below this (timestamps are 400, as are after and around)' },
           ],
           responses: {
             '200': {
@@ -214,13 +167,18 @@ function buildPaths(): OpenAPIV3.Document {
           description:
             "The agent's workspace, read-only: a directory's entries (sorted, at most " + WORKSPACE_DIR_MAX_ENTRIES + ') or a file\'s UTF-8 text ' +
             '(at most ' + WORKSPACE_FILE_MAX_BYTES + ' bytes; `binary` files come without text). `..` and symbolic links leading out of the workspace are 400. ' +
+            'With download=1, a regular file\'s bytes as they are (application/octet-stream, any size), as /download/{path}. ' +
             '501 NotImplemented when agents run in pods (the server does not mount their workspaces).',
           parameters: [
             nameParam,
             nsParam,
             { name: 'path', in: 'query', schema: { type: 'string' }, description: "relative to the workspace; omitted or '' for the workspace itself" },
+            { name: 'download', in: 'query', schema: { type: 'string', enum: ['1', 'true', '0', 'false'] }, description: "1 or true: the file's raw bytes instead of the JSON view" },
           ],
-          responses: { '200': { description: 'a directory or a file', content: json(ref('WorkspaceFilesResponse')) }, ...errors(400, 404, 501) },
+          responses: {
+            '200': { description: 'a directory or a file (JSON), or with download=1 the file itself', content: { ...json(ref('WorkspaceFilesResponse')), ...octetStream } },
+            ...errors(400, 404, 501),
+          },
         },
       },
       '/api/v1/agents/{name}/ws': {
@@ -258,6 +216,8 @@ function buildPaths(): OpenAPIV3.Document {
         SquadMember: toOpenApi(squadMemberSchema),
         SquadResponse: toOpenApi(squadResponseSchema),
         WorkspaceFilesResponse: toOpenApi(workspaceFilesResponseSchema),
+        SquadPatchRequest: toOpenApi(squadPatchRequestSchema),
+        ...agentOpComponents(),
         Event: eventSchema,
         Error: errorSchema,
       },
@@ -383,6 +343,13 @@ function squadPaths(): OpenAPIV3.PathsObject {
     },
     '/api/v1/squads/{name}': {
       get: { operationId: 'getSquad', parameters: p, responses: { '200': one, ...errors(400, 404) } },
+      patch: {
+        operationId: 'patchSquad',
+        description: 'Replaces the member list (members left out leave, new ones join, with the rules of adding and removing one) and/or sets orphanTTL.',
+        parameters: p,
+        requestBody: { required: true, content: json(ref('SquadPatchRequest')) },
+        responses: { '200': one, ...errors(400, 404, 409, 413, 415) },
+      },
       delete: { operationId: 'deleteSquad', parameters: p, responses: { '200': one, ...errors(400, 404) } },
     },
     '/api/v1/squads/{name}/members': {

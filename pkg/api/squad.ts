@@ -13,7 +13,7 @@ export type SquadPhase = 'Pending' | 'Running' | 'Sleeping' | 'Orphaned';
 export type SquadMember = { ref: { name: string; namespace?: string } } | { name: string; spec: AgentMemberSpec };
 
 /** An embedded agent definition: the agent create fields without name and namespace. */
-export type AgentMemberSpec = Omit<AgentTaskRequest, 'name' | 'namespace'>;
+export type AgentMemberSpec = Omit<AgentTaskRequest, 'name' | 'namespace' | 'lifecycle'>;
 
 export interface SquadSpec {
   members: SquadMember[];
@@ -40,6 +40,8 @@ export interface SquadMemberResponse {
   name: string;
   phase: string;
   taskStatus: string;
+  /** The member's worker is connected (its WorkerReady condition). */
+  ready: boolean;
 }
 
 export interface SquadResponse {
@@ -56,7 +58,8 @@ export interface SquadResponse {
 /** Go-style durations as Kubernetes users write them: 30s, 10m, 1h30m. */
 export const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$';
 
-const { name: _n, namespace: _ns, ...agentFields } = agentTaskRequestSchema.properties;
+// A member's sleep is its squad's business (members sleep and wake together): no lifecycle here.
+const { name: _n, namespace: _ns, lifecycle: _l, ...agentFields } = agentTaskRequestSchema.properties;
 
 export const memberSpecSchema = {
   type: 'object',
@@ -125,6 +128,28 @@ export const squadCreateRequestSchema = {
   },
 } as const;
 
+/** PATCH /api/v1/squads/:name body: the whole member list (a replacement), the orphan TTL, or both. */
+export interface SquadPatchRequest {
+  members?: SquadMember[];
+  orphanTTL?: string;
+}
+
+export const squadPatchRequestSchema = {
+  $id: 'SquadPatchRequest',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    members: {
+      type: 'array',
+      maxItems: 64,
+      items: memberSchemaBody,
+      description: 'the new member list, replacing the old: members left out leave (as by DELETE .../members/{agent}), new ones join (as by POST .../members)',
+    },
+    orphanTTL: durationSchema,
+  },
+} as const;
+
 export const squadSpecSchema = {
   $id: 'SquadSpec',
   type: 'object',
@@ -167,7 +192,12 @@ export const squadResponseSchema = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { name: { type: 'string' }, phase: { type: 'string' }, taskStatus: { type: 'string' } },
+        properties: {
+          name: { type: 'string' },
+          phase: { type: 'string' },
+          taskStatus: { type: 'string' },
+          ready: { type: 'boolean', description: "the member's worker is connected" },
+        },
       },
     },
     orphanTTL: { type: 'string' },

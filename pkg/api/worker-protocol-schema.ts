@@ -32,8 +32,10 @@ const taskId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }
 /** Event types a worker reports; `model_retry` is the model proxy's, never a worker's. */
 export type WorkerEventType = Exclude<EventType, 'model_retry'>;
 
-/** What a worker's events carry: a task's end without `usage`, which only the model proxy's meter sets. */
-export type WorkerEventPayloads = { [T in WorkerEventType]: T extends 'task_completed' | 'task_cancelled' | 'error' ? Omit<EventPayloads[T], 'usage'> : EventPayloads[T] };
+/** What a worker's events carry: a task's end without `usage` and `model_usage`, which only the model proxy's meter sets. */
+export type WorkerEventPayloads = {
+  [T in WorkerEventType]: T extends 'task_completed' | 'task_cancelled' | 'error' ? Omit<EventPayloads[T], 'usage' | 'model_usage'> : EventPayloads[T];
+};
 
 const cost = { type: 'number', minimum: 0 };
 
@@ -44,6 +46,11 @@ const payloadSchemas: { [T in WorkerEventType]: object } = {
   tool_call: objectSchema<WorkerEventPayloads['tool_call']>({ id: req(label), tool: req(label), input: req({}) }),
   tool_result: objectSchema<WorkerEventPayloads['tool_result']>({ id: req(label), tool: req(label), output: req(text), isError: req({ type: 'boolean' }) }),
   user_message: objectSchema<WorkerEventPayloads['user_message']>({ content: req(text) }),
+  context_compacted: objectSchema<WorkerEventPayloads['context_compacted']>({
+    trigger: req({ enum: ['manual', 'auto'] }),
+    pre_tokens: req(count),
+    post_tokens: opt(count),
+  }),
   task_completed: objectSchema<WorkerEventPayloads['task_completed']>({
     result: req(text),
     cost_usd: req(cost),

@@ -1,7 +1,7 @@
 // Messages of the worker control channel. The worker dials the server (outbound WebSocket),
 // authenticates with its per-agent token, and then:
-//   server -> worker: task, cancel, steer, assign (a warm-pool slot becomes an agent's worker)
-//   worker -> server: hello (on every connect), event (for the task it runs), steered
+//   server -> worker: task, cancel, steer, compact, assign (a warm-pool slot becomes an agent's worker)
+//   worker -> server: hello (on every connect), event (for the task it runs), steered (answers steer and compact)
 
 import type { EventDraft, ModelRetryPayload, TokenUsage } from './event.js';
 import type { Role } from './agent.js';
@@ -99,6 +99,19 @@ export interface SteerMessage {
 }
 
 /**
+ * Compact the running task's session: the engine's own compaction (its `/compact` command) runs
+ * once the turn in progress ends, and the task goes on after it. The worker answers with
+ * `steered` (the same id): accepted while the task runs, refused once it has ended.
+ */
+export interface CompactMessage {
+  type: 'compact';
+  id: string;
+  taskId: number;
+  /** Guidance for the summary, passed to `/compact`. */
+  instructions?: string;
+}
+
+/**
  * A warm-pool slot (a worker started ahead of any agent, docs/performance.md "Warm pool") is now
  * this agent's worker: its token and model credential speak for the agent from here on, and its
  * workspace is the agent's. Sent once, before the agent's first task.
@@ -119,7 +132,7 @@ export interface PrestartSettings {
   role: Role;
 }
 
-export type ServerMessage = TaskMessage | CancelMessage | SteerMessage | AssignMessage;
+export type ServerMessage = TaskMessage | CancelMessage | SteerMessage | CompactMessage | AssignMessage;
 
 export interface HelloMessage {
   type: 'hello';
@@ -138,7 +151,7 @@ export interface EventMessage {
   event: EventDraft;
 }
 
-/** Whether a steer reached its task: false once the task has ended (or is not this worker's). */
+/** Whether a steer (or a compact) reached its task: false once the task has ended (or is not this worker's). */
 export interface SteeredMessage {
   type: 'steered';
   id: string;

@@ -28,7 +28,7 @@ export function hintFor(status: number, reason: string, message: string, what: R
     case status === 409 && /asleep/.test(message):
       return 'put the agent to sleep first: agentplane sleep <agent>';
     case status === 409 && /no task/i.test(message):
-      return 'nothing to cancel: the agent is idle';
+      return 'the agent is idle: no task is running';
     case status === 409:
       return 'the object changed or is in a state that does not allow this; look at it (agentplane describe / squad get) and try again';
     case status === 400 || status === 422:

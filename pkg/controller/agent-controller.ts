@@ -90,6 +90,8 @@ export interface TaskUsageSource {
   taskStarted(ref: ObjectRef, uid: string, template: string): void;
   /** The task ended: its tokens, if any were counted. */
   taskEnded(ref: ObjectRef, uid: string): TokenUsage | undefined;
+  /** The running task's tokens by model (read just before `taskEnded`). */
+  taskModels?(ref: ObjectRef, uid: string): Record<string, TokenUsage> | undefined;
 }
 
 export const streamOf = (a: Agent): StreamRef => ({
@@ -496,9 +498,10 @@ export class AgentController {
     if (this.ended.get(key) === `${uid}:${taskId}`) return Promise.resolve(undefined); // the task already ended
     if (isTerminal(draft.type)) {
       this.ended.set(key, `${uid}:${taskId}`);
+      const byModel = this.d.taskUsage?.taskModels?.(ref, uid);
       const usage = this.d.taskUsage?.taskEnded(ref, uid);
       // Tokens and cost as the model proxy metered them, never as the worker claims.
-      draft = meteredEnd(draft as TaskEnd, this.d.taskUsage ? { usage } : undefined);
+      draft = meteredEnd(draft as TaskEnd, this.d.taskUsage ? { usage, byModel } : undefined);
     }
     return this.record(agent, { ...draft, task: taskId });
   }

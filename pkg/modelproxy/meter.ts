@@ -14,6 +14,8 @@ interface TaskTotals {
   /** The task's own retry deadline after `startedAt` (its template's); undefined: the proxy's. */
   deadlineMs?: number;
   usage: TokenUsage;
+  /** The same tokens by the model each response named. */
+  byModel: Map<string, TokenUsage>;
   counted: boolean;
   /** The task's first model request was timed. */
   reached?: boolean;
@@ -42,6 +44,9 @@ export class UsageMeter {
     for (const [kind, key] of Object.entries(USAGE_KINDS)) if (usage[key] > 0) this.metrics.modelTokens.inc({ ...labels, kind }, usage[key]);
     const t = this.totals(grant.ref, grant.uid);
     addUsage(t.usage, usage);
+    let perModel = t.byModel.get(model);
+    if (!perModel) t.byModel.set(model, (perModel = emptyUsage()));
+    addUsage(perModel, usage);
     t.counted = true;
   }
 
@@ -51,7 +56,7 @@ export class UsageMeter {
    */
   taskStarted(ref: ObjectRef, uid: string, template?: string): void {
     const deadlineMs = template === undefined ? undefined : this.o.deadlineMs?.(template);
-    this.tasks.set(refKey(ref), { uid, startedAt: this.now(), ...(deadlineMs !== undefined ? { deadlineMs } : {}), usage: emptyUsage(), counted: false });
+    this.tasks.set(refKey(ref), { uid, startedAt: this.now(), ...(deadlineMs !== undefined ? { deadlineMs } : {}), usage: emptyUsage(), byModel: new Map(), counted: false });
   }
 
   /** A model request of the agent's task came: the first one's delay since the hand-over is observed. */
@@ -60,6 +65,15 @@ export class UsageMeter {
     if (!t || t.uid !== uid || t.reached) return;
     t.reached = true;
     this.metrics.firstModelRequest?.observe((this.now() - t.startedAt) / 1000);
+  }
+
+  /**
+   * The current task's tokens by model so far (undefined when none were counted); read before
+   * `taskEnded`, which forgets them.
+   */
+  taskModels(ref: ObjectRef, uid: string): Record<string, TokenUsage> | undefined {
+    const t = this.tasks.get(refKey(ref));
+    return t && t.uid === uid && t.counted ? Object.fromEntries([...t.byModel].map(([m, u]) => [m, { ...u }])) : undefined;
   }
 
   /** The task ended: its totals (undefined when no response was counted), and forget them. */
@@ -101,7 +115,7 @@ export class UsageMeter {
     const key = refKey(ref);
     let t = this.tasks.get(key);
     if (!t || t.uid !== uid) {
-      t = { uid, startedAt: this.now(), usage: emptyUsage(), counted: false };
+      t = { uid, startedAt: this.now(), usage: emptyUsage(), byModel: new Map(), counted: false };
       this.tasks.set(key, t);
     }
     return t;

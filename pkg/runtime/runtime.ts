@@ -78,6 +78,12 @@ export interface AgentRuntime {
    * already ended, undefined when the worker is not ready or did not answer within `timeoutMs`.
    */
   steer(ref: ObjectRef, taskId: number, content: string, timeoutMs: number): Promise<boolean | undefined>;
+  /**
+   * Compacts the session of the running task `taskId` with the engine's own compaction, after
+   * the turn in progress: answered as `steer` is (true taken, false the task had ended,
+   * undefined no ready worker or no answer in time).
+   */
+  compact(ref: ObjectRef, taskId: number, instructions: string | undefined, timeoutMs: number): Promise<boolean | undefined>;
   /** Subscribes to what workers report; returns the unsubscribe function. */
   watch(fn: (ev: RuntimeEvent) => void): () => void;
   close(): Promise<void>;

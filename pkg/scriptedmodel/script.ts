@@ -301,7 +301,7 @@ export function truncate(s: string, max: number): string {
 }
 
 /** A prompt without its directive lines, trimmed. */
-const proseOf = (prompt: string): string =>
+export const proseOf = (prompt: string): string =>
   prompt
     .split('\n')
     .filter((l) => !DIRECTIVE.test(l.replace(/\r$/, '')))

@@ -3,6 +3,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { compactionOf, summaryTurn } from './compaction.js';
 import { currentTask, estimateTokens, isRecord, nextTurn, parseScript, promptText, type Task } from './script.js';
 import { assistantMessage, errorBody, newId, sseEvents, sseFrame } from './sse.js';
 
@@ -32,6 +33,8 @@ export interface RecordedRequest {
   userTexts: string[];
   /** When the request arrived (ms since the epoch): where a task first reached the model. */
   receivedAt: number;
+  /** The engine's compaction request (answered with a summary): the instructions it carried ('' for none). */
+  compaction?: { instructions: string };
 }
 
 export interface ScriptedModel {
@@ -95,6 +98,8 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
     const toolResult = isRecord(body) && Array.isArray(body.messages) ? currentTask(body.messages)?.lastToolResult : undefined;
     if (toolResult !== undefined) record.lastToolResult = toolResult;
     if (apiKey !== undefined) record.apiKey = apiKey;
+    const compaction = compactionOf(body);
+    if (compaction) record.compaction = compaction;
     requests.push(record);
 
     if (opts.apiKey !== undefined && apiKey !== opts.apiKey) {
@@ -109,10 +114,12 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
     }
     if (path === '/v1/messages/count_tokens') return sendJson(res, 200, { input_tokens: estimateTokens(body) });
 
-    const turn = nextTurn(body, (task, i) => {
-      const d = parseScript(task.prompt).directives[i];
-      return d?.kind === 'fail' && (failed.get(failKey(task, i)) ?? 0) >= (d.times ?? 1);
-    });
+    const turn = compaction
+      ? summaryTurn(body, compaction.instructions)
+      : nextTurn(body, (task, i) => {
+          const d = parseScript(task.prompt).directives[i];
+          return d?.kind === 'fail' && (failed.get(failKey(task, i)) ?? 0) >= (d.times ?? 1);
+        });
     if (turn.kind === 'error' && turn.failIndex !== undefined) {
       const task = currentTask(body.messages)!;
       failed.set(failKey(task, turn.failIndex), (failed.get(failKey(task, turn.failIndex)) ?? 0) + 1);

@@ -18,6 +18,7 @@ import { type BrowserGuardOptions, installBrowserGuard } from './browser-guard.j
 import { clientErrorHandler, requestFinished, trackRequestStart, uriTooLong as uriTooLongFor } from './client-errors.js';
 import { sendError } from './error-reply.js';
 import { RouteTable } from './route-table.js';
+import { unsupportedMessage } from './unsupported.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 /**
@@ -179,11 +180,13 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
   const unmatched = (req: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const path = req.url.split('?')[0]!;
     const allowed = routes.methodsFor(path);
+    // What clients of the peer project call and agentplane does not serve says so, and what instead.
+    const unsupported = unsupportedMessage(req.method, path);
     if (allowed.length) {
-      const e = new ApiError('MethodNotAllowed', 405, `${req.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`);
+      const e = new ApiError('MethodNotAllowed', 405, `${req.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}${unsupported ? `. ${unsupported}` : ''}`);
       return reply.status(405).header('Allow', allowed.join(', ')).send(toRestBody(e));
     }
-    const e = new ApiError('NotFound', 404, `no route for ${req.method} ${path}`);
+    const e = new ApiError('NotFound', 404, unsupported ? `no route for ${req.method} ${path}: ${unsupported}` : `no route for ${req.method} ${path}`);
     return reply.status(404).send(toRestBody(e));
   };
   // Before body parsing: a method no route serves but that may carry a body (QUERY, say) would

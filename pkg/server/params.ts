@@ -60,6 +60,18 @@ export function intParam(
   return n;
 }
 
+/**
+ * 400 for a query parameter this route does not take but a client may mean something by (a
+ * filter or a cursor it would otherwise silently not get): `refused` maps each such name to what
+ * to do instead.
+ */
+export function refuseQuery(q: Query, refused: Readonly<Record<string, string>>): void {
+  const causes: Cause[] = Object.keys(refused)
+    .filter((name) => q[name] !== undefined)
+    .map((name) => ({ field: name, message: `is not supported: ${refused[name]}` }));
+  if (causes.length) throw badRequest(causes.map((c) => `query parameter "${c.field}" ${c.message}`).join('; '), { causes });
+}
+
 function single(q: Query, name: string): string | undefined {
   const v = q[name];
   if (Array.isArray(v)) throw badRequest(`query parameter "${name}" is given more than once`);

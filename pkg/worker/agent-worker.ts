@@ -13,6 +13,7 @@ import {
   type PrestartSettings,
   type ServerMessage,
   type SteerMessage,
+  type CompactMessage,
   type TaskMessage,
   type WorkerMessage,
 } from '../api/worker-protocol.js';
@@ -127,6 +128,7 @@ export class AgentWorker {
     else if (msg.type === 'task') this.onTask(msg);
     else if (msg.type === 'cancel') this.onCancel(msg.taskId, msg.reason);
     else if (msg.type === 'steer') this.onSteer(msg);
+    else if (msg.type === 'compact') this.onCompact(msg);
   }
 
   /** This warm-pool slot now works for an agent: its log says which from here on. */
@@ -140,6 +142,12 @@ export class AgentWorker {
     const target = this.running?.taskId === msg.taskId ? this.running : this.next?.task.taskId === msg.taskId ? this.next : undefined;
     const accepted = target?.input.push(msg.content) ?? false;
     this.send({ type: 'steered', id: msg.id, accepted });
+  }
+
+  /** A compaction of a task's session: taken while the task runs (or waits to), as a follow-up is. */
+  private onCompact(msg: CompactMessage): void {
+    const target = this.running?.taskId === msg.taskId ? this.running : this.next?.task.taskId === msg.taskId ? this.next : undefined;
+    this.send({ type: 'steered', id: msg.id, accepted: target?.input.compact(msg.instructions) ?? false });
   }
 
   private onCancel(taskId: number, reason: string): void {

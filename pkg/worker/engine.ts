@@ -91,6 +91,8 @@ export class Engine {
     emit({ type: 'task_started', payload: { instructions: task.instructions } });
     input.onFollowUp((content) => emit({ type: 'user_message', payload: { content } }));
     const toolNames = new Map<string, string>();
+    /** The last real result held back while a follow-up or a compaction was still waiting. */
+    let held: SDKMessage | undefined;
     let session: EngineSession | undefined;
     /** This task's cost so far: a task with follow-ups has a result per turn. */
     let cost: number | undefined;
@@ -129,9 +131,14 @@ export class Engine {
         }
         // A follow-up that came too late for this turn gets a turn of its own: this result is
         // not the task's end (its text was already reported as it came).
-        if (msg.type === 'result' && input.pending) continue;
+        if (msg.type === 'result' && input.pending) {
+          if (!isLocalCommand(msg)) held = msg;
+          continue;
+        }
         if (msg.type === 'result') input.close(); // no follow-up after this is taken
-        const outcome = translate(msg, emit, toolNames, cost ?? 0);
+        // A compaction (`/compact`, a local command) ends with a result of its own, empty: the
+        // task's result is that of its last real turn (its cost counts all of them).
+        const outcome = translate(msg.type === 'result' && isLocalCommand(msg) && held ? held : msg, emit, toolNames, cost ?? 0);
         if (outcome) return { ...outcome, sessionId: session.sessionId };
       }
       if (interrupted) return cancelled(signal, emit, session.sessionId, cost);
@@ -246,6 +253,9 @@ function mcpServer(s: McpServerSpec, env: EngineEnv): { type: 'http'; url: strin
   return { type: 'http', url, headers: env.apiKey ? { 'x-api-key': env.apiKey } : {}, alwaysLoad: true };
 }
 
+/** The result of a slash command the engine ran itself (here `/compact`), not of a model turn. */
+const isLocalCommand = (msg: SDKMessage): boolean => msg.type === 'result' && 'local_command' in msg && !!msg.local_command;
+
 /** A task's cost on an end that is not a completion, when the engine gave one. */
 const spent = (cost: number | undefined): { cost_usd?: number } => (cost === undefined ? {} : { cost_usd: cost });
 
@@ -285,6 +295,14 @@ function translate(msg: SDKMessage, emit: Emit, toolNames: Map<string, string>, 
             },
           });
         }
+      }
+      return undefined;
+    }
+    case 'system': {
+      // The engine compacted the conversation (on request, or as its context filled up).
+      if (msg.subtype === 'compact_boundary') {
+        const m = msg.compact_metadata;
+        emit({ type: 'context_compacted', payload: { trigger: m.trigger, pre_tokens: m.pre_tokens, ...(m.post_tokens !== undefined ? { post_tokens: m.post_tokens } : {}) } });
       }
       return undefined;
     }

@@ -29,6 +29,17 @@ export class TaskInput implements AsyncIterable<SDKUserMessage> {
     return true;
   }
 
+  /**
+   * Asks the engine to compact the session (its `/compact` command), after the turn in progress.
+   * Held like a follow-up (the task ends only once the engine took it) but reported by the
+   * engine's compaction, not as a user message. False once the task has ended.
+   */
+  compact(instructions?: string): boolean {
+    if (this.closed) return false;
+    this.unseen.add(this.enqueue(instructions ? `/compact ${instructions}` : '/compact'));
+    return true;
+  }
+
   /** Reports each follow-up (as a `user_message` event); ones pushed before this are reported now. */
   onFollowUp(report: (content: string) => void): void {
     this.report = report;

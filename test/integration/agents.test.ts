@@ -139,14 +139,16 @@ describe('agents (integration)', function () {
 
       const cancelled = await h.api('POST', '/api/v1/agents/sleeper/cancel');
       expect(cancelled.status).to.equal(200);
-      expect(cancelled.body.taskStatus).to.equal('Cancelled');
+      expect(cancelled.body).to.include({ taskStatus: 'Cancelled', cancelled: true });
       const evs = await ws.untilTaskEnd();
       expect(evs.at(-1)!.type).to.equal('task_cancelled');
       expect(evs.at(-1)!.payload).to.have.property('reason').that.is.a('string');
       ws.close();
 
+      // Nothing running any more: a cancel is idempotent, and says so.
       const again = await h.api('POST', '/api/v1/agents/sleeper/cancel');
-      expect(again.status).to.equal(409);
+      expect(again.status).to.equal(200);
+      expect(again.body).to.include({ cancelled: false, taskStatus: 'Cancelled', message: 'nothing was running: agent "sleeper" has no task in progress' });
 
       const next = await h.api('POST', '/api/v1/agents', { name: 'sleeper', instructions: '@say back to work' });
       expect(next.status).to.equal(200);

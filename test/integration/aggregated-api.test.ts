@@ -287,7 +287,7 @@ describe('aggregated API (integration)', function () {
       expect(mismatch.body).to.include({ kind: 'Status', reason: 'BadRequest' });
     });
 
-    it('cancel (POST agents/<name>/cancel) stops the task in progress; with none it is 409', async () => {
+    it('cancel (POST agents/<name>/cancel) stops the task in progress; with none it is 200 with a Warning (idempotent)', async () => {
       const p = await k('PATCH', `${NS}/agents/kube-agent`, { spec: { instructions: `@bash ${busyFor(60)}\n@say never` } }, MERGE);
       expect(p.status).to.equal(200);
       await eventually(async () => (await eventsOf('kube-agent')).some((e) => e.task === 3 && e.type === 'tool_call'), 45_000, 'tool call');
@@ -295,9 +295,10 @@ describe('aggregated API (integration)', function () {
       expect(c.status, c.text).to.equal(200);
       expect(c.body).to.include({ kind: 'Agent' });
       expect(c.body.status.taskStatus).to.equal('Cancelled');
-      const again = await k('POST', `${NS}/agents/kube-agent/cancel`, {});
-      expect(again.status).to.equal(409);
-      expect(again.body).to.include({ kind: 'Status', reason: 'Conflict' });
+      const again = await fetch(`${h.url}${NS}/agents/kube-agent/cancel`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(again.status).to.equal(200);
+      expect(((await again.json()) as { kind: string; status: { taskStatus: string } }).status.taskStatus).to.equal('Cancelled');
+      expect(again.headers.get('warning')).to.equal('299 - "nothing was running: agent \\"kube-agent\\" has no task in progress"');
     });
 
     it('log replays the current task, and with follow=true streams the next one live', async () => {

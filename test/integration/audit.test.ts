@@ -131,10 +131,11 @@ describe('audit log (integration)', function () {
 
       await eventually(async () => (await h.api('GET', '/api/v1/agents/a1?namespace=team-a')).body.taskStatus === 'Complete', 60_000, 'a1 third task');
       const cancel = await api('POST', '/api/v1/agents/a1/cancel?namespace=team-a');
-      expect(cancel.status, cancel.text).to.equal(409); // nothing running
+      expect(cancel.status, cancel.text).to.equal(200); // nothing running: an idempotent success
+      expect(cancel.body.cancelled).to.equal(false);
       const ce = await eventFor(log, '/api/v1/agents/a1/cancel?namespace=team-a', 'create');
       expect(ce.objectRef).to.deep.equal({ resource: 'agents', namespace: 'team-a', name: 'a1', subresource: 'cancel', apiGroup: 'agentplane.io', apiVersion: 'v1alpha1' });
-      expect(ce.responseStatus).to.deep.equal({ metadata: {}, code: 409, status: 'Failure' });
+      expect(ce.responseStatus).to.deep.equal({ metadata: {}, code: 200 });
     });
 
     it('aggregated API: create, a refused second create (409) and delete are each one event', async () => {

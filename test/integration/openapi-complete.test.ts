@@ -9,8 +9,8 @@ import { type Harness, startHarness } from '../support/harness.js';
 // the dashboard's static files, not API.
 const UNDOCUMENTED = /^\/(internal|apis|openapi\/v[23]|ui)(\/|$)/;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-// fastify ':name' -> OpenAPI '{name}'
-const toTemplate = (url: string): string => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+// fastify ':name' -> OpenAPI '{name}'; a trailing wildcard (the rest of the path) is documented as '{path}'
+const toTemplate = (url: string): string => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
 
 describe('OpenAPI document completeness (integration)', function () {
   this.timeout(60_000);
@@ -47,7 +47,10 @@ describe('OpenAPI document completeness (integration)', function () {
   it('includes the squad paths and the WebSocket path', () => {
     for (const [path, methods] of [
       ['/api/v1/squads', ['get', 'post']],
-      ['/api/v1/squads/{name}', ['get', 'delete']],
+      ['/api/v1/squads/{name}', ['get', 'patch', 'delete']],
+      ['/api/v1/agents/{name}/compact', ['post']],
+      ['/api/v1/agents/{name}/cost', ['get']],
+      ['/api/v1/agents/{name}/download/{path}', ['get']],
       ['/api/v1/squads/{name}/members', ['post']],
       ['/api/v1/squads/{name}/members/{agent}', ['delete']],
       ['/api/v1/squads/{name}/break-up', ['post']],

@@ -65,6 +65,7 @@ export class MemoryRuntime implements AgentRuntime {
   readonly dispatched: { ref: ObjectRef; task: TaskSpec }[] = [];
   /** Every follow-up a running task took, in order. */
   readonly steered: { ref: ObjectRef; taskId: number; content: string }[] = [];
+  readonly compacted: { ref: ObjectRef; taskId: number; instructions?: string }[] = [];
   /** Every ensure that started a worker, in order (a no-op ensure is not recorded). */
   readonly started: WorkerSpec[] = [];
   private readonly workers = new Map<string, Worker>();
@@ -167,6 +168,15 @@ export class MemoryRuntime implements AgentRuntime {
     if (w.runningTask !== taskId) return false;
     this.steered.push({ ref: w.ref, taskId, content });
     this.later(w, () => this.report(w, taskId, { type: 'user_message', payload: { content } }));
+    return true;
+  }
+
+  async compact(ref: ObjectRef, taskId: number, instructions: string | undefined, _timeoutMs: number): Promise<boolean | undefined> {
+    const w = this.workers.get(refKey(ref));
+    if (!w?.ready) return undefined;
+    if (w.runningTask !== taskId) return false;
+    this.compacted.push({ ref: w.ref, taskId, ...(instructions ? { instructions } : {}) });
+    this.later(w, () => this.report(w, taskId, { type: 'context_compacted', payload: { trigger: 'manual', pre_tokens: 0 } }));
     return true;
   }
 

@@ -72,6 +72,9 @@ describe('auth: request attributes', () => {
     expect(only(plan('POST', '/api/v1/agents/x/cancel?namespace=a'))).to.deep.equal(res('create', 'agents', 'a', 'x', 'cancel'));
     expect(only(plan('GET', '/api/v1/agents/x/events?namespace=a'))).to.deep.equal(res('get', 'agents', 'a', 'x', 'events'));
     expect(only(plan('GET', '/api/v1/agents/x/ws?namespace=a'))).to.deep.equal(res('get', 'agents', 'a', 'x', 'log'));
+    expect(only(plan('POST', '/api/v1/agents/x/compact?namespace=a'))).to.deep.equal(res('create', 'agents', 'a', 'x', 'compact'));
+    expect(only(plan('GET', '/api/v1/agents/x/cost?namespace=a'))).to.deep.equal(res('get', 'agents', 'a', 'x', 'cost'));
+    expect(only(plan('GET', '/api/v1/agents/x/download/out/a.bin?namespace=a'))).to.deep.equal(res('get', 'agents', 'a', 'x', 'download'));
     expect(only(plan('GET', '/api/v1/connectors/c/tools?namespace=a'))).to.deep.equal(res('get', 'connectors', 'a', 'c', 'tools'));
     expect(only(plan('DELETE', '/api/v1/connectors/c?namespace=a&force=true'))).to.deep.equal(res('delete', 'connectors', 'a', 'c'));
     expect(only(plan('DELETE', '/api/v1/squads/s?namespace=a'))).to.deep.equal(res('delete', 'squads', 'a', 's'));
@@ -102,6 +105,11 @@ describe('auth: request attributes', () => {
     const remove = plan('DELETE', '/api/v1/squads/s/members/p?namespace=a');
     expect(remove.checks).to.deep.equal([res('update', 'squads', 'a', 's'), res('update', 'agents', 'a', 'p')]);
     expect(only(plan('POST', '/api/v1/squads/s/break-up?namespace=a'))).to.deep.equal(res('update', 'squads', 'a', 's'));
+    // PATCH with a member list: the squad, and each listed agent as adding it would.
+    const patch = plan('PATCH', '/api/v1/squads/s?namespace=a', { members: [{ ref: { name: 'p' } }, { ref: { name: 'r' } }] });
+    expect(patch.checks).to.deep.equal([res('patch', 'squads', 'a', 's'), res('update', 'agents', 'a', 'p'), res('update', 'agents', 'a', 'r')]);
+    expect(only(plan('PATCH', '/api/v1/squads/s?namespace=a', { orphanTTL: '1m' }))).to.deep.equal(res('patch', 'squads', 'a', 's'));
+    expect(() => plan('PATCH', '/api/v1/squads/s?namespace=a')).to.throw('needs the body');
   });
 
   it('authorizes mirror secrets as core Secrets', () => {

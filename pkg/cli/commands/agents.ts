@@ -54,7 +54,9 @@ export function registerAgentCommands(program: Command, run: (fn: (s: Session, .
     .action(
       run(async (s, name: string) => {
         const { status, body } = await s.client.call('POST', agentPath(name, '/cancel'), { query: { namespace: s.target.namespace }, kind: 'agent' });
-        s.out(status === 202 ? `agent/${name}: cancel requested (the worker has not confirmed yet; task ${body.taskStatus})\n` : `agent/${name}: task cancelled\n`);
+        // Cancel is idempotent: an idle agent answers 200 with cancelled: false.
+        if (body.cancelled === false) s.out(`agent/${name}: nothing to cancel (no task is running)\n`);
+        else s.out(status === 202 ? `agent/${name}: cancel requested (the worker has not confirmed yet; task ${body.taskStatus})\n` : `agent/${name}: task cancelled\n`);
       }),
     );
 

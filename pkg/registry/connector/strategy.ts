@@ -3,7 +3,7 @@
 // it carries no finalizer of its own: delete removes it at once unless a client's finalizer holds
 // it (the service refuses it while agents use it).
 
-import { authTypeOf, CONNECTOR_KIND, type Connector, connectorRuleCauses, connectorSpecSchema } from '../../api/connector.js';
+import { authTypeOf, CONNECTOR_KIND, type Connector, connectorRuleCauses, connectorSpecSchema, refineAuthTypeCauses } from '../../api/connector.js';
 import { API_VERSION } from '../../api/meta.js';
 import { validateSchema } from '../../api/validation.js';
 import { validateObjectName } from '../agent/strategy.js';
@@ -41,7 +41,7 @@ export const connectorStrategy: Strategy<Connector> = {
   validate(c) {
     return [
       ...validateObjectName(c.metadata.name, c.metadata.namespace),
-      ...validateSchema(connectorSpecSchema, c.spec, 'spec'),
+      ...refineAuthTypeCauses(validateSchema(connectorSpecSchema, c.spec, 'spec'), c.spec.authType, 'spec'),
       ...connectorRuleCauses(c.spec, 'spec'),
     ];
   },

@@ -1,5 +1,5 @@
 // What every runtime whose workers dial the server shares: the control channel's hub, and the
-// AgentRuntime verbs that only talk to a connected worker (dispatch, cancel, steer) or report
+// AgentRuntime verbs that only talk to a connected worker (dispatch, cancel, steer, compact) or report
 // what workers say (watch). A runtime adds how workers are started, stopped and found.
 
 import type { ObjectRef } from '../../api/meta.js';
@@ -37,6 +37,10 @@ export abstract class ChannelRuntime {
 
   steer(ref: ObjectRef, taskId: number, content: string, timeoutMs: number): Promise<boolean | undefined> {
     return this.hub.steer(ref, taskId, content, timeoutMs);
+  }
+
+  compact(ref: ObjectRef, taskId: number, instructions: string | undefined, timeoutMs: number): Promise<boolean | undefined> {
+    return this.hub.compact(ref, taskId, instructions, timeoutMs);
   }
 
   watch(fn: (ev: RuntimeEvent) => void): () => void {

@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import type WebSocket from 'ws';
 import { type EventDraft, isTerminal } from '../../api/event.js';
 import { type ObjectRef, refKey } from '../../api/meta.js';
-import type { ServerMessage, WorkerMessage } from '../../api/worker-protocol.js';
+import type { CompactMessage, ServerMessage, SteerMessage, WorkerMessage } from '../../api/worker-protocol.js';
 import { WorkerCloseCode } from '../../api/worker-protocol.js';
 import type { Logger } from '../../observability/logger.js';
 import { type ChannelLimits, DEFAULT_CHANNEL_LIMITS, MessageRate, TaskBudget } from './limits.js';
@@ -280,9 +280,19 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
    * answer within `timeoutMs`.
    */
   steer(ref: ObjectRef, taskId: number, content: string, timeoutMs: number): Promise<boolean | undefined> {
+    return this.ask(ref, (id) => ({ type: 'steer', id, taskId, content }), timeoutMs);
+  }
+
+  /** Asks the worker to compact its task's session; answered as a steer is (`steered`). */
+  compact(ref: ObjectRef, taskId: number, instructions: string | undefined, timeoutMs: number): Promise<boolean | undefined> {
+    return this.ask(ref, (id) => ({ type: 'compact', id, taskId, ...(instructions ? { instructions } : {}) }), timeoutMs);
+  }
+
+  /** Sends a message the worker answers with `steered`; resolves with its answer (undefined: none in time). */
+  private ask(ref: ObjectRef, message: (id: string) => SteerMessage | CompactMessage, timeoutMs: number): Promise<boolean | undefined> {
     const conn = this.conns.get(refKey(ref));
     const id = randomUUID();
-    if (!conn || !this.send(ref, { type: 'steer', id, taskId, content })) return Promise.resolve(undefined);
+    if (!conn || !this.send(ref, message(id))) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const timer = setTimeout(() => answer(undefined), timeoutMs);
       const answer = (accepted: boolean | undefined): void => {

@@ -4,7 +4,8 @@
 // the opened descriptor is checked again, because the agent may swap a directory for a link
 // between the check and the open.
 
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, createReadStream, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, type Stats } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { join, sep } from 'node:path';
 import { ApiError, badRequest } from '../../api/errors.js';
 import { WORKSPACE_DIR_MAX_ENTRIES, WORKSPACE_FILE_MAX_BYTES, type WorkspaceDirEntry, type WorkspaceFilesResponse } from '../../api/workspace.js';
@@ -16,6 +17,62 @@ const BINARY_SNIFF_BYTES = 8000;
 
 /** `path` (relative to the workspace `root`; '' or '/' for the root itself), read-only. */
 export function readWorkspacePath(root: string, path: string): WorkspaceView {
+  const opened = openConfined(root, path);
+  if ('empty' in opened) return { path: '', type: 'directory', entries: [], truncated: false };
+  const { fd, st, shown, dir } = opened;
+  try {
+    if (st.isDirectory()) {
+      const names = readdirSync(dir).sort();
+      const entries: WorkspaceDirEntry[] = [];
+      for (const name of names.slice(0, WORKSPACE_DIR_MAX_ENTRIES)) entries.push(entryOf(dir, name));
+      return { path: shown, type: 'directory', entries, truncated: names.length > WORKSPACE_DIR_MAX_ENTRIES };
+    }
+    if (!st.isFile()) throw notAFile(shown);
+    const buf = Buffer.alloc(Math.min(st.size, WORKSPACE_FILE_MAX_BYTES));
+    let read = 0;
+    while (read < buf.length) {
+      const n = readSync(fd, buf, read, buf.length - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    const body = buf.subarray(0, read);
+    const binary = body.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+    return { path: shown, type: 'file', size: st.size, content: binary ? '' : body.toString('utf8'), binary, truncated: st.size > read };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A workspace file to send as it is (a download): its bytes as a stream, which closes the file. */
+export interface WorkspaceFile {
+  path: string;
+  /** The file's own name (the path's last segment). */
+  name: string;
+  size: number;
+  stream: Readable;
+}
+
+/**
+ * Opens the regular file at `path` for a download, with the confinement of `readWorkspacePath`:
+ * a directory or anything else that is no regular file is 400, one outside the workspace too.
+ */
+export function openWorkspaceFile(root: string, path: string): WorkspaceFile {
+  const opened = openConfined(root, path);
+  if ('empty' in opened) throw notDownloadable('', true);
+  const { fd, st, shown } = opened;
+  if (!st.isFile()) {
+    closeSync(fd);
+    throw notDownloadable(shown, st.isDirectory());
+  }
+  // The descriptor checked above is the one read: a swap of the path after the check changes nothing.
+  return { path: shown, name: shown.split('/').at(-1) ?? shown, size: st.size, stream: createReadStream('', { fd, autoClose: true }) };
+}
+
+/**
+ * Resolves `path` inside the workspace and opens it, checked twice (before and after the open);
+ * the caller closes `fd`. `empty` when no worker has made the workspace yet and the root is asked.
+ */
+function openConfined(root: string, path: string): { fd: number; st: Stats; shown: string; dir: string } | { empty: true } {
   const segments = segmentsOf(path);
   const shown = segments.join('/');
   let rootReal: string;
@@ -23,7 +80,7 @@ export function readWorkspacePath(root: string, path: string): WorkspaceView {
     rootReal = realpathSync(root);
   } catch (err) {
     // No worker has run yet: an empty workspace.
-    if (isMissing(err) && segments.length === 0) return { path: '', type: 'directory', entries: [], truncated: false };
+    if (isMissing(err) && segments.length === 0) return { empty: true };
     throw missing(shown, err);
   }
   let real: string;
@@ -45,29 +102,23 @@ export function readWorkspacePath(root: string, path: string): WorkspaceView {
   try {
     const viaProc = existsSync(PROC_FD);
     if (viaProc && !inside(rootReal, readlinkSync(`${PROC_FD}/${fd}`))) throw outside(shown);
-    const st = fstatSync(fd);
-    if (st.isDirectory()) {
-      const dir = viaProc ? `${PROC_FD}/${fd}` : real;
-      const names = readdirSync(dir).sort();
-      const entries: WorkspaceDirEntry[] = [];
-      for (const name of names.slice(0, WORKSPACE_DIR_MAX_ENTRIES)) entries.push(entryOf(dir, name));
-      return { path: shown, type: 'directory', entries, truncated: names.length > WORKSPACE_DIR_MAX_ENTRIES };
-    }
-    if (!st.isFile()) throw badRequest(`"${shown}" is neither a regular file nor a directory`, { causes: [{ field: 'path', message: 'not a regular file or directory' }] });
-    const buf = Buffer.alloc(Math.min(st.size, WORKSPACE_FILE_MAX_BYTES));
-    let read = 0;
-    while (read < buf.length) {
-      const n = readSync(fd, buf, read, buf.length - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    const body = buf.subarray(0, read);
-    const binary = body.subarray(0, BINARY_SNIFF_BYTES).includes(0);
-    return { path: shown, type: 'file', size: st.size, content: binary ? '' : body.toString('utf8'), binary, truncated: st.size > read };
-  } finally {
+    return { fd, st: fstatSync(fd), shown, dir: viaProc ? `${PROC_FD}/${fd}` : real };
+  } catch (err) {
     closeSync(fd);
+    throw err;
   }
 }
+
+const notAFile = (shown: string): ApiError =>
+  badRequest(`"${shown}" is neither a regular file nor a directory`, { causes: [{ field: 'path', message: 'not a regular file or directory' }] });
+
+/** Why `path` cannot be downloaded: a directory (or the workspace itself), or no regular file. */
+const notDownloadable = (shown: string, directory: boolean): ApiError =>
+  directory
+    ? badRequest(`"${shown || '/'}" is a directory: only a regular file can be downloaded (list a directory with GET .../files?path=)`, {
+        causes: [{ field: 'path', message: 'is a directory' }],
+      })
+    : badRequest(`"${shown}" is not a regular file: only a regular file can be downloaded`, { causes: [{ field: 'path', message: 'not a regular file' }] });
 
 /** The path's segments; `..` is refused outright rather than resolved. */
 function segmentsOf(path: string): string[] {

@@ -14,7 +14,7 @@ import { openApiV2, openApiV3, openApiV3Index, type SerializedDoc, serialize, V3
 import { PATCH_CONTENT_TYPES } from './patch.js';
 import { boolParam, type Query } from './query.js';
 import { type AggregatedApiDeps, buildResources, type ResourceDef } from './resources.js';
-import { agentEvents, cancelAgent, prepareAgentLog } from './subresources.js';
+import { agentCost, agentEvents, cancelAgent, compactAgent, prepareAgentLog } from './subresources.js';
 import {
   createVerb,
   deleteCollectionVerb,
@@ -159,11 +159,13 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
       const q = req.query as Query;
       if (subresource === 'events' && req.method === 'GET') return send(reply, { code: 200, body: await agentEvents(deps, namespace, name, q) });
       if (subresource === 'cancel' && req.method === 'POST') return send(reply, await cancelAgent(deps, namespace, name));
+      if (subresource === 'compact' && req.method === 'POST') return send(reply, { code: 200, body: await compactAgent(deps, namespace, name, req.body) });
+      if (subresource === 'cost' && req.method === 'GET') return send(reply, { code: 200, body: await agentCost(deps, namespace, name, q) });
       if (subresource === 'log' && req.method === 'GET') {
         const run = await prepareAgentLog(deps, namespace, name, q);
         return stream(reply, 'text/plain; charset=utf-8', run);
       }
-      throw methodNotAllowed(req, reply, [subresource === 'cancel' ? 'POST' : 'GET']);
+      throw methodNotAllowed(req, reply, [POST_SUBRESOURCES.has(subresource) ? 'POST' : 'GET']);
     });
 
     // The deprecated /watch/ paths.
@@ -235,6 +237,9 @@ function sendDoc(req: FastifyRequest, reply: FastifyReply, doc: SerializedDoc, h
   return reply.status(200).type('application/json').send(doc.body);
 }
 
+/** Subresources written with POST (a create); the others are read with GET. */
+const POST_SUBRESOURCES = new Set(['cancel', 'compact']);
+
 const unknownPath = (): ApiError => new ApiError('NotFound', 404, 'the server could not find the requested resource');
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -245,7 +250,7 @@ function allowedFor(path: string): string[] {
   if (parts[0] !== 'namespaces') return ['GET'];
   if (parts.length === 3) return ['GET', 'POST', 'DELETE'];
   if (parts.length === 4) return ['GET', 'PUT', 'PATCH', 'DELETE'];
-  if (parts.length === 5 && parts[4] === 'cancel') return ['POST'];
+  if (parts.length === 5 && POST_SUBRESOURCES.has(parts[4]!)) return ['POST'];
   return ['GET'];
 }
 

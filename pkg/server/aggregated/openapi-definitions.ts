@@ -3,6 +3,9 @@
 // with, and the meta.k8s.io types they refer to, under kube-apiserver's names so its aggregator
 // can merge them and kubectl can explain and validate.
 
+import { agentCostResponseSchema } from '../../api/agent-cost.js';
+import { compactResponseSchema } from '../../api/agent-ops.js';
+import { EVENT_TYPES } from '../../api/event.js';
 import { GROUP, VERSION } from '../../api/meta.js';
 import type { ResourceDef } from './resources.js';
 
@@ -84,7 +87,7 @@ function resourceDefinitions(r: ResourceDef): Record<string, Schema> {
 function eventDefinitions(): Record<string, Schema> {
   return {
     [`${OWN}.AgentEvent`]: {
-      description: 'One event of an agent (task_started, text, thinking, tool_call, tool_result, user_message, model_retry, task_completed, task_cancelled, error).',
+      description: `One event of an agent (${EVENT_TYPES.join(', ')}).`,
       type: 'object',
       required: ['seq', 'agentName', 'namespace', 'task', 'type', 'timestamp', 'payload'],
       properties: {
@@ -111,6 +114,23 @@ function eventDefinitions(): Record<string, Schema> {
       },
       'x-kubernetes-group-version-kind': gvk('AgentEventList'),
     },
+  };
+}
+
+/** What the agent's compact and cost subresources answer: the REST mirror's shapes as objects. */
+function agentOpDefinitions(): Record<string, Schema> {
+  const object = (kind: string, description: string, schema: unknown): Schema => {
+    const s = toOpenApiSchema(schema);
+    return {
+      description,
+      type: 'object',
+      properties: { apiVersion, kind: kindField, metadata: ref(`${META}.ObjectMeta`), ...(s.properties as Schema) },
+      'x-kubernetes-group-version-kind': gvk(kind),
+    };
+  };
+  return {
+    [`${OWN}.AgentCompaction`]: object('AgentCompaction', "The running task's session is compacted after its current turn (a context_compacted event follows).", compactResponseSchema),
+    [`${OWN}.AgentCost`]: object('AgentCost', "An agent's spending per task and per model, summed from its events.", agentCostResponseSchema),
   };
 }
 
@@ -295,5 +315,5 @@ function metaDefinitions(): Record<string, Schema> {
 }
 
 export function definitions(resources: ResourceDef[]): Record<string, Schema> {
-  return Object.assign({}, ...resources.map(resourceDefinitions), eventDefinitions(), metaDefinitions());
+  return Object.assign({}, ...resources.map(resourceDefinitions), eventDefinitions(), agentOpDefinitions(), metaDefinitions());
 }

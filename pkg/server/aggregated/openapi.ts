@@ -5,6 +5,7 @@
 // and field validation.
 
 import { createHash } from 'node:crypto';
+import { COST_EVENTS_MAX_TASKS } from '../../api/agent-cost.js';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../api/event.js';
 import { API_VERSION, GROUP, VERSION } from '../../api/meta.js';
 import { definitions, META, OWN, ref, type Schema } from './openapi-definitions.js';
@@ -201,9 +202,40 @@ function agentSubresourcePaths(base: string, r: ResourceDef): Record<string, Pat
           method: 'post',
           id: `create${GV_ID}Namespaced${r.kind}Cancel`,
           action: 'post',
-          description: 'cancel the agent\'s task in progress (409 when there is none); 200 once the worker confirmed, 202 if not yet',
+          description:
+            'cancel the agent\'s task in progress; 200 once the worker confirmed, 202 if not yet; 200 with a Warning "nothing was running" when there is none (a cancel is idempotent)',
           params: [],
           responses: { '200': { ref: `${OWN}.${r.kind}`, description: 'OK' }, '202': { ref: `${OWN}.${r.kind}`, description: 'Accepted' } },
+        },
+      ],
+    },
+    [`${one}/compact`]: {
+      params,
+      ops: [
+        {
+          method: 'post',
+          id: `create${GV_ID}Namespaced${r.kind}Compact`,
+          action: 'post',
+          description:
+            "compact the running task's session with the engine's own compaction, after its current turn (a context_compacted event follows); 409 when no task is in progress. Body: {} or {\"instructions\": \"what the summary should keep\"}",
+          params: [],
+          responses: { '200': { ref: `${OWN}.AgentCompaction`, description: 'OK' } },
+        },
+      ],
+    },
+    [`${one}/cost`]: {
+      params,
+      ops: [
+        {
+          method: 'get',
+          id: `read${GV_ID}Namespaced${r.kind}Cost`,
+          action: 'get',
+          description: "read the agent's spending per task and per model, summed from its events",
+          params: [
+            q('limit', 'integer', 'Only the newest this many tasks (0 or absent: all); the totals cover every task.'),
+            q('events', 'boolean', `Include each task's events (then at most ${COST_EVENTS_MAX_TASKS} tasks).`),
+          ],
+          responses: { '200': { ref: `${OWN}.AgentCost`, description: 'OK' } },
         },
       ],
     },

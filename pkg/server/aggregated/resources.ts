@@ -5,6 +5,8 @@
 import { AGENT_KIND, type Agent, agentSpecSchema, agentStatusSchema } from '../../api/agent.js';
 import { CONNECTOR_KIND, type Connector, connectorSpecSchema, connectorStatusSchema } from '../../api/connector.js';
 import { type Squad, SQUAD_KIND, squadSpecSchema, squadStatusSchema } from '../../api/squad.js';
+import type { AgentCompaction } from '../rest/agent-compaction.js';
+import type { AgentCosts } from '../rest/agent-costs.js';
 import type { AgentService } from '../rest/agent-service.js';
 import type { EventLog } from '../../registry/event-log.js';
 import type { ReadCache } from '../../registry/cache/reads.js';
@@ -16,6 +18,8 @@ export interface AggregatedApiDeps {
   squads: Registry<Squad>;
   connectors: Registry<Connector>;
   agentService: AgentService;
+  compaction: AgentCompaction;
+  costs: AgentCosts;
   events: EventLog;
   /** Where get, list and Table requests read (the informer caches, with resourceVersion rules). */
   reads: { agents: ReadCache<Agent>; squads: ReadCache<Squad>; connectors: ReadCache<Connector> };
@@ -70,6 +74,8 @@ function agentResource(d: AggregatedApiDeps): ResourceDef<Agent> {
     reads: d.reads.agents,
     subresources: [
       { name: 'cancel', kind: 'Agent', verbs: ['create'] },
+      { name: 'compact', kind: 'AgentCompaction', verbs: ['create'] },
+      { name: 'cost', kind: 'AgentCost', verbs: ['get'] },
       { name: 'events', kind: 'AgentEventList', verbs: ['get'] },
       { name: 'log', kind: 'AgentEvent', verbs: ['get'] },
     ],

@@ -3,7 +3,12 @@
 //    one read as 200 as clients expect of page sizes; `before=<seq>`), as
 //    an AgentEventList, the REST mirror's /api/v1/agents/:name/events;
 //  - agents/<name>/cancel  POST: cancels the task in progress; 200 with the agent once the worker
-//    confirmed, 202 if it did not in time, 409 when no task is in progress;
+//    confirmed, 202 if it did not in time; 200 with the agent and a Warning "nothing was running"
+//    when no task is in progress (a cancel is idempotent);
+//  - agents/<name>/compact POST: compacts the running task's session (an AgentCompaction), 409
+//    when no task is in progress; the REST mirror's /api/v1/agents/:name/compact;
+//  - agents/<name>/cost    GET: spending per task and per model (an AgentCost), the REST
+//    mirror's /api/v1/agents/:name/cost, with the same `limit` and `events`;
 //  - agents/<name>/log     GET: the current task's events, one JSON line each (`since=<seq>`
 //    replays from there instead); with follow=true it then streams live events until the client
 //    goes or the agent is deleted. Named "log" so kube-apiserver treats it as long-running.
@@ -24,9 +29,27 @@ export async function agentEvents(d: AggregatedApiDeps, namespace: string, name:
   return { apiVersion: API_VERSION, kind: 'AgentEventList', metadata: {}, agent: name, namespace, items };
 }
 
-export async function cancelAgent(d: AggregatedApiDeps, namespace: string, name: string): Promise<{ code: number; body: Agent }> {
-  const { agent, settled } = await d.agentService.cancel(namespace, name);
-  return { code: settled ? 200 : 202, body: agent };
+export async function cancelAgent(d: AggregatedApiDeps, namespace: string, name: string): Promise<{ code: number; body: Agent; warnings?: string[] }> {
+  const { agent, settled, running } = await d.agentService.cancel(namespace, name);
+  return { code: settled ? 200 : 202, body: agent, ...(running ? {} : { warnings: [`nothing was running: agent "${name}" has no task in progress`] }) };
+}
+
+export async function compactAgent(d: AggregatedApiDeps, namespace: string, name: string, body: unknown) {
+  // kubectl sends `{}` (or an object with apiVersion and kind) for a create of a subresource;
+  // anything but an object goes to validation as it is (400).
+  const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
+  const { apiVersion: _v, kind: _k, metadata: _m, ...request } = (isObject ? body : {}) as Record<string, unknown>;
+  const answer = await d.compaction.compact(namespace, name, isObject ? request : body);
+  return { apiVersion: API_VERSION, kind: 'AgentCompaction', metadata: {}, ...answer };
+}
+
+/** The REST mirror's options (pkg/server/cost-query.ts), read with this API's parameter rules (400 BadRequest). */
+export async function agentCost(d: AggregatedApiDeps, namespace: string, name: string, q: Query) {
+  const limit = intParam(q, 'limit', { min: 0 });
+  const events = boolParam(q, 'events') ?? false;
+  boolParam(q, 'refresh'); // checked, and changes nothing: every answer is computed afresh
+  const opts = { ...(limit ? { limit } : {}), ...(events ? { events } : {}) };
+  return { apiVersion: API_VERSION, kind: 'AgentCost', metadata: {}, ...(await d.costs.cost(namespace, name, opts)) };
 }
 
 /** Checks the request and the agent; the returned function streams the log into a sink. */

@@ -190,6 +190,11 @@ function mirrorPlan(req: RequestFacts, parts: string[]): PlanResult {
   }
 
   const namespace = namedNamespace(req.query);
+  if (res === 'squads' && !sub && req.method === 'PATCH') {
+    // A new member list changes the agents it lists too (joining claims them), as adding one does.
+    if (!req.hasBody) return { needsBody: true };
+    return { checks: [attrs('patch', namespace, res, '', name), ...memberChecks(namespace, (req.body as { members?: unknown } | undefined)?.members)] };
+  }
   if (!sub) return { checks: [attrs(methodVerb(req.method), namespace, res, '', name)] };
 
   if (res === 'agents' && sub === 'ws') return { checks: [agent('get', namespace, name, 'log')] };

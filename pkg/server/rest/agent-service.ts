@@ -20,6 +20,7 @@ import { ApiError, conflict, invalid, notFound } from '../../api/errors.js';
 import type { AgentEvent } from '../../api/event.js';
 import { DEFAULT_NAMESPACE } from '../../api/meta.js';
 import { validateSchema } from '../../api/validation.js';
+import { explainPeerFields, PEER_AGENT_FIELDS } from '../../api/peer-fields.js';
 import type { EventLog } from '../../registry/event-log.js';
 import type { ReadCache } from '../../registry/cache/reads.js';
 import type { Registry } from '../../registry/registry.js';
@@ -28,10 +29,21 @@ import { streamOf } from '../../controller/agent-controller.js';
 import { watchAgentGone } from '../event-follow.js';
 import { REST_OWNER } from '../../registry/registry.js';
 import { type Page, type PageQuery, readOne, readPage } from './paging.js';
+import { waitForAgent } from './agent-wait.js';
+
+/** Ends an update that has nothing to write: the task ended before the cancel was stored. */
+const NOTHING_RUNNING = new Error('nothing running');
 
 export interface SubmitResult {
   agent: Agent;
   created: boolean;
+}
+
+/** What a cancel found: `running` false when no task was in progress (nothing to cancel). */
+export interface CancelResult {
+  agent: Agent;
+  settled: boolean;
+  running: boolean;
 }
 
 export interface WaitOptions {
@@ -56,7 +68,7 @@ export class AgentService {
 
   /** POST /agents: creates the agent with its first task, or assigns a task to an idle one. */
   async submitTask(body: unknown): Promise<SubmitResult> {
-    const causes = validateSchema(agentTaskRequestSchema, body);
+    const causes = explainPeerFields(validateSchema(agentTaskRequestSchema, body), PEER_AGENT_FIELDS);
     const req = body as AgentTaskRequest;
     if (causes.length) throw invalid(AGENT_KIND, typeof req?.name === 'string' ? req.name : undefined, causes);
     const namespace = req.namespace ?? DEFAULT_NAMESPACE;
@@ -66,6 +78,7 @@ export class AgentService {
     }
     if (!existing) {
       try {
+        // `lifecycle` is set in the create itself: on a new agent that means what a PATCH right after it would.
         const agent = await this.agents.create(agentFromRequest(req, namespace), { owner: REST_OWNER });
         return { agent, created: true };
       } catch (err) {
@@ -73,7 +86,19 @@ export class AgentService {
         if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
       }
     }
+    const assigned = await this.assign(namespace, req);
+    // A second write, as a PATCH after the assignment: in the assigning write the strategy would
+    // read "Sleep" on a sleeping agent as the old action and reset it (a task wakes it for good).
+    if (req.lifecycle === undefined) return { agent: assigned, created: false };
     const agent = await this.agents.update(namespace, req.name, (a) => {
+      a.spec.lifecycle = req.lifecycle!;
+    }, { owner: REST_OWNER });
+    return { agent, created: false };
+  }
+
+  /** A new task for an existing agent, with the settings the request gives. */
+  private assign(namespace: string, req: AgentTaskRequest): Promise<Agent> {
+    return this.agents.update(namespace, req.name, (a) => {
       a.spec.instructions = req.instructions;
       a.spec.task += 1;
       if (req.systemPrompt !== undefined) a.spec.systemPrompt = req.systemPrompt;
@@ -82,7 +107,6 @@ export class AgentService {
       if (req.role !== undefined) a.spec.role = req.role;
       if (req.connectors !== undefined) a.spec.connectors = req.connectors;
     }, { owner: REST_OWNER });
-    return { agent, created: false };
   }
 
   get(namespace: string, name: string): Promise<Agent> {
@@ -99,7 +123,7 @@ export class AgentService {
 
   /** PATCH /agents/:name: settings (model and systemPrompt apply from the next task), then `instructions`. */
   async patch(namespace: string, name: string, body: unknown): Promise<Agent> {
-    const causes = validateSchema(agentPatchRequestSchema, body);
+    const causes = explainPeerFields(validateSchema(agentPatchRequestSchema, body), PEER_AGENT_FIELDS);
     if (causes.length) throw invalid(AGENT_KIND, name, causes);
     const req = body as AgentPatchRequest;
     let after = await this.agents.mustGet(namespace, name);
@@ -196,17 +220,30 @@ export class AgentService {
   /**
    * Cancels the running (or not yet started) task. Waits briefly for the worker to confirm so
    * the answer usually shows taskStatus Cancelled; `settled` is false when it did not in time.
+   * With no task in progress there is nothing to do, and that is the answer (`running` false),
+   * not an error: a cancel is idempotent, so a retried one or one that lost a race with the
+   * task's end succeeds too (docs/decisions.md "Cancel of an idle agent").
    */
-  async cancel(namespace: string, name: string, reason = 'cancelled by request'): Promise<{ agent: Agent; settled: boolean }> {
-    const idle = (): ApiError => conflict(`agent "${name}" has no task in progress to cancel`, { kind: AGENT_KIND, name });
-    if (!isBusy(await this.agents.mustGet(namespace, name))) throw idle();
+  async cancel(namespace: string, name: string, reason = 'cancelled by request'): Promise<CancelResult> {
+    const current = await this.agents.mustGet(namespace, name);
+    if (!isBusy(current)) return { agent: current, settled: true, running: false };
     // The request is stored on the agent; the agent controller acts on it wherever the worker is.
-    const agent = await this.agents.update(namespace, name, (a) => {
-      if (!isBusy(a)) throw idle();
-      requestCancel(a, reason);
-    }, { owner: REST_OWNER });
+    let idle: Agent | undefined;
+    const agent = await this.agents
+      .update(namespace, name, (a) => {
+        if (!isBusy(a)) {
+          idle = a;
+          throw NOTHING_RUNNING;
+        }
+        requestCancel(a, reason);
+      }, { owner: REST_OWNER })
+      .catch((err: unknown) => {
+        if (err === NOTHING_RUNNING && idle) return undefined;
+        throw err;
+      });
+    if (!agent) return { agent: idle!, settled: true, running: false };
     const task = agent.spec.task;
-    return this.waitFor(namespace, name, (a) => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress', agent);
+    return { ...(await this.waitFor(namespace, name, (a) => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress', agent)), running: true };
   }
 
   /** Marks the agent for deletion and waits for the controller to clean up. */
@@ -228,39 +265,8 @@ export class AgentService {
     return this.events.list(streamOf(agent), { limit, ...(before !== undefined ? { before } : {}) });
   }
 
-  /**
-   * Waits until `done` holds for the agent (undefined once it is gone), or the timeout passes.
-   * It follows the registry's watch rather than polling storage, which in the Kubernetes home
-   * would be an API call each time. Returns the last state seen of the agent (`known` at first).
-   */
-  private async waitFor(
-    namespace: string,
-    name: string,
-    done: (a: Agent | undefined) => boolean,
-    known: Agent,
-  ): Promise<{ agent: Agent; settled: boolean }> {
-    let current: Agent | undefined = known;
-    let lastSeen = known;
-    let finish!: (settled: boolean) => void;
-    const finished = new Promise<boolean>((resolve) => (finish = resolve));
-    const see = (a: Agent | undefined): void => {
-      current = a;
-      if (a) lastSeen = a;
-      if (done(a)) finish(true);
-    };
-    // Subscribe before reading, so no change falls between the read and the watch.
-    const unsubscribe = this.agents.watch((ev) => {
-      const m = ev.object.metadata;
-      if (m.namespace === namespace && m.name === name) see(ev.type === 'DELETED' ? undefined : ev.object);
-    });
-    const timer = setTimeout(() => finish(done(current)), this.wait.timeoutMs);
-    try {
-      see(await this.agents.get(namespace, name));
-      const settled = await finished;
-      return { agent: current ?? lastSeen, settled };
-    } finally {
-      clearTimeout(timer);
-      unsubscribe();
-    }
+  /** Waits until `done` holds for the agent (undefined once it is gone), or the wait's timeout passes. */
+  private waitFor(namespace: string, name: string, done: (a: Agent | undefined) => boolean, known: Agent): Promise<{ agent: Agent; settled: boolean }> {
+    return waitForAgent(this.agents, { namespace, name }, done, known, this.wait.timeoutMs);
   }
 }

@@ -25,6 +25,7 @@ import {
   type ConnectorResponse,
   connectorRuleCauses,
   type ConnectorStatus,
+  refineAuthTypeCauses,
   type ConnectorTool,
   toConnectorResponse,
 } from '../../api/connector.js';
@@ -32,6 +33,7 @@ import { ApiError, conflict, invalid, secretBindingMismatch } from '../../api/er
 import { DEFAULT_NAMESPACE, refKey } from '../../api/meta.js';
 import { urlAllowedBy } from '../../api/url-prefix.js';
 import { validateSchema } from '../../api/validation.js';
+import { explainPeerFields, PEER_CONNECTOR_FIELDS } from '../../api/peer-fields.js';
 import type { McpServerSpec } from '../../api/worker-protocol.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ReadCache } from '../../registry/cache/reads.js';
@@ -95,7 +97,7 @@ export class ConnectorService {
   async create(body: unknown): Promise<ConnectorResponse> {
     const req = body as ConnectorCreateRequest;
     const name = typeof req?.name === 'string' ? req.name : undefined;
-    const causes = validateSchema(connectorCreateRequestSchema, body);
+    const causes = refineAuthTypeCauses(explainPeerFields(validateSchema(connectorCreateRequestSchema, body), PEER_CONNECTOR_FIELDS), req?.authType, '');
     if (!causes.length) causes.push(...connectorRuleCauses(req));
     if (causes.length) throw invalid(CONNECTOR_KIND, name, causes);
     const namespace = req.namespace ?? DEFAULT_NAMESPACE;

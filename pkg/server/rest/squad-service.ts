@@ -2,7 +2,8 @@
 // rules (the agent exists, is asleep, is in no other squad) are the SquadMembership admission
 // plugin's, applied to every writer alike.
 
-import { type Agent, AGENT_KIND } from '../../api/agent.js';
+import { type Agent, AGENT_KIND, WORKER_READY } from '../../api/agent.js';
+import { isTrue } from '../../api/condition.js';
 import { ApiError, conflict, invalid } from '../../api/errors.js';
 import { DEFAULT_NAMESPACE } from '../../api/meta.js';
 import {
@@ -14,9 +15,12 @@ import {
   squadCreateRequestSchema,
   type SquadMember,
   squadMemberSchema,
+  type SquadPatchRequest,
+  squadPatchRequestSchema,
   type SquadResponse,
 } from '../../api/squad.js';
 import { validateSchema } from '../../api/validation.js';
+import { explainPeerFields, PEER_AGENT_FIELDS } from '../../api/peer-fields.js';
 import type { ReadCache } from '../../registry/cache/reads.js';
 import type { Registry } from '../../registry/registry.js';
 import { type Page, type PageQuery, readOne, readPage } from './paging.js';
@@ -33,7 +37,7 @@ export class SquadService {
 
   async create(body: unknown): Promise<Squad> {
     const req = body as SquadCreateRequest;
-    const causes = validateSchema(squadCreateRequestSchema, body);
+    const causes = explainPeerFields(validateSchema(squadCreateRequestSchema, body), PEER_AGENT_FIELDS);
     const namespace = (typeof req?.namespace === 'string' && req.namespace) || DEFAULT_NAMESPACE;
     if (Array.isArray(req?.members)) req.members.forEach((m, i) => causes.push(...memberShapeCauses(m, `members[${i}]`, namespace)));
     if (causes.length) throw invalid(SQUAD_KIND, typeof req?.name === 'string' ? req.name : undefined, causes);
@@ -67,6 +71,23 @@ export class SquadService {
     }, { owner: REST_OWNER });
   }
 
+  /**
+   * PATCH: the member list replaced whole and/or the orphan TTL. One squad write, so the rules of
+   * POST .../members and DELETE .../members/{agent} apply as they are: the strategy's (shape, no
+   * agent twice) and the SquadMembership admission's (each new ref member exists, is asleep and
+   * in no other squad; a squad breaking up takes none), as for every writer.
+   */
+  async patch(namespace: string, name: string, body: unknown): Promise<Squad> {
+    const req = body as SquadPatchRequest;
+    const causes = explainPeerFields(validateSchema(squadPatchRequestSchema, body), PEER_AGENT_FIELDS);
+    if (Array.isArray(req?.members)) req.members.forEach((m, i) => causes.push(...memberShapeCauses(m, `members[${i}]`, namespace)));
+    if (causes.length) throw invalid(SQUAD_KIND, name, causes);
+    return this.squads.update(namespace, name, (s) => {
+      if (req.members !== undefined) s.spec.members = req.members;
+      if (req.orphanTTL !== undefined) s.spec.orphanTTL = req.orphanTTL;
+    }, { owner: REST_OWNER });
+  }
+
   /** The agent leaves the squad and becomes solo; the squad controller cancels its task in flight. */
   async removeMember(namespace: string, name: string, agent: string): Promise<Squad> {
     const squad = await this.squads.mustGet(namespace, name);
@@ -93,7 +114,7 @@ export class SquadService {
     const members = await Promise.all(
       memberNames(s).map(async (m) => {
         const a = await this.agents.get(s.metadata.namespace, m);
-        return { name: m, phase: a?.status.status ?? 'Pending', taskStatus: a?.status.taskStatus ?? '' };
+        return { name: m, phase: a?.status.status ?? 'Pending', taskStatus: a?.status.taskStatus ?? '', ready: isTrue(a?.status.conditions, WORKER_READY) };
       }),
     );
     return {

@@ -27,7 +27,13 @@ import type { EventLog } from '../../registry/event-log.js';
 import { ApiError } from '../../api/errors.js';
 import type { AgentEvent } from '../../api/event.js';
 import { AGENT_DELETED_CLOSE, FELL_BEHIND_CLOSE_CODE, fellBehindReason, followEvents } from '../event-follow.js';
-import { intParam, namespaceOf, type Query } from '../params.js';
+import { intParam, namespaceOf, type Query, refuseQuery } from '../params.js';
+
+/**
+ * komputer-ai's consumer groups (`group=`: each event to one socket of the group) are not
+ * served: every socket gets every event, so a group's members would each handle each event.
+ */
+const PEER_STREAM_PARAMS = { group: 'every socket receives every event (no consumer groups); open one socket per consumer that should see them' };
 import { REVOKED_CLOSE_CODE } from '../auth/revocation.js';
 
 const PING_MS = 30_000;
@@ -76,6 +82,7 @@ export function agentStreamRoutes(service: AgentService, events: EventLog, metri
         // Runs before the upgrade, so a bad request gets a plain HTTP error, not a closed socket.
         preValidation: async (req) => {
           const q = req.query as Query;
+          refuseQuery(q, PEER_STREAM_PARAMS);
           const agent = await service.get(namespaceOf(q), req.params.name);
           intParam(q, 'since', { min: 0 });
           if (req.headers.upgrade?.toLowerCase() !== 'websocket') {

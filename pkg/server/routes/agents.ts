@@ -6,7 +6,8 @@ import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../api/event.js';
 import type { AgentService } from '../rest/agent-service.js';
 import { pageQuery } from '../rest/paging.js';
 import { jsonBody } from '../body.js';
-import { intParam, queryNamespaceOf, namespaceOf, type Query, withQueryNamespace } from '../params.js';
+import { intParam, queryNamespaceOf, namespaceOf, type Query, refuseQuery, withQueryNamespace } from '../params.js';
+import { beforeSeq, cancelResponse, PEER_EVENT_CURSORS, PEER_LIST_FILTERS } from './agent-answers.js';
 
 interface NameParams {
   name: string;
@@ -21,6 +22,7 @@ export function agentRoutes(service: AgentService) {
 
     app.get('/api/v1/agents', async (req) => {
       const q = req.query as Query;
+      refuseQuery(q, PEER_LIST_FILTERS);
       const { items, ...paging } = await service.list(queryNamespaceOf(q), pageQuery(q));
       return { agents: items.map(toAgentResponse), ...paging };
     });
@@ -39,15 +41,16 @@ export function agentRoutes(service: AgentService) {
     });
 
     app.post<{ Params: NameParams }>('/api/v1/agents/:name/cancel', async (req, reply) => {
-      const { agent, settled } = await service.cancel(namespaceOf(req.query as Query), req.params.name);
-      return reply.status(settled ? 200 : 202).send(toAgentResponse(agent));
+      const { agent, settled, running } = await service.cancel(namespaceOf(req.query as Query), req.params.name);
+      return reply.status(settled ? 200 : 202).send(cancelResponse(agent, settled, running));
     });
 
     app.get<{ Params: NameParams }>('/api/v1/agents/:name/events', async (req) => {
       const q = req.query as Query;
+      refuseQuery(q, PEER_EVENT_CURSORS);
       const namespace = namespaceOf(q);
       const limit = intParam(q, 'limit', { min: 1, max: EVENTS_MAX_LIMIT, default: EVENTS_DEFAULT_LIMIT, clamp: true })!;
-      const before = intParam(q, 'before', { min: 1 });
+      const before = beforeSeq(q);
       const events = await service.history(namespace, req.params.name, limit, before);
       return { agent: req.params.name, namespace, events };
     });

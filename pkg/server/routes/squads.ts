@@ -26,6 +26,10 @@ export function squadRoutes(squads: SquadService) {
       return squads.toResponse(await squads.get(namespaceOf(req.query as Query), req.params.name));
     });
 
+    app.patch<{ Params: NameParams }>('/api/v1/squads/:name', async (req) => {
+      return squads.toResponse(await squads.patch(namespaceOf(req.query as Query), req.params.name, jsonBody(req)));
+    });
+
     app.delete<{ Params: NameParams }>('/api/v1/squads/:name', async (req) => {
       return squads.toResponse(await squads.delete(namespaceOf(req.query as Query), req.params.name));
     });

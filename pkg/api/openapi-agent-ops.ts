@@ -1,0 +1,66 @@
+// The OpenAPI paths of the agent operations beside the object: compact, cost and the raw download
+// of a workspace file, with the schemas they use.
+
+import type { OpenAPIV3 } from 'openapi-types';
+import { agentCostResponseSchema, COST_EVENTS_MAX_TASKS } from './agent-cost.js';
+import { cancelResponseSchema, compactRequestSchema, compactResponseSchema } from './agent-ops.js';
+import { errors, json, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
+
+const boolQuery = (name: string, description: string): OpenAPIV3.ParameterObject => ({ name, in: 'query', required: false, schema: { type: 'boolean' }, description });
+
+/** A file's bytes as they are: what a download answers. */
+export const octetStream = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } as Schema } };
+
+export function agentOpPaths(): OpenAPIV3.PathsObject {
+  return {
+    '/api/v1/agents/{name}/compact': {
+      post: {
+        operationId: 'compactAgent',
+        description:
+          "Compacts the running task's session with the engine's own compaction (its /compact): after the turn in progress the engine summarises the " +
+          'conversation so far, reports a context_compacted event, and the task goes on. 409 when no task is in progress (nothing running to compact). ' +
+          'The body is optional.',
+        parameters: [nameParam, nsParam],
+        requestBody: { required: false, content: json(ref('CompactRequest')) },
+        responses: { '200': { description: 'the worker took the request', content: json(ref('CompactResponse')) }, ...errors(400, 404, 409, 413, 415, 503) },
+      },
+    },
+    '/api/v1/agents/{name}/cost': {
+      get: {
+        operationId: 'agentCost',
+        description: "The agent's spending per task and per model, summed from the cost and tokens its tasks' end events carry (what the event stream still keeps).",
+        parameters: [
+          nameParam,
+          nsParam,
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'only the newest this many tasks (0 or absent: all); the totals cover every task' },
+          boolQuery('events', `include each task's events (then at most the newest ${COST_EVENTS_MAX_TASKS} tasks)`),
+          boolQuery('refresh', 'accepted for clients that ask to skip a cache: every answer is computed afresh'),
+        ],
+        responses: { '200': { description: 'the breakdown', content: json(ref('AgentCostResponse')) }, ...errors(400, 404) },
+      },
+    },
+    '/api/v1/agents/{name}/download/{path}': {
+      get: {
+        operationId: 'downloadWorkspaceFile',
+        description:
+          "A regular file of the agent's workspace, its bytes as they are (any size; Content-Disposition names it). The same confinement as /files: `..` and " +
+          'symbolic links leading out of the workspace are 400, a directory is 400. 501 when agents run in pods. The same as /files?path=<path>&download=1.',
+        parameters: [
+          nameParam,
+          nsParam,
+          { name: 'path', in: 'path', required: true, schema: { type: 'string' }, description: 'relative to the workspace; may contain "/"' },
+        ],
+        responses: { '200': { description: 'the file', content: octetStream }, ...errors(400, 404, 501) },
+      },
+    },
+  };
+}
+
+export function agentOpComponents(): Record<string, Schema> {
+  return {
+    CancelResponse: toOpenApi(cancelResponseSchema),
+    CompactRequest: toOpenApi(compactRequestSchema),
+    CompactResponse: toOpenApi(compactResponseSchema),
+    AgentCostResponse: toOpenApi(agentCostResponseSchema),
+  };
+}
