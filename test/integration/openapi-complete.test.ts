@@ -6,8 +6,8 @@ import type { OpenAPIV3 } from 'openapi-types';
 import { type Harness, startHarness } from '../support/harness.js';
 
 // /openapi/v2 and /openapi/v3 belong to the aggregated API (kube-apiserver fetches them); /ui is
-// the dashboard's static files, not API.
-const UNDOCUMENTED = /^\/(internal|apis|openapi\/v[23]|ui)(\/|$)/;
+// the dashboard's static files, not API, and so is its icon at /favicon.ico.
+const UNDOCUMENTED = /^\/(internal|apis|openapi\/v[23]|ui|favicon\.ico)(\/|$)/;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 // fastify ':name' -> OpenAPI '{name}'; a trailing wildcard (the rest of the path) is documented as '{path}'
 const toTemplate = (url: string): string => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
