@@ -12,7 +12,7 @@ export const FINALIZER_ORPHAN = 'orphan';
 export const FINALIZER_FOREGROUND = 'foregroundDeletion';
 /**
  * agentplane's own: set on every agent at create, removed by the agent controller once the
- * agent's worker and workspace are gone and no other finalizer remains (see agent-controller.ts).
+ * agent's worker and workspace are gone and no other finalizer remains (see pkg/controller/agent-finalizer.ts).
  */
 export const FINALIZER_AGENT_CLEANUP = 'agentplane.io/cleanup';
 /** The finalizers agentplane adds itself: no field manager owns them. */

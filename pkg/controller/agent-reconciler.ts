@@ -1,0 +1,167 @@
+// The agent reconciler. Level-triggered: each pass reads the agent and its squad from the shared
+// informers and its worker from the runtime, computes what should be (worker running or not,
+// where: placement.ts; task handed over or cancelled: cancel-handoff.ts) and applies the
+// difference. Safe to run twice and after a crash. An agent being deleted goes to
+// agent-finalizer.ts; starting, stopping and releasing workers within the slots to
+// agent-workers.ts.
+//
+// Nothing is kept here: each pass works from the cache, the store and the runtime.
+
+import { type Agent, cancelRequested, dropFollowUp, isBusy, pendingFollowUps } from '../api/agent.js';
+import type { ObjectRef } from '../api/meta.js';
+import type { Squad } from '../api/squad.js';
+import type { Logger } from '../observability/logger.js';
+import type { Hooks } from '../plugin/hooks.js';
+import type { Informer } from '../registry/cache/informer.js';
+import type { Registry } from '../registry/registry.js';
+import type { AgentRuntime, TaskSpec, WorkerStatus } from '../runtime/runtime.js';
+import type { AgentFinalizer } from './agent-finalizer.js';
+import type { AgentWorkers } from './agent-workers.js';
+import type { CancelHandoff } from './cancel-handoff.js';
+import type { TaskUsageSource } from './event-ingest.js';
+import type { Result } from './framework/controller.js';
+import { mustStop, type Placement, placementFor } from './placement.js';
+import { setWorkerReady, WORKER_QUEUED } from './worker-ready.js';
+
+/** How soon a cancel (or a stored follow-up) the worker could not take is tried again. */
+const CANCEL_RETRY_MS = 500;
+/** How long a worker may take to accept a stored follow-up. */
+const STEER_TIMEOUT_MS = 10_000;
+/** How soon an agent waiting for a worker slot looks again, should no freed slot wake it first. */
+const SLOT_RETRY_MS = 2_000;
+
+export interface AgentReconcilerDeps {
+  agents: Registry<Agent>;
+  informers: { agents: Informer<Agent>; squads: Informer<Squad> };
+  runtime: AgentRuntime;
+  hooks: Hooks;
+  logger: Logger;
+  taskUsage?: TaskUsageSource;
+  workers: AgentWorkers;
+  cancels: CancelHandoff;
+  finalizer: AgentFinalizer;
+}
+
+export class AgentReconciler {
+  constructor(private readonly d: AgentReconcilerDeps) {}
+
+  async reconcile(ref: ObjectRef): Promise<Result | void> {
+    const agent = this.d.informers.agents.get(ref.namespace, ref.name);
+    const log = this.d.logger.child({ namespace: ref.namespace, name: ref.name });
+    if (!agent) {
+      await this.d.workers.stop(ref);
+      return;
+    }
+    if (agent.metadata.deletionTimestamp) return this.d.finalizer.finalize(agent, log);
+
+    let worker = await this.d.runtime.status(ref);
+    const cancel = await this.d.cancels.settle(agent, worker);
+    if (cancel === 'settled') return;
+    // A cancel the worker could not take now (it is reconnecting) is tried again shortly.
+    if (cancel === 'pending') return { requeueAfter: CANCEL_RETRY_MS };
+
+    const place = placementFor(this.d.informers, agent);
+    if (mustStop(place, worker)) {
+      if (!(await this.stopMisplaced(ref, agent, place, worker))) return;
+      worker = { phase: 'Absent', group: null };
+    }
+    if (!place.wanted) {
+      this.d.workers.giveUp(ref); // a place in line given up
+      if (agent.status.status !== 'Failed' && !place.released) {
+        await this.workerReady(agent, 'Stopped', agent.status.status === 'Sleeping' ? 'the agent is asleep' : 'no worker is wanted');
+      }
+      return;
+    }
+    if (worker.phase === 'Absent') return this.startWorker(ref, agent, place, log);
+    this.d.workers.hold(ref); // a worker found running (a pod after a restart) counts too
+    if (worker.phase !== 'Ready') return;
+    return this.useWorker(agent, place, worker, log);
+  }
+
+  /**
+   * Stops a worker that runs where it should not; false when it stays for now (a running task
+   * finishes before a move, or storage shows the agent wants it after all).
+   */
+  private async stopMisplaced(ref: ObjectRef, agent: Agent, place: Placement, worker: WorkerStatus): Promise<boolean> {
+    // Moving between solo and a group means a new worker: let a running task finish first.
+    if (place.wanted && worker.runningTask !== undefined) return false;
+    // Stopping is the one step not cheaply undone, and the cache may lag a write (a wake just
+    // sent): confirm against storage; when it disagrees, the event on its way reconciles again.
+    const stored = await this.d.agents.get(ref.namespace, ref.name);
+    if (stored && !stored.metadata.deletionTimestamp && !mustStop(placementFor(this.d.informers, stored), worker)) return false;
+    if (!place.released) await this.workerReady(agent, place.wanted ? 'Starting' : 'Stopped', place.wanted ? 'the worker is moving' : 'no worker is wanted');
+    await this.d.workers.stop(ref);
+    return true;
+  }
+
+  /** Asks the runtime for the agent's worker once it has a slot; its `ready` brings us back. */
+  private async startWorker(ref: ObjectRef, agent: Agent, place: Placement, log: Logger): Promise<Result | void> {
+    if (!(await this.d.workers.takeSlot(agent, log))) {
+      // A stable message: one write when the agent lines up, not one each time the line moves.
+      await this.workerReady(agent, WORKER_QUEUED, `waiting for a worker: all ${this.d.workers.limit} allowed (--max-workers) are busy`);
+      return { requeueAfter: SLOT_RETRY_MS };
+    }
+    this.d.workers.starts(ref);
+    await this.d.runtime.ensure({
+      ref,
+      uid: agent.metadata.uid,
+      template: agent.spec.templateRef,
+      role: agent.spec.role,
+      ...(place.group ? { group: place.group, peers: place.peers } : {}),
+      ...(place.group && agent.status.status === 'Sleeping' ? { wakeIdle: true } : {}),
+    });
+    await this.workerReady(agent, 'Starting', 'the worker is starting');
+  }
+
+  /** The worker is connected: hands it stored follow-ups, the next task, or releases it when idle. */
+  private async useWorker(agent: Agent, place: Placement, worker: WorkerStatus, log: Logger): Promise<Result | void> {
+    await setWorkerReady(this.d.agents, agent, 'True', 'Connected', 'the worker is connected');
+    if (worker.runningTask === agent.spec.task && !(await this.handFollowUps(agent, log))) return { requeueAfter: CANCEL_RETRY_MS };
+    if (agent.status.status === 'Sleeping' || cancelRequested(agent)) return;
+    if (agent.spec.task > agent.status.observedTask && worker.runningTask === undefined) return this.dispatch(agent, log);
+    if (!place.group && worker.runningTask === undefined && !isBusy(agent)) return this.d.workers.releaseWhenIdle(agent, log);
+  }
+
+  /** WorkerReady False with `reason`, written when it differs. */
+  private workerReady(agent: Agent, reason: string, message: string): Promise<void> {
+    return setWorkerReady(this.d.agents, agent, 'False', reason, message);
+  }
+
+  /**
+   * Hands the follow-ups another replica stored on the agent to its running task, in order,
+   * removing each once the worker took it (at least once: a follow-up taken just before this
+   * replica stopped leading is handed over again by the next leader). False while the worker
+   * cannot take one now (reconnecting): tried again shortly.
+   */
+  private async handFollowUps(agent: Agent, log: Logger): Promise<boolean> {
+    const { namespace, name } = agent.metadata;
+    const task = agent.spec.task;
+    for (const f of pendingFollowUps(agent)) {
+      const accepted = await this.d.runtime.steer(agent.metadata, task, f.content, STEER_TIMEOUT_MS);
+      if (accepted === undefined) return false;
+      // Taken, or the task ended meanwhile (stale: the REST call that stored it starts a new task).
+      await this.d.agents.update(namespace, name, (a) => dropFollowUp(a, f.id));
+      if (accepted) log.info({ task, followUp: f.id }, 'follow-up stored by another replica handed over');
+    }
+    return true;
+  }
+
+  private async dispatch(agent: Agent, log: Logger): Promise<void> {
+    const ref = agent.metadata;
+    const task: TaskSpec = {
+      taskId: agent.spec.task,
+      instructions: agent.spec.instructions,
+      ...(agent.spec.systemPrompt ? { systemPrompt: agent.spec.systemPrompt } : {}),
+      model: agent.spec.model,
+      role: agent.spec.role,
+      ...(agent.status.sessionId ? { resume: agent.status.sessionId } : {}),
+      mcpServers: await this.d.hooks.resolveMcpServers(agent),
+    };
+    this.d.taskUsage?.taskStarted(ref, agent.metadata.uid, agent.spec.templateRef);
+    if (!(await this.d.runtime.dispatch(ref, task))) return; // not ready after all; the next `ready` retries
+    await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => {
+      s.observedTask = Math.max(s.observedTask, task.taskId);
+    });
+    log.info({ task: task.taskId }, 'task dispatched');
+  }
+}

@@ -1,0 +1,223 @@
+// The agents' workers as the agent controller starts, stops and releases them: a worker slot
+// before a start (worker-slots.ts counts them; here the longest-idle worker is released to make
+// room, `--max-workers`), the idle clock that releases a solo agent's worker (`--idle-timeout`),
+// the start time (agentplane_worker_start_seconds) and the count of exits before a worker
+// connected, after which the agent is marked Failed.
+//
+// In memory only, all re-observed: slot holders are rebuilt as the reconciler finds workers
+// running (`hold`), the idle clock starts again at the first reconcile after a restart (a worker
+// is released later, never sooner), and start failures count again from zero (a worker that
+// keeps failing is judged again after MAX_START_FAILURES more exits).
+
+import { type Agent, idleTimeoutOf, isBusy, WORKER_READY, WORKER_RELEASED } from '../api/agent.js';
+import { setCondition } from '../api/condition.js';
+import type { AgentEvent, EventDraft } from '../api/event.js';
+import { type ObjectRef, parseRefKey, refKey } from '../api/meta.js';
+import type { Squad } from '../api/squad.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { Informer } from '../registry/cache/informer.js';
+import type { Registry } from '../registry/registry.js';
+import { squadListing } from '../registry/squad/membership.js';
+import type { AgentRuntime, RuntimeEvent } from '../runtime/runtime.js';
+import type { Result } from './framework/controller.js';
+import { WorkerSlots } from './worker-slots.js';
+import { setWorkerReady } from './worker-ready.js';
+
+/** Consecutive worker exits without a connection before the agent is marked Failed. */
+const MAX_START_FAILURES = 3;
+/** How long a solo agent's worker may sit without a task before it is released (`--idle-timeout`). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000;
+
+export interface AgentWorkersDeps {
+  agents: Registry<Agent>;
+  informers: { agents: Informer<Agent>; squads: Informer<Squad> };
+  runtime: AgentRuntime;
+  metrics: Metrics;
+  logger: Logger;
+  /** Idle time after which a solo agent's worker (and engine) is released; 0 never. Default 10 min. */
+  idleTimeoutMs?: number;
+  /** At most this many workers at once (`--max-workers`); 0 or absent: no limit. */
+  maxWorkers?: number;
+  /** Reads the clock (tests). */
+  now?: () => number;
+  /** Appends a service-side event to the agent's current task (event-ingest.ts). */
+  emit(agent: Agent, draft: EventDraft): Promise<AgentEvent | undefined>;
+  /** Queues the agent's reconcile. */
+  enqueue(ref: ObjectRef): void;
+}
+
+export class AgentWorkers {
+  private readonly slots: WorkerSlots;
+  /** When the worker each agent waits for was asked for (agentplane_worker_start_seconds). */
+  private readonly starting = new Map<string, number>();
+  /** Consecutive exits of each agent's worker before it connected. */
+  private readonly startFailures = new Map<string, number>();
+  /** When each agent's worker last did something (by uid): connected, took a task, ended one. */
+  private readonly lastActive = new Map<string, number>();
+
+  constructor(private readonly d: AgentWorkersDeps) {
+    this.slots = new WorkerSlots(d.maxWorkers ?? 0);
+    d.metrics.workerSlots.set(Math.max(0, this.slots.limit));
+  }
+
+  get limit(): number {
+    return this.slots.limit;
+  }
+
+  /**
+   * A slot for the agent's worker. When all are held, the worker idle the longest (a solo agent
+   * with no task) is released to make room; when none is idle, the agent waits in line.
+   */
+  async takeSlot(agent: Agent, log: Logger): Promise<boolean> {
+    const key = refKey(agent.metadata);
+    if (this.slots.take(key)) return this.settleSlots(true);
+    const victim = await this.idlest();
+    if (!victim) return this.settleSlots(false);
+    await this.release(victim, `no worker: released to make room for agent ${agent.metadata.name} (all ${this.slots.limit} workers were in use, --max-workers); the next task starts one`);
+    log.info({ released: victim.metadata.name }, 'idle worker released to make room');
+    return this.settleSlots(this.slots.take(key));
+  }
+
+  /** A worker found running (a pod after a restart) holds a slot too. */
+  hold(ref: ObjectRef): void {
+    this.slots.hold(refKey(ref));
+  }
+
+  /** The agent no longer wants a worker, or its worker is removed: its slot or place in line goes to the next. */
+  giveUp(ref: ObjectRef): void {
+    this.wake(this.slots.free(refKey(ref)));
+  }
+
+  /** The agent's worker was asked for: its start time counts from now. */
+  starts(ref: ObjectRef): void {
+    this.starting.set(refKey(ref), performance.now());
+  }
+
+  /** Stops the agent's worker and gives its slot to the next agent in line. */
+  async stop(ref: ObjectRef): Promise<void> {
+    this.starting.delete(refKey(ref));
+    await this.d.runtime.stop(ref);
+    this.giveUp(ref);
+  }
+
+  /** The agent's worker connected: its start is measured, its failures and idle time forgotten. */
+  connected(ref: ObjectRef): void {
+    const key = refKey(ref);
+    const asked = this.starting.get(key);
+    if (asked !== undefined) this.d.metrics.workerStart.observe((performance.now() - asked) / 1000);
+    this.starting.delete(key);
+    this.startFailures.delete(key);
+    this.forgetActivity(ref);
+  }
+
+  /** The worker just did something: its idle time starts again. */
+  forgetActivity(ref: ObjectRef): void {
+    const agent = this.d.informers.agents.get(ref.namespace, ref.name);
+    if (agent) this.lastActive.delete(agent.metadata.uid);
+  }
+
+  /** The agent incarnation's task ended, or it is gone: its idle time starts again. */
+  forgetActivityOf(uid: string): void {
+    this.lastActive.delete(uid);
+  }
+
+  /**
+   * A solo agent's worker with nothing to do is released after the idle timeout, or at once when
+   * another agent waits for a worker slot (`--max-workers`): WorkerReady says
+   * `Released` first (so placement stops wanting a worker), then the worker stops. Its next task
+   * starts one again, which resumes the engine session from the workspace. Squad groups are left
+   * alone: members share one process or pod, kept while any member is awake.
+   */
+  async releaseWhenIdle(agent: Agent, log: Logger): Promise<Result | void> {
+    if (this.slots.waiting > 0 && this.slots.holds(refKey(agent.metadata))) {
+      // Another agent waits for a worker: this idle one makes room now.
+      await this.release(agent, `no worker: released to make room for a waiting agent (all ${this.slots.limit} workers were in use, --max-workers); the next task starts one`);
+      log.info({}, 'idle worker released to make room');
+      return;
+    }
+    const timeout = idleTimeoutOf(agent) ?? this.d.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    if (timeout <= 0) return;
+    const now = (this.d.now ?? Date.now)();
+    const uid = agent.metadata.uid;
+    const since = this.lastActive.get(uid) ?? now;
+    this.lastActive.set(uid, since);
+    const left = since + timeout - now;
+    if (left > 0) return { requeueAfter: left };
+    await this.release(agent, `no worker: released after ${formatDuration(timeout)} without a task; the next task starts one`);
+    log.info({ idleMs: now - since }, 'idle worker released');
+  }
+
+  /**
+   * The agent's worker exited: a task it ran ends as an error; after MAX_START_FAILURES exits
+   * without connecting the agent is marked Failed, and the task waiting for it ends as an error.
+   */
+  async exited(e: Extract<RuntimeEvent, { type: 'exited' }>): Promise<void> {
+    const key = refKey(e.ref);
+    this.starting.delete(key);
+    const agent = await this.d.agents.get(e.ref.namespace, e.ref.name);
+    if (!agent) return;
+    if (agent.status.taskStatus === 'InProgress' && agent.status.observedTask === agent.spec.task) {
+      await this.d.emit(agent, {
+        type: 'error',
+        payload: { message: `the agent's worker exited (code ${e.code}, signal ${e.signal}) during the task`, reason: 'WorkerLost' },
+      });
+    }
+    const failures = (this.startFailures.get(key) ?? 0) + 1;
+    this.startFailures.set(key, failures);
+    if (failures >= MAX_START_FAILURES) {
+      // Stop trying: the task waiting for this worker ends as an error, so only a new task retries.
+      const message = `the worker exited ${failures} times before connecting (last code ${e.code}); send a new task to retry`;
+      const waiting = agent.spec.task > agent.status.observedTask;
+      await this.d.agents.updateStatus(e.ref.namespace, e.ref.name, (s) => {
+        s.conditions = setCondition(s.conditions ?? [], { type: WORKER_READY, status: 'False', reason: 'StartFailed', message });
+        if (waiting) s.observedTask = Math.max(s.observedTask, agent.spec.task);
+      });
+      if (waiting) await this.d.emit(agent, { type: 'error', payload: { message, reason: 'WorkerStartFailed' } });
+      this.startFailures.delete(key);
+    }
+    this.d.enqueue(e.ref);
+  }
+
+  /** Releases an idle agent's worker: WorkerReady says `Released` first, then the worker stops. */
+  private async release(agent: Agent, message: string): Promise<void> {
+    await setWorkerReady(this.d.agents, agent, 'False', WORKER_RELEASED, message);
+    await this.stop(agent.metadata);
+    this.lastActive.delete(agent.metadata.uid);
+    this.d.metrics.workersReleased.inc();
+  }
+
+  private wake(keys: string[]): void {
+    this.d.metrics.workersWaiting.set(this.slots.waiting);
+    for (const key of keys) {
+      this.d.enqueue(parseRefKey(key));
+    }
+  }
+
+  private settleSlots(taken: boolean): boolean {
+    this.d.metrics.workersWaiting.set(this.slots.waiting);
+    return taken;
+  }
+
+  /** The slot holder idle the longest: a solo agent whose worker is up with nothing to do. */
+  private async idlest(): Promise<Agent | undefined> {
+    let best: { agent: Agent; since: number } | undefined;
+    for (const key of this.slots.held()) {
+      const { namespace, name } = parseRefKey(key);
+      const a = this.d.informers.agents.get(namespace, name);
+      if (!a || isBusy(a) || a.spec.task > a.status.observedTask || squadListing(this.d.informers.squads, a.metadata)) continue;
+      const w = await this.d.runtime.status(a.metadata);
+      if (w.phase !== 'Ready' || w.runningTask !== undefined) continue;
+      const since = this.lastActive.get(a.metadata.uid) ?? Number.MAX_SAFE_INTEGER;
+      if (!best || since < best.since) best = { agent: a, since };
+    }
+    return best?.agent;
+  }
+}
+
+/** 600000 -> "10m", 90000 -> "1m30s", 2500 -> "2.5s". */
+function formatDuration(ms: number): string {
+  const m = Math.floor(ms / 60_000);
+  const sec = (ms % 60_000) / 1000;
+  return m && sec ? `${m}m${sec}s` : m ? `${m}m` : `${sec}s`;
+}
