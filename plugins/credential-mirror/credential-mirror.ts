@@ -17,27 +17,27 @@
 //
 // No value reaches a log line, an error message or a metric label: lines name namespaces,
 // Secrets and keys; Kubernetes' answers are reduced to their status line, and any text that
-// leaves this file passes through a filter that blanks the current values (and their base64).
+// leaves this plugin passes through a filter that blanks the current values (and their base64,
+// ./redaction.ts). The watches are kept running by ./keep-watching.ts; the mirror Secret's shape
+// is ./mirror-secret.ts.
 
-import { CoreV1Api, ListWatch, Watch, type KubernetesListObject, type V1Secret } from '@kubernetes/client-node';
-import { Counter } from 'prom-client';
+import { CoreV1Api, ListWatch, type KubernetesListObject, type V1Secret } from '@kubernetes/client-node';
+import type { Counter } from 'prom-client';
 import { onlyMessageMoved } from '../../pkg/api/agent.js';
 import type { ObjectRef } from '../../pkg/api/meta.js';
-import {
-  COMPONENT_LABEL,
-  MANAGED_BY,
-  MANAGED_BY_LABEL,
-  MIRRORED_FROM_LABEL,
-  MODEL_CREDENTIAL_COMPONENT,
-} from '../../pkg/api/secret.js';
+import { MANAGED_BY, MANAGED_BY_LABEL, MIRRORED_FROM_LABEL } from '../../pkg/api/secret.js';
 import type { ClusterAccess, Controller, Logger, PluginContext, Result } from '../../pkg/plugin/types.js';
+import { BoundedWatch } from './bounded-watch.js';
+import { keepWatching, type WatchKeeping } from './keep-watching.js';
+import { syncCounter } from './metrics.js';
+import { codeOf, desiredMirror, isMirror, repairedMirror, sameMirror } from './mirror-secret.js';
+import { describeFailure } from './redaction.js';
 
 export const DEFAULT_SECRET_NAME = 'agentplane-model';
 /** How often every namespace is checked again, whatever the watches said. */
 const RESYNC_MS = 5 * 60_000;
 /** A namespace where a foreign Secret holds the mirror's name is checked again this often. */
 const BLOCKED_RECHECK_MS = 30_000;
-const MAX_BACKOFF_MS = 30_000;
 /** Conditional writes that lost a race are retried at once this many times, then by the queue. */
 const WRITE_ATTEMPTS = 3;
 
@@ -106,7 +106,7 @@ export class CredentialMirror {
       this.mirrorSelector,
     );
 
-    this.syncs = counter(ctx);
+    this.syncs = syncCounter(ctx);
     this.controller = ctx.controller({ name: 'credential-mirror', reconcile: (ref) => this.reconcile(ref) });
     // A namespace gains or loses agents.
     this.controller.watch(ctx.informers.agents, (a) => [this.ref(a.metadata.namespace)], { ignoreUpdate: onlyMessageMoved });
@@ -118,11 +118,26 @@ export class CredentialMirror {
     });
   }
 
+  /** What keepWatching needs of the mirror. */
+  private keeping(): WatchKeeping {
+    return {
+      log: this.log,
+      stopped: () => this.stopped,
+      listed: (what) => this.listed.has(what),
+      wait: (ms) =>
+        new Promise((res) => {
+          const t = setTimeout(() => (this.timers.delete(t), res()), ms);
+          this.timers.add(t);
+        }),
+      describe: (err) => this.describe(err),
+    };
+  }
+
   /** Starts the Secret watches (once); reconciles wait until both have listed. */
   start(): void {
     if (this.started || this.stopped) return;
     this.started = true;
-    void Promise.all([this.run(this.source, 'source'), this.run(this.mirrors, 'mirrors')]).then((ok) => {
+    void Promise.all([keepWatching(this.source, 'source', this.keeping()), keepWatching(this.mirrors, 'mirrors', this.keeping())]).then((ok) => {
       if (ok.every(Boolean)) {
         this.log.info({ source: `${this.installNamespace}/${this.secretName}`, present: !!this.sourceSecret() }, 'watching the model credential');
         this.markSynced(true);
@@ -179,7 +194,7 @@ export class CredentialMirror {
 
   /** Creates or repairs the namespace's mirror. */
   private async ensure(ns: string, source: V1Secret): Promise<Result | void> {
-    const want = this.desired(ns, source);
+    const want = desiredMirror(this.secretName, ns, this.installNamespace, source);
     let cur = this.mirrors.get(this.secretName, ns);
     for (let attempt = 1; ; attempt++) {
       if (!cur) {
@@ -194,8 +209,8 @@ export class CredentialMirror {
           if (!cur) continue;
         }
       }
-      if (!this.isMirror(cur)) return this.blocked(ns, cur);
-      if (same(cur, want)) return;
+      if (!isMirror(cur, this.installNamespace)) return this.blocked(ns, cur);
+      if (sameMirror(cur, want)) return;
       try {
         if ((cur.type ?? 'Opaque') !== 'Opaque' || cur.immutable) {
           // Neither a type nor an immutable Secret's data can change: remove the mirror (the one
@@ -204,7 +219,7 @@ export class CredentialMirror {
           cur = undefined;
           continue;
         }
-        await this.core.replaceNamespacedSecret({ namespace: ns, name: this.secretName, body: this.repaired(cur, want) });
+        await this.core.replaceNamespacedSecret({ namespace: ns, name: this.secretName, body: repairedMirror(cur, want) });
         this.wrote('updated', ns, source, 'mirror updated to the source');
         return;
       } catch (err) {
@@ -217,7 +232,7 @@ export class CredentialMirror {
 
   /** Deletes a mirror of ours, exactly as cached (a Secret changed since is judged again). */
   private async remove(m: V1Secret, why: string): Promise<void> {
-    if (!this.isMirror(m)) return;
+    if (!isMirror(m, this.installNamespace)) return;
     try {
       await this.deleteExactly(m);
     } catch (err) {
@@ -259,38 +274,6 @@ export class CredentialMirror {
     }
   }
 
-  private isMirror(s: V1Secret): boolean {
-    const l = s.metadata?.labels ?? {};
-    return l[MANAGED_BY_LABEL] === MANAGED_BY && l[MIRRORED_FROM_LABEL] === this.installNamespace;
-  }
-
-  /** The mirror a namespace should hold: Opaque, our labels, the source's data. */
-  private desired(ns: string, source: V1Secret): V1Secret {
-    return {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      type: 'Opaque',
-      metadata: {
-        name: this.secretName,
-        namespace: ns,
-        labels: {
-          [MANAGED_BY_LABEL]: MANAGED_BY,
-          [COMPONENT_LABEL]: MODEL_CREDENTIAL_COMPONENT,
-          [MIRRORED_FROM_LABEL]: this.installNamespace,
-        },
-      },
-      data: { ...(source.data ?? {}) },
-    };
-  }
-
-  /** The stored mirror made right: our labels and the data; others' labels and annotations kept. */
-  private repaired(cur: V1Secret, want: V1Secret): V1Secret {
-    return {
-      ...want,
-      metadata: { ...cur.metadata, labels: { ...cur.metadata?.labels, ...want.metadata!.labels } },
-    };
-  }
-
   private wrote(outcome: Outcome, ns: string, source: V1Secret, msg: string): void {
     this.syncs.inc({ outcome });
     this.log.info(
@@ -308,153 +291,9 @@ export class CredentialMirror {
     };
   }
 
-  /**
-   * Keeps one ListWatch running: the library restarts a watch the server ended, but not one that
-   * failed (a refused connection, an API server restart), so this does, with backoff. Resolves
-   * true once it has listed (its cache is whole), false if stopped before.
-   */
-  private async run(inf: ListWatch<V1Secret>, what: string): Promise<boolean> {
-    let backoff = 0;
-    let lastFailure = 0;
-    /** The next wait: doubling from 0.5 s to 30 s while failures follow each other, 0.5 s after a healthy minute. */
-    const nextBackoff = (): number => {
-      const now = Date.now();
-      backoff = now - lastFailure > 60_000 ? 500 : Math.min(backoff * 2, MAX_BACKOFF_MS);
-      lastFailure = now;
-      return backoff;
-    };
-    const wait = (ms: number): Promise<void> =>
-      new Promise((res) => {
-        const t = setTimeout(() => (this.timers.delete(t), res()), ms);
-        this.timers.add(t);
-      });
-    const restartAfter = (err: unknown): void => {
-      const ms = nextBackoff();
-      this.log.warn({ watch: what, err: this.describe(err), retryInMs: ms }, 'Secret watch failed; restarting');
-      void wait(ms).then(() => {
-        if (!this.stopped) void inf.start();
-      });
-    };
-    // Until the first list, the loop below retries; afterwards every failure restarts the watch.
-    let initial = true;
-    let initialErr: unknown;
-    inf.on('error', (err: unknown) => {
-      if (this.stopped) return;
-      if (initial) initialErr = err ?? new Error('watch failed');
-      else restartAfter(err);
-    });
-    while (!this.stopped) {
-      initialErr = undefined;
-      await inf.start();
-      if (this.stopped) break;
-      if (this.listed.has(what)) {
-        initial = false;
-        // Listed, but the watch after it failed: restart it like any later failure.
-        if (initialErr !== undefined) restartAfter(initialErr);
-        return true;
-      }
-      const ms = nextBackoff();
-      this.log.warn({ watch: what, err: this.describe(initialErr), retryInMs: ms }, 'cannot list Secrets; retrying');
-      await wait(ms);
-    }
-    return false;
-  }
-
   /** What may be said of a failure: Kubernetes' status line, never a body; the values blanked. */
   private describe(err: unknown): string {
-    const e = err as { code?: unknown; statusCode?: unknown; body?: unknown; message?: unknown } | undefined;
-    const code = typeof e?.code === 'number' ? e.code : typeof e?.statusCode === 'number' ? e.statusCode : undefined;
-    let text: string;
-    if (code !== undefined) {
-      let status: { reason?: string; message?: string } = {};
-      try {
-        status = (typeof e!.body === 'string' ? JSON.parse(e!.body) : e!.body) ?? {};
-      } catch {
-        // not a Status
-      }
-      text = `Kubernetes API answered ${code}${status.reason ? ` ${status.reason}` : ''}${status.message ? `: ${status.message}` : ''}`;
-    } else {
-      text = typeof e?.message === 'string' ? e.message : String(err);
-    }
-    return this.redact(text);
-  }
-
-  /** Blanks every current value of the source (as text and as base64) in `text`. */
-  private redact(text: string): string {
-    let out = text;
-    for (const b64 of Object.values(this.sourceSecret()?.data ?? {})) {
-      if (!b64) continue;
-      const clear = Buffer.from(b64, 'base64').toString('utf8');
-      for (const v of [b64, clear]) if (v.length >= 4) out = out.split(v).join('[redacted]');
-    }
-    return out;
+    return describeFailure(err, this.sourceSecret()?.data ?? {});
   }
 }
 
-/**
- * A watch that cannot hang: the server ends it after a random 5 to 10 minutes (as client-go
- * asks), with bookmarks in between, and one silent for longer than that (a connection that died
- * without a reset) is aborted here, so the ListWatch's cache is never silently stale for long.
- */
-class BoundedWatch extends Watch {
-  override async watch(
-    path: string,
-    params: Record<string, string | number | boolean | undefined>,
-    callback: (phase: string, obj: unknown, raw?: unknown) => void,
-    done: (err: unknown) => void,
-  ): Promise<AbortController> {
-    const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
-    let ctl: AbortController | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const arm = (): void => {
-      clearTimeout(timer);
-      timer = setTimeout(() => ctl?.abort(), (timeoutSeconds + 60) * 1000);
-      timer.unref();
-    };
-    ctl = await super.watch(
-      path,
-      { ...params, timeoutSeconds, allowWatchBookmarks: true },
-      (phase, obj, raw) => {
-        arm();
-        callback(phase, obj, raw);
-      },
-      (err) => {
-        clearTimeout(timer);
-        done(err);
-      },
-    );
-    if (!ctl.signal.aborted) arm();
-    return ctl;
-  }
-}
-
-/** The mirror is as it should be: Opaque, our labels, exactly the source's data. */
-function same(cur: V1Secret, want: V1Secret): boolean {
-  if ((cur.type ?? 'Opaque') !== 'Opaque' || cur.immutable) return false;
-  const labels = cur.metadata?.labels ?? {};
-  for (const [k, v] of Object.entries(want.metadata!.labels!)) if (labels[k] !== v) return false;
-  const a = cur.data ?? {};
-  const b = want.data ?? {};
-  const keys = Object.keys(b);
-  return Object.keys(a).length === keys.length && keys.every((k) => a[k] === b[k]);
-}
-
-const codeOf = (err: unknown): number | undefined => {
-  const e = err as { code?: unknown; statusCode?: unknown } | undefined;
-  return typeof e?.code === 'number' ? e.code : typeof e?.statusCode === 'number' ? e.statusCode : undefined;
-};
-
-/** Mirror writes by outcome; one per service (the registry is the service's). */
-function counter(ctx: PluginContext): Counter<'outcome'> {
-  const name = 'agentplane_credential_mirror_syncs_total';
-  const existing = ctx.metrics.registry.getSingleMetric(name) as Counter<'outcome'> | undefined;
-  return (
-    existing ??
-    new Counter({
-      name,
-      help: 'Writes of the credential mirror by outcome: created, updated (rotated or repaired), deleted, blocked (a Secret agentplane did not make holds the name).',
-      labelNames: ['outcome'] as const,
-      registers: [ctx.metrics.registry],
-    })
-  );
-}
