@@ -1,5 +1,5 @@
-// IPC between the local runtime and a pod supervisor (one per squad): the runtime asks the pod
-// to start or stop member workers; the pod reports members that exit on their own.
+// IPC between the local runtime and a group supervisor (group-main.ts, one per squad): the
+// runtime asks it to start or stop member workers; it reports members that start and exit.
 
 export interface StartMember {
   op: 'start';
@@ -17,7 +17,7 @@ export interface StopMember {
   member: string;
 }
 
-export type PodCommand = StartMember | StopMember;
+export type GroupCommand = StartMember | StopMember;
 
 export interface MemberStarted {
   op: 'started';
@@ -34,4 +34,4 @@ export interface MemberExited {
   requested: boolean;
 }
 
-export type PodReport = MemberStarted | MemberExited;
+export type GroupReport = MemberStarted | MemberExited;
