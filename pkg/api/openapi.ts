@@ -77,124 +77,12 @@ function withLinks(doc: OpenAPIV3.Document): OpenAPIV3.Document {
 }
 
 function buildPaths(): OpenAPIV3.Document {
-  const agentOut = { description: 'the agent', content: json(ref('AgentResponse')) };
   return {
     openapi: '3.0.3',
     info: { title: 'agentplane', version: 'v1', description: 'Run long-lived AI agents: REST mirror /api/v1.' },
     paths: {
-      '/api/v1/agents': {
-        get: {
-          operationId: 'listAgents',
-          parameters: [listNsParam],
-          responses: {
-            '200': {
-              description: 'agents',
-              content: json({ type: 'object', required: ['agents'], properties: { agents: { type: 'array', items: ref('AgentResponse') } } }),
-            },
-            ...errors(400),
-          },
-        },
-        post: {
-          operationId: 'sendTask',
-          requestBody: { required: true, content: json(ref('AgentTaskRequest')) },
-          responses: {
-            '201': { description: 'agent created; its first task starts', content: json(ref('AgentResponse')) },
-            '200': { description: 'task assigned to an existing idle or sleeping agent', content: json(ref('AgentResponse')) },
-            ...errors(400, 409, 413, 415),
-          },
-        },
-      },
-      '/api/v1/agents/{name}': {
-        get: { operationId: 'getAgent', parameters: [nameParam, nsParam], responses: { '200': agentOut, ...errors(400, 404) } },
-        patch: {
-          operationId: 'patchAgent',
-          parameters: [nameParam, nsParam],
-          description: 'Changes settings; `instructions` steers the running task or, on an idle agent, starts one as POST does.',
-          requestBody: { required: true, content: json(ref('AgentPatchRequest')) },
-          responses: { '200': agentOut, ...errors(400, 404, 409, 413, 415, 503) },
-        },
-        delete: {
-          operationId: 'deleteAgent',
-          parameters: [nameParam, nsParam],
-          responses: { '200': { description: 'deleted; workspace removed', content: json(ref('AgentResponse')) }, '202': agentOut, ...errors(400, 404) },
-        },
-      },
-      '/api/v1/agents/{name}/cancel': {
-        post: {
-          operationId: 'cancelTask',
-          description: 'Cancels the task in progress: 200 once the worker confirmed, 202 if not yet. With none in progress, 200 with cancelled false ("nothing was running"): a cancel is idempotent.',
-          parameters: [nameParam, nsParam],
-          // 415: a body, if any, must be JSON (docs/security.md "Requests from browsers").
-          responses: {
-            '200': { description: 'cancelled, or nothing was running', content: json(ref('CancelResponse')) },
-            '202': { description: 'cancel requested; the worker has not confirmed yet', content: json(ref('CancelResponse')) },
-            ...errors(400, 404, 415),
-          },
-        },
-      },
-      ...agentOpPaths(),
-      '/api/v1/agents/{name}/events': {
-        get: {
-          operationId: 'listEvents',
-          parameters: [
-            nameParam,
-            nsParam,
-            {
-              name: 'limit',
-              in: 'query',
-              // No `maximum`: a larger value is accepted (clients send them) and read as the cap.
-              schema: { type: 'integer', minimum: 1, default: EVENTS_DEFAULT_LIMIT },
-              description: `at most this many events; a larger value is read as ${EVENTS_MAX_LIMIT}`,
-            },
-            { name: 'before', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'only events with seq below this (timestamps are 400, as are after and around)' },
-          ],
-          responses: {
-            '200': {
-              description: 'most recent events, oldest first',
-              content: json({
-                type: 'object',
-                required: ['agent', 'events'],
-                properties: { agent: { type: 'string' }, namespace: { type: 'string' }, events: { type: 'array', items: ref('Event') } },
-              }),
-            },
-            ...errors(400, 404),
-          },
-        },
-      },
-      '/api/v1/agents/{name}/files': {
-        get: {
-          operationId: 'readWorkspace',
-          description:
-            "The agent's workspace, read-only: a directory's entries (sorted, at most " + WORKSPACE_DIR_MAX_ENTRIES + ') or a file\'s UTF-8 text ' +
-            '(at most ' + WORKSPACE_FILE_MAX_BYTES + ' bytes; `binary` files come without text). `..` and symbolic links leading out of the workspace are 400. ' +
-            'With download=1, a regular file\'s bytes as they are (application/octet-stream, any size), as /download/{path}. ' +
-            '501 NotImplemented when agents run in pods (the server does not mount their workspaces).',
-          parameters: [
-            nameParam,
-            nsParam,
-            { name: 'path', in: 'query', schema: { type: 'string' }, description: "relative to the workspace; omitted or '' for the workspace itself" },
-            { name: 'download', in: 'query', schema: { type: 'string', enum: ['1', 'true', '0', 'false'] }, description: "1 or true: the file's raw bytes instead of the JSON view" },
-          ],
-          responses: {
-            '200': { description: 'a directory or a file (JSON), or with download=1 the file itself', content: { ...json(ref('WorkspaceFilesResponse')), ...octetStream } },
-            ...errors(400, 404, 501),
-          },
-        },
-      },
-      '/api/v1/agents/{name}/ws': {
-        get: {
-          operationId: 'streamEvents',
-          description:
-            'WebSocket upgrade: each text message is one Event (JSON). Errors before the upgrade are plain HTTP. ' +
-            'Without `since` the replay starts at the current task\'s first event; `since=N` replays every event with a greater seq ' +
-            '(seqs never repeat for an agent name, so a cursor from a deleted agent of the same name resumes on the new one). ' +
-            'The server closes the socket with code 4410, reason "agent deleted", when the agent is deleted (or marked for deletion), ' +
-            'and with 4404 "agent not found" if it vanished during the upgrade; 1011 if the replay failed. ' +
-            'A plain GET (no `Upgrade: websocket`) is 426 UpgradeRequired.',
-          parameters: [nameParam, nsParam, { name: 'since', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'replay events with seq above this first' }],
-          responses: { '101': { description: 'Switching Protocols; messages: Event', content: json(ref('Event')) }, ...errors(400, 404, 426, 429) },
-        },
-      },
+      ...agentPaths(),
+      ...agentDataPaths(),
       ...squadPaths(),
       ...connectorPaths(),
       ...secretPaths(),
@@ -220,6 +108,132 @@ function buildPaths(): OpenAPIV3.Document {
         ...agentOpComponents(),
         Event: eventSchema,
         Error: errorSchema,
+      },
+    },
+  };
+}
+
+/** An agent's own routes: list and create, get, change, delete, cancel. */
+function agentPaths(): OpenAPIV3.PathsObject {
+  const agentOut = { description: 'the agent', content: json(ref('AgentResponse')) };
+  return {
+    '/api/v1/agents': {
+      get: {
+        operationId: 'listAgents',
+        parameters: [listNsParam],
+        responses: {
+          '200': {
+            description: 'agents',
+            content: json({ type: 'object', required: ['agents'], properties: { agents: { type: 'array', items: ref('AgentResponse') } } }),
+          },
+          ...errors(400),
+        },
+      },
+      post: {
+        operationId: 'sendTask',
+        requestBody: { required: true, content: json(ref('AgentTaskRequest')) },
+        responses: {
+          '201': { description: 'agent created; its first task starts', content: json(ref('AgentResponse')) },
+          '200': { description: 'task assigned to an existing idle or sleeping agent', content: json(ref('AgentResponse')) },
+          ...errors(400, 409, 413, 415),
+        },
+      },
+    },
+    '/api/v1/agents/{name}': {
+      get: { operationId: 'getAgent', parameters: [nameParam, nsParam], responses: { '200': agentOut, ...errors(400, 404) } },
+      patch: {
+        operationId: 'patchAgent',
+        parameters: [nameParam, nsParam],
+        description: 'Changes settings; `instructions` steers the running task or, on an idle agent, starts one as POST does.',
+        requestBody: { required: true, content: json(ref('AgentPatchRequest')) },
+        responses: { '200': agentOut, ...errors(400, 404, 409, 413, 415, 503) },
+      },
+      delete: {
+        operationId: 'deleteAgent',
+        parameters: [nameParam, nsParam],
+        responses: { '200': { description: 'deleted; workspace removed', content: json(ref('AgentResponse')) }, '202': agentOut, ...errors(400, 404) },
+      },
+    },
+    '/api/v1/agents/{name}/cancel': {
+      post: {
+        operationId: 'cancelTask',
+        description: 'Cancels the task in progress: 200 once the worker confirmed, 202 if not yet. With none in progress, 200 with cancelled false ("nothing was running"): a cancel is idempotent.',
+        parameters: [nameParam, nsParam],
+        // 415: a body, if any, must be JSON (docs/security.md "Requests from browsers").
+        responses: {
+          '200': { description: 'cancelled, or nothing was running', content: json(ref('CancelResponse')) },
+          '202': { description: 'cancel requested; the worker has not confirmed yet', content: json(ref('CancelResponse')) },
+          ...errors(400, 404, 415),
+        },
+      },
+    },
+    ...agentOpPaths(),
+  };
+}
+
+/** What an agent holds and says: its events, its workspace's files, its WebSocket. */
+function agentDataPaths(): OpenAPIV3.PathsObject {
+  return {
+    '/api/v1/agents/{name}/events': {
+      get: {
+        operationId: 'listEvents',
+        parameters: [
+          nameParam,
+          nsParam,
+          {
+            name: 'limit',
+            in: 'query',
+            // No `maximum`: a larger value is accepted (clients send them) and read as the cap.
+            schema: { type: 'integer', minimum: 1, default: EVENTS_DEFAULT_LIMIT },
+            description: `at most this many events; a larger value is read as ${EVENTS_MAX_LIMIT}`,
+          },
+          { name: 'before', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'only events with seq below this (timestamps are 400, as are after and around)' },
+        ],
+        responses: {
+          '200': {
+            description: 'most recent events, oldest first',
+            content: json({
+              type: 'object',
+              required: ['agent', 'events'],
+              properties: { agent: { type: 'string' }, namespace: { type: 'string' }, events: { type: 'array', items: ref('Event') } },
+            }),
+          },
+          ...errors(400, 404),
+        },
+      },
+    },
+    '/api/v1/agents/{name}/files': {
+      get: {
+        operationId: 'readWorkspace',
+        description:
+          "The agent's workspace, read-only: a directory's entries (sorted, at most " + WORKSPACE_DIR_MAX_ENTRIES + ') or a file\'s UTF-8 text ' +
+          '(at most ' + WORKSPACE_FILE_MAX_BYTES + ' bytes; `binary` files come without text). `..` and symbolic links leading out of the workspace are 400. ' +
+          'With download=1, a regular file\'s bytes as they are (application/octet-stream, any size), as /download/{path}. ' +
+          '501 NotImplemented when agents run in pods (the server does not mount their workspaces).',
+        parameters: [
+          nameParam,
+          nsParam,
+          { name: 'path', in: 'query', schema: { type: 'string' }, description: "relative to the workspace; omitted or '' for the workspace itself" },
+          { name: 'download', in: 'query', schema: { type: 'string', enum: ['1', 'true', '0', 'false'] }, description: "1 or true: the file's raw bytes instead of the JSON view" },
+        ],
+        responses: {
+          '200': { description: 'a directory or a file (JSON), or with download=1 the file itself', content: { ...json(ref('WorkspaceFilesResponse')), ...octetStream } },
+          ...errors(400, 404, 501),
+        },
+      },
+    },
+    '/api/v1/agents/{name}/ws': {
+      get: {
+        operationId: 'streamEvents',
+        description:
+          'WebSocket upgrade: each text message is one Event (JSON). Errors before the upgrade are plain HTTP. ' +
+          'Without `since` the replay starts at the current task\'s first event; `since=N` replays every event with a greater seq ' +
+          '(seqs never repeat for an agent name, so a cursor from a deleted agent of the same name resumes on the new one). ' +
+          'The server closes the socket with code 4410, reason "agent deleted", when the agent is deleted (or marked for deletion), ' +
+          'and with 4404 "agent not found" if it vanished during the upgrade; 1011 if the replay failed. ' +
+          'A plain GET (no `Upgrade: websocket`) is 426 UpgradeRequired.',
+        parameters: [nameParam, nsParam, { name: 'since', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'replay events with seq above this first' }],
+        responses: { '101': { description: 'Switching Protocols; messages: Event', content: json(ref('Event')) }, ...errors(400, 404, 426, 429) },
       },
     },
   };

@@ -1,7 +1,7 @@
 // An HTTP server speaking enough of the Anthropic Messages API for the Claude Code engine to run
 // against it, answering from the directives in each task's prompt (see script.ts).
 
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { compactionOf, summaryTurn } from './compaction.js';
 import { currentTask, estimateTokens, isRecord, nextTurn, parseScript, promptText, type Task } from './script.js';
@@ -85,21 +85,8 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
     const apiKey = apiKeyOf(req);
     const raw = await readBody(req);
     const body = parseJson(raw);
-    const record: RecordedRequest = {
-      path,
-      hasTools: isRecord(body) && Array.isArray(body.tools) && body.tools.length > 0,
-      lastUserText: isRecord(body) && Array.isArray(body.messages) ? (currentTask(body.messages)?.prompt ?? '') : '',
-      system: isRecord(body) ? systemText(body.system) : '',
-      tools: isRecord(body) && Array.isArray(body.tools) ? body.tools.map(toolName).filter((n) => n !== '') : [],
-      userTexts: isRecord(body) && Array.isArray(body.messages) ? userTexts(body.messages) : [],
-      receivedAt,
-    };
-    if (isRecord(body) && typeof body.model === 'string') record.model = body.model;
-    const toolResult = isRecord(body) && Array.isArray(body.messages) ? currentTask(body.messages)?.lastToolResult : undefined;
-    if (toolResult !== undefined) record.lastToolResult = toolResult;
-    if (apiKey !== undefined) record.apiKey = apiKey;
+    const record = recordOf(path, body, apiKey, receivedAt);
     const compaction = compactionOf(body);
-    if (compaction) record.compaction = compaction;
     requests.push(record);
 
     if (opts.apiKey !== undefined && apiKey !== opts.apiKey) {
@@ -133,14 +120,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
       stopReason: turn.stopReason,
       inputTokens: estimateTokens(body),
     });
-    if (body.stream !== true) return sendJson(res, 200, msg);
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'request-id': newId('req'),
-    });
-    for (const event of sseEvents(msg)) res.write(sseFrame(event));
-    res.end();
+    sendMessage(res, msg, body.stream === true);
   }
 
   const server = createServer((req, res) => {
@@ -152,14 +132,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
   });
 
   const host = opts.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, opts.port ?? 0, host);
 
   return {
     url: `http://${urlHost(host)}:${port}`,
@@ -174,6 +147,50 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
       await closed;
     },
   };
+}
+
+/** What the server keeps of a request (`requests`), for tests to look at. */
+function recordOf(path: string, body: unknown, apiKey: string | undefined, receivedAt: number): RecordedRequest {
+  const record: RecordedRequest = {
+    path,
+    hasTools: isRecord(body) && Array.isArray(body.tools) && body.tools.length > 0,
+    lastUserText: isRecord(body) && Array.isArray(body.messages) ? (currentTask(body.messages)?.prompt ?? '') : '',
+    system: isRecord(body) ? systemText(body.system) : '',
+    tools: isRecord(body) && Array.isArray(body.tools) ? body.tools.map(toolName).filter((n) => n !== '') : [],
+    userTexts: isRecord(body) && Array.isArray(body.messages) ? userTexts(body.messages) : [],
+    receivedAt,
+  };
+  if (isRecord(body) && typeof body.model === 'string') record.model = body.model;
+  const toolResult = isRecord(body) && Array.isArray(body.messages) ? currentTask(body.messages)?.lastToolResult : undefined;
+  if (toolResult !== undefined) record.lastToolResult = toolResult;
+  if (apiKey !== undefined) record.apiKey = apiKey;
+  const compaction = compactionOf(body);
+  if (compaction) record.compaction = compaction;
+  return record;
+}
+
+/** Answers with the message: as JSON, or as the SSE stream the SDK asks for with `stream`. */
+function sendMessage(res: ServerResponse, msg: ReturnType<typeof assistantMessage>, stream: boolean): void {
+  if (!stream) return sendJson(res, 200, msg);
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'request-id': newId('req'),
+  });
+  for (const event of sseEvents(msg)) res.write(sseFrame(event));
+  res.end();
+}
+
+/** Listens on host:port (0: any free port); resolves with the port. */
+async function listen(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
 }
 
 function apiKeyOf(req: IncomingMessage): string | undefined {

@@ -106,41 +106,7 @@ export class SqliteEventStore implements EventStore {
       this.db.pragma('wal_autocheckpoint = 0');
       this.checkpointer = new Checkpointer(filePath, opts.onCheckpoint ?? (() => undefined));
     }
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS events (
-        uid TEXT NOT NULL,
-        seq INTEGER NOT NULL,
-        namespace TEXT NOT NULL,
-        name TEXT NOT NULL,
-        task INTEGER NOT NULL DEFAULT 0,
-        type TEXT NOT NULL,
-        ts TEXT NOT NULL,
-        payload TEXT NOT NULL,
-        PRIMARY KEY (uid, seq)
-      ) WITHOUT ROWID
-    `);
-    // Databases written before events carried a task number lack the column.
-    const columns = this.db.prepare<[], { name: string }>('PRAGMA table_info(events)').all();
-    if (!columns.some((c) => c.name === 'task')) {
-      this.db.exec('ALTER TABLE events ADD COLUMN task INTEGER NOT NULL DEFAULT 0');
-    }
-    this.db.exec('CREATE INDEX IF NOT EXISTS events_task ON events (uid, task, seq)');
-    // The high-water mark per name. A database written before it existed seeds it from the events
-    // it holds (streams deleted before then are forgotten).
-    const hadMarks = this.db
-      .prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'seq_marks'")
-      .get()!.n;
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS seq_marks (
-        namespace TEXT NOT NULL,
-        name TEXT NOT NULL,
-        last_seq INTEGER NOT NULL,
-        PRIMARY KEY (namespace, name)
-      ) WITHOUT ROWID
-    `);
-    if (!hadMarks) {
-      this.db.exec('INSERT OR IGNORE INTO seq_marks SELECT namespace, name, MAX(seq) FROM events GROUP BY namespace, name');
-    }
+    createSchema(this.db);
 
     this.nextSeqStmt = this.db.prepare(
       `SELECT MAX(
@@ -284,5 +250,47 @@ export class SqliteEventStore implements EventStore {
   /** Whether the underlying database connection is still open. */
   get isOpen(): boolean {
     return this.db.open;
+  }
+}
+
+/**
+ * Makes the tables (events, and seq_marks: the high-water mark of seqs per name), bringing a
+ * database written by an earlier version up to date.
+ */
+function createSchema(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS events (
+      uid TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      namespace TEXT NOT NULL,
+      name TEXT NOT NULL,
+      task INTEGER NOT NULL DEFAULT 0,
+      type TEXT NOT NULL,
+      ts TEXT NOT NULL,
+      payload TEXT NOT NULL,
+      PRIMARY KEY (uid, seq)
+    ) WITHOUT ROWID
+  `);
+  // Databases written before events carried a task number lack the column.
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(events)').all();
+  if (!columns.some((c) => c.name === 'task')) {
+    db.exec('ALTER TABLE events ADD COLUMN task INTEGER NOT NULL DEFAULT 0');
+  }
+  db.exec('CREATE INDEX IF NOT EXISTS events_task ON events (uid, task, seq)');
+  // The high-water mark per name. A database written before it existed seeds it from the events
+  // it holds (streams deleted before then are forgotten).
+  const hadMarks = db
+    .prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'seq_marks'")
+    .get()!.n;
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS seq_marks (
+      namespace TEXT NOT NULL,
+      name TEXT NOT NULL,
+      last_seq INTEGER NOT NULL,
+      PRIMARY KEY (namespace, name)
+    ) WITHOUT ROWID
+  `);
+  if (!hadMarks) {
+    db.exec('INSERT OR IGNORE INTO seq_marks SELECT namespace, name, MAX(seq) FROM events GROUP BY namespace, name');
   }
 }
