@@ -1,4 +1,4 @@
-// Agent events: the per-agent, ordered stream a task reports through (spec section 6).
+// Agent events: the per-agent, ordered stream a task reports through (docs/architecture.md "How a task flows"; kept by docs/event-stores.md).
 
 export type EventType =
   | 'task_started'

@@ -2,7 +2,7 @@
 // agent's `status` reads Sleeping from it).
 //
 // lifecycle "Sleep" is an action: an idle agent sleeps now; a busy solo agent sleeps when its
-// task ends; a busy squad member has its task cancelled (spec section 3), then sleeps. A task
+// task ends; a busy squad member has its task cancelled (docs/squads.md "Lifecycle"), then sleeps. A task
 // sent to a sleeping agent wakes it for good: assigning a task resets "Sleep" to "" (the agent
 // strategy), and only a squad breaking up puts an idle member back to sleep (the squad
 // controller). "Wake" and "" mean awake. "AutoDelete" deletes the agent after the task it names.

@@ -340,7 +340,7 @@ const CASES: RuleCase[] = [
         await new Promise((r) => setTimeout(r, 1500));
         expect(ws.events.length, 'no event after writing the same value').to.equal(seen);
         expect((await waitState(ctx, a, () => true, 'read')).status).to.equal('Sleeping');
-        // A task sent with the lifecycle restated: the task wakes the member for good (spec section 3).
+        // A task sent with the lifecycle restated: the task wakes the member for good (docs/squads.md "Lifecycle").
         expectOk(await ctx.api.patchAgent(a, { lifecycle: 'Sleep', instructions: '@say awake again' }), 200, 'task with Sleep restated');
         expect(await taskOutcome(ctx, ws, 2, 30_000), `task 2 of ${a} sent with lifecycle Sleep restated through ${ctx.api.name}`).to.equal('task_completed');
       } finally {

@@ -1,5 +1,5 @@
 // The local runtime passes the runtime conformance suite with everything real: worker processes
-// (solo, and in a squad's pod supervisor), the control channel over a loopback WebSocket, the
+// (solo, and under a squad's group supervisor), the control channel over a loopback WebSocket, the
 // Claude Agent SDK engine, and the scripted model server for the model's words.
 
 import { expect } from 'chai';
@@ -86,7 +86,7 @@ runtimeConformance('LocalRuntime with a warm pool', fixtureWith(1));
 describe('LocalRuntime worker priority', function () {
   this.timeout(30_000);
 
-  it('runs workers and squad pods niced below the server (WORKER_NICENESS), so the API keeps the CPU', async () => {
+  it('runs workers and squad group supervisors niced below the server (WORKER_NICENESS), so the API keeps the CPU', async () => {
     const f = await fixtureWith()();
     const rt = f.runtime as LocalRuntime;
     try {

@@ -1,4 +1,4 @@
-// Squads, sleep and wake: one test per row of the spec's transition table (section 3), each
+// Squads, sleep and wake: one test per row of the transition table (docs/squads.md), each
 // asserting what a client sees (REST, WebSocket) and where workers really run (the runtime).
 
 import { existsSync, readFileSync } from 'node:fs';
@@ -80,7 +80,7 @@ describe('squads, sleep and wake (integration)', function () {
     });
   });
 
-  describe('transition table (spec section 3)', () => {
+  describe('transition table (docs/squads.md)', () => {
     let bobEventsBefore = 0;
     let aliceWs: EventClient;
     before(async () => {

@@ -1,7 +1,7 @@
 // Agents and squads as real pods, end to end: agentplane registered on the local cluster (with a
 // Ready node) in Kubernetes mode with the Kubernetes runtime, driven by kubectl and the /api/v1
-// mirror, every task really run by the engine inside a worker container. Checks what the spec's
-// section 3 says of pods and containers, row by row, against what the kubelet reports.
+// mirror, every task really run by the engine inside a worker container. Checks what docs/kubernetes-runtime.md
+// ("Squads") says of pods and containers, row by row, against what the kubelet reports.
 
 import { expect } from 'chai';
 import WebSocket from 'ws';
@@ -141,7 +141,7 @@ ${extra}`;
     });
   });
 
-  describe('a squad (spec section 3)', () => {
+  describe('a squad (docs/kubernetes-runtime.md "Squads")', () => {
     const squadBody = {
       name: 'crew',
       namespace: NS,

@@ -1,4 +1,4 @@
-// Squad membership (spec section 3): a member added by ref names an existing agent that is
+// Squad membership (docs/squads.md): a member added by ref names an existing agent that is
 // asleep and in no other squad; one added with an embedded spec names an agent that does not
 // exist yet (the squad controller creates it); a squad breaking up takes no new members.
 //

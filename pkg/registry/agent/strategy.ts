@@ -74,7 +74,7 @@ export const agentStrategy: Strategy<Agent> = {
       a.status.taskStatus = 'InProgress';
       a.status.lastTaskMessage = '';
       // "Sleep" is an action, not a standing rule: a task sent to a sleeping agent wakes it for
-      // good (spec section 3). Only a write that sets the lifecycle itself keeps it.
+      // good (docs/squads.md "Lifecycle"). Only a write that sets the lifecycle itself keeps it.
       if (a.spec.lifecycle === 'Sleep' && old.spec.lifecycle === 'Sleep') a.spec.lifecycle = '';
     }
     deriveAgentStatus(a);

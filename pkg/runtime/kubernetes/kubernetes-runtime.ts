@@ -17,6 +17,9 @@
 // A template may keep a warm pool of pods made ahead (./pod-pool.ts): a new solo agent takes one,
 // and the slot's objects become the agent's (relabelled, names kept), so an agent's claim,
 // Secret and ConfigMap are found by label, not only by name.
+//
+// Its parts: the workers' objects (./worker-objects.ts), squads' pods (./squad-pods.ts), the
+// warm pool's slots (./warm-slots.ts); this file decides when, and reads the pods' status.
 
 import type { V1Pod } from '@kubernetes/client-node';
 import { type ObjectRef, refKey } from '../../api/meta.js';
