@@ -67,10 +67,8 @@ export class AgentService {
     const req = body as AgentTaskRequest;
     if (causes.length) throw invalid(AGENT_KIND, typeof req?.name === 'string' ? req.name : undefined, causes);
     const namespace = req.namespace ?? DEFAULT_NAMESPACE;
+    // An agent being deleted takes no task: the strategy's rule (409), met by the assignment below.
     const existing = await this.agents.get(namespace, req.name);
-    if (existing?.metadata.deletionTimestamp) {
-      throw conflict(`agent "${req.name}" is being deleted; try again once it is gone`, { kind: AGENT_KIND, name: req.name });
-    }
     if (!existing) {
       try {
         // `lifecycle` is set in the create itself: on a new agent that means what a PATCH right after it would.
