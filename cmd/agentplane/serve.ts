@@ -19,6 +19,9 @@ import { AgentController } from '../../pkg/controller/agent-controller.js';
 import { Controller } from '../../pkg/controller/framework/controller.js';
 import { candidateIdentity, LeaderElector } from '../../pkg/controller/framework/leader-election.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
+import { ConnectorController } from '../../pkg/controller/connector-controller.js';
+import { ConnectorAccess } from '../../pkg/connector/access.js';
+import { ConnectorChecker } from '../../pkg/connector/check.js';
 import { Manager } from '../../pkg/manager/manager.js';
 import { CredentialRegistry, MODEL_PROXY_PATH, ModelProxy, type ModelProxyEvents, ModelReports, type RetryPolicy, UsageMeter } from '../../pkg/modelproxy/index.js';
 import { componentLogger, createLogger, type Logger } from '../../pkg/observability/logger.js';
@@ -120,6 +123,12 @@ export interface ServeOptions {
    * 172.16/12, 192.168/16, fc00::/7); link-local and metadata addresses stay refused. Default false.
    */
   allowPrivateConnectorUrls?: boolean;
+  /**
+   * The connector controller's checks: how often a Ready connector is checked again and the cap
+   * of the backoff of a failing one (docs/connectors.md "Status"); false runs no checks (tests
+   * of the API machinery that count watch events).
+   */
+  connectorChecks?: false | { resyncMs?: number; maxBackoffMs?: number };
   /** How workers and their tools are confined (docs/security.md "Tool sandbox"); default auto. */
   sandbox?: SandboxMode;
   /**
@@ -451,16 +460,22 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     // read from the secret then); admission keeps the cross-object rules.
     const secretStore = home.secrets;
     const secrets = new SecretService(secretStore, child('secrets'));
+    // The connector controller owns connector status (checks of connectors from every API).
+    const access = new ConnectorAccess({ secrets: secretStore, allowPrivateUrls: o.allowPrivateConnectorUrls === true });
+    const checker = new ConnectorChecker(connectorRegistry, access, child('connectors'));
+    const connectorChecks = o.connectorChecks === false ? undefined : (o.connectorChecks ?? {});
+    const connectorController = connectorChecks
+      ? new ConnectorController({ informer: informers.connectors, checker, logger: child('connector-controller'), ...connectorChecks })
+      : undefined;
     const connectors = new ConnectorService({
       connectors: connectorRegistry,
       agents,
-      secrets: secretStore,
+      checker,
+      ...(connectorController ? { recheck: (ref) => connectorController.recheck(ref) } : {}),
       logger: child('connectors'),
-      allowPrivateUrls: o.allowPrivateConnectorUrls === true,
       reads: reads.connectors,
     });
-    manager.onStop('connector checks', () => connectors.stop());
-    secrets.onChange((ns, name) => connectors.secretChanged(ns, name));
+    secrets.onChange((ns, name) => connectorController?.secretChanged(ns, name));
     hooks.mcpServers.push((agent) => connectors.mcpServersFor(agent));
     hooks.agentDeleted.push((agent) => usageMeter.dropSeries(agent.metadata));
     const egress = { allowPrivate: o.allowPrivateConnectorUrls === true };
@@ -567,7 +582,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const gateway = new ConnectorGateway({
       credentials: modelCredentials,
       target: (grant, ns, name) => connectors.gatewayTarget(grant, ns, name),
-      egress: connectors.egress,
+      egress: access.egress,
       logger: child('connector-gateway'),
     });
     manager.onStop('connector gateway', () => gateway.close());
@@ -647,6 +662,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     leader.add({ name: 'runtime (leader)', start: () => built.lead() });
     leader.add({ name: 'agent controller', start: () => agentController.start(), stop: () => agentController.stop() });
     leader.add({ name: 'squad controller', start: () => squadController.controller.start(), stop: () => squadController.controller.stop() });
+    if (connectorController) leader.add({ name: 'connector controller', start: () => connectorController.start(), stop: () => connectorController.stop() });
     leader.add({
       name: 'plugin controllers',
       start: async () => void (await Promise.all(pluginControllers.map((c) => c.start()))),
