@@ -553,7 +553,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     ];
     await app.register(systemRoutes(metrics, readiness));
     await app.register(agentRoutes(service));
-    const compaction = new AgentCompaction(agents, runtime, undefined, () => leadingNow);
+    const compaction = new AgentCompaction(agents);
     const costs = new AgentCosts(agents, events);
     await app.register(agentOpRoutes(compaction, costs));
     await app.register(agentStreamRoutes(service, events, metrics, o.wsClientsPerAgent !== undefined ? { maxClientsPerAgent: o.wsClientsPerAgent } : {}));
