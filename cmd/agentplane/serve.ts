@@ -27,7 +27,7 @@ import { CredentialRegistry, MODEL_PROXY_PATH, ModelProxy, type ModelProxyEvents
 import { componentLogger, createLogger, type Logger } from '../../pkg/observability/logger.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
 import { Hooks } from '../../pkg/plugin/hooks.js';
-import { loadPlugins } from '../../pkg/plugin/loader.js';
+import { CORE_NEEDS, loadPlugins } from '../../pkg/plugin/loader.js';
 import type { PluginContext } from '../../pkg/plugin/types.js';
 import { AdmissionChain, readThrough, storageReader } from '../../pkg/registry/admission/admission.js';
 import { connectorInUse } from '../../pkg/registry/admission/connector-in-use.js';
@@ -431,16 +431,14 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       ...(home.cluster ? { cluster: home.cluster } : {}),
       logger: child('plugin'),
       metrics,
-      registry: { agents, squads },
-      informers: { agents: informers.agents, squads: informers.squads },
+      registry: { agents },
+      informers: { agents: informers.agents },
       controller: (spec) => {
         const c = new Controller({ ...spec, logger: child('plugin') });
         pluginControllers.push(c);
         return c;
       },
       admission: { register: (p) => void admission.register(p) },
-      runtime,
-      hooks,
       operations: {
         cancel: (ns, name, reason) => cancelRunningTask(agents, ns, name, reason),
         delete: async (ns, name) => void (await agents.delete(ns, name)),
@@ -451,7 +449,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
         eventStores.push(store);
       },
     };
-    const plugins = await loadPlugins(o.plugins, ctx, BUILTIN_PLUGINS);
+    const plugins = await loadPlugins(o.plugins, ctx, BUILTIN_PLUGINS, CORE_NEEDS);
     manager.onStop('plugins', () => plugins.teardown());
     const [eventStore] = eventStores;
     if (!eventStore) throw new Error(`no plugin provides an event store; add "event-store-sqlite" to --plugins`);
@@ -521,7 +519,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     // server in the embedded home; on its own loopback listener when the public port is TLS).
     // With leader election the worker listener and runtime are the leader's (below).
     let leadingNow = !o.leaderElection;
-    const service = new AgentService(agents, events, runtime, undefined, reads.agents, () => leadingNow);
+    const service = new AgentService(agents, events, undefined, reads.agents);
     const browserGuard = { checkHost: !o.kubernetes || !!o.allowedHosts?.length, allowedHosts: o.allowedHosts ?? [], bindHost: o.host };
     const app = await createApp({ logger, metrics, browserGuard, ...(home.tls ? { tls: home.tls } : {}), ...(o.httpTimeouts ? { timeouts: o.httpTimeouts } : {}) });
     if (o.audit && writesAnything(auditPolicy)) {
@@ -555,7 +553,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     ];
     await app.register(systemRoutes(metrics, readiness));
     await app.register(agentRoutes(service));
-    const compaction = new AgentCompaction(agents, runtime, undefined, () => leadingNow);
+    const compaction = new AgentCompaction(agents);
     const costs = new AgentCosts(agents, events);
     await app.register(agentOpRoutes(compaction, costs));
     await app.register(agentStreamRoutes(service, events, metrics, o.wsClientsPerAgent !== undefined ? { maxClientsPerAgent: o.wsClientsPerAgent } : {}));
