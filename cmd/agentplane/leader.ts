@@ -1,4 +1,5 @@
-// What only the leader runs: the runtime's watches and stored credentials, the reconcilers and the
+// What only the leader runs: the runtime's watches and stored credentials, the reconcilers (agents,
+// squads, connectors) and the
 // plugins' controllers and start steps. With leader election they are a manager of their own,
 // started when this replica takes the Lease and stopped before it gives it back; without, they
 // are the last runnables of the service.
@@ -7,6 +8,7 @@ import { hostname } from 'node:os';
 import type { Controller } from '../../pkg/controller/framework/controller.js';
 import { candidateIdentity, LeaderElector } from '../../pkg/controller/framework/leader-election.js';
 import { Manager } from '../../pkg/manager/manager.js';
+import type { ConnectorParts } from './connectors.js';
 import type { Controllers } from './controllers.js';
 import type { Home } from './homes.js';
 import { DEFAULT_LEASE_NAME, type LeaderElectionSettings } from './options.js';
@@ -14,13 +16,15 @@ import type { PluginParts } from './plugins.js';
 import type { BuiltRuntime } from './runtimes.js';
 import type { Wiring } from './wiring.js';
 
-export function addLeaderRunnables(w: Wiring, home: Home, built: BuiltRuntime, controllers: Controllers, plugins: PluginParts): void {
+export function addLeaderRunnables(w: Wiring, home: Home, built: BuiltRuntime, controllers: Controllers, connectors: ConnectorParts, plugins: PluginParts): void {
   const { o, manager, child } = w;
   const leader = o.leaderElection ? new Manager(child('leader')) : manager;
   // The runtime's watches and stored credentials, before any reconcile asks it for a worker.
   leader.add({ name: 'runtime (leader)', start: () => built.lead() });
   leader.add({ name: 'agent controller', start: () => controllers.agents.start(), stop: () => controllers.agents.stop() });
   leader.add({ name: 'squad controller', start: () => controllers.squads.controller.start(), stop: () => controllers.squads.controller.stop() });
+  const connectorController = connectors.controller;
+  if (connectorController) leader.add({ name: 'connector controller', start: () => connectorController.start(), stop: () => connectorController.stop() });
   const pluginControllers: Controller[] = plugins.controllers;
   leader.add({
     name: 'plugin controllers',

@@ -52,6 +52,12 @@ export interface ServeOptions {
    * 172.16/12, 192.168/16, fc00::/7); link-local and metadata addresses stay refused. Default false.
    */
   allowPrivateConnectorUrls?: boolean;
+  /**
+   * The connector controller's checks: how often a Ready connector is checked again and the cap
+   * of the backoff of a failing one (docs/connectors.md "Status"); false runs no checks (tests
+   * of the API machinery that count watch events).
+   */
+  connectorChecks?: false | { resyncMs?: number; maxBackoffMs?: number };
   /** How workers and their tools are confined (docs/security.md "Tool sandbox"); default auto. */
   sandbox?: SandboxMode;
   /**

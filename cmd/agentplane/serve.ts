@@ -3,9 +3,9 @@
 // by its own constructor in its own file, each adding its runnables to the manager, which starts
 // them in the order added and stops them in reverse (docs/architecture.md "Composition root"):
 //
-//   home → informers → scripted model, model proxy → runtime (stop) → plugins → connectors →
+//   home → informers → scripted model, model proxy → runtime (stop) → plugins →
 //   audit log → connector gateway → worker socket, worker listener, http → runtime (start) →
-//   leader's: runtime watches, agent and squad controllers, plugin controllers and start steps
+//   leader's: runtime watches, agent, squad and connector controllers, plugin controllers and start steps
 //   (directly, or under leader election)
 
 import { templateConfigs } from '../../pkg/api/template-settings.js';
@@ -64,7 +64,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     addListeners(w, app, wa, workerSocket, built, channel);
     // What every replica needs of the runtime (the template catalog admission reads), once workers can dial.
     manager.add({ name: 'runtime', start: () => built.start() });
-    addLeaderRunnables(w, home, built, controllers, plugins);
+    addLeaderRunnables(w, home, built, controllers, connectors, plugins);
     await manager.start();
 
     const port = portOf(app, o.port);

@@ -42,7 +42,7 @@ export async function workerApps(w: Wiring, home: Home, app: App, built: BuiltRu
   const gateway = new ConnectorGateway({
     credentials: m.credentials,
     target: (grant, ns, name) => c.connectors.gatewayTarget(grant, ns, name),
-    egress: c.connectors.egress,
+    egress: c.access.egress,
     logger: child('connector-gateway'),
   });
   manager.onStop('connector gateway', () => gateway.close());

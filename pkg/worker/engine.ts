@@ -256,8 +256,8 @@ function mcpServer(s: McpServerSpec, env: EngineEnv): { type: 'http'; url: strin
 /** The result of a slash command the engine ran itself (here `/compact`), not of a model turn. */
 const isLocalCommand = (msg: SDKMessage): boolean => msg.type === 'result' && 'local_command' in msg && !!msg.local_command;
 
-/** A task's cost on an end that is not a completion, when the engine gave one. */
-const spent = (cost: number | undefined): { cost_usd?: number } => (cost === undefined ? {} : { cost_usd: cost });
+/** A task's cost on an end that is not a completion, when the engine gave one and it is not nothing. */
+const spent = (cost: number | undefined): { cost_usd?: number } => (cost ? { cost_usd: cost } : {});
 
 function cancelled(signal: AbortSignal, emit: Emit, sessionId: string | undefined, cost: number | undefined): TaskOutcome {
   const reason = typeof signal.reason === 'string' ? signal.reason : 'cancelled by request';
@@ -322,7 +322,7 @@ function translate(msg: SDKMessage, emit: Emit, toolNames: Map<string, string>, 
         return { kind: 'completed' };
       }
       const message = msg.subtype === 'success' ? msg.result : (msg.errors ?? []).join('; ') || msg.subtype;
-      emit({ type: 'error', payload: { message: message || 'the task failed', reason: msg.subtype === 'success' ? 'ModelError' : msg.subtype, cost_usd: cost } });
+      emit({ type: 'error', payload: { message: message || 'the task failed', reason: msg.subtype === 'success' ? 'ModelError' : msg.subtype, ...spent(cost) } });
       return { kind: 'error' };
     }
     default:
