@@ -26,7 +26,8 @@ The model endpoint and credential come from the server's environment only, never
 
 /** Where a flag's value can also come from, and its default, as help says them. */
 export function flagSources(f: Flag): string {
-  const parts = [f.env, f.config && `config "${f.config}"`];
+  // A loose boolean variable is on only when "true": say so.
+  const parts = [f.env && f.looseBoolEnv ? `${f.env}=true` : f.env, f.config && `config "${f.config}"`];
   const dflt = f.defaultHelp ?? (f.default === undefined ? undefined : String(f.default));
   if (dflt !== undefined) parts.push(`default ${dflt}`);
   return parts.filter(Boolean).join('; ');
