@@ -51,6 +51,30 @@ module.exports = {
       to: { path: "^pkg/worker/" },
     },
     {
+      name: "server-reaches-workers-through-the-store",
+      comment:
+        "The APIs act on agents by writing them; the controllers act on what is written, through " +
+        "the runtime. pkg/server importing pkg/runtime would open a second route to a worker " +
+        "beside the controllers (steering is a follow-up stored on the agent: " +
+        "pkg/server/rest/agent-service.ts). What a route needs of a runtime part is an interface " +
+        "of its own, which the runtime fits (pkg/server/routes/worker-channel.ts).",
+      severity: "error",
+      from: { path: "^pkg/server/" },
+      to: { path: "^pkg/runtime/" },
+    },
+    {
+      name: "plugin-contract-stands-alone",
+      comment:
+        "pkg/plugin is the contract plugins see: narrow interfaces of its own, which the service's " +
+        "registry, informers and controllers fit. Importing pkg/controller, pkg/runtime or the " +
+        "registry's internals would hand plugins the internals again and tie pkg/plugin and " +
+        "pkg/controller into a cycle. The one exception is the event store interface that plugins " +
+        "implement (pkg/registry/events.ts, which imports only pkg/api).",
+      severity: "error",
+      from: { path: "^pkg/plugin/" },
+      to: { path: "^pkg/(controller|runtime|registry)/", pathNot: "^pkg/registry/events\\.ts$" },
+    },
+    {
       name: "no-test-code-in-product",
       comment:
         "Product code (cmd, pkg, plugins) ships; test/ and bench/ do not. An import from there " +

@@ -2,12 +2,11 @@
 // start steps run once the service is serving (leader.ts), as the leader's.
 
 import { Controller } from '../../pkg/controller/framework/controller.js';
-import { loadPlugins } from '../../pkg/plugin/loader.js';
+import { CORE_NEEDS, loadPlugins } from '../../pkg/plugin/loader.js';
 import type { PluginContext } from '../../pkg/plugin/types.js';
 import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
 import { EventLog } from '../../pkg/registry/event-log.js';
 import { DEFAULT_EVENTS_PER_AGENT, type EventStore } from '../../pkg/registry/events.js';
-import type { AgentRuntime } from '../../pkg/runtime/runtime.js';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
 import type { Home } from './homes.js';
 import type { Storage } from './storage.js';
@@ -20,7 +19,7 @@ export interface PluginParts {
   starts: (() => Promise<void> | void)[];
 }
 
-export async function wirePlugins({ o, child, metrics, hooks, manager, dataDir }: Wiring, home: Home, s: Storage, runtime: AgentRuntime): Promise<PluginParts> {
+export async function wirePlugins({ o, child, metrics, manager, dataDir }: Wiring, home: Home, s: Storage): Promise<PluginParts> {
   const eventStores: EventStore[] = [];
   const controllers: Controller[] = [];
   const starts: (() => Promise<void> | void)[] = [];
@@ -29,16 +28,14 @@ export async function wirePlugins({ o, child, metrics, hooks, manager, dataDir }
     ...(home.cluster ? { cluster: home.cluster } : {}),
     logger: child('plugin'),
     metrics,
-    registry: { agents: s.agents, squads: s.squads },
-    informers: { agents: s.informers.agents, squads: s.informers.squads },
+    registry: { agents: s.agents },
+    informers: { agents: s.informers.agents },
     controller: (spec) => {
       const c = new Controller({ ...spec, logger: child('plugin') });
       controllers.push(c);
       return c;
     },
     admission: { register: (p) => void s.admission.register(p) },
-    runtime,
-    hooks,
     operations: {
       cancel: (ns, name, reason) => cancelRunningTask(s.agents, ns, name, reason),
       delete: async (ns, name) => void (await s.agents.delete(ns, name)),
@@ -49,7 +46,7 @@ export async function wirePlugins({ o, child, metrics, hooks, manager, dataDir }
       eventStores.push(store);
     },
   };
-  const plugins = await loadPlugins(o.plugins, ctx, BUILTIN_PLUGINS);
+  const plugins = await loadPlugins(o.plugins, ctx, BUILTIN_PLUGINS, CORE_NEEDS);
   manager.onStop('plugins', () => plugins.teardown());
   const [eventStore] = eventStores;
   if (!eventStore) throw new Error(`no plugin provides an event store; add "event-store-sqlite" to --plugins`);

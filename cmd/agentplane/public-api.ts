@@ -30,9 +30,8 @@ import type { Wiring } from './wiring.js';
 export type App = Awaited<ReturnType<typeof createApp>>;
 
 export async function publicApi(w: Wiring, home: Home, auditPolicy: AuditPolicy, s: Storage, events: EventLog, built: BuiltRuntime, c: ConnectorParts): Promise<App> {
-  const { o, logger, metrics, child, manager, leadership } = w;
+  const { o, logger, metrics, child, manager } = w;
   const { agents, informers, reads } = s;
-  const { runtime } = built;
   const browserGuard = { checkHost: !o.kubernetes || !!o.allowedHosts?.length, allowedHosts: o.allowedHosts ?? [], bindHost: o.host };
   const app = await createApp({ logger, metrics, browserGuard, ...(home.tls ? { tls: home.tls } : {}), ...(o.httpTimeouts ? { timeouts: o.httpTimeouts } : {}) });
   if (o.audit && writesAnything(auditPolicy)) {
@@ -63,12 +62,10 @@ export async function publicApi(w: Wiring, home: Home, auditPolicy: AuditPolicy,
     },
     { name: 'event store', check: () => events.ping() },
   ];
-  // Writes that reach workers answer only on the leader (with leader election).
-  const leading = (): boolean => leadership.leading;
-  const service = new AgentService(agents, events, runtime, undefined, reads.agents, leading);
+  const service = new AgentService(agents, events, undefined, reads.agents);
   await app.register(systemRoutes(metrics, readiness));
   await app.register(agentRoutes(service));
-  const compaction = new AgentCompaction(agents, runtime, undefined, leading);
+  const compaction = new AgentCompaction(agents);
   const costs = new AgentCosts(agents, events);
   await app.register(agentOpRoutes(compaction, costs));
   await app.register(agentStreamRoutes(service, events, metrics, o.wsClientsPerAgent !== undefined ? { maxClientsPerAgent: o.wsClientsPerAgent } : {}));

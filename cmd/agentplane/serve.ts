@@ -56,7 +56,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const model = await wireModel(w, (template) => runtimeRef.get().modelTaskDeadlineMs(template));
     const { built, workerSocket } = wireRuntime(w, home, sandbox, channel, model);
     runtimeRef.set(built);
-    const plugins = await wirePlugins(w, home, storage, built.runtime);
+    const plugins = await wirePlugins(w, home, storage);
     const connectors = wireConnectors(w, home, storage, model, built);
     const controllers = wireControllers(w, storage, plugins.events, built.runtime, model);
     const app = await publicApi(w, home, auditPolicy, storage, plugins.events, built, connectors);

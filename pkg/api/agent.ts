@@ -385,7 +385,10 @@ export const FOLLOW_UPS_ANNOTATION = 'agentplane.io/follow-ups';
 
 export interface FollowUp {
   id: string;
+  /** The follow-up's words; for a compaction request, its instructions ('' for none). */
   content: string;
+  /** A compaction request (POST …/compact), handed over in order with the follow-ups. */
+  compact?: boolean;
 }
 
 /** The follow-ups waiting for the current task, oldest first (none for a malformed annotation). */

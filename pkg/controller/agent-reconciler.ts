@@ -128,20 +128,22 @@ export class AgentReconciler {
   }
 
   /**
-   * Hands the follow-ups another replica stored on the agent to its running task, in order,
-   * removing each once the worker took it (at least once: a follow-up taken just before this
-   * replica stopped leading is handed over again by the next leader). False while the worker
-   * cannot take one now (reconnecting): tried again shortly.
+   * Hands the follow-ups and compaction requests stored on the agent (by the REST service, on
+   * any replica) to its running task, in order, removing each once the worker took it (at least
+   * once: one taken just before this replica stopped leading is handed over again by the next
+   * leader). False while the worker cannot take one now (reconnecting): tried again shortly.
    */
   private async handFollowUps(agent: Agent, log: Logger): Promise<boolean> {
     const { namespace, name } = agent.metadata;
     const task = agent.spec.task;
     for (const f of pendingFollowUps(agent)) {
-      const accepted = await this.d.runtime.steer(agent.metadata, task, f.content, STEER_TIMEOUT_MS);
+      const accepted = f.compact
+        ? await this.d.runtime.compact(agent.metadata, task, f.content || undefined, STEER_TIMEOUT_MS)
+        : await this.d.runtime.steer(agent.metadata, task, f.content, STEER_TIMEOUT_MS);
       if (accepted === undefined) return false;
       // Taken, or the task ended meanwhile (stale: the REST call that stored it starts a new task).
       await this.d.agents.update(namespace, name, (a) => dropFollowUp(a, f.id));
-      if (accepted) log.info({ task, followUp: f.id }, 'follow-up stored by another replica handed over');
+      if (accepted) log.info({ task, followUp: f.id, compact: f.compact === true }, f.compact ? 'compaction request handed over' : 'follow-up handed over');
     }
     return true;
   }

@@ -13,10 +13,9 @@ import { agentFromRequest } from '../../pkg/api/agent.js';
 import { Controller } from '../../pkg/controller/framework/controller.js';
 import { createLogger } from '../../pkg/observability/logger.js';
 import { type LoadedPlugins, loadPlugins } from '../../pkg/plugin/loader.js';
-import type { PluginContext } from '../../pkg/plugin/types.js';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
 import { controlPlaneUp, restartApiserver, type ControlPlane } from '../support/control-plane.js';
-import { testPluginContext } from '../support/plugin-context.js';
+import { type TestPluginContext, testPluginContext } from '../support/plugin-context.js';
 import { until } from '../support/waiting.js';
 
 const INSTALL = 'agentplane-system';
@@ -49,7 +48,7 @@ describe('credential-mirror plugin on a real control plane (e2e)', function () {
   describe('mirroring', function () {
     this.timeout(60_000);
 
-    let ctx: PluginContext;
+    let ctx: TestPluginContext;
     let controllers: Controller[];
     let plugins: LoadedPlugins;
     /** Every line the plugin (and its controller) logged in this case. */

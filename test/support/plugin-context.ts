@@ -1,6 +1,7 @@
 // A real PluginContext for plugin unit tests: registries on an in-memory SQLite state with the
-// admission chain, informers over them, real hooks and metrics, controllers as the service makes
-// them, and the in-memory runtime. Agent operations refuse, as they do while a real service is
+// admission chain, informers over them, real metrics and controllers as the service makes them;
+// the test sees the whole registries and informers (TestPluginContext), the plugin only its
+// contract's narrow view of them. Agent operations refuse, as they do while a real service is
 // starting. Like the embedded home it has no `cluster`; a test of a cluster plugin passes one
 // (`testPluginContext({ ..., cluster: { kubeConfig, installNamespace } })`, a real control plane's).
 
@@ -9,7 +10,6 @@ import type { Squad } from '../../pkg/api/squad.js';
 import { Controller } from '../../pkg/controller/framework/controller.js';
 import { createLogger } from '../../pkg/observability/logger.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
-import { Hooks } from '../../pkg/plugin/hooks.js';
 import type { PluginContext } from '../../pkg/plugin/types.js';
 import { AdmissionChain } from '../../pkg/registry/admission/admission.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
@@ -17,9 +17,14 @@ import { Informer } from '../../pkg/registry/cache/informer.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
-import { MemoryRuntime } from './memory-runtime.js';
 
-export function testPluginContext(over: Partial<PluginContext> & Pick<PluginContext, 'config' | 'provideEventStore'>): PluginContext {
+/** The context with the real registries and informers behind it, for the test's own use. */
+export interface TestPluginContext extends PluginContext {
+  registry: { agents: Registry<Agent>; squads: Registry<Squad> };
+  informers: { agents: Informer<Agent>; squads: Informer<Squad> };
+}
+
+export function testPluginContext(over: Partial<Omit<PluginContext, 'registry' | 'informers'>> & Pick<PluginContext, 'config' | 'provideEventStore'>): TestPluginContext {
   const state = new SqliteState(':memory:');
   const logger = createLogger({ level: 'silent' });
   const admission = new AdmissionChain();
@@ -35,8 +40,6 @@ export function testPluginContext(over: Partial<PluginContext> & Pick<PluginCont
     informers: { agents: new Informer(agents, logger), squads: new Informer(squads, logger) },
     controller: (spec) => new Controller({ ...spec, logger }),
     admission: { register: (p) => void admission.register(p) },
-    runtime: new MemoryRuntime(),
-    hooks: new Hooks(),
     operations: { cancel: notYet, delete: notYet },
     onStart: () => undefined,
     ...over,

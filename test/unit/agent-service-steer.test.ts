@@ -1,5 +1,7 @@
-// The service's side of steering, with a real registry and a scripted runtime: which path a PATCH
-// instructions takes, and what happens when the task ends or starts in between (the races).
+// The service's side of steering, with a real registry and a scripted worker: which path a PATCH
+// instructions takes, and what happens when the task ends or starts in between (the races). The
+// service only stores the follow-up on the agent; `Leader` below stands in for the agent
+// controller's hand-over (pkg/controller/agent-reconciler.ts, handFollowUps).
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,30 +9,47 @@ import path from 'node:path';
 
 import { expect } from 'chai';
 
-import { type Agent, agentFromRequest } from '../../pkg/api/agent.js';
+import { type Agent, agentFromRequest, dropFollowUp, pendingFollowUps } from '../../pkg/api/agent.js';
 import { ApiError } from '../../pkg/api/errors.js';
 import { AgentService } from '../../pkg/server/rest/agent-service.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import type { EventLog } from '../../pkg/registry/event-log.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
-import type { AgentRuntime, WorkerStatus } from '../../pkg/runtime/runtime.js';
 import { rejection } from '../support/assert.js';
 
-/** The two runtime calls steering makes; `answer` decides the worker's reply to each steer. */
-class FakeRuntime {
+/** The worker: the task it runs; `answer` decides its reply to each steer. */
+class FakeWorker {
   running: number | undefined;
   steers: { taskId: number; content: string }[] = [];
   answer: (taskId: number) => Promise<boolean | undefined> = async () => true;
 
-  async status(): Promise<WorkerStatus> {
-    return { phase: 'Ready', group: null, ...(this.running !== undefined ? { runningTask: this.running } : {}) };
-  }
-
-  steer(_ref: unknown, taskId: number, content: string): Promise<boolean | undefined> {
+  steer(taskId: number, content: string): Promise<boolean | undefined> {
     this.steers.push({ taskId, content });
     return this.answer(taskId);
   }
+}
+
+/** The controller's hand-over, polled: stored follow-ups go to the worker running the task. */
+function leader(agents: Registry<Agent>, worker: FakeWorker): () => void {
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void (async () => {
+      const a = await agents.get('default', 'alpha');
+      if (!a || worker.running !== a.spec.task) return;
+      for (const f of pendingFollowUps(a)) {
+        if ((await worker.steer(a.spec.task, f.content)) === undefined) return;
+        await agents.update('default', 'alpha', (cur) => dropFollowUp(cur, f.id));
+      }
+    })()
+      .catch(() => undefined) // the state closed under it at the end of a test
+      .finally(() => {
+        busy = false;
+      });
+  }, 10);
+  return () => clearInterval(timer);
 }
 
 describe('AgentService steering (PATCH instructions)', function () {
@@ -39,20 +58,23 @@ describe('AgentService steering (PATCH instructions)', function () {
   let dir: string;
   let state: SqliteState;
   let agents: Registry<Agent>;
-  let hub: FakeRuntime;
+  let hub: FakeWorker;
   let service: AgentService;
+  let stopLeader: () => void;
 
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-steer-'));
     state = new SqliteState(path.join(dir, 'state.db'));
     agents = new Registry<Agent>(state.store<Agent>('Agent'), agentStrategy);
-    hub = new FakeRuntime();
-    // Steering touches no event log.
-    service = new AgentService(agents, {} as EventLog, hub as unknown as AgentRuntime, { timeoutMs: 300 });
+    hub = new FakeWorker();
+    stopLeader = leader(agents, hub);
+    // Steering reads the event log only when a task ended with its follow-up: it finds none here.
+    service = new AgentService(agents, { list: async () => [] } as unknown as EventLog, { timeoutMs: 300 });
     await agents.create(agentFromRequest({ name: 'alpha', instructions: 'first' }, 'default'));
   });
 
   afterEach(() => {
+    stopLeader();
     state.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -111,7 +133,8 @@ describe('AgentService steering (PATCH instructions)', function () {
     hub.answer = async () => undefined;
     const err = await rejection(service.patch('default', 'alpha', { instructions: 'lost?' }), ApiError);
     expect(err).to.include({ reason: 'ServiceUnavailable', code: 503 });
-    expect(err.message).to.contain('try again');
+    // The follow-up stays stored for the task, so the answer says not to send it again.
+    expect(err.message).to.contain('stays queued');
     expect((await agents.mustGet('default', 'alpha')).spec.task).to.equal(1);
   });
 

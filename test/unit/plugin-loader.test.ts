@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { testPluginContext } from '../support/plugin-context.js';
 
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
-import { DEFAULT_PLUGINS, loadPlugins as load, PluginError, type LoadedPlugins } from '../../pkg/plugin/loader.js';
+import { CORE_NEEDS, DEFAULT_PLUGINS, loadPlugins as load, PluginError, type LoadedPlugins } from '../../pkg/plugin/loader.js';
 import type { PluginContext } from '../../pkg/plugin/types.js';
 import type { EventStore } from '../../pkg/registry/events.js';
 import { rejection } from '../support/assert.js';
@@ -175,5 +175,17 @@ describe('plugin loader', function () {
     expect(loaded.names).to.deep.equal(['fixture-no-teardown']);
     await loaded.teardown();
     expect(log).to.deep.equal(['setup:fixture-no-teardown']);
+  });
+
+  it('refuses a configuration without a plugin the core needs (the Asleep condition), rolling back the others', async () => {
+    const err = await rejection(load(['event-store-sqlite', fixture('good-a.js')], ctx, BUILTIN_PLUGINS, CORE_NEEDS), Error);
+    expect(err.message).to.contain('condition/Asleep').and.to.contain('"sleep-wake"').and.to.contain('--plugins');
+    expect(log).to.deep.equal(['setup:fixture-a', 'teardown:fixture-a']);
+  });
+
+  it('loads the default plugins with the core needs met', async () => {
+    const loaded = await load(DEFAULT_PLUGINS, ctx, BUILTIN_PLUGINS, CORE_NEEDS);
+    expect(loaded.names).to.deep.equal(DEFAULT_PLUGINS);
+    await loaded.teardown();
   });
 });

@@ -10,10 +10,9 @@ import { SQUAD_LABEL } from '../../pkg/api/squad.js';
 import { Controller } from '../../pkg/controller/framework/controller.js';
 import { createLogger } from '../../pkg/observability/logger.js';
 import { type LoadedPlugins, loadPlugins } from '../../pkg/plugin/loader.js';
-import type { PluginContext } from '../../pkg/plugin/types.js';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
 import { AUTO_DELETE_AFTER } from '../../plugins/sleep-wake/sleep-wake.js';
-import { testPluginContext } from '../support/plugin-context.js';
+import { type TestPluginContext, testPluginContext } from '../support/plugin-context.js';
 import { until } from '../support/waiting.js';
 
 const NS = 'default';
@@ -21,7 +20,7 @@ const NS = 'default';
 describe('sleep-wake plugin', function () {
   this.timeout(10_000);
 
-  let ctx: PluginContext;
+  let ctx: TestPluginContext;
   let controllers: Controller[];
   let plugins: LoadedPlugins;
   let cancels: { namespace: string; name: string; reason: string }[];
@@ -57,7 +56,7 @@ describe('sleep-wake plugin', function () {
     await plugins.teardown();
   });
 
-  const agents = (): PluginContext['registry']['agents'] => ctx.registry.agents;
+  const agents = (): TestPluginContext['registry']['agents'] => ctx.registry.agents;
   const get = (name: string): Promise<Agent> => agents().mustGet(NS, name);
   const asleep = async (name: string): Promise<string | undefined> => findCondition((await get(name)).status.conditions, ASLEEP)?.status;
   const settle = async (): Promise<void> => {

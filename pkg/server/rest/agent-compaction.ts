@@ -2,58 +2,61 @@
 // compaction (its `/compact` command), which summarises the conversation so far. It runs inside
 // the task, after the turn in progress, and is reported as a `context_compacted` event. With no
 // task running there is no session turn to compact after: 409, saying so.
+//
+// The request is stored on the agent, in order with the follow-ups (pkg/api/agent.ts, FollowUp),
+// and the agent controller hands it to the worker (pkg/controller/agent-reconciler.ts): pkg/server
+// reaches no worker itself, and every replica answers alike (docs/decisions.md "Steering through
+// the store").
 
-import { AGENT_KIND, type Agent, isBusy } from '../../api/agent.js';
+import { randomUUID } from 'node:crypto';
+import { AGENT_KIND, type Agent, isBusy, pendingFollowUps, requestFollowUp } from '../../api/agent.js';
 import { type CompactRequest, compactRequestSchema, type CompactResponse } from '../../api/agent-ops.js';
 import { ApiError, conflict, invalid } from '../../api/errors.js';
 import { validateSchema } from '../../api/validation.js';
-import type { Registry } from '../../registry/registry.js';
-import type { AgentRuntime } from '../../runtime/runtime.js';
+import { type Registry, REST_OWNER } from '../../registry/registry.js';
 import { waitForAgent } from './agent-wait.js';
 
 export class AgentCompaction {
   constructor(
     private readonly agents: Registry<Agent>,
-    private readonly runtime: Pick<AgentRuntime, 'status' | 'compact'>,
-    /** How long to wait for the task to reach its worker and for the worker's answer. */
+    /** How long to wait for the worker to take the request. */
     private readonly timeoutMs = 15_000,
-    /** Whether this replica runs the workers (see AgentService). */
-    private readonly leading: () => boolean = () => true,
   ) {}
 
   /** `body` is optional: without one (or `{}`) the engine summarises as it sees fit. */
   async compact(namespace: string, name: string, body: unknown): Promise<CompactResponse> {
     const causes = body === undefined ? [] : validateSchema(compactRequestSchema, body);
     if (causes.length) throw invalid('CompactRequest', name, causes);
-    const instructions = (body as CompactRequest | undefined)?.instructions?.trim() || undefined;
+    const instructions = (body as CompactRequest | undefined)?.instructions?.trim() ?? '';
     const agent = await this.agents.mustGet(namespace, name);
     const task = agent.spec.task;
     if (!isBusy(agent)) throw nothingRunning(name);
-    if (!this.leading()) {
-      throw new ApiError('ServiceUnavailable', 503, `this replica does not run agent "${name}"'s worker; send the compaction again (it reaches the leader's replica)`, {
+    const ended = (a: Agent | undefined): boolean => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress';
+    const id = randomUUID();
+    let stored = true;
+    const after = await this.agents.update(namespace, name, (a) => {
+      stored = !ended(a);
+      if (stored) requestFollowUp(a, { id, content: instructions, compact: true });
+    }, { owner: REST_OWNER });
+    if (!stored) throw nothingRunning(name, task);
+    const waiting = (a: Agent | undefined): boolean => !!a && a.spec.task === task && pendingFollowUps(a).some((f) => f.id === id);
+    const { agent: now, settled } = await waitForAgent(this.agents, { namespace, name }, (a) => !waiting(a), after, this.timeoutMs);
+    if (!settled) {
+      throw new ApiError('ServiceUnavailable', 503, `agent "${name}" is busy but its worker did not take the compaction in time; it stays queued for the task (do not send it again)`, {
         kind: AGENT_KIND,
         name,
         retryAfterSeconds: 1,
       });
     }
-    const ref = { namespace, name };
-    const ended = (a: Agent | undefined): boolean => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress';
-    // Assigned but not with its worker yet (the worker may be starting): wait for the hand-over.
-    if ((await this.runtime.status(ref)).runningTask !== task) {
-      await waitForAgent(this.agents, ref, (a) => ended(a) || a!.status.observedTask >= task, agent, this.timeoutMs);
-    }
-    const accepted = await this.runtime.compact(ref, task, instructions, this.timeoutMs);
-    if (accepted) {
-      return {
-        agent: name,
-        namespace,
-        task: String(task),
-        status: 'compacting',
-        message: `task ${task}'s session is compacted after its current turn; a context_compacted event follows`,
-      };
-    }
-    if (accepted === false || ended(await this.agents.get(namespace, name))) throw nothingRunning(name, task);
-    throw new ApiError('ServiceUnavailable', 503, `agent "${name}" is busy but its worker did not take the compaction; try again`, { kind: AGENT_KIND, name, retryAfterSeconds: 1 });
+    // Taken, or dropped with a task that ended first (then there is nothing left to compact).
+    if (ended(now)) throw nothingRunning(name, task);
+    return {
+      agent: name,
+      namespace,
+      task: String(task),
+      status: 'compacting',
+      message: `task ${task}'s session is compacted after its current turn; a context_compacted event follows`,
+    };
   }
 }
 

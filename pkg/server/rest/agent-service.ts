@@ -1,6 +1,8 @@
 // Agent operations behind the REST mirror (and the aggregated API): send a task (create or
 // assign), cancel, patch, delete, and read events. Rules live in the agent strategy; this layer
-// only composes registry writes and controller actions.
+// only composes registry writes. It reaches no worker: a cancel and a follow-up are requests
+// stored on the agent, which the agent controller hands over (pkg/controller/agent-reconciler.ts),
+// so every replica steers alike (docs/decisions.md "Steering through the store").
 
 import {
   AGENT_KIND,
@@ -24,7 +26,6 @@ import { explainPeerFields, PEER_AGENT_FIELDS } from '../../api/peer-fields.js';
 import type { EventLog } from '../../registry/event-log.js';
 import type { ReadCache } from '../../registry/cache/reads.js';
 import type { Registry } from '../../registry/registry.js';
-import type { AgentRuntime } from '../../runtime/runtime.js';
 import { streamOf } from '../../controller/agent-controller.js';
 import { watchAgentGone } from '../event-follow.js';
 import { REST_OWNER } from '../../registry/registry.js';
@@ -55,15 +56,9 @@ export class AgentService {
   constructor(
     private readonly agents: Registry<Agent>,
     private readonly events: EventLog,
-    private readonly runtime: AgentRuntime,
     private readonly wait: WaitOptions = { timeoutMs: 15_000 },
     /** Reads for get and list from the informer cache; storage without it. */
     private readonly reads?: ReadCache<Agent>,
-    /**
-     * Whether this replica runs the agents' workers (it leads; always without leader election).
-     * A follower stores a follow-up on the agent for the leader to hand over.
-     */
-    private readonly leading: () => boolean = () => true,
   ) {}
 
   /** POST /agents: creates the agent with its first task, or assigns a task to an idle one. */
@@ -72,10 +67,8 @@ export class AgentService {
     const req = body as AgentTaskRequest;
     if (causes.length) throw invalid(AGENT_KIND, typeof req?.name === 'string' ? req.name : undefined, causes);
     const namespace = req.namespace ?? DEFAULT_NAMESPACE;
+    // An agent being deleted takes no task: the strategy's rule (409), met by the assignment below.
     const existing = await this.agents.get(namespace, req.name);
-    if (existing?.metadata.deletionTimestamp) {
-      throw conflict(`agent "${req.name}" is being deleted; try again once it is gone`, { kind: AGENT_KIND, name: req.name });
-    }
     if (!existing) {
       try {
         // `lifecycle` is set in the create itself: on a new agent that means what a PATCH right after it would.
@@ -163,39 +156,13 @@ export class AgentService {
     throw lastError ?? conflict(`agent "${name}" kept starting and ending tasks; send the instructions again`, { kind: AGENT_KIND, name });
   }
 
-  /** Hands a follow-up to the agent's running task; undefined when that task has ended meanwhile. */
-  private async steer(agent: Agent, content: string): Promise<Agent | undefined> {
-    if (!this.leading()) return this.steerThroughLeader(agent, content);
-    const { namespace, name } = agent.metadata;
-    const task = agent.spec.task;
-    const settled = (a: Agent | undefined): boolean => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress';
-    const handedOver = async (): Promise<boolean> => (await this.runtime.status(agent.metadata)).runningTask === task;
-    // Assigned but not handed to the worker yet (it may be starting): wait for the hand-over,
-    // which the controller records (observedTask) right after the runtime took the task.
-    if (!(await handedOver())) await this.waitFor(namespace, name, (a) => settled(a) || a!.status.observedTask >= task, agent);
-    if (await handedOver()) {
-      const accepted = await this.runtime.steer(agent.metadata, task, content, this.wait.timeoutMs);
-      if (accepted) return this.agents.mustGet(namespace, name);
-      if (accepted === false) {
-        // The task ended just before: once that is recorded, the caller starts a new one.
-        await this.waitFor(namespace, name, settled, agent);
-        return undefined;
-      }
-    }
-    if (settled(await this.agents.get(namespace, name))) return undefined;
-    throw new ApiError('ServiceUnavailable', 503, `agent "${name}" is busy but its worker did not take the follow-up; try again`, {
-      kind: AGENT_KIND,
-      name,
-    });
-  }
-
   /**
-   * Steering on a replica that does not lead (several replicas): the follow-up is stored on the
-   * agent, as a cancel is, and the leader's controller hands it to the worker and removes it.
-   * Answers once it is taken; undefined when the task ended first without it (the caller then
-   * starts a new task with it, as on the leader).
+   * Hands a follow-up to the agent's running task: it is stored on the agent, as a cancel is, and
+   * the agent controller (on the leader, with several replicas) hands it to the worker and removes
+   * it. Answers once it is taken; undefined when the task ended first without it (the caller then
+   * starts a new task with it).
    */
-  private async steerThroughLeader(agent: Agent, content: string): Promise<Agent | undefined> {
+  private async steer(agent: Agent, content: string): Promise<Agent | undefined> {
     const { namespace, name } = agent.metadata;
     const task = agent.spec.task;
     const id = randomUUID();
@@ -209,7 +176,7 @@ export class AgentService {
     const waiting = (a: Agent | undefined): boolean => !!a && a.spec.task === task && pendingFollowUps(a).some((f) => f.id === id);
     const { agent: now, settled } = await this.waitFor(namespace, name, (a) => !waiting(a), after);
     if (!settled) {
-      throw new ApiError('ServiceUnavailable', 503, `agent "${name}" is busy but its worker did not take the follow-up in time; it stays queued for the task`, { kind: AGENT_KIND, name });
+      throw new ApiError('ServiceUnavailable', 503, `agent "${name}" is busy but its worker did not take the follow-up in time; it stays queued for the task (do not send it again)`, { kind: AGENT_KIND, name });
     }
     if (!ended(now)) return now;
     // Taken just before the task ended, or dropped with it: its user_message tells which.

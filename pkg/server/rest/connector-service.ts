@@ -24,7 +24,6 @@ import {
   type ConnectorCreateRequest,
   connectorCreateRequestSchema,
   type ConnectorResponse,
-  connectorRuleCauses,
   refineAuthTypeCauses,
   type ConnectorTool,
   toConnectorResponse,
@@ -75,7 +74,8 @@ export class ConnectorService {
     const req = body as ConnectorCreateRequest;
     const name = typeof req?.name === 'string' ? req.name : undefined;
     const causes = refineAuthTypeCauses(explainPeerFields(validateSchema(connectorCreateRequestSchema, body), PEER_CONNECTOR_FIELDS), req?.authType, '');
-    if (!causes.length) causes.push(...connectorRuleCauses(req));
+    // The rules across fields are the strategy's (pkg/registry/connector/strategy.ts), checked on
+    // the create below as for every writer; REST renders their fields without `spec.`.
     if (causes.length) throw invalid(CONNECTOR_KIND, name, causes);
     const namespace = req.namespace ?? DEFAULT_NAMESPACE;
     const obj: Connector = {

@@ -2,9 +2,9 @@
 // rules (the agent exists, is asleep, is in no other squad) are the SquadMembership admission
 // plugin's, applied to every writer alike.
 
-import { type Agent, AGENT_KIND, WORKER_READY } from '../../api/agent.js';
+import { type Agent, WORKER_READY } from '../../api/agent.js';
 import { isTrue } from '../../api/condition.js';
-import { ApiError, conflict, invalid } from '../../api/errors.js';
+import { ApiError, invalid } from '../../api/errors.js';
 import { DEFAULT_NAMESPACE } from '../../api/meta.js';
 import {
   memberName,
@@ -63,10 +63,9 @@ export class SquadService {
     const causes = [...validateSchema(squadMemberSchema, body), ...memberShapeCauses(body, '(body)', namespace)];
     if (causes.length) throw invalid('SquadMember', undefined, causes);
     const member = body as SquadMember;
-    const agent = memberName(member);
+    // A member listed twice is the strategy's rule (400, pkg/registry/squad/strategy.ts), as for
+    // every writer (docs/decisions.md "Each rule once").
     return this.squads.update(namespace, name, (s) => {
-      // Adding a member twice is a conflict with the state, not a malformed list.
-      if (memberNames(s).includes(agent)) throw conflict(`agent "${agent}" is already a member of squad "${name}"`, { kind: AGENT_KIND, name: agent });
       s.spec.members.push(member);
     }, { owner: REST_OWNER });
   }
