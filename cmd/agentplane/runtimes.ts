@@ -15,11 +15,9 @@ import { TemplateCatalog } from '../../pkg/runtime/kubernetes/template-catalog.j
 import { LocalRuntime, type LocalRuntimeOptions } from '../../pkg/runtime/local/local-runtime.js';
 import type { AgentRuntime, ModelCredentialIssuer } from '../../pkg/runtime/runtime.js';
 
-export type RuntimeKind = 'local' | 'kubernetes';
-/** Where pods' engines reach the model: a sidecar in each pod, or the server's proxy. */
-export type ModelProxyMode = 'sidecar' | 'server';
-export const MODEL_PROXY_MODES: readonly ModelProxyMode[] = ['sidecar', 'server'];
-export const RUNTIME_KINDS: readonly RuntimeKind[] = ['local', 'kubernetes'];
+import type { ModelProxyMode, RuntimeKind } from './runtime-kinds.js';
+
+export { MODEL_PROXY_MODES, type ModelProxyMode, RUNTIME_KINDS, type RuntimeKind } from './runtime-kinds.js';
 
 /** The Kubernetes runtime's settings (docs/kubernetes-runtime.md). */
 export interface PodOptions {

@@ -1,0 +1,47 @@
+// The reconcilers: agents and squads. Made here, started by the leader (leader.ts) once the
+// service is serving, so that they reconcile from synced caches.
+
+import { AgentController } from '../../pkg/controller/agent-controller.js';
+import { SquadController } from '../../pkg/controller/squad-controller.js';
+import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
+import type { EventLog } from '../../pkg/registry/event-log.js';
+import { defaultMaxWorkers } from '../../pkg/runtime/local/capacity.js';
+import type { AgentRuntime } from '../../pkg/runtime/runtime.js';
+import type { ModelSide } from './model.js';
+import type { Storage } from './storage.js';
+import type { Wiring } from './wiring.js';
+
+export interface Controllers {
+  agents: AgentController;
+  squads: SquadController;
+}
+
+export function wireControllers({ o, child, hooks, metrics, runtimeKind }: Wiring, s: Storage, events: EventLog, runtime: AgentRuntime, m: ModelSide): Controllers {
+  const agents = new AgentController({
+    agents: s.agents,
+    informers: s.informers,
+    events,
+    runtime,
+    hooks,
+    metrics,
+    logger: child('agent-controller'),
+    taskUsage: m.usageMeter,
+    ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
+    ...(runtimeKind === 'local' ? { maxWorkers: o.maxWorkers ?? defaultMaxWorkers() } : {}),
+  });
+  // The model proxy reports retries and failures into the agent's task.
+  m.controller.set(agents);
+  const squads = new SquadController({
+    squads: s.squads,
+    agents: s.agents,
+    informers: s.informers,
+    cancel: (ns, name, reason) => cancelRunningTask(s.agents, ns, name, reason),
+    logger: child('squad-controller'),
+  });
+  metrics.collectAgentsBy(async () => {
+    const counts: Record<string, number> = { Pending: 0, Running: 0, Sleeping: 0, Failed: 0 };
+    for (const a of s.informers.agents.list()) counts[a.status.status] = (counts[a.status.status] ?? 0) + 1;
+    return counts;
+  });
+  return { agents, squads };
+}

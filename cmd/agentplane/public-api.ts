@@ -1,0 +1,85 @@
+// The public listener's app: its filters in the order they must run (audit, then auth, then the
+// rate limit, all before any route) and the routes: the REST mirror, the aggregated API, the UI.
+
+import { createApp } from '../../pkg/server/app.js';
+import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
+import { type AuditPolicy, installAuditLog, openAuditSink, writesAnything } from '../../pkg/server/audit/index.js';
+import { ALWAYS_ALLOW_PATHS, BYPASS_PATHS, installAuthFilter } from '../../pkg/server/auth/filter.js';
+import { DEFAULT_RATE_LIMIT, installRateLimit } from '../../pkg/server/rate-limit.js';
+import { AgentCompaction } from '../../pkg/server/rest/agent-compaction.js';
+import { AgentCosts } from '../../pkg/server/rest/agent-costs.js';
+import { AgentService } from '../../pkg/server/rest/agent-service.js';
+import { SquadService } from '../../pkg/server/rest/squad-service.js';
+import { agentFileRoutes } from '../../pkg/server/routes/agent-files.js';
+import { agentOpRoutes } from '../../pkg/server/routes/agent-ops.js';
+import { agentStreamRoutes } from '../../pkg/server/routes/agent-stream.js';
+import { agentRoutes } from '../../pkg/server/routes/agents.js';
+import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
+import { secretRoutes } from '../../pkg/server/routes/secrets.js';
+import { squadRoutes } from '../../pkg/server/routes/squads.js';
+import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/system.js';
+import { uiRoutes } from '../../pkg/server/routes/ui.js';
+import { openWorkspaceFile, readWorkspacePath } from '../../pkg/runtime/local/workspace-files.js';
+import type { EventLog } from '../../pkg/registry/event-log.js';
+import type { ConnectorParts } from './connectors.js';
+import type { Home } from './homes.js';
+import type { BuiltRuntime } from './runtimes.js';
+import type { Storage } from './storage.js';
+import type { Wiring } from './wiring.js';
+
+export type App = Awaited<ReturnType<typeof createApp>>;
+
+export async function publicApi(w: Wiring, home: Home, auditPolicy: AuditPolicy, s: Storage, events: EventLog, built: BuiltRuntime, c: ConnectorParts): Promise<App> {
+  const { o, logger, metrics, child, manager } = w;
+  const { agents, informers, reads } = s;
+  const browserGuard = { checkHost: !o.kubernetes || !!o.allowedHosts?.length, allowedHosts: o.allowedHosts ?? [], bindHost: o.host };
+  const app = await createApp({ logger, metrics, browserGuard, ...(home.tls ? { tls: home.tls } : {}), ...(o.httpTimeouts ? { timeouts: o.httpTimeouts } : {}) });
+  if (o.audit && writesAnything(auditPolicy)) {
+    // Before the auth filter, so that refusals are audited too; stopped after the HTTP server
+    // (added to the manager before it), so the last responses' lines are flushed.
+    const sink = openAuditSink(o.audit.path, child('audit'));
+    manager.onStop('audit log', () => sink.close());
+    installAuditLog(app, { policy: auditPolicy, sink });
+  }
+  if (home.auth) {
+    // Before any route: hooks added later would not reach route plugins registered earlier.
+    installAuthFilter(app, { ...home.auth, agentExists: async (ns, name) => !!(await agents.get(ns, name)) });
+  }
+  // After the auth filter (the bucket is the user's), before any route.
+  installRateLimit(app, {
+    requestsPerSecond: o.rateLimit ?? (home.auth ? DEFAULT_RATE_LIMIT : 0),
+    ...(o.rateLimitBurst !== undefined ? { burst: o.rateLimitBurst } : {}),
+    exemptPaths: [...ALWAYS_ALLOW_PATHS, ...BYPASS_PATHS],
+  });
+  // Not ready until the caches have listed, nor while the event store cannot be reached.
+  const readiness: ReadinessCheck[] = [
+    {
+      name: 'informers',
+      check: async () => {
+        const waiting = Object.entries(informers).filter(([, i]) => !i.hasSynced()).map(([n]) => n);
+        if (waiting.length) throw new Error(`caches not synced yet: ${waiting.join(', ')}`);
+      },
+    },
+    { name: 'event store', check: () => events.ping() },
+  ];
+  const service = new AgentService(agents, events, undefined, reads.agents);
+  await app.register(systemRoutes(metrics, readiness));
+  await app.register(agentRoutes(service));
+  const compaction = new AgentCompaction(agents);
+  const costs = new AgentCosts(agents, events);
+  await app.register(agentOpRoutes(compaction, costs));
+  await app.register(agentStreamRoutes(service, events, metrics, o.wsClientsPerAgent !== undefined ? { maxClientsPerAgent: o.wsClientsPerAgent } : {}));
+  const local = built.local;
+  await app.register(
+    agentFileRoutes(
+      service,
+      local ? { read: (ref, path) => readWorkspacePath(local.workspace(ref), path), download: (ref, path) => openWorkspaceFile(local.workspace(ref), path) } : undefined,
+    ),
+  );
+  await app.register(uiRoutes());
+  await app.register(squadRoutes(new SquadService(s.squads, agents, reads.squads)));
+  await app.register(connectorRoutes(c.connectors));
+  await app.register(secretRoutes(c.secrets));
+  await app.register(aggregatedApiRoutes({ agents, squads: s.squads, connectors: s.connectors, agentService: service, compaction, costs, events, reads }));
+  return app;
+}

@@ -1,0 +1,62 @@
+// Storage: one admission chain for every registry (the rules across objects, for every writer),
+// the registries over the home's stores, and the shared informers that controllers, admission and
+// the APIs' reads use. The informers are the first runnable that starts.
+
+import type { Agent } from '../../pkg/api/agent.js';
+import type { Connector } from '../../pkg/api/connector.js';
+import type { Squad } from '../../pkg/api/squad.js';
+import { AdmissionChain } from '../../pkg/registry/admission/admission.js';
+import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
+import { Informer } from '../../pkg/registry/cache/informer.js';
+import { ReadCache } from '../../pkg/registry/cache/reads.js';
+import { WatermarkedStore } from '../../pkg/registry/cache/watermark.js';
+import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
+import { Registry } from '../../pkg/registry/registry.js';
+import { indexMembership } from '../../pkg/registry/squad/membership.js';
+import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
+import type { Home } from './homes.js';
+import type { Wiring } from './wiring.js';
+
+export interface Storage {
+  admission: AdmissionChain;
+  agents: Registry<Agent>;
+  squads: Registry<Squad>;
+  connectors: Registry<Connector>;
+  informers: { agents: Informer<Agent>; squads: Informer<Squad>; connectors: Informer<Connector> };
+  reads: { agents: ReadCache<Agent>; squads: ReadCache<Squad>; connectors: ReadCache<Connector> };
+}
+
+export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home): Storage {
+  const admission = new AdmissionChain();
+  // Each store notes the newest write it acknowledged: consistent reads from the caches wait for it.
+  const stores = {
+    agents: new WatermarkedStore(home.state.store<Agent>('Agent')),
+    squads: new WatermarkedStore(home.state.store<Squad>('Squad')),
+    connectors: new WatermarkedStore(home.state.store<Connector>('Connector')),
+  };
+  // kube-controller-manager's garbage collector serves the cluster home only (propagationPolicy).
+  const regOpts = { garbageCollector: !!o.kubernetes };
+  const agents = new Registry<Agent>(stores.agents, agentStrategy, admission, regOpts);
+  const squads = new Registry<Squad>(stores.squads, squadStrategy, admission, regOpts);
+  const connectors = new Registry<Connector>(stores.connectors, connectorStrategy, admission, regOpts);
+  const informers = {
+    agents: new Informer(agents, child('informer')),
+    squads: new Informer(squads, child('informer')),
+    connectors: new Informer(connectors, child('informer')),
+  };
+  // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
+  // several replicas (leader election) the others write too: consistent reads go to storage.
+  const readOpts = (kind: string, written: () => number) => ({ written, otherWriters: !!o.leaderElection, onRead: (source: string) => metrics.apiReads.inc({ kind, source }) });
+  const reads = {
+    agents: new ReadCache(informers.agents, agents, readOpts('Agent', () => stores.agents.written())),
+    squads: new ReadCache(informers.squads, squads, readOpts('Squad', () => stores.squads.written())),
+    connectors: new ReadCache(informers.connectors, connectors, readOpts('Connector', () => stores.connectors.written())),
+  };
+  indexMembership(informers.agents, informers.squads);
+  manager.add({
+    name: 'informers',
+    start: async () => void (await Promise.all(Object.values(informers).map((i) => i.start()))),
+    stop: () => Object.values(informers).forEach((i) => i.stop()),
+  });
+  return { admission, agents, squads, connectors, informers, reads };
+}
