@@ -83,6 +83,43 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
 }
 
 export async function createServedApp(opts: AppOptions): Promise<App> {
+  const app = newFastify(opts);
+  const routes = new RouteTable();
+  routes.track(app);
+  installBodyParsers(app);
+  await app.register(websocket, { options: { maxPayload: BODY_LIMIT, handleProtocols: selectWebSocketProtocol } });
+
+  app.addHook('onRequest', async (req, reply) => {
+    if (Buffer.byteLength(req.url) > MAX_URL_LENGTH) return sendError(req, reply, uriTooLong());
+    // HTTP/1's parser enforces the header limit itself; HTTP/2's (nghttp2) refuses only past 64 KiB.
+    if (req.raw.httpVersionMajor === 2 && headerBytes(req.raw.rawHeaders) > MAX_HEADER_SIZE) {
+      return sendError(req, reply, new ApiError('RequestHeaderFieldsTooLarge', 431, `request headers are larger than the limit of ${MAX_HEADER_SIZE} bytes`));
+    }
+    return undefined;
+  });
+  // Before authentication and routes: a rebound Host or a cross-site request gets nothing else.
+  if (opts.browserGuard) installBrowserGuard(app, opts.browserGuard);
+
+  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+    const apiErr = toApiError(err);
+    if (apiErr.code >= 500) req.log.error({ err }, apiErr.code === 503 ? apiErr.message : 'request failed');
+    const retry = apiErr.details.retryAfterSeconds;
+    if (typeof retry === 'number') void reply.header('retry-after', String(retry));
+    void reply.status(apiErr.code).send(toRestBody(apiErr));
+  });
+  installNotFound(app, routes);
+
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    opts.metrics.httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });
+    opts.metrics.httpDuration.observe({ route, method: req.method }, reply.elapsedTime / 1000);
+  });
+
+  return { app, routes };
+}
+
+/** The fastify instance with the listener's limits and timeouts: plain HTTP, or TLS with HTTP/2 and HTTP/1.1. */
+function newFastify(opts: AppOptions): FastifyInstance {
   const timeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...opts.timeouts };
   const common = {
     loggerInstance: componentLogger(opts.logger, 'http'),
@@ -151,32 +188,11 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
   app.server.on('request', (req: { socket?: Socket; httpVersionMajor?: number }, res: { on(e: 'finish', f: () => void): void }) => {
     if (req.httpVersionMajor === 1) res.on('finish', () => requestFinished(req.socket));
   });
+  return app;
+}
 
-  const routes = new RouteTable();
-  routes.track(app);
-  installBodyParsers(app);
-  await app.register(websocket, { options: { maxPayload: BODY_LIMIT, handleProtocols: selectWebSocketProtocol } });
-
-  app.addHook('onRequest', async (req, reply) => {
-    if (Buffer.byteLength(req.url) > MAX_URL_LENGTH) return sendError(req, reply, uriTooLong());
-    // HTTP/1's parser enforces the header limit itself; HTTP/2's (nghttp2) refuses only past 64 KiB.
-    if (req.raw.httpVersionMajor === 2 && headerBytes(req.raw.rawHeaders) > MAX_HEADER_SIZE) {
-      return sendError(req, reply, new ApiError('RequestHeaderFieldsTooLarge', 431, `request headers are larger than the limit of ${MAX_HEADER_SIZE} bytes`));
-    }
-    return undefined;
-  });
-  // Before authentication and routes: a rebound Host or a cross-site request gets nothing else.
-  if (opts.browserGuard) installBrowserGuard(app, opts.browserGuard);
-
-  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
-    const apiErr = toApiError(err);
-    if (apiErr.code >= 500) req.log.error({ err }, apiErr.code === 503 ? apiErr.message : 'request failed');
-    const retry = apiErr.details.retryAfterSeconds;
-    if (typeof retry === 'number') void reply.header('retry-after', String(retry));
-    void reply.status(apiErr.code).send(toRestBody(apiErr));
-  });
-
-  /** No route: 405 with `Allow` when the path exists under other methods, else 404. */
+/** No route: 405 with `Allow` when the path exists under other methods, else 404. */
+function installNotFound(app: FastifyInstance, routes: RouteTable): void {
   const unmatched = (req: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const path = req.url.split('?')[0]!;
     const allowed = routes.methodsFor(path);
@@ -198,14 +214,6 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
   app.setNotFoundHandler((req, reply) => {
     void unmatched(req, reply);
   });
-
-  app.addHook('onResponse', async (req, reply) => {
-    const route = req.routeOptions.url ?? 'unmatched';
-    opts.metrics.httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });
-    opts.metrics.httpDuration.observe({ route, method: req.method }, reply.elapsedTime / 1000);
-  });
-
-  return { app, routes };
 }
 
 /** Maps fastify's own errors (parsing, limits) to the API's reasons. */

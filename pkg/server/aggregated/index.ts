@@ -46,142 +46,155 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
   let docs: { v2: SerializedDoc; v3: SerializedDoc } | undefined;
   const openapi = () => (docs ??= { v2: serialize(openApiV2(resources)), v3: serialize(openApiV3(resources)) });
   const watchOpts = deps.watch?.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: deps.watch.bookmarkIntervalMs } : {};
+  const resourceOf = (plural: string): ResourceDef => {
+    const def = byPlural.get(plural);
+    if (!def) throw unknownPath();
+    return def;
+  };
 
   return async (app: FastifyInstance): Promise<void> => {
-    app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
-      const apiErr =
-        !isApiError(err) && err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? unsupportedMediaType(req.headers['content-type'] ?? '') : toApiError(err);
-      if (apiErr.code >= 500) req.log.error({ err }, apiErr.code === 503 ? apiErr.message : 'request failed');
-      const status = statusOf(apiErr, resources);
-      void reply.status(status.code).type('application/json').send(status);
-    });
-
-    // JSON bodies may be empty (a DELETE without DeleteOptions; app-wide, see ../body.ts); patch
-    // types parse as JSON, an apply configuration stays text for the YAML parser.
-    const parseJson = lenientJson(app.getDefaultJsonParser('error', 'ignore'));
-    const jsonPatchTypes = Object.entries(PATCH_CONTENT_TYPES)
-      .filter(([, t]) => t !== 'apply')
-      .map(([ct]) => ct);
-    app.addContentTypeParser(jsonPatchTypes, { parseAs: 'string' }, parseJson);
-    app.addContentTypeParser(['application/apply-patch+yaml', 'application/yaml'], { parseAs: 'string' }, (_req, body, done) => done(null, String(body)));
-
-    // A method no route here serves (QUERY, say): 405 before body parsing, which would refuse
-    // a bodiless one for its missing Content-Type (400) first.
-    app.addHook('onRequest', async (req, reply) => {
-      if (!KNOWN_METHODS.has(req.method)) throw methodNotAllowed(req, reply, allowedFor(req.url.split('?')[0]!));
-    });
-
-    // ---- discovery and OpenAPI ------------------------------------------------------------
-    for (const slash of ['', '/']) {
-      app.get(`/apis${slash}`, async () => apiGroupList());
-      app.get(`/apis/${GROUP}${slash}`, async () => apiGroup());
-      app.get(`${BASE}${slash}`, async () => apiResourceList(resources));
-    }
-    app.get('/openapi/v2', async (req, reply) => sendDoc(req, reply, openapi().v2, false));
-    app.get('/openapi/v3', async () => openApiV3Index(openapi().v3));
-    app.get(`/openapi/v3/${V3_GROUP_VERSION_PATH}`, async (req, reply) => sendDoc(req, reply, openapi().v3, true));
-
-    // ---- resources ------------------------------------------------------------------------
-    const resourceOf = (plural: string): ResourceDef => {
-      const def = byPlural.get(plural);
-      if (!def) throw unknownPath();
-      return def;
-    };
-    const verbRequest = (req: FastifyRequest, p: Params): VerbRequest => {
-      if (req.body instanceof UnparsedBody && (req.body.text.trim() !== '' || req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH')) {
-        throw unsupportedMediaType(req.body.contentType, `application/json, or for PATCH one of ${Object.keys(PATCH_CONTENT_TYPES).join(', ')}`);
-      }
-      return {
-      def: resourceOf(p.resource),
-      ...(p.namespace !== undefined ? { namespace: p.namespace } : {}),
-      ...(p.name !== undefined ? { name: p.name } : {}),
-      query: req.query as Query,
-      ...(req.headers.accept ? { accept: req.headers.accept } : {}),
-      ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}),
-      ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
-      body: req.body instanceof UnparsedBody ? undefined : req.body,
-      };
-    };
-    const isWatch = (req: FastifyRequest): boolean => boolParam(req.query as Query, 'watch') === true;
-
-    const watch = async (req: FastifyRequest, reply: FastifyReply, p: Params): Promise<void> => {
-      const r = verbRequest(req, p);
-      const run = prepareWatch({ def: r.def, namespace: r.namespace, name: r.name, query: r.query, accept: r.accept }, watchOpts);
-      await stream(reply, 'application/json', run);
-    };
-
-    // All namespaces: list and watch only.
-    app.all<{ Params: Params }>(`${BASE}/:resource`, async (req, reply) => {
-      const p = req.params;
-      resourceOf(p.resource);
-      if (req.method !== 'GET') throw methodNotAllowed(req, reply, ['GET']);
-      if (isWatch(req)) return watch(req, reply, p);
-      return send(reply, await listVerb(verbRequest(req, p)));
-    });
-
-    app.all<{ Params: Params }>(`${BASE}/namespaces/:namespace/:resource`, async (req, reply) => {
-      const p = req.params;
-      const r = verbRequest(req, p);
-      switch (req.method) {
-        case 'GET':
-          if (isWatch(req)) return watch(req, reply, p);
-          return send(reply, await listVerb(r));
-        case 'POST':
-          return send(reply, await createVerb(r));
-        case 'DELETE':
-          return send(reply, await deleteCollectionVerb(r));
-        default:
-          throw methodNotAllowed(req, reply, ['GET', 'POST', 'DELETE']);
-      }
-    });
-
-    app.all<{ Params: Params }>(`${BASE}/namespaces/:namespace/:resource/:name`, async (req, reply) => {
-      const r = verbRequest(req, req.params);
-      switch (req.method) {
-        case 'GET':
-          return send(reply, await getVerb(r));
-        case 'PUT':
-          return send(reply, await updateVerb(r));
-        case 'PATCH':
-          return send(reply, await patchVerb(r));
-        case 'DELETE':
-          return send(reply, await deleteVerb(r));
-        default:
-          throw methodNotAllowed(req, reply, ['GET', 'PUT', 'PATCH', 'DELETE']);
-      }
-    });
-
-    app.all<{ Params: Required<Params> }>(`${BASE}/namespaces/:namespace/:resource/:name/:subresource`, async (req, reply) => {
-      const { namespace, resource, name, subresource } = req.params;
-      const def = resourceOf(resource);
-      const sub = def.subresources.find((s) => s.name === subresource);
-      if (!sub) throw unknownPath();
-      const q = req.query as Query;
-      if (subresource === 'events' && req.method === 'GET') return send(reply, { code: 200, body: await agentEvents(deps, namespace, name, q) });
-      if (subresource === 'cancel' && req.method === 'POST') return send(reply, await cancelAgent(deps, namespace, name));
-      if (subresource === 'compact' && req.method === 'POST') return send(reply, { code: 200, body: await compactAgent(deps, namespace, name, req.body) });
-      if (subresource === 'cost' && req.method === 'GET') return send(reply, { code: 200, body: await agentCost(deps, namespace, name, q) });
-      if (subresource === 'log' && req.method === 'GET') {
-        const run = await prepareAgentLog(deps, namespace, name, q);
-        return stream(reply, 'text/plain; charset=utf-8', run);
-      }
-      throw methodNotAllowed(req, reply, [POST_SUBRESOURCES.has(subresource) ? 'POST' : 'GET']);
-    });
-
-    // The deprecated /watch/ paths.
-    const watchOnly = async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply): Promise<void> => {
-      resourceOf(req.params.resource);
-      if (req.method !== 'GET') throw methodNotAllowed(req, reply, ['GET']);
-      return watch(req, reply, req.params);
-    };
-    app.all(`${BASE}/watch/:resource`, watchOnly);
-    app.all(`${BASE}/watch/namespaces/:namespace/:resource`, watchOnly);
-    app.all(`${BASE}/watch/namespaces/:namespace/:resource/:name`, watchOnly);
-
+    installProtocol(app, resources);
+    discoveryRoutes(app, resources, openapi);
+    resourceRoutes(app, resourceOf, watchOpts);
+    subresourceRoutes(app, deps, resourceOf);
     app.all('/apis/*', async () => {
       throw unknownPath();
     });
   };
+}
+
+/** Errors as metav1.Status, the body parsers of JSON and patch types, 405 for unknown methods. */
+function installProtocol(app: FastifyInstance, resources: ResourceDef[]): void {
+  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+    const apiErr = !isApiError(err) && err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? unsupportedMediaType(req.headers['content-type'] ?? '') : toApiError(err);
+    if (apiErr.code >= 500) req.log.error({ err }, apiErr.code === 503 ? apiErr.message : 'request failed');
+    const status = statusOf(apiErr, resources);
+    void reply.status(status.code).type('application/json').send(status);
+  });
+
+  // JSON bodies may be empty (a DELETE without DeleteOptions; app-wide, see ../body.ts); patch
+  // types parse as JSON, an apply configuration stays text for the YAML parser.
+  const parseJson = lenientJson(app.getDefaultJsonParser('error', 'ignore'));
+  const jsonPatchTypes = Object.entries(PATCH_CONTENT_TYPES)
+    .filter(([, t]) => t !== 'apply')
+    .map(([ct]) => ct);
+  app.addContentTypeParser(jsonPatchTypes, { parseAs: 'string' }, parseJson);
+  app.addContentTypeParser(['application/apply-patch+yaml', 'application/yaml'], { parseAs: 'string' }, (_req, body, done) => done(null, String(body)));
+
+  // A method no route here serves (QUERY, say): 405 before body parsing, which would refuse
+  // a bodiless one for its missing Content-Type (400) first.
+  app.addHook('onRequest', async (req, reply) => {
+    if (!KNOWN_METHODS.has(req.method)) throw methodNotAllowed(req, reply, allowedFor(req.url.split('?')[0]!));
+  });
+}
+
+function discoveryRoutes(app: FastifyInstance, resources: ResourceDef[], openapi: () => { v2: SerializedDoc; v3: SerializedDoc }): void {
+  for (const slash of ['', '/']) {
+    app.get(`/apis${slash}`, async () => apiGroupList());
+    app.get(`/apis/${GROUP}${slash}`, async () => apiGroup());
+    app.get(`${BASE}${slash}`, async () => apiResourceList(resources));
+  }
+  app.get('/openapi/v2', async (req, reply) => sendDoc(req, reply, openapi().v2, false));
+  app.get('/openapi/v3', async () => openApiV3Index(openapi().v3));
+  app.get(`/openapi/v3/${V3_GROUP_VERSION_PATH}`, async (req, reply) => sendDoc(req, reply, openapi().v3, true));
+}
+
+/** What a verb needs of a request; a body of a type no parser took is a 415. */
+function verbRequest(req: FastifyRequest, p: Params, resourceOf: (plural: string) => ResourceDef): VerbRequest {
+  if (req.body instanceof UnparsedBody && (req.body.text.trim() !== '' || req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH')) {
+    throw unsupportedMediaType(req.body.contentType, `application/json, or for PATCH one of ${Object.keys(PATCH_CONTENT_TYPES).join(', ')}`);
+  }
+  return {
+    def: resourceOf(p.resource),
+    ...(p.namespace !== undefined ? { namespace: p.namespace } : {}),
+    ...(p.name !== undefined ? { name: p.name } : {}),
+    query: req.query as Query,
+    ...(req.headers.accept ? { accept: req.headers.accept } : {}),
+    ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}),
+    ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
+    body: req.body instanceof UnparsedBody ? undefined : req.body,
+  };
+}
+
+/** The verbs on collections and objects, and watches (also on the deprecated /watch/ paths). */
+function resourceRoutes(app: FastifyInstance, resourceOf: (plural: string) => ResourceDef, watchOpts: { bookmarkIntervalMs?: number }): void {
+  const isWatch = (req: FastifyRequest): boolean => boolParam(req.query as Query, 'watch') === true;
+  const watch = async (req: FastifyRequest, reply: FastifyReply, p: Params): Promise<void> => {
+    const r = verbRequest(req, p, resourceOf);
+    const run = prepareWatch({ def: r.def, namespace: r.namespace, name: r.name, query: r.query, accept: r.accept }, watchOpts);
+    await stream(reply, 'application/json', run);
+  };
+
+  // All namespaces: list and watch only.
+  app.all<{ Params: Params }>(`${BASE}/:resource`, async (req, reply) => {
+    const p = req.params;
+    resourceOf(p.resource);
+    if (req.method !== 'GET') throw methodNotAllowed(req, reply, ['GET']);
+    if (isWatch(req)) return watch(req, reply, p);
+    return send(reply, await listVerb(verbRequest(req, p, resourceOf)));
+  });
+
+  app.all<{ Params: Params }>(`${BASE}/namespaces/:namespace/:resource`, async (req, reply) => {
+    const p = req.params;
+    const r = verbRequest(req, p, resourceOf);
+    switch (req.method) {
+      case 'GET':
+        if (isWatch(req)) return watch(req, reply, p);
+        return send(reply, await listVerb(r));
+      case 'POST':
+        return send(reply, await createVerb(r));
+      case 'DELETE':
+        return send(reply, await deleteCollectionVerb(r));
+      default:
+        throw methodNotAllowed(req, reply, ['GET', 'POST', 'DELETE']);
+    }
+  });
+
+  app.all<{ Params: Params }>(`${BASE}/namespaces/:namespace/:resource/:name`, async (req, reply) => {
+    const r = verbRequest(req, req.params, resourceOf);
+    switch (req.method) {
+      case 'GET':
+        return send(reply, await getVerb(r));
+      case 'PUT':
+        return send(reply, await updateVerb(r));
+      case 'PATCH':
+        return send(reply, await patchVerb(r));
+      case 'DELETE':
+        return send(reply, await deleteVerb(r));
+      default:
+        throw methodNotAllowed(req, reply, ['GET', 'PUT', 'PATCH', 'DELETE']);
+    }
+  });
+
+  // The deprecated /watch/ paths.
+  const watchOnly = async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply): Promise<void> => {
+    resourceOf(req.params.resource);
+    if (req.method !== 'GET') throw methodNotAllowed(req, reply, ['GET']);
+    return watch(req, reply, req.params);
+  };
+  app.all(`${BASE}/watch/:resource`, watchOnly);
+  app.all(`${BASE}/watch/namespaces/:namespace/:resource`, watchOnly);
+  app.all(`${BASE}/watch/namespaces/:namespace/:resource/:name`, watchOnly);
+}
+
+/** agents/<name>/events, /cancel, /compact, /cost and /log. */
+function subresourceRoutes(app: FastifyInstance, deps: AggregatedApiDeps, resourceOf: (plural: string) => ResourceDef): void {
+  app.all<{ Params: Required<Params> }>(`${BASE}/namespaces/:namespace/:resource/:name/:subresource`, async (req, reply) => {
+    const { namespace, resource, name, subresource } = req.params;
+    const def = resourceOf(resource);
+    const sub = def.subresources.find((s) => s.name === subresource);
+    if (!sub) throw unknownPath();
+    const q = req.query as Query;
+    if (subresource === 'events' && req.method === 'GET') return send(reply, { code: 200, body: await agentEvents(deps, namespace, name, q) });
+    if (subresource === 'cancel' && req.method === 'POST') return send(reply, await cancelAgent(deps, namespace, name));
+    if (subresource === 'compact' && req.method === 'POST') return send(reply, { code: 200, body: await compactAgent(deps, namespace, name, req.body) });
+    if (subresource === 'cost' && req.method === 'GET') return send(reply, { code: 200, body: await agentCost(deps, namespace, name, q) });
+    if (subresource === 'log' && req.method === 'GET') {
+      const run = await prepareAgentLog(deps, namespace, name, q);
+      return stream(reply, 'text/plain; charset=utf-8', run);
+    }
+    throw methodNotAllowed(req, reply, [POST_SUBRESOURCES.has(subresource) ? 'POST' : 'GET']);
+  });
 }
 
 function send(reply: FastifyReply, res: VerbResponse): FastifyReply {

@@ -43,6 +43,14 @@ type EventType = WatchEvent<StoredObject>['type'] | 'BOOKMARK' | 'ERROR';
 
 /** Validates the request; the returned function streams the watch into a sink. */
 export function prepareWatch(r: WatchRequest, opts: { bookmarkIntervalMs?: number } = {}): (sink: WatchSink) => Promise<void> {
+  const o = watchOptions(r, opts);
+  return (sink) => runWatch(r, o, sink);
+}
+
+type WatchOptions = ReturnType<typeof watchOptions>;
+
+/** The request's watch options, checked as kube-apiserver checks them. */
+function watchOptions(r: WatchRequest, opts: { bookmarkIntervalMs?: number }) {
   const { def, query: q, namespace } = r;
   const target = negotiate(r.accept, ['Table', 'PartialObjectMetadata', 'PartialObjectMetadataList']);
   const inc = includeObject(q);
@@ -64,99 +72,103 @@ export function prepareWatch(r: WatchRequest, opts: { bookmarkIntervalMs?: numbe
   }
   const initial = sendInitial ?? (rv === '' || rv === '0');
   const bookmarkMs = opts.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS;
+  return { target, inc, sel, rv, bookmarks, timeoutSeconds, sendInitial, initial, bookmarkMs };
+}
 
-  return async (sink) => {
-    let closed = false;
-    let first = true;
-    let lastRv = rv;
-    let unsubscribe: (() => void) | undefined;
-    const timers: NodeJS.Timeout[] = [];
-    const stop = (): void => {
-      closed = true;
-      unsubscribe?.();
-      timers.forEach((t) => clearInterval(t));
-    };
-    const finish = (): void => {
-      if (closed) return;
-      stop();
-      sink.end();
-    };
-    sink.onClose(stop);
-
-    const write = (type: EventType, object: unknown): void => {
-      if (!closed) sink.write(`${JSON.stringify({ type, object })}\n`);
-    };
-    const render = (obj: StoredObject): unknown => {
-      if (target.as === 'Table') {
-        const t = table(def, [obj], { version: target.version, includeObject: inc, noHeaders: !first });
-        first = false;
-        return t;
-      }
-      return target.as === 'object' ? obj : partialObject(obj, target.version);
-    };
-    const bookmark = (annotations?: Record<string, string>): void => {
-      const metadata = { resourceVersion: lastRv, ...(annotations ? { annotations } : {}) };
-      if (target.as === 'Table') write('BOOKMARK', { kind: 'Table', apiVersion: `meta.k8s.io/${target.version}`, metadata, columnDefinitions: [], rows: [] });
-      else if (target.as === 'object') write('BOOKMARK', { kind: def.kind, apiVersion: API_VERSION, metadata });
-      else write('BOOKMARK', { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${target.version}`, metadata });
-    };
-    const fail = (err: unknown): void => {
-      write('ERROR', toStatus(isApiError(err) ? err : internalError(), GROUP));
-      finish();
-    };
-
-    // What the client holds, to turn selector transitions into ADDED/DELETED. Only exact when
-    // the stream began with the initial state; after a resume the earlier state is unknown.
-    const known = new Set<string>();
-    const key = (o: StoredObject): string => `${o.metadata.namespace}/${o.metadata.name}`;
-    let knownExact = false;
-    const onEvent = (ev: WatchEvent<StoredObject>): void => {
-      const obj = ev.object;
-      lastRv = obj.metadata.resourceVersion || lastRv;
-      const k = key(obj);
-      const had = known.has(k);
-      const now = ev.type !== 'DELETED' && sel.matches(obj);
-      if (ev.type === 'DELETED') {
-        if (had || sel.matches(obj)) write('DELETED', render(obj));
-        known.delete(k);
-      } else if (now) {
-        known.add(k);
-        write(ev.type === 'ADDED' || (knownExact && !had) ? 'ADDED' : 'MODIFIED', render(obj));
-      } else if (had) {
-        known.delete(k);
-        write('DELETED', render(obj));
-      }
-    };
-
-    try {
-      let from = rv;
-      if (initial || rv === '') {
-        const list = await def.registry.list(namespace !== undefined ? { namespace } : {});
-        if (closed) return;
-        from = lastRv = list.resourceVersion;
-        knownExact = true;
-        if (initial) {
-          for (const obj of list.items) {
-            if (!sel.matches(obj)) continue;
-            known.add(key(obj));
-            write('ADDED', render(obj));
-          }
-        }
-        if (sendInitial === true && bookmarks) bookmark({ [INITIAL_EVENTS_END]: 'true' });
-      }
-      unsubscribe = def.registry.watch(onEvent, { resourceVersion: from, onError: (err: ApiError) => fail(err) });
-      if (closed) unsubscribe();
-    } catch (err) {
-      fail(err);
-      return;
-    }
-
-    if (bookmarks) timers.push(setInterval(() => bookmark(), bookmarkMs).unref());
-    timers.push(
-      setTimeout(() => {
-        if (bookmarks) bookmark();
-        finish();
-      }, timeoutSeconds * 1000).unref(),
-    );
+/** Streams the watch: the initial state when asked, then the store's events, bookmarks, the timeout. */
+async function runWatch(r: WatchRequest, o: WatchOptions, sink: WatchSink): Promise<void> {
+  const { def, namespace } = r;
+  const { target, inc, sel, rv, bookmarks, timeoutSeconds, sendInitial, initial, bookmarkMs } = o;
+  let closed = false;
+  let first = true;
+  let lastRv = rv;
+  let unsubscribe: (() => void) | undefined;
+  const timers: NodeJS.Timeout[] = [];
+  const stop = (): void => {
+    closed = true;
+    unsubscribe?.();
+    timers.forEach((t) => clearInterval(t));
   };
+  const finish = (): void => {
+    if (closed) return;
+    stop();
+    sink.end();
+  };
+  sink.onClose(stop);
+
+  const write = (type: EventType, object: unknown): void => {
+    if (!closed) sink.write(`${JSON.stringify({ type, object })}\n`);
+  };
+  const render = (obj: StoredObject): unknown => {
+    if (target.as === 'Table') {
+      const t = table(def, [obj], { version: target.version, includeObject: inc, noHeaders: !first });
+      first = false;
+      return t;
+    }
+    return target.as === 'object' ? obj : partialObject(obj, target.version);
+  };
+  const bookmark = (annotations?: Record<string, string>): void => {
+    const metadata = { resourceVersion: lastRv, ...(annotations ? { annotations } : {}) };
+    if (target.as === 'Table') write('BOOKMARK', { kind: 'Table', apiVersion: `meta.k8s.io/${target.version}`, metadata, columnDefinitions: [], rows: [] });
+    else if (target.as === 'object') write('BOOKMARK', { kind: def.kind, apiVersion: API_VERSION, metadata });
+    else write('BOOKMARK', { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${target.version}`, metadata });
+  };
+  const fail = (err: unknown): void => {
+    write('ERROR', toStatus(isApiError(err) ? err : internalError(), GROUP));
+    finish();
+  };
+
+  // What the client holds, to turn selector transitions into ADDED/DELETED. Only exact when
+  // the stream began with the initial state; after a resume the earlier state is unknown.
+  const known = new Set<string>();
+  const key = (o: StoredObject): string => `${o.metadata.namespace}/${o.metadata.name}`;
+  let knownExact = false;
+  const onEvent = (ev: WatchEvent<StoredObject>): void => {
+    const obj = ev.object;
+    lastRv = obj.metadata.resourceVersion || lastRv;
+    const k = key(obj);
+    const had = known.has(k);
+    const now = ev.type !== 'DELETED' && sel.matches(obj);
+    if (ev.type === 'DELETED') {
+      if (had || sel.matches(obj)) write('DELETED', render(obj));
+      known.delete(k);
+    } else if (now) {
+      known.add(k);
+      write(ev.type === 'ADDED' || (knownExact && !had) ? 'ADDED' : 'MODIFIED', render(obj));
+    } else if (had) {
+      known.delete(k);
+      write('DELETED', render(obj));
+    }
+  };
+
+  try {
+    let from = rv;
+    if (initial || rv === '') {
+      const list = await def.registry.list(namespace !== undefined ? { namespace } : {});
+      if (closed) return;
+      from = lastRv = list.resourceVersion;
+      knownExact = true;
+      if (initial) {
+        for (const obj of list.items) {
+          if (!sel.matches(obj)) continue;
+          known.add(key(obj));
+          write('ADDED', render(obj));
+        }
+      }
+      if (sendInitial === true && bookmarks) bookmark({ [INITIAL_EVENTS_END]: 'true' });
+    }
+    unsubscribe = def.registry.watch(onEvent, { resourceVersion: from, onError: (err: ApiError) => fail(err) });
+    if (closed) unsubscribe();
+  } catch (err) {
+    fail(err);
+    return;
+  }
+
+  if (bookmarks) timers.push(setInterval(() => bookmark(), bookmarkMs).unref());
+  timers.push(
+    setTimeout(() => {
+      if (bookmarks) bookmark();
+      finish();
+    }, timeoutSeconds * 1000).unref(),
+  );
 }
