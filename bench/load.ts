@@ -53,14 +53,14 @@ async function startServer(): Promise<{ url: string; child: ChildProcess; dir: s
   });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += String(d);
       const m = /"url":"(http:\/\/[^"]+)".*agentplane is serving/.exec(out);
-      if (m) resolve(m[1]!);
+      if (m) resolve(m[1]);
     });
     child.on('exit', (code) => reject(new Error(`the server exited (${code}): ${out.slice(-2000)}`)));
   });
-  child.stdout!.resume();
+  child.stdout.resume();
   return { url, child, dir };
 }
 
@@ -154,11 +154,11 @@ async function run(url: string, pid: number, prefix: string, agents: number, sub
   let expected = 0;
   for (const sub of received) {
     sub.ws.close();
-    const want = truth[sub.agent]!;
+    const want = truth[sub.agent];
     delivered += sub.seqs.length;
     expected += want.length;
     missing += want.filter((s) => !sub.seqs.includes(s)).length;
-    for (let k = 1; k < sub.seqs.length; k++) if (sub.seqs[k]! <= sub.seqs[k - 1]!) outOfOrder++;
+    for (let k = 1; k < sub.seqs.length; k++) if (sub.seqs[k] <= sub.seqs[k - 1]) outOfOrder++;
   }
   // Memory once the agents sleep again and their workers have ended (a moment for the sockets to go).
   const stopSeconds = await sleepAll();

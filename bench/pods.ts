@@ -154,7 +154,7 @@ async function sidecarLatency(c: Cluster): Promise<{ sidecar: number[]; direct: 
     });
     const spec = pod.spec!;
     spec.volumes = spec.volumes!.filter((v) => v.name.startsWith('model-'));
-    spec.containers = [{ name: 'probe', image: c.workerImage, imagePullPolicy: 'Never', command: ['sleep', '600'], securityContext: spec.initContainers![0]!.securityContext! }];
+    spec.containers = [{ name: 'probe', image: c.workerImage, imagePullPolicy: 'Never', command: ['sleep', '600'], securityContext: spec.initContainers![0].securityContext! }];
     const made = await core.createNamespacedPod({ namespace: NS, body: pod });
     const name = made.metadata!.name!;
     await c.kubectl(['wait', '--for=condition=Ready', `pod/${name}`, '-n', NS, '--timeout=120s']);

@@ -102,7 +102,7 @@ function networkCode(err: unknown): string | undefined {
   return undefined;
 }
 
-const oneLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 200);
+const oneLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 200);
 
 function scrub(message: string, secrets: string[]): string {
   let out = message;

@@ -29,7 +29,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       },
     },
     opts.destination ?? process.stdout,
-  ) as Logger;
+  );
 }
 
 /**

@@ -32,7 +32,7 @@ describe('squad operations under concurrency (integration)', function () {
 
   /** One random operation; returns its HTTP status. */
   function operation(next: () => number): () => Promise<number> {
-    const pick = <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)]!;
+    const pick = <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)];
     const agent = pick(AGENTS);
     const squad = pick(SQUADS);
     const other = pick(AGENTS.filter((a) => a !== agent));

@@ -175,7 +175,7 @@ async function history(s: Session, name: string, enough: (evs: AgentEvent[]) => 
     const evs = [...body.events].sort((a, b) => a.seq - b.seq);
     got.unshift(...evs);
     if (evs.length < 200 || enough(got)) break;
-    before = evs[0]!.seq;
+    before = evs[0].seq;
   }
   return got;
 }
@@ -193,14 +193,14 @@ async function logs(s: Session, name: string): Promise<void> {
       const recent = cutoff !== undefined ? evs.filter((e) => Date.parse(e.timestamp) >= cutoff) : evs;
       return n !== undefined ? recent.slice(-n) : recent;
     };
-    enough = (evs) => (n !== undefined && evs.length >= n && cutoff === undefined) || (cutoff !== undefined && Date.parse(evs[0]!.timestamp) < cutoff);
+    enough = (evs) => (n !== undefined && evs.length >= n && cutoff === undefined) || (cutoff !== undefined && Date.parse(evs[0].timestamp) < cutoff);
   } else {
     // One task's events: the one asked for, else the latest one's.
     pick = (evs) => {
       const t = only ?? evs.at(-1)?.task;
       return evs.filter((e) => e.task === t);
     };
-    enough = (evs) => (only !== undefined ? evs[0]!.task < only : evs[0]!.task < evs.at(-1)!.task);
+    enough = (evs) => (only !== undefined ? evs[0].task < only : evs[0].task < evs.at(-1)!.task);
   }
   const shown = pick(await history(s, name, enough));
   const renderer = new EventRenderer({ style: s.style, write: s.out, spinners: Boolean(follow) && s.style.interactive, callLines: Boolean(follow) && !s.style.interactive });

@@ -68,7 +68,7 @@ export function registerConfigCommands(program: Command, guard: (fn: (...args: a
         const path = configPath();
         const cfg = loadConfig(path);
         const at = cfg.contexts.findIndex((c) => c.name === name);
-        const ctx: Context = at >= 0 ? { ...cfg.contexts[at]! } : { name };
+        const ctx: Context = at >= 0 ? { ...cfg.contexts[at] } : { name };
         if (o.server !== undefined) ctx.server = normalizeServer(o.server);
         if (o.namespace !== undefined) ctx.namespace = o.namespace;
         if (o.token !== undefined) {

@@ -79,7 +79,7 @@ export function registerConnectorCommands(program: Command, run: Runner): void {
       const tools: { name: string; description?: string }[] = Array.isArray(body) ? body : (body.tools ?? []);
       if (format === 'name') return tools.forEach((t) => s.out(`${t.name}\n`));
       if (!tools.length) return s.err(`connector/${name} lists no tools.\n`);
-      s.out(renderTable(['Name', 'Description'], tools.map((t) => [t.name, format === 'wide' ? t.description : (t.description ?? '').split('\n')[0]!.slice(0, 80)])));
+      s.out(renderTable(['Name', 'Description'], tools.map((t) => [t.name, format === 'wide' ? t.description : (t.description ?? '').split('\n')[0].slice(0, 80)])));
     }),
   );
 }

@@ -106,7 +106,7 @@ export class FieldSet {
     for (const p of paths) {
       if (!p.length) return new FieldSet();
       const parent = s.node(p.slice(0, -1));
-      parent?.children.delete(p[p.length - 1]!);
+      parent?.children.delete(p[p.length - 1]);
     }
     return s;
   }
@@ -152,7 +152,7 @@ export class FieldSet {
 const ORDER: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 function sortedKeys(m: Map<PathElement, FieldSet>): PathElement[] {
   return [...m.keys()].sort((a, b) => {
-    const d = ORDER[a[0]!]! - ORDER[b[0]!]!;
+    const d = ORDER[a[0]] - ORDER[b[0]];
     if (d) return d;
     if (a[0] === 'i') return Number(a.slice(2)) - Number(b.slice(2));
     return a < b ? -1 : a > b ? 1 : 0;

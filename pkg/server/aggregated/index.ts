@@ -68,7 +68,7 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
     // A method no route here serves (QUERY, say): 405 before body parsing, which would refuse
     // a bodiless one for its missing Content-Type (400) first.
     app.addHook('onRequest', async (req, reply) => {
-      if (!KNOWN_METHODS.has(req.method)) throw methodNotAllowed(req, reply, allowedFor(req.url.split('?')[0]!));
+      if (!KNOWN_METHODS.has(req.method)) throw methodNotAllowed(req, reply, allowedFor(req.url.split('?')[0]));
     });
 
     // ---- discovery and OpenAPI ------------------------------------------------------------
@@ -250,7 +250,7 @@ function allowedFor(path: string): string[] {
   if (parts[0] !== 'namespaces') return ['GET'];
   if (parts.length === 3) return ['GET', 'POST', 'DELETE'];
   if (parts.length === 4) return ['GET', 'PUT', 'PATCH', 'DELETE'];
-  if (parts.length === 5 && POST_SUBRESOURCES.has(parts[4]!)) return ['POST'];
+  if (parts.length === 5 && POST_SUBRESOURCES.has(parts[4])) return ['POST'];
   return ['GET'];
 }
 

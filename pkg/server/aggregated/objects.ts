@@ -156,7 +156,7 @@ function stringList(v: unknown, field: string, causes: Cause[]): string[] | unde
     causes.push({ field, message: 'must be a list of strings' });
     return undefined;
   }
-  return [...(v as string[])];
+  return [...(v)];
 }
 
 /** The wire shape of metadata.ownerReferences; the registry validates the content (deletion.ts). */
@@ -181,7 +181,7 @@ function ownerRefs(v: unknown, causes: Cause[]): OwnerReference[] | undefined {
       if (typeof r[k] !== 'boolean') causes.push({ field: `${at}.${k}`, message: 'must be a boolean' });
       else ref[k] = r[k];
     }
-    out.push({ apiVersion: '', kind: '', name: '', uid: '', ...ref } as OwnerReference);
+    out.push({ apiVersion: '', kind: '', name: '', uid: '', ...ref });
   });
   return out;
 }
