@@ -42,7 +42,7 @@ export const indent = (text: string, by = '  '): string => text.replace(/^(?=.)/
 function cell(v: unknown, empty: string): string {
   if (v === null || v === undefined || v === '') return empty;
   if (Array.isArray(v)) return v.length ? v.join(',') : empty;
-  return String(v).replace(/\s*\n\s*/g, ' ');
+  return (typeof v === 'string' ? v : JSON.stringify(v)).replace(/\s*\n\s*/g, ' ');
 }
 
 export function renderObject(obj: unknown, format: 'json' | 'yaml'): string {
