@@ -18,12 +18,11 @@ export class FieldSet {
   }
 
   insert(path: Path): void {
-    let n: FieldSet = this;
-    for (const pe of path) {
-      let c = n.children.get(pe);
-      if (!c) n.children.set(pe, (c = new FieldSet()));
-      n = c;
-    }
+    const n = path.reduce<FieldSet>((at, pe) => {
+      let c = at.children.get(pe);
+      if (!c) at.children.set(pe, (c = new FieldSet()));
+      return c;
+    }, this);
     n.member = true;
   }
 
@@ -34,12 +33,7 @@ export class FieldSet {
 
   /** The subtree at `path` (its members are relative to it), if any. */
   node(path: Path): FieldSet | undefined {
-    let n: FieldSet | undefined = this;
-    for (const pe of path) {
-      n = n.children.get(pe);
-      if (!n) return undefined;
-    }
-    return n;
+    return path.reduce<FieldSet | undefined>((at, pe) => at?.children.get(pe), this);
   }
 
   /** True when `path` or anything below it is a member. */

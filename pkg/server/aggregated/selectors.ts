@@ -193,6 +193,7 @@ export function parseFieldSelector(selector: string | undefined): FieldRequireme
   return splitEscaped(selector, ',').map((term) => {
     const m = /^(.*?)(!=|==|=)(.*)$/s.exec(term.replace(/\\./g, (e) => (e === '\\=' || e === '\\!' ? `\u0000${e[1]}` : e)));
     if (!m) throw badRequest(`invalid selector: "${selector}"; can't understand "${term}"`);
+    // eslint-disable-next-line no-control-regex -- \u0000 is the marker the escape pass above puts before an escaped = or !
     const restore = (s: string): string => unescape(s.replace(/\u0000(.)/g, '\\$1'));
     const field = restore(m[1]).trim();
     if (!field) throw badRequest(`invalid selector: "${selector}"; can't understand "${term}"`);
