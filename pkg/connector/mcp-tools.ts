@@ -77,7 +77,7 @@ function classify(err: unknown, url: string, timeoutMs: number, timedOut: boolea
     if (status > 0) return { ok: false, phase: 'Error', message: `${where} answered HTTP ${status}; is the URL an MCP endpoint?` };
     return { ok: false, phase: 'Error', message: `${where} did not answer as an MCP server (unexpected response)` };
   }
-  if (timedOut || (err instanceof McpError && err.code === ErrorCode.RequestTimeout)) {
+  if (timedOut || (err instanceof McpError && err.code === (ErrorCode.RequestTimeout as number))) {
     return { ok: false, phase: 'Unreachable', message: `${where} did not answer within ${Math.round(timeoutMs / 100) / 10} s` };
   }
   const net = networkCode(err);

@@ -58,6 +58,7 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
 
     // JSON bodies may be empty (a DELETE without DeleteOptions; app-wide, see ../body.ts); patch
     // types parse as JSON, an apply configuration stays text for the YAML parser.
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- fastify's default JSON parser is the callback form; its type also allows the async one
     const parseJson = lenientJson(app.getDefaultJsonParser('error', 'ignore'));
     const jsonPatchTypes = Object.entries(PATCH_CONTENT_TYPES)
       .filter(([, t]) => t !== 'apply')

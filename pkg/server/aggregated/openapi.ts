@@ -286,7 +286,9 @@ function errorResponses(op: Op): Record<string, string> {
 }
 
 function allPaths(resources: ResourceDef[]): Record<string, PathItem> {
-  return Object.assign({}, ...resources.map(resourcePaths));
+  const out: Record<string, PathItem> = {};
+  for (const p of resources.map(resourcePaths)) Object.assign(out, p);
+  return out;
 }
 
 // ---- Swagger 2.0 -------------------------------------------------------------------------------
