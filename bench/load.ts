@@ -125,7 +125,7 @@ async function run(url: string, pid: number, prefix: string, agents: number, sub
       const agent = i % agents;
       const sub = { agent, seqs: [] as number[], latencies: [] as number[], ws: new WebSocket(`${url.replace('http', 'ws')}/api/v1/agents/${names[agent]}/ws?since=${start[agent]}`) };
       sub.ws.on('message', (d) => {
-        const ev = JSON.parse(String(d)) as { seq: number; timestamp: string };
+        const ev = JSON.parse((d as Buffer).toString()) as { seq: number; timestamp: string };
         sub.seqs.push(ev.seq);
         sub.latencies.push(Date.now() - Date.parse(ev.timestamp));
       });

@@ -73,7 +73,7 @@ function follow(url: string, tls: Tls, name: string): Promise<{ next: (type: str
     const ws = new WebSocket(`${url.replace('https', 'wss')}/api/v1/agents/${name}/ws?namespace=${NS}`, tls);
     ws.on('message', (m) => {
       const t = performance.now();
-      const { type } = JSON.parse(String(m)) as { type: string };
+      const { type } = JSON.parse((m as Buffer).toString()) as { type: string };
       waiters.get(type)?.(t);
       waiters.delete(type);
     });

@@ -165,7 +165,7 @@ describe('e2e: leader election between two replicas', function () {
     private readonly ws: WebSocket;
     constructor(r: Replica, agent: string, since = 0) {
       this.ws = new WebSocket(`wss://127.0.0.1:${r.port}/api/v1/agents/${agent}/ws?namespace=default&since=${since}`, { ca, ...admin });
-      this.ws.on('message', (d) => this.events.push(JSON.parse(String(d)) as AgentEvent));
+      this.ws.on('message', (d) => this.events.push(JSON.parse((d as Buffer).toString()) as AgentEvent));
       this.ws.on('close', () => (this.closed = true));
       this.ws.on('error', () => (this.closed = true));
     }

@@ -64,7 +64,8 @@ function expectShape(e: Ev): void {
   expect(e.userAgent).to.be.a('string');
   const received = Date.parse(e.requestReceivedTimestamp);
   const done = Date.parse(e.stageTimestamp);
-  expect(received).to.be.a('number').and.not.NaN;
+  expect(received).to.be.a('number');
+  expect(Number.isNaN(received)).to.equal(false);
   expect(done).to.be.at.least(received);
   expect(Date.now() - done).to.be.below(120_000);
 }

@@ -20,6 +20,7 @@ const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.u
 const ESC = '\u001b[';
 const SPINNER_FRAME = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 /** Terminal output without its escape sequences. */
+// eslint-disable-next-line no-control-regex -- \u001b starts the terminal escape sequences being stripped
 const plain = (s: string): string => s.replace(/\u001b\[[0-9;?]*[a-zA-Z]/g, '');
 
 interface Result {

@@ -37,7 +37,7 @@ class Follower {
 
   constructor(url: string) {
     this.ws = new WebSocket(url.replace(/^http/, 'ws'));
-    this.ws.on('message', (d) => this.events.push(JSON.parse(String(d)) as AgentEvent));
+    this.ws.on('message', (d) => this.events.push(JSON.parse((d as Buffer).toString()) as AgentEvent));
     this.ws.on('error', () => undefined); // a refused upgrade or a reset: `closed` says it
     this.ws.on('close', () => (this.closed = true));
   }
@@ -251,7 +251,7 @@ describe('server killed mid-task and restarted (integration)', function () {
         });
       } catch (err) {
         const out = [...first.output, '--- after restart ---', ...(second?.output ?? [])].slice(-40).join('\n');
-        throw new Error(`${(err as Error).message}\nserver output:\n${out}`);
+        throw new Error(`${(err as Error).message}\nserver output:\n${out}`, { cause: err });
       } finally {
         for (const f of followers.values()) f.close();
         if (second) {

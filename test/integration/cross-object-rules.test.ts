@@ -184,7 +184,7 @@ async function waitState(ctx: Ctx, name: string, pred: (a: AgentState) => boolea
       `${name}: ${what}`,
     );
   } catch (err) {
-    throw new Error(`${(err as Error).message}; last seen through ${ctx.api.name}: ${JSON.stringify(last)}`);
+    throw new Error(`${(err as Error).message}; last seen through ${ctx.api.name}: ${JSON.stringify(last)}`, { cause: err });
   }
 }
 

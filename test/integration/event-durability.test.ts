@@ -91,7 +91,7 @@ describe('event durability', function () {
       await eventually(async () => ((await (await fetch(`${url}/api/v1/agents/hose`)).json()) as { taskStatus: string }).taskStatus === 'Complete', 30_000, 'warm-up task');
       const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/api/v1/agents/hose/ws?since=0`);
       ws.on('message', (d) => {
-        const ev = JSON.parse(String(d)) as AgentEvent;
+        const ev = JSON.parse((d as Buffer).toString()) as AgentEvent;
         if (ev.type === 'text') received.push(ev.seq);
         // Killed mid-stream: the worker is still sending, batches are being committed.
         if (received.length === 5_000) child.kill('SIGKILL');

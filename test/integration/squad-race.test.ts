@@ -84,7 +84,7 @@ describe('squad operations under concurrency (integration)', function () {
       .filter((s) => s.members.some((m) => agents.get(m.name) !== 'Sleeping'))
       .map((s) => `squad:default/${s.name}`)
       .sort();
-    if (JSON.stringify(groups) !== JSON.stringify(wanted)) return `groups ${groups} instead of ${wanted}`;
+    if (JSON.stringify(groups) !== JSON.stringify(wanted)) return `groups ${groups.join(',')} instead of ${wanted.join(',')}`;
     return undefined;
   }
 

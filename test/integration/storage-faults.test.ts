@@ -99,8 +99,8 @@ describe('storage faults (integration)', function () {
           statuses.push(w.status);
           if (w.status === 503) refusal = w.body;
         }
-        expect(statuses.every((s) => s === 201 || s === 503), `statuses ${statuses}`).to.equal(true);
-        expect(refusal, `statuses ${statuses}`).to.not.equal(undefined);
+        expect(statuses.every((s) => s === 201 || s === 503), `statuses ${statuses.join(',')}`).to.equal(true);
+        expect(refusal, `statuses ${statuses.join(',')}`).to.not.equal(undefined);
         expect(refusal).to.deep.include({ reason: 'ServiceUnavailable', code: 503 });
         expect(refusal.error).to.match(/^storage unavailable: the disk holding the server’s data is full \(SQLITE_FULL\); retry once space is freed$/);
         expect(refusal.details.causes).to.deep.equal([{ field: '', reason: 'StorageFull', message: 'SQLITE_FULL' }]);

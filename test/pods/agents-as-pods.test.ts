@@ -40,7 +40,7 @@ ${extra}`;
         reject(new Error(`no end of stream for ${name} within ${timeoutMs} ms; saw ${types.join(', ')}`));
       }, timeoutMs);
       ws.on('message', (m) => {
-        const ev = JSON.parse(String(m)) as { type: string };
+        const ev = JSON.parse((m as Buffer).toString()) as { type: string };
         types.push(ev.type);
         if (stop(types)) {
           clearTimeout(timer);

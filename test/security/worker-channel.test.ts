@@ -244,7 +244,7 @@ describe('security: a task past its event budget ends, and the agent goes on', f
       headers: { authorization: `Bearer ${env.AGENTPLANE_AGENT_TOKEN}` },
     });
     const cancels: unknown[] = [];
-    sock.on('message', (d) => cancels.push(JSON.parse(String(d))));
+    sock.on('message', (d) => cancels.push(JSON.parse((d as Buffer).toString())));
     sock.on('error', () => undefined);
     await new Promise((resolve) => sock.on('open', resolve));
     sock.send(JSON.stringify({ type: 'hello', runningTaskId: 1, resumed: true }));

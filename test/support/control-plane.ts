@@ -78,7 +78,7 @@ export async function controlPlaneUp(opts: { node?: boolean; workerImage?: boole
     try {
       await run('bash', [SCRIPT, 'down'], { env, timeout: 120_000 });
     } catch (err) {
-      throw new Error(`hack/control-plane.sh down failed for ${dir}; left in place: ${(err as { stderr?: string }).stderr ?? err}`);
+      throw new Error(`hack/control-plane.sh down failed for ${dir}; left in place: ${(err as { stderr?: string }).stderr ?? String(err)}`, { cause: err });
     }
     rmSync(parent, { recursive: true, force: true });
   };

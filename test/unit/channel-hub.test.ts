@@ -123,7 +123,7 @@ describe('WorkerHub', function () {
       const received: ServerMessage[] = [];
       const waiters: ((m: ServerMessage) => void)[] = [];
       ws.on('message', (data) => {
-        const msg = JSON.parse(String(data)) as ServerMessage;
+        const msg = JSON.parse((data as Buffer).toString()) as ServerMessage;
         const w = waiters.shift();
         if (w) w(msg);
         else received.push(msg);
