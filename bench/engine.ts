@@ -113,7 +113,7 @@ export async function engineFigures(warm: BenchServer, short: BenchServer, round
   const name = 'engine';
   await warm.sendTask(name, '@say warm-up');
   await warm.waitIdle(name, 60_000);
-  await setModel(warm, name, MODELS[0]!);
+  await setModel(warm, name, MODELS[0]);
   await timedTask(warm, name, '@say on model a');
 
   log('first model request: warm, then cold (model switched each round)');
@@ -123,7 +123,7 @@ export async function engineFigures(warm: BenchServer, short: BenchServer, round
   const warmTicks = cpuTicks(warm, name) - ticks;
   ticks = cpuTicks(warm, name);
   for (let i = 0; i < rounds; i++) {
-    await setModel(warm, name, MODELS[(i + 1) % 2]!);
+    await setModel(warm, name, MODELS[(i + 1) % 2]);
     firstRequest.cold.push(await timedTask(warm, name, `@say cold ${i}`));
   }
   const coldTicks = cpuTicks(warm, name) - ticks;
@@ -133,12 +133,12 @@ export async function engineFigures(warm: BenchServer, short: BenchServer, round
   const agents = Array.from({ length: 8 }, (_, i) => `crowd-${i}`);
   await Promise.all(agents.map((a) => warm.sendTask(a, '@say warm-up')));
   await Promise.all(agents.map((a) => warm.waitIdle(a, 120_000)));
-  await Promise.all(agents.map((a) => setModel(warm, a, MODELS[0]!)));
+  await Promise.all(agents.map((a) => setModel(warm, a, MODELS[0])));
   await Promise.all(agents.map((a) => timedTask(warm, a, `@say ready ${a}`)));
   const burst = async (cold: boolean): Promise<number> => {
     const t0 = Date.now();
     for (let i = 0; i < rounds / 2; i++) {
-      if (cold) await Promise.all(agents.map((a) => setModel(warm, a, MODELS[(i + 1) % 2]!)));
+      if (cold) await Promise.all(agents.map((a) => setModel(warm, a, MODELS[(i + 1) % 2])));
       await Promise.all(agents.map((a) => timedTask(warm, a, `@say ${cold ? 'cold' : 'warm'} burst ${i} ${a}`)));
     }
     return (agents.length * (rounds / 2)) / ((Date.now() - t0) / 1000);

@@ -51,7 +51,7 @@ async function measure(writer: EventLog, reader: EventLog): Promise<Figures> {
     for (let after = 0; ; ) {
       const page = await reader.since(s, after, REPLAY_PAGE);
       if (page.length === 0) break;
-      after = page[page.length - 1]!.seq;
+      after = page[page.length - 1].seq;
     }
     replayMs.push(ms(t));
   }

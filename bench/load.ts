@@ -53,14 +53,14 @@ async function startServer(): Promise<{ url: string; child: ChildProcess; dir: s
   });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += String(d);
       const m = /"url":"(http:\/\/[^"]+)".*agentplane is serving/.exec(out);
-      if (m) resolve(m[1]!);
+      if (m) resolve(m[1]);
     });
     child.on('exit', (code) => reject(new Error(`the server exited (${code}): ${out.slice(-2000)}`)));
   });
-  child.stdout!.resume();
+  child.stdout.resume();
   return { url, child, dir };
 }
 
@@ -125,7 +125,7 @@ async function run(url: string, pid: number, prefix: string, agents: number, sub
       const agent = i % agents;
       const sub = { agent, seqs: [] as number[], latencies: [] as number[], ws: new WebSocket(`${url.replace('http', 'ws')}/api/v1/agents/${names[agent]}/ws?since=${start[agent]}`) };
       sub.ws.on('message', (d) => {
-        const ev = JSON.parse(String(d)) as { seq: number; timestamp: string };
+        const ev = JSON.parse((d as Buffer).toString()) as { seq: number; timestamp: string };
         sub.seqs.push(ev.seq);
         sub.latencies.push(Date.now() - Date.parse(ev.timestamp));
       });
@@ -154,11 +154,11 @@ async function run(url: string, pid: number, prefix: string, agents: number, sub
   let expected = 0;
   for (const sub of received) {
     sub.ws.close();
-    const want = truth[sub.agent]!;
+    const want = truth[sub.agent];
     delivered += sub.seqs.length;
     expected += want.length;
     missing += want.filter((s) => !sub.seqs.includes(s)).length;
-    for (let k = 1; k < sub.seqs.length; k++) if (sub.seqs[k]! <= sub.seqs[k - 1]!) outOfOrder++;
+    for (let k = 1; k < sub.seqs.length; k++) if (sub.seqs[k] <= sub.seqs[k - 1]) outOfOrder++;
   }
   // Memory once the agents sleep again and their workers have ended (a moment for the sockets to go).
   const stopSeconds = await sleepAll();

@@ -48,7 +48,7 @@ async function client(kubeconfig: string, direct?: { url: string; ca: Buffer }):
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
   const opts: { ca?: Buffer; cert?: Buffer; key?: Buffer } = {};
-  await kc.applyToHTTPSOptions(opts as Parameters<KubeConfig['applyToHTTPSOptions']>[0]);
+  await kc.applyToHTTPSOptions(opts);
   const agent = new HttpsAgent({ keepAlive: true, maxSockets: 4, ca: direct?.ca ?? opts.ca, cert: opts.cert, key: opts.key });
   const server = direct?.url ?? kc.getCurrentCluster()!.server;
   return {

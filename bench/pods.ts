@@ -73,7 +73,7 @@ function follow(url: string, tls: Tls, name: string): Promise<{ next: (type: str
     const ws = new WebSocket(`${url.replace('https', 'wss')}/api/v1/agents/${name}/ws?namespace=${NS}`, tls);
     ws.on('message', (m) => {
       const t = performance.now();
-      const { type } = JSON.parse(String(m)) as { type: string };
+      const { type } = JSON.parse((m as Buffer).toString()) as { type: string };
       waiters.get(type)?.(t);
       waiters.delete(type);
     });
@@ -154,7 +154,7 @@ async function sidecarLatency(c: Cluster): Promise<{ sidecar: number[]; direct: 
     });
     const spec = pod.spec!;
     spec.volumes = spec.volumes!.filter((v) => v.name.startsWith('model-'));
-    spec.containers = [{ name: 'probe', image: c.workerImage, imagePullPolicy: 'Never', command: ['sleep', '600'], securityContext: spec.initContainers![0]!.securityContext! }];
+    spec.containers = [{ name: 'probe', image: c.workerImage, imagePullPolicy: 'Never', command: ['sleep', '600'], securityContext: spec.initContainers![0].securityContext! }];
     const made = await core.createNamespacedPod({ namespace: NS, body: pod });
     const name = made.metadata!.name!;
     await c.kubectl(['wait', '--for=condition=Ready', `pod/${name}`, '-n', NS, '--timeout=120s']);

@@ -121,7 +121,7 @@ export class BareRelay {
     private readonly child: ChildProcess,
   ) {
     producer.on('message', (data) => {
-      const msg = JSON.parse(String(data)) as WorkerMessage;
+      const msg = JSON.parse((data as Buffer).toString()) as WorkerMessage;
       if (msg.type !== 'event') return;
       const ev = { seq: ++this.seq, agentName: AGENT, namespace: 'default', task: msg.taskId, timestamp: new Date().toISOString(), ...msg.event };
       const json = JSON.stringify(ev);

@@ -91,7 +91,7 @@ function modelsOf(payload: Record<string, unknown>): Map<string, TokenCounts> {
   if (byModel && typeof byModel === 'object' && !Array.isArray(byModel)) {
     for (const [model, u] of Object.entries(byModel as Record<string, Partial<TokenUsage>>)) out.set(model, counts(u));
   } else if (payload.usage && typeof payload.usage === 'object') {
-    out.set(UNKNOWN_MODEL, counts(payload.usage as Partial<TokenUsage>));
+    out.set(UNKNOWN_MODEL, counts(payload.usage));
   }
   return out;
 }

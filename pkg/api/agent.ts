@@ -391,6 +391,11 @@ export interface FollowUp {
   compact?: boolean;
 }
 
+function isFollowUp(f: unknown): f is FollowUp {
+  const o = f as Partial<FollowUp> | null | undefined;
+  return typeof o?.id === 'string' && typeof o?.content === 'string';
+}
+
 /** The follow-ups waiting for the current task, oldest first (none for a malformed annotation). */
 export function pendingFollowUps(a: Agent): FollowUp[] {
   const raw = a.metadata.annotations?.[FOLLOW_UPS_ANNOTATION];
@@ -398,7 +403,7 @@ export function pendingFollowUps(a: Agent): FollowUp[] {
   try {
     const v = JSON.parse(raw) as { task?: unknown; items?: unknown };
     if (v?.task !== a.spec.task || !Array.isArray(v.items)) return [];
-    return v.items.filter((f): f is FollowUp => typeof f?.id === 'string' && typeof f?.content === 'string');
+    return (v.items as unknown[]).filter(isFollowUp);
   } catch {
     return [];
   }

@@ -29,7 +29,7 @@ export function capEventSize<D extends EventDraft>(draft: D, maxBytes: number): 
     longest.set(base.slice(0, keep) + TRUNCATED_MARKER);
     size = payloadBytes(payload);
   }
-  return { ...draft, payload } as D;
+  return { ...draft, payload };
 }
 
 interface Slot {

@@ -213,7 +213,7 @@ export const memberName = (m: SquadMember): string => ('ref' in m ? m.ref.name :
 export function parseDuration(s: string): number {
   const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
   let total = 0;
-  for (const m of s.matchAll(/([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/g)) total += Number(m[1]) * unit[m[2]!]!;
+  for (const m of s.matchAll(/([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/g)) total += Number(m[1]) * unit[m[2]];
   return total;
 }
 

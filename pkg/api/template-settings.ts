@@ -83,7 +83,7 @@ export function egressSettings(mode: unknown, allow: unknown): { egress?: Egress
   if (allow === undefined) return mode === undefined ? {} : { egress: mode as EgressMode };
   const list = egressAllowList(allow);
   if (typeof list === 'string') return { field: 'egressAllow', message: list };
-  if (mode !== 'Proxy') return { field: 'egressAllow', message: `applies only with egress: Proxy (egress is ${mode ?? DEFAULT_EGRESS})` };
+  if (mode !== 'Proxy') return { field: 'egressAllow', message: `applies only with egress: Proxy (egress is ${(mode as EgressMode | undefined) ?? DEFAULT_EGRESS})` };
   return { egress: mode, egressAllow: list };
 }
 

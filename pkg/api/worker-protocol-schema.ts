@@ -8,11 +8,11 @@ import { validateSchema } from './validation.js';
 import type { EventMessage, HelloMessage, SteeredMessage, WorkerMessage } from './worker-protocol.js';
 
 /** One field's schema, marked optional exactly when the type's field is. */
-type Field<T, K extends keyof T> = {} extends Pick<T, K> ? { schema: object; optional: true } : { schema: object; optional?: false };
+type Field<T, K extends keyof T> = Record<never, never> extends Pick<T, K> ? { schema: object; optional: true } : { schema: object; optional?: false };
 type Fields<T> = { [K in keyof Required<T>]-?: Field<T, K> };
 
 function objectSchema<T>(fields: Fields<T>): object {
-  const entries = Object.entries(fields) as [string, { schema: object; optional?: boolean }][];
+  const entries = Object.entries<{ schema: object; optional?: boolean }>(fields);
   return {
     type: 'object',
     additionalProperties: false,

@@ -73,7 +73,7 @@ export class Client {
   }
 
   /** One call; 2xx gives the parsed body, anything else throws the server's refusal. */
-  async call<T = any>(method: string, path: string, opts: { query?: Query; body?: unknown; accept?: string; kind?: string; ns?: string } = {}): Promise<Reply<T>> {
+  async call<T = unknown>(method: string, path: string, opts: { query?: Query; body?: unknown; accept?: string; kind?: string; ns?: string } = {}): Promise<Reply<T>> {
     const headers = this.headers(opts.accept ? { accept: opts.accept } : {});
     const init: RequestInit = { method, headers, signal: AbortSignal.timeout(this.timeoutMs) };
     if (opts.body !== undefined) {
@@ -113,7 +113,8 @@ export class Client {
       const ws = new WebSocket(url, { headers: this.headers() });
       // Before 'open': the replay can arrive in the same read as the handshake, and ws emits
       // it before an await on the open would resume.
-      ws.on('message', (d) => onMessage(String(d)));
+      // binaryType is ws's default, 'nodebuffer': every message arrives as one Buffer.
+      ws.on('message', (d) => onMessage((d as Buffer).toString()));
       ws.once('open', () => resolve(ws));
       ws.once('unexpected-response', (_req, res) => {
         let text = '';

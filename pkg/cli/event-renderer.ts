@@ -26,7 +26,7 @@ export function describeCall(input: unknown): string {
   if (input && typeof input === 'object') {
     const i = input as Record<string, unknown>;
     for (const k of ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'description', 'prompt']) {
-      if (typeof i[k] === 'string') return oneLine(i[k] as string, 80);
+      if (typeof i[k] === 'string') return oneLine(i[k], 80);
     }
   }
   return oneLine(JSON.stringify(input) ?? '', 80);
@@ -195,7 +195,7 @@ export class EventRenderer {
         break;
       }
       default:
-        this.line(c.dim(`${(ev as AgentEvent).type} ${JSON.stringify((ev as AgentEvent).payload)}`));
+        this.line(c.dim(`${(ev).type} ${JSON.stringify((ev).payload)}`));
     }
   }
 

@@ -42,7 +42,7 @@ export const indent = (text: string, by = '  '): string => text.replace(/^(?=.)/
 function cell(v: unknown, empty: string): string {
   if (v === null || v === undefined || v === '') return empty;
   if (Array.isArray(v)) return v.length ? v.join(',') : empty;
-  return String(v).replace(/\s*\n\s*/g, ' ');
+  return (typeof v === 'string' ? v : JSON.stringify(v)).replace(/\s*\n\s*/g, ' ');
 }
 
 export function renderObject(obj: unknown, format: 'json' | 'yaml'): string {
@@ -58,11 +58,11 @@ export interface ServerTable {
 /** The server's Table as text: priority-0 columns, all with wide, NAMESPACE first with -A. */
 export function renderServerTable(table: ServerTable, opts: { wide: boolean; allNamespaces: boolean }): string {
   const keep = table.columnDefinitions.map((c, i) => (opts.wide || c.priority === 0 ? i : -1)).filter((i) => i >= 0);
-  const headers = keep.map((i) => table.columnDefinitions[i]!.name);
+  const headers = keep.map((i) => table.columnDefinitions[i].name);
   const rows = table.rows.map((r) => keep.map((i) => r.cells[i]));
   if (opts.allNamespaces) {
     headers.unshift('Namespace');
-    table.rows.forEach((r, n) => rows[n]!.unshift(r.object?.metadata?.namespace ?? ''));
+    table.rows.forEach((r, n) => rows[n].unshift(r.object?.metadata?.namespace ?? ''));
   }
   return renderTable(headers, rows);
 }

@@ -31,22 +31,22 @@ export function report(err: unknown): number {
 }
 
 /** Wraps an action: a Session from the command's flags first, failures reported. */
-function withSession(fn: (s: Session, ...args: any[]) => Promise<void>): (...args: any[]) => Promise<void> {
-  return async (...args: any[]) => {
+function withSession(fn: (s: Session, ...args: never[]) => Promise<void>): (...args: unknown[]) => Promise<void> {
+  return async (...args: unknown[]) => {
     const cmd = args.at(-1) as Command;
     const positional = args.slice(0, cmd.registeredArguments.length);
     try {
-      await fn(sessionOf(cmd), ...positional);
+      await fn(sessionOf(cmd), ...(positional as never[]));
     } catch (err) {
       process.exitCode = report(err);
     }
   };
 }
 
-function guarded(fn: (...args: any[]) => void | Promise<void>): (...args: any[]) => Promise<void> {
-  return async (...args: any[]) => {
+function guarded(fn: (...args: never[]) => void | Promise<void>): (...args: unknown[]) => Promise<void> {
+  return async (...args: unknown[]) => {
     try {
-      await fn(...args);
+      await fn(...(args as never[]));
     } catch (err) {
       process.exitCode = report(err);
     }

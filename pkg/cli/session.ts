@@ -14,11 +14,30 @@ export interface Session {
   out: (text: string) => void;
   err: (text: string) => void;
   /** The command's own options merged with the global ones. */
-  opts: Record<string, any>;
+  opts: CliOptions;
 }
 
+/** The flags commands read from `s.opts` (commander's camelCase); others are read with a local type. */
+export interface CliOptions {
+  server?: string;
+  namespace?: string;
+  token?: string;
+  context?: string;
+  output?: string;
+  allNamespaces?: boolean;
+  events?: string;
+  force?: boolean;
+  fromFile?: string[];
+  allowedUrl?: string[];
+  orphanTtl?: string;
+  [flag: string]: unknown;
+}
+
+/** How a command's action is wrapped: a Session from its flags, then its positional arguments. */
+export type Runner = (fn: (s: Session, ...args: never[]) => Promise<void>) => (...args: unknown[]) => Promise<void>;
+
 export function sessionOf(cmd: Command): Session {
-  const opts = cmd.optsWithGlobals() as Record<string, any>;
+  const opts = cmd.optsWithGlobals<CliOptions>();
   const path = configPath();
   const target = resolveTarget({ server: opts.server, namespace: opts.namespace, token: opts.token, context: opts.context }, process.env, loadConfig(path), path);
   return {

@@ -77,7 +77,7 @@ function classify(err: unknown, url: string, timeoutMs: number, timedOut: boolea
     if (status > 0) return { ok: false, phase: 'Error', message: `${where} answered HTTP ${status}; is the URL an MCP endpoint?` };
     return { ok: false, phase: 'Error', message: `${where} did not answer as an MCP server (unexpected response)` };
   }
-  if (timedOut || (err instanceof McpError && err.code === ErrorCode.RequestTimeout)) {
+  if (timedOut || (err instanceof McpError && err.code === (ErrorCode.RequestTimeout as number))) {
     return { ok: false, phase: 'Unreachable', message: `${where} did not answer within ${Math.round(timeoutMs / 100) / 10} s` };
   }
   const net = networkCode(err);
@@ -102,7 +102,7 @@ function networkCode(err: unknown): string | undefined {
   return undefined;
 }
 
-const oneLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 200);
+const oneLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 200);
 
 function scrub(message: string, secrets: string[]): string {
   let out = message;

@@ -72,7 +72,7 @@ export class SquadController {
     const count = current.spec.members.length;
     if (count === 1) {
       await this.d.squads.delete(ref.namespace, ref.name);
-      log.info({ agent: memberName(current.spec.members[0]!) }, 'squad dissolved: one member left, now solo');
+      log.info({ agent: memberName(current.spec.members[0]) }, 'squad dissolved: one member left, now solo');
       return;
     }
     if (count === 0) return this.orphaned(current, log);

@@ -107,11 +107,11 @@ export function classifyHost(hostname: string): AddressClass {
 function embeddedV4(g: number[]): string | undefined {
   const zero = (from: number, to: number): boolean => g.slice(from, to).every((x) => x === 0);
   const v4 = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  if (zero(0, 5) && g[5] === 0xffff) return v4(g[6]!, g[7]!);
-  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return v4(g[6]!, g[7]!);
-  if (zero(0, 6) && (g[6] !== 0 || g[7]! > 1)) return v4(g[6]!, g[7]!);
-  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return v4(g[6]!, g[7]!);
-  if (g[0] === 0x2002) return v4(g[1]!, g[2]!);
+  if (zero(0, 5) && g[5] === 0xffff) return v4(g[6], g[7]);
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return v4(g[6], g[7]);
+  if (zero(0, 6) && (g[6] !== 0 || g[7] > 1)) return v4(g[6], g[7]);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return v4(g[6], g[7]);
+  if (g[0] === 0x2002) return v4(g[1], g[2]);
   return undefined;
 }
 

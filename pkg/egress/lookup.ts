@@ -40,7 +40,7 @@ export function refusingLookup(refuse: Refusal, resolve: Resolve = systemResolve
       }
       if (!addresses.length) return void callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
       if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      else callback(null, addresses[0]!.address, addresses[0]!.family);
+      else callback(null, addresses[0].address, addresses[0].family);
     });
   };
 }

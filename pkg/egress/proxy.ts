@@ -210,7 +210,7 @@ export function parseAuthority(s: string): { host: string; port: number } | unde
   if (!m) return undefined;
   const port = Number(m[2]);
   if (port < 1 || port > 65535) return undefined;
-  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+  return { host: m[1].replace(/^\[|\]$/g, ''), port };
 }
 
 /** The password of a `Basic` Proxy-Authorization header. */
@@ -218,7 +218,7 @@ function basicPassword(h: string | string[] | undefined): string | undefined {
   const v = Array.isArray(h) ? h[0] : h;
   const m = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(v?.trim() ?? '');
   if (!m) return undefined;
-  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
   const i = decoded.indexOf(':');
   return i < 0 ? undefined : decoded.slice(i + 1);
 }
@@ -228,7 +228,7 @@ const forbidden = (why: string, host: string, port: number): ApiError => new Api
 function canonical(address: string): string {
   const a = address.replace(/^\[|\]$/g, '').toLowerCase();
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(a);
-  return mapped ? mapped[1]! : a;
+  return mapped ? mapped[1] : a;
 }
 
 function localAddresses(): Set<string> {

@@ -43,7 +43,7 @@ export class Manager {
   /** Starts everything added so far, in order; runnables added later are started by a later call. */
   async start(): Promise<void> {
     while (this.next < this.runnables.length) {
-      const r = this.runnables[this.next++]!;
+      const r = this.runnables[this.next++];
       try {
         await r.start?.();
       } catch (err) {

@@ -29,7 +29,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       },
     },
     opts.destination ?? process.stdout,
-  ) as Logger;
+  );
 }
 
 /**
@@ -49,7 +49,7 @@ export const agentLogger = (log: Logger, namespace: string, name: string): Logge
  * once.
  */
 export function componentLogger(log: Logger, component: string, bindings: Record<string, unknown> = {}): Logger {
-  const parent = log.bindings().component;
+  const parent = log.bindings().component as string | undefined;
   if (parent === undefined || parent === component) return bindOnce(log, { component, ...bindings });
   if (log.bindings().subcomponent !== undefined) throw new Error(`logger "${parent}" already has a subcomponent; "${component}" would repeat the key`);
   return bindOnce(log, { subcomponent: component, ...bindings });

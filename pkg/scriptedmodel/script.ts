@@ -48,7 +48,7 @@ export function parseScript(prompt: string): Script {
   prompt.split('\n').forEach((raw, i) => {
     const m = DIRECTIVE.exec(raw.replace(/\r$/, ''));
     if (!m) return; // prose
-    const kind = m[1]!.toLowerCase();
+    const kind = m[1].toLowerCase();
     const note = (msg: string): undefined => void notes.push(`line ${i + 1}: @${kind} ${msg}`);
     const d = parseDirective(kind, m[2] ?? '', note);
     if (d) directives.push(d);
@@ -66,7 +66,7 @@ function parseDirective(kind: string, rest: string, note: (msg: string) => undef
       // Content is the raw rest of the line so leading/trailing spaces survive.
       const m = /^(\S+)(?:\s([\s\S]*))?$/.exec(rest.trimStart());
       if (!m) return note('needs a path; ignored');
-      return { kind, path: m[1]!, content: (m[2] ?? '').replace(/\\n/g, '\n') };
+      return { kind, path: m[1], content: (m[2] ?? '').replace(/\\n/g, '\n') };
     }
     case 'tool': {
       const [name = '', json = ''] = splitFirst(text);
@@ -249,7 +249,7 @@ function followUp(m: Record<string, unknown>): string | undefined {
   return texts.reverse().find((t) => parseScript(t).directives.length > 0);
 }
 
-const reminders = (s: string): string[] => [...s.matchAll(/<system-reminder>([\s\S]*?)<\/system-reminder>/g)].map((r) => r[1]!.trim());
+const reminders = (s: string): string[] => [...s.matchAll(/<system-reminder>([\s\S]*?)<\/system-reminder>/g)].map((r) => r[1].trim());
 
 const hasToolResult = (content: unknown): boolean => Array.isArray(content) && content.some((b) => isRecord(b) && b.type === 'tool_result');
 

@@ -194,7 +194,7 @@ function newFastify(opts: AppOptions): FastifyInstance {
 /** No route: 405 with `Allow` when the path exists under other methods, else 404. */
 function installNotFound(app: FastifyInstance, routes: RouteTable): void {
   const unmatched = (req: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const path = req.url.split('?')[0]!;
+    const path = req.url.split('?')[0];
     const allowed = routes.methodsFor(path);
     // What clients of the peer project call and agentplane does not serve says so, and what instead.
     const unsupported = unsupportedMessage(req.method, path);
@@ -242,6 +242,6 @@ const uriTooLong = (): ApiError => uriTooLongFor(MAX_URL_LENGTH);
 /** The size of a request's headers as HTTP/1 would count it: `name: value\r\n` each. */
 function headerBytes(raw: string[]): number {
   let n = 0;
-  for (let i = 0; i + 1 < raw.length; i += 2) n += Buffer.byteLength(raw[i]!) + Buffer.byteLength(raw[i + 1]!) + 4;
+  for (let i = 0; i + 1 < raw.length; i += 2) n += Buffer.byteLength(raw[i]) + Buffer.byteLength(raw[i + 1]) + 4;
   return n;
 }

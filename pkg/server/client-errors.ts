@@ -60,7 +60,7 @@ export function clientErrorHandler(limits: ClientErrorLimits): (error: Error, so
           : new ApiError('RequestHeaderFieldsTooLarge', 431, `request headers are larger than the limit of ${limits.maxHeaderSize} bytes`);
     } else apiErr = new ApiError('BadRequest', 400, 'malformed HTTP request');
     if (socket.writable) {
-      const body = JSON.stringify(errorBodyFor(target.split('?')[0]!, apiErr));
+      const body = JSON.stringify(errorBodyFor(target.split('?')[0], apiErr));
       socket.write(
         `HTTP/1.1 ${apiErr.code} ${http.STATUS_CODES[apiErr.code] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

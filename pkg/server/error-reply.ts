@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiError, toRestBody, toStatus } from '../api/errors.js';
 
-export const pathOf = (url: string): string => url.split('?')[0]!;
+export const pathOf = (url: string): string => url.split('?')[0];
 
 /** True for the REST mirror, whose errors use the REST body rather than metav1.Status. */
 export const isRestPath = (path: string): boolean => path === '/api/v1' || path.startsWith('/api/v1/');

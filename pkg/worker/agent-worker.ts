@@ -94,7 +94,8 @@ export class AgentWorker {
       this.everConnected = true;
       this.flush();
     });
-    ws.on('message', (data) => this.onMessage(String(data)));
+    // binaryType is ws's default, 'nodebuffer': every message arrives as one Buffer.
+    ws.on('message', (data) => this.onMessage((data as Buffer).toString()));
     ws.on('error', (err) => this.log.warn({ err: err.message }, 'control channel error'));
     ws.on('close', (code) => {
       if (this.ws === ws) this.ws = undefined;

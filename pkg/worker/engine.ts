@@ -334,7 +334,7 @@ function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .map((c: unknown) => (c && typeof c === 'object' && 'text' in c ? String((c as { text: unknown }).text) : ''))
+      .map((c: unknown) => (c && typeof c === 'object' && 'text' in c ? String((c).text) : ''))
       .filter(Boolean)
       .join('\n');
   }

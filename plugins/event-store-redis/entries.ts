@@ -16,7 +16,7 @@ export const idOf = (seq: number): string => `${seq}-0`;
 
 export function toEvent(stream: StreamRef, [id, fields]: RawEntry): AgentEvent {
   const f: Record<string, string> = {};
-  for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+  for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]] = fields[i + 1]!;
   return {
     seq: seqOf(id),
     agentName: stream.name,

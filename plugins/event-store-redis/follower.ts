@@ -78,7 +78,7 @@ export class StreamFollower {
     // Issued now, on the command connection: ordered before the caller's later reads (see top).
     this.commands.sendCommand<RawEntry[]>(['XREVRANGE', key, '+', '-', 'COUNT', '1']).then(
       (tail) => {
-        listener.cursor = tail.length ? seqOf(tail[0]![0]) : 0;
+        listener.cursor = tail.length ? seqOf(tail[0][0]) : 0;
       },
       (err: unknown) => {
         // Unknown start: from the beginning of what is kept; the caller drops what it has seen.
@@ -154,7 +154,7 @@ export class StreamFollower {
       const after = l.cursor;
       const mine = events.filter((e) => e.seq > after);
       if (mine.length === 0) continue;
-      l.cursor = mine[mine.length - 1]!.seq;
+      l.cursor = mine[mine.length - 1].seq;
       try {
         l.fn(mine);
       } catch (err) {

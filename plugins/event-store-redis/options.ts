@@ -84,6 +84,6 @@ function readFile(file: string, what: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`${what} ${file}: ${(err as Error).message}`);
+    throw new Error(`${what} ${file}: ${(err as Error).message}`, { cause: err });
   }
 }

@@ -79,8 +79,8 @@ export class RedisEventStore implements EventStore {
     this.prefix = checkKeyPrefix(opts.keyPrefix ?? 'agentplane');
     this.observer = opts.observer;
     this.logger = opts.logger;
-    this.commands = createClient(clientOptions(opts.connection)) as Client;
-    this.reader = this.commands.duplicate() as Client;
+    this.commands = createClient(clientOptions(opts.connection));
+    this.reader = this.commands.duplicate();
     this.watch(this.commands, 'commands');
     this.watch(this.reader, 'follow');
     this.reader.on('ready', () => this.follower?.readerReconnected());
@@ -135,7 +135,7 @@ export class RedisEventStore implements EventStore {
         this.commands.sendCommand<RawEntry[]>(['XRANGE', k.events, '-', '+', 'COUNT', '1']),
       ]);
       if (first === null || last === null || oldest.length === 0) return undefined;
-      const keptFrom = seqOf(oldest[0]![0]);
+      const keptFrom = seqOf(oldest[0][0]);
       if (Number(first) >= keptFrom) return Number(first);
       // The task's first events were trimmed: its first kept one, at most up to its last.
       let from = keptFrom;
@@ -144,7 +144,7 @@ export class RedisEventStore implements EventStore {
         const hit = page.find((e) => toEvent(stream, e).task === task);
         if (hit) return seqOf(hit[0]);
         if (page.length < SCAN_PAGE) return undefined;
-        from = seqOf(page[page.length - 1]![0]) + 1;
+        from = seqOf(page[page.length - 1][0]) + 1;
       }
     });
   }
@@ -153,7 +153,7 @@ export class RedisEventStore implements EventStore {
     const tail = await this.timed('lastSeq', () =>
       this.commands.sendCommand<RawEntry[]>(['XREVRANGE', streamKeys(this.prefix, stream).events, '+', '-', 'COUNT', '1']),
     );
-    return tail.length ? seqOf(tail[0]![0]) : 0;
+    return tail.length ? seqOf(tail[0][0]) : 0;
   }
 
   async deleteStream(stream: StreamRef): Promise<void> {

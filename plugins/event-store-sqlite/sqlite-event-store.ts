@@ -189,19 +189,19 @@ export class SqliteEventStore implements EventStore {
     try {
       events = this.batchTx(batch);
     } catch (err) {
-      if (batch.length === 1) return batch[0]!.reject(err);
+      if (batch.length === 1) return batch[0].reject(err);
       // The whole transaction rolled back: commit each on its own, so one bad append (say, a
       // payload that does not serialize) fails alone and the others keep their call order.
       for (const a of batch) {
         try {
-          a.resolve(this.batchTx([a])[0]!);
+          a.resolve(this.batchTx([a])[0]);
         } catch (e) {
           a.reject(e);
         }
       }
       return;
     }
-    batch.forEach((a, i) => a.resolve(events[i]!));
+    batch.forEach((a, i) => a.resolve(events[i]));
   }
 
   async list(stream: StreamRef, opts: ListOptions): Promise<AgentEvent[]> {

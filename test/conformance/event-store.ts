@@ -87,7 +87,7 @@ export function eventStoreConformance(name: string, make: () => Promise<EventSto
         const ev = await store.append(s, { type: 'text', payload: { content: 'x' }, timestamp: ts });
         expect(ev.timestamp).to.equal(ts);
         const [stored] = await store.since(s, 0);
-        expect(stored!.timestamp).to.equal(ts);
+        expect(stored.timestamp).to.equal(ts);
       });
 
       it('keeps streams with the same name in different namespaces independent', async () => {
@@ -116,7 +116,7 @@ export function eventStoreConformance(name: string, make: () => Promise<EventSto
         expect(await store.lastSeq(fresh)).to.equal(5);
         const freshList = await store.list(fresh, { limit: 10 });
         expect(freshList).to.have.length(1);
-        expect(freshList[0]!.payload).to.deep.equal({ content: 'new1' });
+        expect(freshList[0].payload).to.deep.equal({ content: 'new1' });
         expect(seqs(await store.list(old, { limit: 10 }))).to.deep.equal([1, 2, 3, 4]);
       });
 
@@ -151,7 +151,7 @@ export function eventStoreConformance(name: string, make: () => Promise<EventSto
         await appendN(store, s, 10);
         const page = await store.list(s, { limit: 3 });
         expect(seqs(page)).to.deep.equal([8, 9, 10]);
-        expect((page[0]!.payload as { content: string }).content).to.equal('m8');
+        expect((page[0].payload as { content: string }).content).to.equal('m8');
       });
 
       it('honours `before` (only seq < before, still the most recent, oldest first)', async () => {
@@ -173,9 +173,9 @@ export function eventStoreConformance(name: string, make: () => Promise<EventSto
           if (page.length === 0) break;
           pageSizes.push(page.length);
           // Each page is ascending and contiguous.
-          expect(seqs(page)).to.deep.equal(range(page[0]!.seq, page[page.length - 1]!.seq));
+          expect(seqs(page)).to.deep.equal(range(page[0].seq, page[page.length - 1].seq));
           seen.push(...seqs(page));
-          before = page[0]!.seq;
+          before = page[0].seq;
         }
         expect(pageSizes).to.deep.equal([100, 100, 50]);
         expect(seen).to.have.length(250);
@@ -374,7 +374,7 @@ export function eventStoreConformance(name: string, make: () => Promise<EventSto
         const streamed = await store.since(s, 0);
         for (const got of [listed, streamed]) {
           expect(got.map((e) => e.type)).to.deep.equal(['tool_call', 'text', 'task_completed']);
-          got.forEach((e, i) => expect(e.payload).to.deep.equal(drafts[i]!.payload));
+          got.forEach((e, i) => expect(e.payload).to.deep.equal(drafts[i].payload));
         }
       });
     });
@@ -409,7 +409,7 @@ export function eventStoreConformance(name: string, make: () => Promise<EventSto
           // Numbering goes on; the window moves.
           expect((await st.append(s, text('c1'))).seq).to.equal(9);
           expect(seqs(await st.since(s, 0))).to.deep.equal([5, 6, 7, 8, 9]);
-          expect((await st.list(s, { limit: 1 }))[0]!.payload).to.deep.equal({ content: 'c1' });
+          expect((await st.list(s, { limit: 1 }))[0].payload).to.deep.equal({ content: 'c1' });
         } finally {
           await capped.cleanup();
         }

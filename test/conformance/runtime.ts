@@ -198,7 +198,7 @@ export function runtimeConformance(name: string, factory: () => Promise<RuntimeF
       const done = await rec.next('event', r, { pred: (ev) => ev.taskId === 7 && TERMINAL.includes(ev.event.type) });
       expect(done.event.type, rec.describe()).to.equal('task_completed');
       const evs = rec.taskEvents(r, 7);
-      expect(evs[0]!.event.type).to.equal('task_started');
+      expect(evs[0].event.type).to.equal('task_started');
       expect(evs.filter((ev) => TERMINAL.includes(ev.event.type)), 'one end').to.have.length(1);
       expect(evs.at(-1)!.event.type, 'nothing after the end').to.equal('task_completed');
       expect(new Set(evs.map((ev) => ev.uid))).to.deep.equal(new Set(['uid-quick-1']));

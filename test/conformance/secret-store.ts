@@ -163,7 +163,7 @@ export function secretStoreConformance(name: string, make: () => Promise<SecretS
           const err = await rejection(op(), ApiError);
           expect(err.code, `${ns}/${n}`).to.equal(400);
           expect(err.reason).to.equal('Invalid');
-          expect(err.details.causes![0]!.field).to.equal(field);
+          expect(err.details.causes![0].field).to.equal(field);
         }
       }
       expect((await rejection(store.list('..'), ApiError)).code).to.equal(400);

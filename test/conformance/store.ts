@@ -135,7 +135,7 @@ export function storeConformance(name: string, make: () => Promise<StoreFixture>
           cur = await store.update(next);
           seen.push(rv(cur));
         }
-        for (let i = 1; i < seen.length; i++) expect(seen[i]).to.be.greaterThan(seen[i - 1]!);
+        for (let i = 1; i < seen.length; i++) expect(seen[i]).to.be.greaterThan(seen[i - 1]);
         const stored = await store.get('default', 'upd');
         expect((stored!.spec as ThingSpec).size).to.equal(5);
         expect(stored!.metadata.resourceVersion).to.equal(cur.metadata.resourceVersion);
@@ -297,12 +297,12 @@ export function storeConformance(name: string, make: () => Promise<StoreFixture>
           const removed = await store.delete('default', 'w');
 
           expect(events.map((e) => e.type)).to.deep.equal(['ADDED', 'MODIFIED', 'DELETED']);
-          expect(events[0]!.object).to.deep.equal(created);
-          expect(events[1]!.object).to.deep.equal(updated);
-          expect(events[2]!.object).to.deep.equal(removed);
+          expect(events[0].object).to.deep.equal(created);
+          expect(events[1].object).to.deep.equal(updated);
+          expect(events[2].object).to.deep.equal(removed);
           const rvs = events.map((e) => rv(e.object));
-          expect(rvs[1]).to.be.greaterThan(rvs[0]!);
-          expect(rvs[2]).to.be.greaterThan(rvs[1]!);
+          expect(rvs[1]).to.be.greaterThan(rvs[0]);
+          expect(rvs[2]).to.be.greaterThan(rvs[1]);
         } finally {
           stop();
         }
@@ -366,7 +366,7 @@ export function storeConformance(name: string, make: () => Promise<StoreFixture>
         (got.status as { phase: string }).phase = 'Hacked';
         expect(await store.get('default', 'copy')).to.deep.equal(original);
 
-        const listed = (await store.list()).items[0]!;
+        const listed = (await store.list()).items[0];
         listed.metadata.name = 'renamed';
         (listed.spec as ThingSpec).size = -1;
         expect(await store.get('default', 'copy')).to.deep.equal(original);
@@ -392,8 +392,8 @@ export function storeConformance(name: string, make: () => Promise<StoreFixture>
           expect((created.spec as ThingSpec).size).to.equal(5);
           expect(created.metadata.name).to.equal('watched');
           expect(seenByB).to.have.length(1);
-          expect((seenByB[0]!.spec as ThingSpec).size).to.equal(5);
-          expect(seenByB[0]!.metadata.name).to.equal('watched');
+          expect((seenByB[0].spec as ThingSpec).size).to.equal(5);
+          expect(seenByB[0].metadata.name).to.equal('watched');
           const stored = await store.get('default', 'watched');
           expect((stored!.spec as ThingSpec).size).to.equal(5);
         } finally {

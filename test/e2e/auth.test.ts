@@ -326,7 +326,7 @@ describe('e2e: delegated auth on a real control plane', function () {
       const msg = await new Promise<any>((resolve, reject) => {
         const ws = new WebSocket(`wss://127.0.0.1:${port}/api/v1/agents/x/ws?namespace=default`, { ca, ...certs.alice });
         ws.on('message', (m) => {
-          resolve(JSON.parse(String(m)));
+          resolve(JSON.parse((m as Buffer).toString()));
           ws.close();
         });
         ws.on('error', reject);
@@ -390,7 +390,7 @@ describe('e2e: delegated auth on a real control plane', function () {
           key: readFileSync(join(pki, 'admin.key')),
         });
         ws.on('message', (m) => {
-          resolve(JSON.parse(String(m)));
+          resolve(JSON.parse((m as Buffer).toString()));
           ws.close();
         });
         ws.on('unexpected-response', (_req, r) => reject(new Error(`upgrade refused: ${r.statusCode}`)));

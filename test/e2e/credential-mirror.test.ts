@@ -135,7 +135,7 @@ describe('credential-mirror plugin on a real control plane (e2e)', function () {
       await settle();
       for (const ns of ['team-b', 'team-c', 'team-d', 'quiet']) expect(await absent(ns), ns).to.equal(true);
       // The source itself is never written.
-      const src = (await core.readNamespacedSecret({ namespace: INSTALL, name: NAME }))!;
+      const src = (await core.readNamespacedSecret({ namespace: INSTALL, name: NAME }));
       expect(src.metadata!.labels ?? {}).to.not.have.property('agentplane.io/mirrored-from');
       expect(lines.some((l) => l.includes('mirror created') && l.includes('"namespace":"team-a"'))).to.equal(true);
     });

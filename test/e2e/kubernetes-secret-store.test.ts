@@ -79,7 +79,7 @@ describe('KubernetesSecretStore on a real control plane (e2e)', function () {
       const s = await read('team', 'github');
       expect(s.type).to.equal('Opaque');
       expect(s.metadata!.labels).to.deep.include({ [MANAGED_BY_LABEL]: 'agentplane', [COMPONENT_LABEL]: 'connector-secret' });
-      expect(JSON.parse(s.metadata!.annotations![ALLOWED_URLS_ANNOTATION]!)).to.deep.equal(['https://a.example:443/api']);
+      expect(JSON.parse(s.metadata!.annotations![ALLOWED_URLS_ANNOTATION])).to.deep.equal(['https://a.example:443/api']);
       // Kubernetes' own encoding: base64 of the value, no stringData, the value nowhere else.
       expect(s.data).to.deep.equal({ token: Buffer.from(VALUE).toString('base64'), other: Buffer.from('x').toString('base64') });
       expect(s.stringData).to.equal(undefined);
@@ -120,8 +120,8 @@ describe('KubernetesSecretStore on a real control plane (e2e)', function () {
       }
       const after = await Promise.all(['db-password', 'agentplane-model', 'docker'].map((n) => read('team', n)));
       for (let i = 0; i < after.length; i++) {
-        expect(after[i]!.metadata!.resourceVersion, after[i]!.metadata!.name).to.equal(before[i]!.metadata!.resourceVersion);
-        expect(after[i]!.data).to.deep.equal(before[i]!.data);
+        expect(after[i].metadata!.resourceVersion, after[i].metadata!.name).to.equal(before[i].metadata!.resourceVersion);
+        expect(after[i].data).to.deep.equal(before[i].data);
       }
     });
 

@@ -272,7 +272,7 @@ describe('KubernetesState on a real control plane (e2e)', function () {
         await until('the shared watch', () => shared.some((e) => e.object.metadata.name === 'two'), 20_000);
         expect(summary(shared)).to.deep.equal(['ADDED:one:1', 'ADDED:two:2']);
         await until('the versioned watch', () => fromRv.length === 2 || errors.length === 1, 20_000);
-        if (errors.length) expect(errors[0]!.reason).to.equal('Expired');
+        if (errors.length) expect(errors[0].reason).to.equal('Expired');
         else expect(summary(fromRv)).to.deep.equal(['ADDED:one:1', 'ADDED:two:2']);
         expect(warnings.some((w) => w.includes('reconnecting'))).to.equal(true);
       } finally {

@@ -87,9 +87,9 @@ describe('e2e: leader election between two replicas', function () {
     const lines: any[] = [];
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const port = await new Promise<number>((resolve, reject) => {
-      createInterface({ input: child.stdout! }).on('line', (l) => {
+      createInterface({ input: child.stdout }).on('line', (l) => {
         try {
           const o = JSON.parse(l);
           lines.push(o);
@@ -165,7 +165,7 @@ describe('e2e: leader election between two replicas', function () {
     private readonly ws: WebSocket;
     constructor(r: Replica, agent: string, since = 0) {
       this.ws = new WebSocket(`wss://127.0.0.1:${r.port}/api/v1/agents/${agent}/ws?namespace=default&since=${since}`, { ca, ...admin });
-      this.ws.on('message', (d) => this.events.push(JSON.parse(String(d)) as AgentEvent));
+      this.ws.on('message', (d) => this.events.push(JSON.parse((d as Buffer).toString()) as AgentEvent));
       this.ws.on('close', () => (this.closed = true));
       this.ws.on('error', () => (this.closed = true));
     }
@@ -197,8 +197,8 @@ describe('e2e: leader election between two replicas', function () {
       lost: stored.filter((e) => !times.has(e.seq)).length,
       duplicated: [...times.values()].reduce((n, k) => n + k - 1, 0),
       unknown: got.filter((e) => !storedSeqs.has(e.seq) || typeOf.get(e.seq) !== e.type).length,
-      outOfOrder: got.filter((e, i) => i > 0 && e.seq <= got[i - 1]!.seq).length,
-      gaps: got.filter((e, i) => i > 0 && e.seq > got[i - 1]!.seq + 1).length,
+      outOfOrder: got.filter((e, i) => i > 0 && e.seq <= got[i - 1].seq).length,
+      gaps: got.filter((e, i) => i > 0 && e.seq > got[i - 1].seq + 1).length,
     };
   }
   const NONE = { lost: 0, duplicated: 0, unknown: 0, outOfOrder: 0, gaps: 0 };

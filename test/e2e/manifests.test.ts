@@ -90,7 +90,7 @@ describe('e2e: manifests/', function () {
 
   /** The objects a kustomization renders, as `kubectl kustomize` prints them. */
   async function kustomized(dir: string): Promise<any[]> {
-    return loadAllYaml((await cp.kubectl(['kustomize', dir])).stdout) as any[];
+    return loadAllYaml((await cp.kubectl(['kustomize', dir])).stdout);
   }
 
   describe('applied', () => {

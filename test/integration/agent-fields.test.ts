@@ -52,7 +52,7 @@ describe('agent templateRef and model (integration)', function () {
       const r = await h.api('POST', '/api/v1/agents', { name: 'trav', instructions: '@say hi', templateRef: '../../etc/passwd' });
       const causes = restInvalid(r, 'path traversal');
       expect(causes.map((c) => c.field)).to.deep.equal(['templateRef']);
-      expect(causes[0]!.message).to.match(TEMPLATE_RULE);
+      expect(causes[0].message).to.match(TEMPLATE_RULE);
       expect(r.body.error).to.contain('templateRef: must be a DNS-1123 name');
       expect((await restGet('trav')).status).to.equal(404);
     });
@@ -69,7 +69,7 @@ describe('agent templateRef and model (integration)', function () {
       const r = await h.api('POST', '/api/v1/agents', { name: 'nl-model', instructions: '@say hi', model: 'claude-sonnet-4-5\nX-Injected: 1' });
       const causes = restInvalid(r, 'newline in model');
       expect(causes.map((c) => c.field)).to.deep.equal(['model']);
-      expect(causes[0]!.message).to.match(MODEL_RULE);
+      expect(causes[0].message).to.match(MODEL_RULE);
       expect((await restGet('nl-model')).status).to.equal(404);
 
       const ok = await h.api('POST', '/api/v1/agents', { name: 'nl-model', instructions: '@say hi' });
@@ -105,7 +105,7 @@ describe('agent templateRef and model (integration)', function () {
       const r = await h.api('POST', `${NS}/agents`, kubeAgent('k-trav', { templateRef: '../../etc/passwd' }));
       const causes = kubeInvalid(r, 'path traversal');
       expect(causes.map((c) => c.field)).to.deep.equal(['spec.templateRef']);
-      expect(causes[0]!.message).to.match(TEMPLATE_RULE);
+      expect(causes[0].message).to.match(TEMPLATE_RULE);
       expect(r.body.message).to.match(/^Agent\.agentplane\.io "k-trav" is invalid: spec\.templateRef: must be a DNS-1123 name/);
       expect((await h.api('GET', `${NS}/agents/k-trav`)).status).to.equal(404);
     });
@@ -131,7 +131,7 @@ describe('agent templateRef and model (integration)', function () {
       const r = await h.api('POST', `${NS}/agents`, kubeAgent('k-model', { model: 'claude\nsonnet' }));
       const causes = kubeInvalid(r, 'newline in model');
       expect(causes.map((c) => c.field)).to.deep.equal(['spec.model']);
-      expect(causes[0]!.message).to.match(MODEL_RULE);
+      expect(causes[0].message).to.match(MODEL_RULE);
 
       const ok = await h.api('POST', `${NS}/agents`, kubeAgent('k-model', {}));
       expect(ok.status, ok.text).to.equal(201);

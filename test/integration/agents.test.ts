@@ -120,7 +120,7 @@ describe('agents (integration)', function () {
       const late = new EventClient(wsUrl(h, 'builder', '?since=0'));
       await late.untilTaskEnd(2);
       late.close();
-      expect(late.events[0]!.seq).to.equal(1);
+      expect(late.events[0].seq).to.equal(1);
       expect(late.events.filter((e) => e.type === 'task_completed')).to.have.length(2);
     });
   });
@@ -156,7 +156,7 @@ describe('agents (integration)', function () {
       const evs2 = await ws2.untilTaskEnd(2);
       ws2.close();
       expect(evs2.at(-1)!.type).to.equal('task_completed');
-      expect(evs2[0]!.type).to.equal('task_started');
+      expect(evs2[0].type).to.equal('task_started');
     });
   });
 

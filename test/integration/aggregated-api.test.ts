@@ -163,7 +163,7 @@ describe('aggregated API (integration)', function () {
       const res = await fetch(`${h.url}${url}`, { headers: { accept: 'application/json' } });
       expect(res.status).to.equal(200);
       expect(res.headers.get('cache-control')).to.contain('immutable');
-      const doc = (await res.json()) as any;
+      const doc = (await res.json());
       expect(doc.openapi).to.match(/^3\./);
       expect(unresolvedRefs(doc, '#/components/schemas/', doc.components.schemas)).to.deep.equal([]);
       expect(doc.components.schemas['io.agentplane.v1alpha1.Agent']['x-kubernetes-group-version-kind']).to.deep.equal([

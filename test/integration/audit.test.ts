@@ -43,7 +43,7 @@ async function eventFor(path: string, uri: string, verb: string): Promise<Ev> {
   expect(found).to.equal(true);
   const matching = linesOf(path).filter((e) => e.requestURI === uri && e.verb === verb);
   expect(matching, `events for ${verb} ${uri}`).to.have.length(1);
-  return matching[0]!;
+  return matching[0];
 }
 
 const kubeAgent = (name: string, instructions: string) => ({ apiVersion: GV, kind: 'Agent', metadata: { name }, spec: { instructions } });
@@ -64,7 +64,8 @@ function expectShape(e: Ev): void {
   expect(e.userAgent).to.be.a('string');
   const received = Date.parse(e.requestReceivedTimestamp);
   const done = Date.parse(e.stageTimestamp);
-  expect(received).to.be.a('number').and.not.NaN;
+  expect(received).to.be.a('number');
+  expect(Number.isNaN(received)).to.equal(false);
   expect(done).to.be.at.least(received);
   expect(Date.now() - done).to.be.below(120_000);
 }
@@ -148,10 +149,10 @@ describe('audit log (integration)', function () {
       expect((await api('POST', uri, kubeAgent('k1', '@say again'))).status).to.equal(409);
       await eventually(async () => linesOf(log).filter((e) => e.requestURI === uri).length === 2, 10_000, 'second create event');
       const [first, second] = linesOf(log).filter((e) => e.requestURI === uri);
-      expect(first!.auditID).not.to.equal(second!.auditID);
-      expect(second!.verb).to.equal('create');
-      expect(second!.objectRef).to.include({ name: 'k1', namespace: 'default' });
-      expect(second!.responseStatus).to.include({ code: 409, status: 'Failure' });
+      expect(first.auditID).not.to.equal(second.auditID);
+      expect(second.verb).to.equal('create');
+      expect(second.objectRef).to.include({ name: 'k1', namespace: 'default' });
+      expect(second.responseStatus).to.include({ code: 409, status: 'Failure' });
 
       const del = await api('DELETE', `${uri}/k1`);
       expect(del.status).to.be.oneOf([200, 202]);

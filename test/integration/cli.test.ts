@@ -20,6 +20,7 @@ const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.u
 const ESC = '\u001b[';
 const SPINNER_FRAME = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 /** Terminal output without its escape sequences. */
+// eslint-disable-next-line no-control-regex -- \u001b starts the terminal escape sequences being stripped
 const plain = (s: string): string => s.replace(/\u001b\[[0-9;?]*[a-zA-Z]/g, '');
 
 interface Result {
@@ -84,8 +85,8 @@ describe('agentplane CLI (integration)', function () {
   const start = (args: string[]): { child: ChildProcess; out: () => string; exit: Promise<number | null> } => {
     const child = spawn(process.execPath, [MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout!.on('data', (d) => (out += String(d)));
-    child.stderr!.on('data', (d) => (out += String(d)));
+    child.stdout.on('data', (d) => (out += String(d)));
+    child.stderr.on('data', (d) => (out += String(d)));
     const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     return { child, out: () => out, exit };
   };
@@ -152,7 +153,7 @@ describe('agentplane CLI (integration)', function () {
       const nodes = nodesOnPath();
       for (let i = 0; i < 40; i++) {
         const json = i % 2 === 1;
-        const node = nodes[Math.floor(i / 2) % nodes.length]!;
+        const node = nodes[Math.floor(i / 2) % nodes.length];
         const r = await cli(['run', 'looper', `@say loop ${i}`, ...(json ? ['--json'] : [])], {}, 20_000, node);
         expect(r.code, `run ${i}${json ? ' --json' : ''} with ${node} did not end: ${r.stderr}`).to.equal(0);
         expect(r.stdout).to.include(`loop ${i}`);
@@ -208,17 +209,17 @@ describe('agentplane CLI (integration)', function () {
       const cmd = `stty cols 120 rows 40; ${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)} run ${agent} '@bash ${busyFor(30).replace(/'/g, "'\\''")}\n@say never'; echo EXIT=$?`;
       const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env: ptyEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
       let out = '';
-      child.stdout!.on('data', (d) => (out += String(d)));
+      child.stdout.on('data', (d) => (out += String(d)));
       const exited = new Promise((r) => child.on('exit', r));
       try {
         await eventually(async () => SPINNER_FRAME.test(out), 60_000, 'the tool call spinning');
-        child.stdin!.write('\u0003'); // the terminal turns it into SIGINT
+        child.stdin.write('\u0003'); // the terminal turns it into SIGINT
         await eventually(async () => out.includes('Interrupted.'), 20_000, 'the question');
         expect(plain(out)).to.include('Cancel the task [c], detach and leave it running [d], or keep watching');
-        child.stdin!.write(key);
+        child.stdin.write(key);
         await eventually(async () => out.includes('EXIT='), 30_000, 'the CLI to exit');
       } finally {
-        child.stdin!.end();
+        child.stdin.end();
         await exited;
       }
       return plain(out);
@@ -552,7 +553,7 @@ describe('agentplane CLI (integration)', function () {
     it('the fish script completes agent names in a real fish', async () => {
       const file = await scriptFile('fish');
       const complete = async (line: string): Promise<string[]> =>
-        (await inShell('fish', ['--no-config', '-c', `source ${file}; complete -C ${JSON.stringify(line)}`])).split('\n').filter(Boolean).map((l) => l.split('\t')[0]!);
+        (await inShell('fish', ['--no-config', '-c', `source ${file}; complete -C ${JSON.stringify(line)}`])).split('\n').filter(Boolean).map((l) => l.split('\t')[0]);
       expect(await complete('agentplane describe al')).to.deep.equal(['alpha']);
       expect(await complete('agentplane describe -n team-b ')).to.deep.equal(['other-ns']);
       expect(await complete('agentplane squad ')).to.include.members(['create', 'add', 'break-up']);

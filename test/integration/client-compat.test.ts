@@ -389,7 +389,7 @@ describe('client compatibility (integration)', function () {
       expect(r.body).to.include({ model: 'claude-compat-next', taskStatus: 'Complete' });
       await runTask(h, 'agent-1', '@say compat marker');
       const reqs = h.model.requests.filter((q) => q.hasTools && q.lastUserText.includes('compat marker'));
-      expect(reqs).to.not.be.empty;
+      expect(reqs).to.not.have.lengthOf(0);
       for (const q of reqs) {
         expect(q.model).to.equal('claude-compat-next');
         expect(q.system).to.contain('You are compat.');

@@ -37,7 +37,7 @@ class Follower {
 
   constructor(url: string) {
     this.ws = new WebSocket(url.replace(/^http/, 'ws'));
-    this.ws.on('message', (d) => this.events.push(JSON.parse(String(d)) as AgentEvent));
+    this.ws.on('message', (d) => this.events.push(JSON.parse((d as Buffer).toString()) as AgentEvent));
     this.ws.on('error', () => undefined); // a refused upgrade or a reset: `closed` says it
     this.ws.on('close', () => (this.closed = true));
   }
@@ -71,7 +71,7 @@ async function history(url: string, name: string): Promise<AgentEvent[]> {
     const evs = r.body.events as AgentEvent[];
     all.unshift(...evs);
     if (evs.length < 200) return all;
-    before = `&before=${evs[0]!.seq}`;
+    before = `&before=${evs[0].seq}`;
   }
 }
 
@@ -219,14 +219,14 @@ describe('server killed mid-task and restarted (integration)', function () {
           // One end per task: completed, or interrupted by the restart.
           const ends = hist.filter((e) => TERMINAL.includes(e.type));
           expect(ends.map((e) => e.task), `${name}: ${hist.map((e) => e.type).join(',')}`).to.deep.equal([1]);
-          const end = ends[0]!;
+          const end = ends[0];
           if (end.type === 'task_completed') figures.completed++;
           else {
             expect(end.type).to.equal('error');
             expect(end.payload, `${name}: ${JSON.stringify(end.payload)}`).to.deep.include({ reason: 'Interrupted' });
             figures.interrupted++;
           }
-          expect(hist.map((e) => e.seq), `${name}: seqs`).to.deep.equal([...hist.keys()].map((i) => hist[0]!.seq + i));
+          expect(hist.map((e) => e.seq), `${name}: seqs`).to.deep.equal([...hist.keys()].map((i) => hist[0].seq + i));
 
           // A client resuming from what it saw gets the rest, once each.
           const resumed = new Follower(`${url}/api/v1/agents/${name}/ws?since=${f.lastSeq}`);
@@ -251,7 +251,7 @@ describe('server killed mid-task and restarted (integration)', function () {
         });
       } catch (err) {
         const out = [...first.output, '--- after restart ---', ...(second?.output ?? [])].slice(-40).join('\n');
-        throw new Error(`${(err as Error).message}\nserver output:\n${out}`);
+        throw new Error(`${(err as Error).message}\nserver output:\n${out}`, { cause: err });
       } finally {
         for (const f of followers.values()) f.close();
         if (second) {

@@ -75,7 +75,7 @@ describe('credentials during a running task: command lines and environments (int
         ]),
       ),
     };
-    for (const [what, needle] of Object.entries(needles)) holding[what] = processesWith(needle!);
+    for (const [what, needle] of Object.entries(needles)) holding[what] = processesWith(needle);
     proberEvents = await ws.untilTaskEnd();
     ws.close();
   });
@@ -86,13 +86,13 @@ describe('credentials during a running task: command lines and environments (int
 
   it('found each agent’s worker from the host: its environment holds no credential and no control token', () => {
     for (const name of ['bystander', 'prober']) {
-      expect(env[name]!.ANTHROPIC_API_KEY, name).to.match(/^apmc_/);
-      expect(env[name]!.AGENTPLANE_AGENT_TOKEN, name).to.have.length.above(20);
-      expect(workerEnv[name]!.AGENTPLANE_WORKSPACE, name).to.contain(name);
-      expect(Object.values(workerEnv[name]!), name).not.to.include.members([env[name]!.ANTHROPIC_API_KEY, env[name]!.AGENTPLANE_AGENT_TOKEN]);
+      expect(env[name].ANTHROPIC_API_KEY, name).to.match(/^apmc_/);
+      expect(env[name].AGENTPLANE_AGENT_TOKEN, name).to.have.length.above(20);
+      expect(workerEnv[name].AGENTPLANE_WORKSPACE, name).to.contain(name);
+      expect(Object.values(workerEnv[name]), name).not.to.include.members([env[name].ANTHROPIC_API_KEY, env[name].AGENTPLANE_AGENT_TOKEN]);
       expect(workerEnv[name], name).not.to.have.any.keys('ANTHROPIC_API_KEY', 'AGENTPLANE_AGENT_TOKEN');
     }
-    expect(env.prober!.ANTHROPIC_API_KEY).not.to.equal(env.bystander!.ANTHROPIC_API_KEY);
+    expect(env.prober.ANTHROPIC_API_KEY).not.to.equal(env.bystander.ANTHROPIC_API_KEY);
   });
 
   it('no process command line on the host holds the model key, a credential, a control token or a stored secret (ps -eww)', () => {
@@ -103,10 +103,10 @@ describe('credentials during a running task: command lines and environments (int
 
   it('the tools see no credential and no control token, their own agent’s included, and nothing of the key', () => {
     expect(proberEvents.at(-1)!.type, JSON.stringify(proberEvents.map((e) => [e.type, e.payload]))).to.equal('task_completed');
-    const out = proberEvents.filter((e) => e.type === 'tool_result').map((e) => (e.payload as { output: string }).output)[1]!;
+    const out = proberEvents.filter((e) => e.type === 'tool_result').map((e) => (e.payload as { output: string }).output)[1];
     // The only key in their environments is the placeholder their engine sends to the worker's relay.
     expect(out.split('\n').filter(Boolean)).to.deep.equal([`ANTHROPIC_API_KEY=${PLACEHOLDER_API_KEY}`]);
-    for (const secret of [TEST_API_KEY, CONNECTOR_TOKEN, IDLE_SECRET, env.prober!.ANTHROPIC_API_KEY!, env.prober!.AGENTPLANE_AGENT_TOKEN!, env.bystander!.ANTHROPIC_API_KEY!, env.bystander!.AGENTPLANE_AGENT_TOKEN!]) {
+    for (const secret of [TEST_API_KEY, CONNECTOR_TOKEN, IDLE_SECRET, env.prober.ANTHROPIC_API_KEY, env.prober.AGENTPLANE_AGENT_TOKEN, env.bystander.ANTHROPIC_API_KEY, env.bystander.AGENTPLANE_AGENT_TOKEN]) {
       expect(out).not.to.contain(secret);
     }
   });

@@ -184,7 +184,7 @@ async function waitState(ctx: Ctx, name: string, pred: (a: AgentState) => boolea
       `${name}: ${what}`,
     );
   } catch (err) {
-    throw new Error(`${(err as Error).message}; last seen through ${ctx.api.name}: ${JSON.stringify(last)}`);
+    throw new Error(`${(err as Error).message}; last seen through ${ctx.api.name}: ${JSON.stringify(last)}`, { cause: err });
   }
 }
 
@@ -209,7 +209,7 @@ interface RuleCase {
 
 let seq = 0;
 /** A fresh name per use (the cases of one API share a harness). */
-const fresh = (base: string): string => `${base}-${(++seq).toString(36).replace(/[0-9]/g, (d) => 'abcdefghij'[Number(d)]!)}`;
+const fresh = (base: string): string => `${base}-${(++seq).toString(36).replace(/[0-9]/g, (d) => 'abcdefghij'[Number(d)])}`;
 
 const CASES: RuleCase[] = [
   // 1. connectors-exist
@@ -222,13 +222,13 @@ const CASES: RuleCase[] = [
       const a = expectRefused(ctx, r, { REST: { code: 400, reason: 'Invalid' }, aggregated: { code: 422, reason: 'Invalid' } }, 'create with ghost');
       expect(a.message).to.contain('"ghost"');
       expect(a.causes.map((c) => c.field)).to.deep.equal([ctx.api.name === 'REST' ? 'connectors[1]' : 'spec.connectors[1]']);
-      expect(a.causes[0]!.message).to.equal('connector "ghost" not found in namespace "default"');
+      expect(a.causes[0].message).to.equal('connector "ghost" not found in namespace "default"');
       expect(await ctx.api.getAgent(name), 'not created').to.equal(undefined);
 
       // "tools" exists in default, not in "other".
       const elsewhere = await ctx.api.createAgent(name, '@say hi', { connectors: ['tools'], namespace: 'other' });
       const b = expectRefused(ctx, elsewhere, { REST: { code: 400, reason: 'Invalid' }, aggregated: { code: 422, reason: 'Invalid' } }, 'create in another namespace');
-      expect(b.causes[0]!.message).to.equal('connector "tools" not found in namespace "other"');
+      expect(b.causes[0].message).to.equal('connector "tools" not found in namespace "other"');
       expect(await ctx.api.getAgent(name, 'other'), 'not created in other').to.equal(undefined);
 
       expectOk(await ctx.api.createAgent(name, '@say hi', { connectors: ['tools'] }), 201, 'create with tools');
@@ -359,7 +359,7 @@ const CASES: RuleCase[] = [
       const { sleepers, crew } = await squadFixture(ctx);
       const ghost = fresh('ghost');
       const s = fresh('nobody');
-      const r = await ctx.api.createSquad(s, [{ ref: { name: sleepers[2]! } }, { ref: { name: ghost } }]);
+      const r = await ctx.api.createSquad(s, [{ ref: { name: sleepers[2] } }, { ref: { name: ghost } }]);
       const a = expectRefused(ctx, r, same({ code: 404, reason: 'NotFound' }), 'create');
       expect(a.message).to.contain(ghost);
       expect(await ctx.api.squadMembers(s), 'no squad').to.equal(undefined);
@@ -375,7 +375,7 @@ const CASES: RuleCase[] = [
       const { sleepers, crew, awake } = await squadFixture(ctx);
       const s = fresh('insomniacs');
       const msg = conflictMessage(ctx, 'agents', awake, `agent "${awake}" must be asleep in order to team up`);
-      const r = await ctx.api.createSquad(s, [{ ref: { name: sleepers[2]! } }, { ref: { name: awake } }]);
+      const r = await ctx.api.createSquad(s, [{ ref: { name: sleepers[2] } }, { ref: { name: awake } }]);
       expect(expectRefused(ctx, r, same({ code: 409, reason: 'Conflict' }), 'create').message).to.equal(msg);
       expect(await ctx.api.squadMembers(s), 'no squad').to.equal(undefined);
       const add = await ctx.api.addMember(crew, { ref: { name: awake } });
@@ -389,12 +389,12 @@ const CASES: RuleCase[] = [
     async run(ctx) {
       const { sleepers, crew } = await squadFixture(ctx);
       const s = fresh('poachers');
-      const r = await ctx.api.createSquad(s, [{ ref: { name: sleepers[2]! } }, { ref: { name: sleepers[0]! } }]);
+      const r = await ctx.api.createSquad(s, [{ ref: { name: sleepers[2] } }, { ref: { name: sleepers[0] } }]);
       const a = expectRefused(ctx, r, same({ code: 409, reason: 'Conflict' }), 'create');
-      expect(a.message).to.equal(conflictMessage(ctx, 'agents', sleepers[0]!, `agent "${sleepers[0]}" is already a member of squad "${crew}"`));
+      expect(a.message).to.equal(conflictMessage(ctx, 'agents', sleepers[0], `agent "${sleepers[0]}" is already a member of squad "${crew}"`));
       expect(await ctx.api.squadMembers(s), 'no squad').to.equal(undefined);
       // The rightful one: a sleeper in no squad joins (the fourth, kept for this).
-      expectOk(await ctx.api.addMember(crew, { ref: { name: sleepers[3]! } }), 200, 'add a free sleeper');
+      expectOk(await ctx.api.addMember(crew, { ref: { name: sleepers[3] } }), 200, 'add a free sleeper');
       expect(await ctx.api.squadMembers(crew)).to.deep.equal([sleepers[0], sleepers[1], sleepers[3]]);
     },
   },
@@ -405,7 +405,7 @@ const CASES: RuleCase[] = [
       const { sleepers, crew, awake } = await squadFixture(ctx);
       const s = fresh('clones');
       const embedded = { name: awake, spec: { instructions: '@say hi' } };
-      const r = await ctx.api.createSquad(s, [{ ref: { name: sleepers[2]! } }, embedded]);
+      const r = await ctx.api.createSquad(s, [{ ref: { name: sleepers[2] } }, embedded]);
       const msg = conflictMessage(ctx, 'agents', awake, `agent "${awake}" already exists; add it by ref instead`);
       expect(expectRefused(ctx, r, same({ code: 409, reason: 'Conflict' }), 'create').message).to.equal(msg);
       expect(await ctx.api.squadMembers(s), 'no squad').to.equal(undefined);
@@ -462,7 +462,7 @@ const CASES: RuleCase[] = [
       const r = await ctx.api.createConnector(name, { url: 'http://169.254.169.254/latest/meta-data/' });
       const a = expectRefused(ctx, r, { REST: { code: 400, reason: 'Invalid' }, aggregated: { code: 422, reason: 'Invalid' } }, 'metadata address');
       expect(a.causes.map((c) => c.field)).to.deep.equal([ctx.api.name === 'REST' ? 'url' : 'spec.url']);
-      expect(a.causes[0]!.message).to.match(/metadata/);
+      expect(a.causes[0].message).to.match(/metadata/);
       expect((await ctx.api.getConnector(name)).status, 'not created').to.equal(404);
     },
   },
@@ -481,7 +481,7 @@ function squadFixture(ctx: Ctx): Promise<{ sleepers: string[]; crew: string; awa
       const awake = fresh('awake');
       await Promise.all([...sleepers.map((n) => sleepingAgent(ctx.h, n)), runTask(ctx.h, awake, '@say up')]);
       const crew = fresh('crew');
-      expectOk(await ctx.api.createSquad(crew, [{ ref: { name: sleepers[0]! } }, { ref: { name: sleepers[1]! } }]), 201, 'the fixture squad');
+      expectOk(await ctx.api.createSquad(crew, [{ ref: { name: sleepers[0] } }, { ref: { name: sleepers[1] } }]), 201, 'the fixture squad');
       return { sleepers, crew, awake };
     })();
     fixtures.set(ctx.h, f);

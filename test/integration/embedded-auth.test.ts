@@ -44,7 +44,7 @@ function connect(url: string, opts: { headers?: Record<string, string>; protocol
       resolve({ status: res.statusCode ?? 0 });
       ws.terminate();
     });
-    ws.on('message', (m) => resolve({ opened: ws, protocol: ws.protocol, first: String(m) }));
+    ws.on('message', (m) => resolve({ opened: ws, protocol: ws.protocol, first: (m as Buffer).toString() }));
     ws.on('error', reject);
   });
 }

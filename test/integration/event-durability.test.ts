@@ -40,13 +40,13 @@ describe('event durability', function () {
       await new Promise<void>((resolve, reject) => {
         child.on('error', reject);
         child.on('exit', (code) => reject(new Error(`writer exited early (${code})`)));
-        child.stdout!.on('data', (chunk: Buffer) => {
+        child.stdout.on('data', (chunk: Buffer) => {
           const lines = (rest + String(chunk)).split('\n');
           rest = lines.pop()!;
           for (const line of lines) {
             const [uid, seq] = line.split(' ');
-            let seqs = acked.get(uid!);
-            if (!seqs) acked.set(uid!, (seqs = []));
+            let seqs = acked.get(uid);
+            if (!seqs) acked.set(uid, (seqs = []));
             seqs.push(Number(seq));
             // Kill mid-stream, with appends still queued and a batch possibly being written.
             if (++count === 10_000) {
@@ -83,7 +83,7 @@ describe('event durability', function () {
     try {
       const url = await new Promise<string>((resolve, reject) => {
         child.on('exit', (code) => reject(new Error(`server exited early (${code})`)));
-        child.stdout!.once('data', (chunk: Buffer) => resolve(String(chunk).trim()));
+        child.stdout.once('data', (chunk: Buffer) => resolve(String(chunk).trim()));
       });
       const post = (instructions: string) =>
         fetch(`${url}/api/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'hose', instructions }) });
@@ -91,7 +91,7 @@ describe('event durability', function () {
       await eventually(async () => ((await (await fetch(`${url}/api/v1/agents/hose`)).json()) as { taskStatus: string }).taskStatus === 'Complete', 30_000, 'warm-up task');
       const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/api/v1/agents/hose/ws?since=0`);
       ws.on('message', (d) => {
-        const ev = JSON.parse(String(d)) as AgentEvent;
+        const ev = JSON.parse((d as Buffer).toString()) as AgentEvent;
         if (ev.type === 'text') received.push(ev.seq);
         // Killed mid-stream: the worker is still sending, batches are being committed.
         if (received.length === 5_000) child.kill('SIGKILL');

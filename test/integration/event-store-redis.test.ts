@@ -138,9 +138,9 @@ describe('RedisEventStore (integration, real redis-server)', function () {
     it('a follower on one connection sees every append made on others, in seq order, once', async () => {
       const prefix = freshPrefix();
       const [a, b, c] = await Promise.all([0, 1, 2].map(() => openStore(redis.url, { keyPrefix: prefix })));
-      const replicaA = new EventLog(a!);
-      const replicaB = new EventLog(b!);
-      const replicaC = new EventLog(c!);
+      const replicaA = new EventLog(a);
+      const replicaB = new EventLog(b);
+      const replicaC = new EventLog(c);
       const s: StreamRef = { namespace: 'default', name: 'shared', uid: 'u-shared' };
       for (let i = 1; i <= 20; i++) await replicaA.append(s, { ...text(`before${i}`), task: 1 });
 
@@ -250,7 +250,7 @@ describe('RedisEventStore (integration, real redis-server)', function () {
       const teardown = await plugin.setup(ctx);
       try {
         expect(provided).to.have.length(1);
-        const store = provided[0]!;
+        const store = provided[0];
         await store.ready();
         const s: StreamRef = { namespace: 'n', name: 'plugin', uid: 'u' };
         for (let i = 0; i < 5; i++) await store.append(s, text(`p${i}`));
@@ -330,7 +330,7 @@ describe('RedisEventStore (integration, real redis-server)', function () {
       await writer.append(s, text('over tls'));
       await eventually(async () => live.length === 1, 5_000, 'the event over TLS');
       stop();
-      expect(contentOf(live[0]!)).to.equal('over tls');
+      expect(contentOf(live[0])).to.equal('over tls');
       await reader.ping();
     });
 

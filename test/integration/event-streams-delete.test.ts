@@ -54,7 +54,7 @@ describe('event streams across delete (integration)', function () {
       try {
         const evs = await ws.untilTaskEnd();
         expect(evs[0]).to.include({ type: 'task_started', task: 1, seq: oldLast + 1 });
-        expect(evs[0]!.payload).to.deep.equal({ instructions: '@say second life' });
+        expect(evs[0].payload).to.deep.equal({ instructions: '@say second life' });
         expect(contents(evs)).to.include('second life');
         expect(contents(evs)).not.to.include('first life');
         expect(evs.every((e) => e.seq > oldLast)).to.equal(true);
@@ -69,7 +69,7 @@ describe('event streams across delete (integration)', function () {
         const ws = new EventClient(wsUrl(h, 'phoenix', `?since=${since}`));
         try {
           const evs = await ws.untilTaskEnd();
-          expect(evs[0]!.seq, `since=${since}`).to.equal(oldLast + 1);
+          expect(evs[0].seq, `since=${since}`).to.equal(oldLast + 1);
           expect(contents(evs), `since=${since}`).not.to.include('first life');
         } finally {
           ws.close();
@@ -84,7 +84,7 @@ describe('event streams across delete (integration)', function () {
       expect(evs.length).to.be.greaterThan(1);
       expect(evs.map((e) => e.seq)).to.deep.equal(evs.map((_, i) => oldLast + 1 + i));
       expect(contents(evs)).not.to.include('first life');
-      const second = evs[1]!.seq;
+      const second = evs[1].seq;
       const page = await h.api('GET', `/api/v1/agents/phoenix/events?before=${second}`);
       expect(page.status).to.equal(200);
       expect(page.body.events.map((e: AgentEvent) => e.seq)).to.deep.equal([oldLast + 1]);

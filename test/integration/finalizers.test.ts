@@ -153,7 +153,7 @@ describe('finalizers, owner references and deletion (embedded home)', function (
     expect(held.status).to.equal(200);
     // agentplane's clean-up waits for the client's finalizer, so the events stay until then.
     expect(held.body.metadata.finalizers).to.have.members([HOLD, CLEANUP]);
-    expect(await events()).to.not.be.empty;
+    expect(await events()).to.not.have.lengthOf(0);
     const task = await k('PATCH', `${NS}/agents/held-agent`, { spec: { instructions: 'another' } }, MERGE);
     expect(task.status).to.equal(409);
     expect(task.body).to.include({ reason: 'Conflict' });
@@ -177,7 +177,7 @@ describe('finalizers, owner references and deletion (embedded home)', function (
     const after = await k('GET', `${NS}/agents/restarted`);
     expect(after.status).to.equal(200);
     expect(after.body.metadata.deletionTimestamp).to.be.a('string');
-    expect((await k('GET', `${NS}/agents/restarted/events`)).body.items).to.not.be.empty;
+    expect((await k('GET', `${NS}/agents/restarted/events`)).body.items).to.not.have.lengthOf(0);
     await k('PATCH', `${NS}/agents/restarted`, [{ op: 'test', path: '/metadata/finalizers/0', value: HOLD }, { op: 'remove', path: '/metadata/finalizers/0' }], JSON_PATCH);
     await eventually(async () => (await k('GET', `${NS}/agents/restarted`)).status === 404, 20_000, 'agent gone');
   });

@@ -200,7 +200,7 @@ describe('limits with small settings (integration)', function () {
 
   it('events per agent: only the newest are kept; history and since=<older than kept> get what is left', async () => {
     const events = await runTask(h, 'chatty', '@bash echo one\n@bash echo two\n@bash echo three\n@say done');
-    const last = events[events.length - 1]!;
+    const last = events[events.length - 1];
     expect(last.type, events.map((e) => e.type).join()).to.equal('task_completed');
     expect(last.seq, 'the task made more events than the cap').to.be.greaterThan(5);
     const history = await h.api('GET', '/api/v1/agents/chatty/events?limit=200');
@@ -244,7 +244,7 @@ describe('rate limit per user (integration)', function () {
     const res = await fetch(`${h.url}/api/v1/agents`, { headers: auth(TOKENS.alice) });
     expect(res.status).to.equal(429);
     expect(res.headers.get('retry-after')).to.equal('1');
-    const body = (await res.json()) as any;
+    const body = (await res.json());
     expect(body).to.include({ reason: 'TooManyRequests', code: 429 });
     expect(body.details).to.deep.equal({ retryAfterSeconds: 1 });
     expect(body.error).to.contain('user "alice"');

@@ -30,7 +30,7 @@ describe('model endpoint faults (integration)', function () {
   const endsWithError = (evs: AgentEvent[]): { message: string; reason: string } => {
     const ends = evs.filter((e) => ['task_completed', 'task_cancelled', 'error'].includes(e.type));
     expect(ends.map((e) => e.type), JSON.stringify(evs.map((e) => [e.type, e.payload]))).to.deep.equal(['error']);
-    return ends[0]!.payload as { message: string; reason: string };
+    return ends[0].payload as { message: string; reason: string };
   };
 
   const cases: [number, string, RegExp][] = [
@@ -46,7 +46,7 @@ describe('model endpoint faults (integration)', function () {
         [1, 2, status],
         [2, 2, status],
       ]);
-      expect(retries[0]!.message).to.match(retryText);
+      expect(retries[0].message).to.match(retryText);
       const end = endsWithError(evs);
       expect(end.reason).to.equal('ModelUnavailable');
       expect(end.message).to.equal(`the model is unavailable (HTTP ${status}: upstream says no (${status})); gave up after 2 retries`);
@@ -61,7 +61,7 @@ describe('model endpoint faults (integration)', function () {
       [1, 0],
       [2, 0],
     ]);
-    expect(retries[0]!.message).to.match(/^model request timed out or failed to connect, retry 1 of 2 in 100 ms \(no response within 2000 ms\)/);
+    expect(retries[0].message).to.match(/^model request timed out or failed to connect, retry 1 of 2 in 100 ms \(no response within 2000 ms\)/);
     const end = endsWithError(evs);
     expect(end.reason).to.equal('ModelUnavailable');
     expect(end.message).to.equal('the model could not be reached after 2 retries: no response within 2000 ms');
@@ -111,7 +111,7 @@ describe('a template’s model task deadline (integration)', function () {
     expect(retries.length, 'fewer retries than the three the model needed').to.be.below(3);
     const ends = evs.filter((e) => ['task_completed', 'task_cancelled', 'error'].includes(e.type));
     expect(ends.map((e) => e.type), JSON.stringify(evs.map((e) => [e.type, e.payload]))).to.deep.equal(['error']);
-    const end = ends[0]!.payload as { message: string; reason: string };
+    const end = ends[0].payload as { message: string; reason: string };
     expect(end.reason).to.equal('ModelUnavailable');
     expect(end.message).to.match(/^the model is unavailable \(HTTP 529: busy for the quick one\); gave up after [0-2] retr(y|ies)$/);
   });

@@ -108,7 +108,7 @@ describe('model proxy (integration)', function () {
         [1, 8, 529],
         [2, 8, 529],
       ]);
-      expect(retries[1]!.message).to.match(/^model overloaded, retry 2 of 8 in 600 ms/);
+      expect(retries[1].message).to.match(/^model overloaded, retry 2 of 8 in 600 ms/);
       const end = evs.at(-1)!;
       expect(end.type).to.equal('task_completed');
       expect((end.payload as { result: string }).result).to.equal('recovered after retries');

@@ -424,7 +424,7 @@ describe('nasty input (integration)', function () {
         const request = `GET /api/v1/agents HTTP/1.1\r\nHost: x\r\nX-Slow: ${'s'.repeat(500)}\r\n\r\n`;
         let at = 0;
         let text = '';
-        const timer = setInterval(() => socket.writable && at < request.length && socket.write(request[at++]!), 50);
+        const timer = setInterval(() => socket.writable && at < request.length && socket.write(request[at++]), 50);
         socket.on('data', (d) => (text += String(d)));
         socket.on('error', () => undefined);
         return new Promise<{ ms: number; text: string }>((r) => socket.on('close', () => (clearInterval(timer), r({ ms: Date.now() - started, text }))));

@@ -36,7 +36,7 @@ describe('OpenAPI document completeness (integration)', function () {
     expect(routes.size).to.be.greaterThan(20);
     for (const key of routes) {
       const [method, path] = key.split(' ');
-      const op = (doc.paths[path!] as Record<string, OpenAPIV3.OperationObject> | undefined)?.[method!.toLowerCase()];
+      const op = (doc.paths[path] as Record<string, OpenAPIV3.OperationObject> | undefined)?.[method.toLowerCase()];
       expect(op, `${key} missing from /openapi.json`).to.not.equal(undefined);
       const ok = Object.entries(op!.responses).filter(([c]) => /^(2\d\d|101)$/.test(c));
       expect(ok.length, key).to.be.greaterThan(0);
@@ -64,8 +64,8 @@ describe('OpenAPI document completeness (integration)', function () {
     const bodiless = new Set(['POST /api/v1/agents/{name}/cancel', 'POST /api/v1/squads/{name}/break-up']);
     for (const key of served()) {
       const [method, path] = key.split(' ');
-      if (!['POST', 'PUT', 'PATCH'].includes(method!) || bodiless.has(key)) continue;
-      const op = (doc.paths[path!] as Record<string, OpenAPIV3.OperationObject>)[method!.toLowerCase()]!;
+      if (!['POST', 'PUT', 'PATCH'].includes(method) || bodiless.has(key)) continue;
+      const op = (doc.paths[path] as Record<string, OpenAPIV3.OperationObject>)[method.toLowerCase()];
       const body = op.requestBody as OpenAPIV3.RequestBodyObject | undefined;
       expect(body?.content?.['application/json']?.schema, `${key} request schema`).to.not.equal(undefined);
     }

@@ -169,8 +169,8 @@ describe(`clients of the peer project: komputer-ai-sdk ${PEER_SDK_VERSION}, agen
       const events = await watchTask('peer-compact');
       const compacted = events.filter((e) => e.type === 'context_compacted');
       expect(compacted, events.map((e) => e.type).join(', ')).to.have.length(1);
-      expect(compacted[0]!.payload.trigger).to.equal('manual');
-      expect(compacted[0]!.payload.pre_tokens).to.be.greaterThan(0);
+      expect(compacted[0].payload.trigger).to.equal('manual');
+      expect(compacted[0].payload.pre_tokens).to.be.greaterThan(0);
       // The compaction ran after the task's last turn; the task's result is that turn's.
       expect(events.at(-1)).to.include({ type: 'task_completed' });
       expect(events.at(-1)!.payload.result).to.equal('compacted task done');

@@ -95,10 +95,10 @@ describe('LocalRuntime worker priority', function () {
       const ready = (name: string) => eventually(async () => (await rt.status({ namespace: 'default', name })).phase === 'Ready', 20_000, `${name} ready`);
       await rt.ensure({ ref: { namespace: 'default', name: 'nicer' }, uid: 'uid-nicer' });
       await ready('nicer');
-      expect(getPriority(rt.pid({ namespace: 'default', name: 'nicer' })!)).to.equal(want);
+      expect(getPriority(rt.pid({ namespace: 'default', name: 'nicer' }))).to.equal(want);
       await rt.ensure({ ref: { namespace: 'default', name: 'member' }, uid: 'uid-member', group: 'crew', peers: [] });
       await ready('member');
-      expect(getPriority(rt.pid({ namespace: 'default', name: 'member' })!)).to.equal(want);
+      expect(getPriority(rt.pid({ namespace: 'default', name: 'member' }))).to.equal(want);
       expect(getPriority(0), 'the server itself is untouched').to.be.lessThan(want);
     } finally {
       await f.close();

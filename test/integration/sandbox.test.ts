@@ -101,7 +101,7 @@ describe('tool sandbox (integration)', function () {
       expect(out[4]).to.contain('searched');
       expect(out[4]).not.to.match(/environ|cmdline/);
       expect(readFileSync(`/proc/${neighbour.pid}/environ`, 'utf8')).to.contain(CANARY); // it is there
-      const [count, init] = out[5]!.split('\n');
+      const [count, init] = out[5].split('\n');
       expect(Number(count)).to.be.within(2, 20);
       expect(init).to.contain('bwrap');
     });

@@ -378,7 +378,7 @@ describe('agentplane serve: allowing private connector URLs (integration)', func
       return undefined;
     }, 30_000, 'server up');
     return {
-      url: url!,
+      url: url,
       stop: async () => {
         child.kill('SIGTERM');
         await exited;

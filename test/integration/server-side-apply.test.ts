@@ -40,7 +40,7 @@ describe('server-side apply in the embedded home, against the recorded oracle', 
     const agent = await send('GET', `/apis/${GROUP}/v1alpha1/namespaces/ssa/agents/rest-made`, {});
     const entries = agent.body.metadata.managedFields as { manager: string; operation: string; fieldsV1: { 'f:spec': Record<string, unknown> } }[];
     expect(entries.map((e) => `${e.manager}:${e.operation}`)).to.deep.equal(['agentplane-rest:Update']);
-    expect(entries[0]!.fieldsV1['f:spec']).to.include.keys('f:model', 'f:instructions', 'f:lifecycle');
+    expect(entries[0].fieldsV1['f:spec']).to.include.keys('f:model', 'f:instructions', 'f:lifecycle');
     const config = JSON.stringify({ apiVersion: `${GROUP}/v1alpha1`, kind: 'Agent', metadata: { name: 'rest-made' }, spec: { instructions: '@say hi', model: 'm-kubectl' } });
     const refused = await send('PATCH', `/apis/${GROUP}/v1alpha1/namespaces/ssa/agents/rest-made?fieldManager=kubectl`, { 'content-type': 'application/apply-patch+yaml' }, config);
     expect(refused.status).to.equal(409);
@@ -63,7 +63,7 @@ describe('server-side apply in the embedded home, against the recorded oracle', 
       // No garbage collector here: any uid will do for the owners.
       const uids = Object.fromEntries(OWNERS.map((n, i) => [n, `0000000${i}-0000-4000-8000-00000000000${i}`]));
       const actual = await runSequence(seq, send, GROUP, uids);
-      const expected = fixture.sequences[seq.name]!;
+      const expected = fixture.sequences[seq.name];
       expect(actual).to.have.length(expected.length);
       expected.forEach((e, i) => expect(actual[i], `step "${e.step}"`).to.deep.equal(e));
     });

@@ -42,7 +42,7 @@ describe('slow event subscribers', function () {
     const slow = new WebSocket(ws.replace(/^http/, 'ws'));
     await Promise.all([fast.opened(), opened(slow)]);
     const slowGot: number[] = [];
-    slow.on('message', (d) => slowGot.push((JSON.parse(String(d)) as AgentEvent).seq));
+    slow.on('message', (d) => slowGot.push((JSON.parse((d as Buffer).toString()) as AgentEvent).seq));
     const slowClosed = new Promise<{ code: number; reason: string }>((resolve) => slow.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
     slow.pause(); // stops reading: the server's writes pile up
 

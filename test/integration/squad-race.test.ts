@@ -32,7 +32,7 @@ describe('squad operations under concurrency (integration)', function () {
 
   /** One random operation; returns its HTTP status. */
   function operation(next: () => number): () => Promise<number> {
-    const pick = <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)]!;
+    const pick = <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)];
     const agent = pick(AGENTS);
     const squad = pick(SQUADS);
     const other = pick(AGENTS.filter((a) => a !== agent));
@@ -84,7 +84,7 @@ describe('squad operations under concurrency (integration)', function () {
       .filter((s) => s.members.some((m) => agents.get(m.name) !== 'Sleeping'))
       .map((s) => `squad:default/${s.name}`)
       .sort();
-    if (JSON.stringify(groups) !== JSON.stringify(wanted)) return `groups ${groups} instead of ${wanted}`;
+    if (JSON.stringify(groups) !== JSON.stringify(wanted)) return `groups ${groups.join(',')} instead of ${wanted.join(',')}`;
     return undefined;
   }
 

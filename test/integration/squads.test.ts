@@ -109,8 +109,8 @@ describe('squads, sleep and wake (integration)', function () {
 
     it('squad pod removed + a member is woken: squad pod rebuilt; the woken member runs its task; other sleeping members start with WAKE_IDLE=true, re-running nothing', async () => {
       await eventually(async () => placement('alice') === group('crew') && placement('bob') === group('crew'), 15_000, 'both in the group');
-      expect(await workerEnv('bob')).to.contain('AGENTPLANE_WAKE_IDLE=true');
-      expect(await workerEnv('alice')).not.to.contain('AGENTPLANE_WAKE_IDLE');
+      expect(workerEnv('bob')).to.contain('AGENTPLANE_WAKE_IDLE=true');
+      expect(workerEnv('alice')).not.to.contain('AGENTPLANE_WAKE_IDLE');
       expect((await getAgent(h, 'bob'))!.status).to.equal('Sleeping');
       const evs = await aliceWs.untilTaskEnd();
       aliceWs.close();
@@ -169,7 +169,7 @@ describe('squads, sleep and wake (integration)', function () {
       expect(r.status).to.equal(200);
       expect(r.body.members.map((m: { name: string }) => m.name)).to.deep.equal(['alice', 'bob', 'carol']);
       await eventually(async () => placement('carol') === group('crew'), 15_000, 'carol injected');
-      expect(await workerEnv('carol')).to.contain('AGENTPLANE_WAKE_IDLE=true');
+      expect(workerEnv('carol')).to.contain('AGENTPLANE_WAKE_IDLE=true');
       const evs = await ws.untilTaskEnd();
       ws.close();
       expect(evs.at(-1)!.type).to.equal('task_completed');

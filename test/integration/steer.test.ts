@@ -111,7 +111,7 @@ describe('steering (integration)', function () {
       await ws.untilTaskEnd(3);
       ws.close();
       const reqs = h.model.requests.filter((q) => q.hasTools && q.lastUserText.includes('model marker 3'));
-      expect(reqs).to.not.be.empty;
+      expect(reqs).to.not.have.lengthOf(0);
       for (const q of reqs) {
         expect(q.model).to.equal('claude-test-next');
         expect(q.system, q.system.slice(0, 2000)).to.contain('You are the patched bot.');

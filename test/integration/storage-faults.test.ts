@@ -99,8 +99,8 @@ describe('storage faults (integration)', function () {
           statuses.push(w.status);
           if (w.status === 503) refusal = w.body;
         }
-        expect(statuses.every((s) => s === 201 || s === 503), `statuses ${statuses}`).to.equal(true);
-        expect(refusal, `statuses ${statuses}`).to.not.equal(undefined);
+        expect(statuses.every((s) => s === 201 || s === 503), `statuses ${statuses.join(',')}`).to.equal(true);
+        expect(refusal, `statuses ${statuses.join(',')}`).to.not.equal(undefined);
         expect(refusal).to.deep.include({ reason: 'ServiceUnavailable', code: 503 });
         expect(refusal.error).to.match(/^storage unavailable: the disk holding the server’s data is full \(SQLITE_FULL\); retry once space is freed$/);
         expect(refusal.details.causes).to.deep.equal([{ field: '', reason: 'StorageFull', message: 'SQLITE_FULL' }]);
@@ -150,12 +150,12 @@ describe('storage faults (integration)', function () {
       // the disk was full was either stored, in space the event log already held (its write-ahead
       // log is reused once checkpointed), or dropped and logged; none is half there. The dropping
       // itself: test/unit/agent-controller-runtime.test.ts.
-      expect(ends[0]!.type).to.equal('task_completed');
+      expect(ends[0].type).to.equal('task_completed');
       expect(writer.lastTaskMessage).to.equal('wrote');
       const dropped = h.logs.some((l) => l.includes('an event could not be stored and is dropped'));
       if (!dropped) expect(hist.map((e) => e.type), 'every event of the task is stored').to.include.members(['task_started', 'tool_call', 'tool_result', 'task_completed']);
       const seqs = hist.map((e) => e.seq);
-      expect(seqs, 'no gap in seqs').to.deep.equal(seqs.map((_, i) => seqs[0]! + i));
+      expect(seqs, 'no gap in seqs').to.deep.equal(seqs.map((_, i) => seqs[0] + i));
       console.log(`      full disk: the writer's stored events ${hist.map((e) => e.type).join(', ')}; ended ${writer.taskStatus}`);
 
       const after = await h.api('POST', '/api/v1/agents', { name: 'big-after', instructions: `${'x'.repeat(200_000)}\n@say fits again` });

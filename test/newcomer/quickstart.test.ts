@@ -22,7 +22,7 @@ function shBlocks(title: string): string[] {
   if (start < 0) throw new Error(`README.md has no "## ${title}" section`);
   const end = readme.indexOf('\n## ', start + 1);
   const section = readme.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
 }
 
 /**
@@ -87,7 +87,7 @@ describe('README quick start on a fresh clone (newcomer)', function () {
     // The machine's PATH without the project's pinned Node (hack/nodejs.sh's cache).
     const env: NodeJS.ProcessEnv = { ...newcomerEnv(), AGENTPLANE_PORT: String(port), AGENTPLANE_SERVER: `http://127.0.0.1:${port}` };
 
-    const script = first!.replace('<repository-url>', ROOT);
+    const script = first.replace('<repository-url>', ROOT);
     server = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     server.stdout!.on('data', (d) => (serverOut += String(d)));
     server.stderr!.on('data', (d) => (serverOut += String(d)));

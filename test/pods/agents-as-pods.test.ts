@@ -40,7 +40,7 @@ ${extra}`;
         reject(new Error(`no end of stream for ${name} within ${timeoutMs} ms; saw ${types.join(', ')}`));
       }, timeoutMs);
       ws.on('message', (m) => {
-        const ev = JSON.parse(String(m)) as { type: string };
+        const ev = JSON.parse((m as Buffer).toString()) as { type: string };
         types.push(ev.type);
         if (stop(types)) {
           clearTimeout(timer);
@@ -93,7 +93,7 @@ ${extra}`;
 
     it("a manager runs as its namespace's manager service account, limited to agentplane.io there", async () => {
       const [pod] = await agentPods('solo');
-      const spec = (await c.json<{ spec: { serviceAccountName?: string; automountServiceAccountToken?: boolean } }>(['get', 'pod', pod!.metadata.name, '-n', NS])).spec;
+      const spec = (await c.json<{ spec: { serviceAccountName?: string; automountServiceAccountToken?: boolean } }>(['get', 'pod', pod.metadata.name, '-n', NS])).spec;
       expect(spec).to.deep.include({ serviceAccountName: 'agentplane-manager', automountServiceAccountToken: true });
       const can = async (...args: string[]) => (await c.kubectl(['auth', 'can-i', ...args, `--as=system:serviceaccount:${NS}:agentplane-manager`], { allowFail: true })).stdout.trim();
       expect(await can('create', 'agents.agentplane.io', '-n', NS)).to.equal('yes');
@@ -106,7 +106,7 @@ ${extra}`;
       await apply(agentYaml('plain', '@say plain', '  role: worker\n'));
       await eventually(async () => (await taskStatus('plain')) === 'Complete', 120_000, 'plain task');
       const [pod] = await agentPods('plain');
-      const spec = (await c.json<{ spec: { serviceAccountName?: string; automountServiceAccountToken?: boolean } }>(['get', 'pod', pod!.metadata.name, '-n', NS])).spec;
+      const spec = (await c.json<{ spec: { serviceAccountName?: string; automountServiceAccountToken?: boolean } }>(['get', 'pod', pod.metadata.name, '-n', NS])).spec;
       expect(spec.automountServiceAccountToken).to.equal(false);
       await kubectl('delete', 'agent', 'plain', '-n', NS);
     });
@@ -122,8 +122,8 @@ ${extra}`;
       await cancelled;
       await eventually(async () => (await taskStatus('solo')) === 'Cancelled', 60_000, 'task cancelled');
       const [after] = await agentPods('solo');
-      expect(after!.metadata.uid, 'the same pod').to.equal(before!.metadata.uid);
-      expect(containerIds(after!), 'its container was not restarted').to.deep.equal(containerIds(before!));
+      expect(after.metadata.uid, 'the same pod').to.equal(before.metadata.uid);
+      expect(containerIds(after), 'its container was not restarted').to.deep.equal(containerIds(before));
       await apply(agentYaml('solo', '@say after cancel'));
       await eventually(async () => (await jsonpath('agent/solo', '.status.lastTaskMessage')) === 'after cancel', 120_000, 'next task');
     });
@@ -162,12 +162,12 @@ ${extra}`;
     });
 
     it('a member put to sleep keeps its container running idle in the squad pod', async () => {
-      const before = containerIds((await squadPods('crew'))[0]!);
+      const before = containerIds((await squadPods('crew'))[0]);
       expect((await rest('PATCH', `/api/v1/agents/ada?namespace=${NS}`, { lifecycle: 'Sleep' })).status).to.equal(200);
       await eventually(async () => (await phase('ada')) === 'Sleeping', 60_000, 'ada asleep');
       const [pod] = await squadPods('crew');
-      expect(runningContainers(pod!)).to.deep.equal(['ada', 'bob']);
-      expect(containerIds(pod!), 'no container restarted').to.deep.equal(before);
+      expect(runningContainers(pod)).to.deep.equal(['ada', 'bob']);
+      expect(containerIds(pod), 'no container restarted').to.deep.equal(before);
     });
 
     it('every member asleep: the squad pod is removed and the claims are kept', async () => {
@@ -181,7 +181,7 @@ ${extra}`;
       expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
       await eventually(async () => (await jsonpath('agent/ada', '.status.lastTaskMessage')) === 'ada woke', 120_000, 'ada ran after waking');
       const [pod] = await squadPods('crew');
-      const env = (name: string) => Object.fromEntries((pod!.spec.containers.find((x) => x.name === name)!.env ?? []).map((e) => [e.name, e.value]));
+      const env = (name: string) => Object.fromEntries((pod.spec.containers.find((x) => x.name === name)!.env ?? []).map((e) => [e.name, e.value]));
       expect(env('bob').AGENTPLANE_WAKE_IDLE).to.equal('true');
       expect(env('ada')).to.not.have.property('AGENTPLANE_WAKE_IDLE');
       expect(await phase('bob')).to.equal('Sleeping');
@@ -195,7 +195,7 @@ ${extra}`;
       expect((await rest('PATCH', `/api/v1/agents/cy?namespace=${NS}`, { lifecycle: 'Sleep' })).status).to.equal(200);
       await eventually(async () => (await phase('cy')) === 'Sleeping' && (await agentPods('cy')).length === 0, 60_000, 'cy asleep, pod gone');
       const [pod] = await squadPods('crew');
-      const before = { uid: pod!.metadata.uid, ids: containerIds(pod!) };
+      const before = { uid: pod.metadata.uid, ids: containerIds(pod) };
 
       const added = await rest('POST', `/api/v1/squads/crew/members?namespace=${NS}`, { ref: { name: 'cy' } });
       expect(added.status, JSON.stringify(added.body)).to.be.oneOf([200, 201]);
@@ -204,10 +204,10 @@ ${extra}`;
       await eventually(async () => (await jsonpath('agent/cy', '.status.lastTaskMessage')) === 'cy joined', 120_000, 'cy ran in the squad');
 
       const [after] = await squadPods('crew');
-      expect(after!.metadata.uid, 'the squad pod was not replaced').to.equal(before.uid);
-      expect(containerIds(after!), 'no member container restarted').to.deep.equal(before.ids);
+      expect(after.metadata.uid, 'the squad pod was not replaced').to.equal(before.uid);
+      expect(containerIds(after), 'no member container restarted').to.deep.equal(before.ids);
       const [own] = await agentPods('cy');
-      expect(own!.metadata.labels).to.include({ 'agentplane.io/squad': 'crew', 'agentplane.io/agent': 'cy' });
+      expect(own.metadata.labels).to.include({ 'agentplane.io/squad': 'crew', 'agentplane.io/agent': 'cy' });
       expect((await toolOutputs('cy')).at(-1), 'its own workspace (cy) and every member under /squad').to.equal('cy\nada\nbob\ncy');
     });
 

@@ -65,7 +65,7 @@ describe('e2e: the model-proxy sidecar in agent and squad pods', function () {
   const podSpec = async (selector: string) => {
     const [pod] = await livePods(c, NS, selector);
     expect(pod, `a pod for ${selector}`).to.not.equal(undefined);
-    return (await c.json<{ spec: PodSpecJson }>(['get', 'pod', pod!.metadata.name, '-n', NS])).spec;
+    return (await c.json<{ spec: PodSpecJson }>(['get', 'pod', pod.metadata.name, '-n', NS])).spec;
   };
   const setKey = (value: string) =>
     kubectl('patch', 'secret', SECRET, '-n', INSTALL_NS, '--type', 'merge', '-p', JSON.stringify({ stringData: { ANTHROPIC_API_KEY: value } }));
@@ -142,7 +142,7 @@ spec:
       const keyVolumes = spec.volumes.filter((v) => v.secret?.secretName === SECRET).map((v) => v.name);
       expect(keyVolumes).to.have.length(1);
       expect(spec.initContainers?.map((x) => [x.name, x.restartPolicy, x.args])).to.deep.equal([[MODEL_PROXY_CONTAINER, 'Always', ['model-proxy']]]);
-      const sidecar = spec.initContainers![0]!;
+      const sidecar = spec.initContainers![0];
       expect(sidecar.volumeMounts?.map((m) => m.name)).to.include(keyVolumes[0]);
       for (const w of spec.containers) {
         expect(w.volumeMounts?.map((m) => m.name) ?? [], `${w.name}'s mounts`).to.not.include(keyVolumes[0]);
@@ -154,9 +154,9 @@ spec:
 
     it("the sidecar's resident memory (printed; docs/kubernetes-runtime.md)", async () => {
       const [pod] = await livePods(c, NS, 'agentplane.io/agent=rightful');
-      const ps = await kubectl('exec', pod!.metadata.name, '-n', NS, '-c', MODEL_PROXY_CONTAINER, '--', 'ps', '-eo', 'rss=,args=');
+      const ps = await kubectl('exec', pod.metadata.name, '-n', NS, '-c', MODEL_PROXY_CONTAINER, '--', 'ps', '-eo', 'rss=,args=');
       const rows = ps.split('\n').filter(Boolean).map((l) => l.trim().split(/\s+/));
-      const rss = (argv0: string) => Number(rows.find((r) => r[1]!.endsWith(argv0))?.[0] ?? NaN);
+      const rss = (argv0: string) => Number(rows.find((r) => r[1].endsWith(argv0))?.[0] ?? NaN);
       const node = rss('node');
       const tini = rss('tini');
       console.log(`      model-proxy sidecar RSS: node ${(node / 1024).toFixed(1)} MiB + tini ${(tini / 1024).toFixed(1)} MiB, idle after one task`);
@@ -211,7 +211,7 @@ spec:
       expect(await taskStatus('sib')).to.equal('Complete');
       const spec = await podSpec('agentplane.io/squad=crew,!agentplane.io/agent');
       expect(spec.initContainers?.map((x) => x.name)).to.deep.equal([MODEL_PROXY_CONTAINER]);
-      expect(spec.initContainers![0]!.volumeMounts!.map((m) => m.mountPath)).to.include.members(['/var/run/agentplane/agents/prober', '/var/run/agentplane/agents/sib']);
+      expect(spec.initContainers![0].volumeMounts!.map((m) => m.mountPath)).to.include.members(['/var/run/agentplane/agents/prober', '/var/run/agentplane/agents/sib']);
     });
 
     it('finds the model key in no environment, command line or file, and `ps -eww` shows it nowhere', () => {
@@ -231,7 +231,7 @@ spec:
     });
 
     it('finds not even its own report credential: only the sidecar holds what posts usage to the server', () => {
-      const own = secrets['prober report credential']!;
+      const own = secrets['prober report credential'];
       expect(own).to.match(/^apmr_/);
       for (const o of out) expect(o).not.to.contain(own);
     });
@@ -239,14 +239,14 @@ spec:
     // Its own worker's control token is in its container's environment (/proc/1/environ): the
     // open item of docs/security.md's pods row, not asserted either way here.
     it('sees no model credential but its own (as in the embedded home)', () => {
-      const creds = [...out[1]!.matchAll(new RegExp(`${CREDENTIAL_PREFIX}[A-Za-z0-9_-]+`, 'g'))].map((m) => m[0]);
+      const creds = [...out[1].matchAll(new RegExp(`${CREDENTIAL_PREFIX}[A-Za-z0-9_-]+`, 'g'))].map((m) => m[0]);
       expect([...new Set(creds)]).to.deep.equal([secrets['prober credential']]);
     });
 
     it('has neither the mirrored Secret nor a service-account token mounted; the sidecar refuses a caller without a credential', () => {
       expect(out[4]).to.contain('No such file');
       expect(out[4]).not.to.match(/ANTHROPIC_API_KEY|serviceaccount/);
-      expect(out[5]!.split('\n')[0]).to.equal('0');
+      expect(out[5].split('\n')[0]).to.equal('0');
       expect(out[6]).to.contain('authentication_error');
     });
   });

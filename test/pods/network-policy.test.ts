@@ -79,8 +79,8 @@ ${body
   /** DNS and the worker listener (where this node's pods dial it: the bridge address), for every mode. */
   function expectBaseRules(p: PolicyJson, serverPort: number): void {
     const [dns, server] = p.spec.egress;
-    expect(dns!.ports).to.deep.equal([{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }]);
-    expect(dns!.to).to.deep.equal([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }]);
+    expect(dns.ports).to.deep.equal([{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }]);
+    expect(dns.to).to.deep.equal([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }]);
     expect(server).to.deep.equal({ to: [{ ipBlock: { cidr: `${c.gateway}/32` } }], ports: [{ protocol: 'TCP', port: serverPort }] });
   }
 
@@ -111,10 +111,10 @@ ${body
     expect(p.metadata.annotations).to.include({ 'agentplane.io/egress': 'Open' });
     expectBaseRules(p, await serverPort('solo'));
     expect(p.spec.egress).to.have.length(3);
-    const [v4, v6] = p.spec.egress[2]!.to!;
-    expect(v4!.ipBlock!.cidr).to.equal('0.0.0.0/0');
-    expect(v4!.ipBlock!.except).to.include.members(['169.254.169.254/32', '169.254.0.0/16', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10']);
-    expect(v6!.ipBlock!.cidr).to.equal('::/0');
+    const [v4, v6] = p.spec.egress[2].to!;
+    expect(v4.ipBlock!.cidr).to.equal('0.0.0.0/0');
+    expect(v4.ipBlock!.except).to.include.members(['169.254.169.254/32', '169.254.0.0/16', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10']);
+    expect(v6.ipBlock!.cidr).to.equal('::/0');
     expect(await policies('agentplane.io/agent=solo')).to.have.length(1);
   });
 
@@ -220,8 +220,8 @@ ${body
 
     await task('taker', '@say taken', 'taken', { templateRef: 'pooled' });
     const [pod] = await livePods(c, NS, 'agentplane.io/agent=taker');
-    expect(pod!.metadata.name, 'the agent runs in the slot’s pod').to.equal(slot.metadata.name);
-    const taken = await policyOf(pod!);
+    expect(pod.metadata.name, 'the agent runs in the slot’s pod').to.equal(slot.metadata.name);
+    const taken = await policyOf(pod);
     expect(taken.metadata.labels).to.include({ 'agentplane.io/agent': 'taker' }).and.not.have.property('agentplane.io/warm-pool');
     expect(taken.metadata.ownerReferences?.[0]?.uid).to.equal(await jsonpath('agent/taker', '.metadata.uid'));
 
@@ -232,12 +232,12 @@ ${body
   it('the policy goes with its pod: deleted by someone else, on sleep, and on delete nothing labelled with the agent is left', async () => {
     const gone = async (name: string) => (await c.kubectl(['get', 'networkpolicy', name, '-n', NS], { allowFail: true })).code !== 0;
     const [other] = await livePods(c, NS, 'agentplane.io/agent=listed');
-    await kubectl('delete', 'pod', other!.metadata.name, '-n', NS, '--wait=false');
-    await eventually(() => gone(other!.metadata.name), 60_000, 'the policy of a pod kubectl deleted gone');
+    await kubectl('delete', 'pod', other.metadata.name, '-n', NS, '--wait=false');
+    await eventually(() => gone(other.metadata.name), 60_000, 'the policy of a pod kubectl deleted gone');
 
     const [pod] = await livePods(c, NS, 'agentplane.io/agent=solo');
     expect((await ap.rest('PATCH', `/api/v1/agents/solo?namespace=${NS}`, { lifecycle: 'Sleep' })).status).to.equal(200);
-    await eventually(() => gone(pod!.metadata.name), 60_000, 'the asleep agent’s policy gone');
+    await eventually(() => gone(pod.metadata.name), 60_000, 'the asleep agent’s policy gone');
 
     await kubectl('delete', 'squads', '--all', '-n', NS);
     await kubectl('delete', 'agents', '--all', '-n', NS);

@@ -82,8 +82,8 @@ spec:
     const id = slot.metadata.name.replace(/-[a-z0-9]+$/, '');
     const pooled = await timedCreate('quick', '@bash echo "ran in $(hostname)" && echo kept > note.txt\n@say quick done', 'worker', 'quick done');
     const [pod] = await agentPods('quick');
-    expect(pod!.metadata.name, 'the agent runs in the pool’s pod').to.equal(slot.metadata.name);
-    expect(pod!.metadata.labels).to.not.have.property('agentplane.io/warm-pool');
+    expect(pod.metadata.name, 'the agent runs in the pool’s pod').to.equal(slot.metadata.name);
+    expect(pod.metadata.labels).to.not.have.property('agentplane.io/warm-pool');
     expect(await toolOutputs(c, NS, 'quick')).to.deep.equal([`ran in ${slot.metadata.name}`]);
     expect(await names(KINDS, 'agentplane.io/agent=quick')).to.have.members([
       `pod/${slot.metadata.name}`,
@@ -102,21 +102,21 @@ spec:
     // pod and a claim made for it, timed in the same run.
     const cold = await timedCreate('slow', '@say slow done', 'manager', 'slow done');
     const [own] = await agentPods('slow');
-    expect(own!.metadata.name, 'a manager does not take a worker pool’s pod').to.match(/^agent-slow-/);
+    expect(own.metadata.name, 'a manager does not take a worker pool’s pod').to.match(/^agent-slow-/);
     console.log(`      create -> the task's last message: warm pool ${Math.round(pooled)} ms, baseline without a pool pod ${Math.round(cold)} ms`);
     expect(await untaken(), 'the cold create took nothing').to.have.length(1);
   });
 
   it('asleep and woken, the agent runs in a pod of its own that mounts the claim it took; the slot’s Secret and ConfigMap are gone', async () => {
-    const claim = (await names('persistentvolumeclaims', 'agentplane.io/agent=quick'))[0]!.replace('persistentvolumeclaim/', '');
+    const claim = (await names('persistentvolumeclaims', 'agentplane.io/agent=quick'))[0].replace('persistentvolumeclaim/', '');
     expect((await ap.rest('PATCH', `/api/v1/agents/quick?namespace=${NS}`, { lifecycle: 'Sleep' })).status).to.equal(200);
     await eventually(async () => (await jsonpath('agent/quick', '.status.status')) === 'Sleeping' && (await agentPods('quick')).length === 0, 60_000, 'quick asleep, pod gone');
     const sent = await ap.rest('POST', '/api/v1/agents', { name: 'quick', namespace: NS, instructions: '@bash cat note.txt\n@say woken' });
     expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
     await eventually(async () => (await lastMessage('quick')) === 'woken', 150_000, 'quick woken');
     const [pod] = await agentPods('quick');
-    expect(pod!.metadata.name).to.match(/^agent-quick-/);
-    expect(await jsonpath(`pod/${pod!.metadata.name}`, '.spec.volumes[0].persistentVolumeClaim.claimName')).to.equal(claim);
+    expect(pod.metadata.name).to.match(/^agent-quick-/);
+    expect(await jsonpath(`pod/${pod.metadata.name}`, '.spec.volumes[0].persistentVolumeClaim.claimName')).to.equal(claim);
     expect((await toolOutputs(c, NS, 'quick')).at(-1), 'the workspace written in the pool’s pod').to.equal('kept');
     expect(await names('secrets,configmaps', 'agentplane.io/agent=quick')).to.have.members(['secret/agent-quick-worker', 'configmap/agent-quick-config']);
   });

@@ -118,7 +118,7 @@ describe('connector credentials and tool egress (security)', function () {
       expect(trap.seen.some((s) => s.url === '/cross/mcp' && s.headers['x-tool-key'] === HDR_TOKEN)).to.equal(true);
       expect(catcher.seen, JSON.stringify(catcher.seen.map((s) => s.url))).to.deep.equal([]);
       // Not the engine's credential either: the engine never saw the Location.
-      const credential = h.server.local!.issuedSecrets({ namespace: 'default', name: 'redirected' })!.ANTHROPIC_API_KEY!;
+      const credential = h.server.local!.issuedSecrets({ namespace: 'default', name: 'redirected' })!.ANTHROPIC_API_KEY;
       expect(everyValue(trap.seen)).not.to.contain(credential);
       expect(h.logs.some((l) => l.includes('answered a redirect') && l.includes('"name":"redirected"'))).to.equal(true);
     });
@@ -161,7 +161,7 @@ describe('connector credentials and tool egress (security)', function () {
     });
 
     it('refuses the gateway without the agent\'s credential, for a connector not attached to the agent, and across namespaces', async () => {
-      const credential = h.server.local!.issuedSecrets({ namespace: 'default', name: 'caller' })!.ANTHROPIC_API_KEY!;
+      const credential = h.server.local!.issuedSecrets({ namespace: 'default', name: 'caller' })!.ANTHROPIC_API_KEY;
       const call = async (path: string, key?: string): Promise<{ status: number; body: any }> => {
         const r = await fetch(`${h.server.modelProxy.url.replace('/internal/v1/model', '')}${path}`, {
           method: 'POST',

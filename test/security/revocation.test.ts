@@ -36,7 +36,7 @@ class Socket {
   readonly events: AgentEvent[] = [];
   closed?: { code: number; reason: string; at: number };
   constructor(readonly ws: WebSocket) {
-    ws.on('message', (m) => this.events.push(JSON.parse(String(m)) as AgentEvent));
+    ws.on('message', (m) => this.events.push(JSON.parse((m as Buffer).toString()) as AgentEvent));
     ws.on('close', (code, reason) => (this.closed = { code, reason: String(reason), at: Date.now() }));
   }
   static open(url: string, opts: WebSocket.ClientOptions & { protocols?: string[] }): Promise<Socket> {

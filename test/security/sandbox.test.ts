@@ -64,13 +64,13 @@ describe(`security: a tool attacks its sandbox (server as ${root ? 'root' : `uid
   });
 
   it('runs tools as an unprivileged user, in a user namespace mapping it alone, with no capability, no_new_privs and the seccomp filter', () => {
-    const lines = out[0]!.split('\n');
+    const lines = out[0].split('\n');
     expect(Number(lines[0])).to.equal(root ? 65534 : process.getuid!());
     expect(lines.slice(1, 5).map((l) => l.replace(/\s+/g, ' '))).to.deep.equal(['CapEff: 0000000000000000', 'CapBnd: 0000000000000000', 'NoNewPrivs: 1', 'Seccomp: 2']);
     // In a user namespace that maps that user alone (as root: nobody to nobody, so root is mapped
     // nowhere a tool is; unprivileged: to bubblewrap's own namespace, which maps the server's user).
     const uid = root ? 65534 : process.getuid!();
-    const [inside, outside, count] = lines[5]!.trim().split(/\s+/);
+    const [inside, outside, count] = lines[5].trim().split(/\s+/);
     expect([inside, count]).to.deep.equal([String(uid), '1']);
     if (root) expect(outside).to.equal('65534');
   });
@@ -84,12 +84,12 @@ describe(`security: a tool attacks its sandbox (server as ${root ? 'root' : `uid
 
   it('finds no model key, credential, control token or host process in any environment or command line it can read', () => {
     expect(readFileSync(`/proc/${neighbour.pid}/environ`, 'utf8')).to.contain(TEST_API_KEY); // it is there
-    expect(out[5]!.trim().split('\n')).to.deep.equal(['0', 'exit=1']);
+    expect(out[5].trim().split('\n')).to.deep.equal(['0', 'exit=1']);
   });
 
   it('sees no data directory: no state, no key, no other workspace', () => {
     expect(out[6]).to.match(/No such file/).and.not.to.contain('SQLite');
-    expect(out[6]!.split('\n')[0]!.trim().split(/\s+/).sort()).to.deep.equal(['run', 'workspaces']);
+    expect(out[6].split('\n')[0].trim().split(/\s+/).sort()).to.deep.equal(['run', 'workspaces']);
     expect(existsSync(join(h.dataDir, 'state.db'))).to.equal(true);
     expect(out[7]).to.contain('No such file').and.not.to.contain(SIBLING_MARKER);
   });

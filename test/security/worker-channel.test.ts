@@ -69,7 +69,7 @@ describe('security: the worker channel is untrusted input', function () {
       const r = await h.api<{ events: AgentEvent[] }>('GET', `/api/v1/agents/prober/events?limit=200${before ? `&before=${before}` : ''}`);
       out.unshift(...r.body.events);
       if (r.body.events.length < 200) return out;
-      before = r.body.events[0]!.seq;
+      before = r.body.events[0].seq;
     }
   };
 
@@ -186,7 +186,7 @@ describe('security: the worker channel is untrusted input', function () {
     // The agent's own model credential, as its tools read it.
     const posted = await fetch(new URL(MODEL_REPORT_PATH, h.url), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': env.ANTHROPIC_API_KEY! },
+      headers: { 'content-type': 'application/json', 'x-api-key': env.ANTHROPIC_API_KEY },
       body: JSON.stringify({ type: 'usage', model: 'claude-opus-4-1', usage: invented }),
     });
     expect(posted.status).to.equal(404);
@@ -244,7 +244,7 @@ describe('security: a task past its event budget ends, and the agent goes on', f
       headers: { authorization: `Bearer ${env.AGENTPLANE_AGENT_TOKEN}` },
     });
     const cancels: unknown[] = [];
-    sock.on('message', (d) => cancels.push(JSON.parse(String(d))));
+    sock.on('message', (d) => cancels.push(JSON.parse((d as Buffer).toString())));
     sock.on('error', () => undefined);
     await new Promise((resolve) => sock.on('open', resolve));
     sock.send(JSON.stringify({ type: 'hello', runningTaskId: 1, resumed: true }));

@@ -78,7 +78,7 @@ export async function controlPlaneUp(opts: { node?: boolean; workerImage?: boole
     try {
       await run('bash', [SCRIPT, 'down'], { env, timeout: 120_000 });
     } catch (err) {
-      throw new Error(`hack/control-plane.sh down failed for ${dir}; left in place: ${(err as { stderr?: string }).stderr ?? err}`);
+      throw new Error(`hack/control-plane.sh down failed for ${dir}; left in place: ${(err as { stderr?: string }).stderr ?? String(err)}`, { cause: err });
     }
     rmSync(parent, { recursive: true, force: true });
   };
@@ -93,7 +93,7 @@ export async function controlPlaneUp(opts: { node?: boolean; workerImage?: boole
   }
   const kubeconfig = lastLine(up.stdout);
   const vars = parseEnv((await run('bash', [SCRIPT, 'env'], { env })).stdout);
-  const bin = vars.AGENTPLANE_CP_BIN!;
+  const bin = vars.AGENTPLANE_CP_BIN;
   const plane: ControlPlane = {
     kubeconfig,
     bin,
@@ -104,9 +104,9 @@ export async function controlPlaneUp(opts: { node?: boolean; workerImage?: boole
   if (!opts.node) return plane;
   return {
     ...plane,
-    nodeName: vars.AGENTPLANE_CP_NODE_NAME!,
-    nodeIP: vars.AGENTPLANE_CP_NODE_IP!,
-    containerdSocket: vars.AGENTPLANE_CP_CONTAINERD_SOCK!,
+    nodeName: vars.AGENTPLANE_CP_NODE_NAME,
+    nodeIP: vars.AGENTPLANE_CP_NODE_IP,
+    containerdSocket: vars.AGENTPLANE_CP_CONTAINERD_SOCK,
     // Through the script, which holds the endpoint configuration (and takes no lock for these).
     crictl: (args, o = {}) => exec('bash', [SCRIPT, 'crictl', ...args], o, env),
     ctr: (args, o = {}) => exec('bash', [SCRIPT, 'ctr', ...args], o, env),
@@ -142,7 +142,7 @@ export async function restartApiserver(cp: ControlPlane, server: string): Promis
   const port = Number(new URL(server).port);
   await waitFor('the port to be free', async () => !(await listening(port)), 30_000);
   const log = openSync(join(cp.dir, 'kube-apiserver.log'), 'a');
-  const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', log, log] });
+  const child = spawn(argv[0], argv.slice(1), { detached: true, stdio: ['ignore', log, log] });
   child.unref();
   closeSync(log);
   writeFileSync(pidFile, `${child.pid}\n`);
@@ -167,6 +167,6 @@ function lastLine(s: string): string {
 /** `export K=V` lines from `control-plane.sh env`. */
 function parseEnv(s: string): Record<string, string> {
   const vars: Record<string, string> = {};
-  for (const m of s.matchAll(/^export ([A-Z_]+)=(.*)$/gm)) vars[m[1]!] = m[2]!;
+  for (const m of s.matchAll(/^export ([A-Z_]+)=(.*)$/gm)) vars[m[1]] = m[2]!;
   return vars;
 }

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const send = (msg: WorkerMessage): void => ws.send(JSON.stringify(msg));
   ws.on('open', () => send({ type: 'hello' }));
   ws.on('message', (data) => {
-    const msg = JSON.parse(String(data)) as ServerMessage;
+    const msg = JSON.parse((data as Buffer).toString()) as ServerMessage;
     if (msg.type === 'task') void run(msg, send, ws);
   });
   // Stopped by the runtime (revoked, 4401) or the relay: nothing left to do.

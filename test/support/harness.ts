@@ -126,8 +126,8 @@ export class EventClient {
   constructor(url: string) {
     this.ws = new WebSocket(url.replace(/^http/, 'ws'));
     this.ws.on('message', (d) => {
-      this.raw.push(String(d));
-      this.events.push(JSON.parse(String(d)) as AgentEvent);
+      this.raw.push((d as Buffer).toString());
+      this.events.push(JSON.parse((d as Buffer).toString()) as AgentEvent);
       this.changes.notify();
     });
     this.ws.on('close', (code, reason) => {

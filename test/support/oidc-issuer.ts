@@ -76,7 +76,7 @@ export async function startOidcIssuer(dir: string, audience: string): Promise<Oi
       if (!key) throw new Error(`no key ${opts.kid}`);
       return new SignJWT(claims)
         .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
-        .setIssuer((claims.iss as string | undefined) ?? url)
+        .setIssuer((claims.iss) ?? url)
         .setAudience(opts.audience ?? audience)
         .setIssuedAt()
         .setExpirationTime(opts.expiresIn ?? '1h')

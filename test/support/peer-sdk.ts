@@ -40,7 +40,7 @@ export function peerSdkPython(version = PEER_SDK_VERSION): string {
     }
   } catch (err) {
     const e = err as { stderr?: Buffer; message: string };
-    throw new Error(`could not install ${PACKAGE}==${version} into a virtualenv (python3 -m venv, PyPI): ${e.stderr?.toString() || e.message}`);
+    throw new Error(`could not install ${PACKAGE}==${version} into a virtualenv (python3 -m venv, PyPI): ${e.stderr?.toString() || e.message}`, { cause: err });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -61,7 +61,7 @@ export interface Agentplane {
   /** The serving CA and the admin's client certificate. */
   tls: Tls;
   /** A request to the /api/v1 mirror; the body is parsed JSON ({} when empty). */
-  rest(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+  rest: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, unknown> }>;
 }
 
 /** `hack/control-plane.sh register` with the Kubernetes runtime; `env` reaches agentplane's own (e.g. AGENTPLANE_MODEL_PROXY). */

@@ -75,8 +75,8 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
         log.push(...lines);
         if (lines.some((l) => l.includes('Ready to accept connections'))) resolve();
       };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
       child.once('error', reject);
       child.once('exit', (code, signal) => reject(new Error(`redis-server exited (${code ?? signal}) before it was ready:\n${log.slice(-20).join('\n')}`)));
       setTimeout(() => reject(new Error(`redis-server not ready within 10 s:\n${log.slice(-20).join('\n')}`)), 10_000).unref();

@@ -54,7 +54,7 @@ export async function startServerProcess(o: ServerProcessOptions): Promise<Serve
     },
   );
   const output: string[] = [];
-  for (const s of [child.stdout!, child.stderr!]) s.on('data', (c: Buffer) => output.push(...String(c).split('\n').filter(Boolean)));
+  for (const s of [child.stdout, child.stderr]) s.on('data', (c: Buffer) => output.push(...String(c).split('\n').filter(Boolean)));
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   let gone = false;
   void exited.then(() => (gone = true));
@@ -84,7 +84,7 @@ export interface ProcessId {
 
 const statOf = (pid: number): { state: string; ppid: number; start: string } | undefined => {
   const f = procStat(pid);
-  return f && { state: f[0]!, ppid: Number(f[1]), start: f[19]! };
+  return f && { state: f[0], ppid: Number(f[1]), start: f[19] };
 };
 
 /** `root` and every process descended from it, as the kernel's parent links show now. */

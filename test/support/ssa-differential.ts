@@ -223,12 +223,12 @@ export function oracleCrd(): Record<string, unknown> {
   const spec = structural(agentSpecSchema) as Record<string, unknown>;
   spec.required = ['instructions'];
   const props = spec.properties as Record<string, Record<string, unknown>>;
-  props.model!.default = DEFAULT_MODEL;
-  props.templateRef!.default = DEFAULT_TEMPLATE;
-  props.role!.default = 'manager';
-  props.connectors!.default = [];
-  props.lifecycle!.default = '';
-  props.task!.default = 0;
+  props.model.default = DEFAULT_MODEL;
+  props.templateRef.default = DEFAULT_TEMPLATE;
+  props.role.default = 'manager';
+  props.connectors.default = [];
+  props.lifecycle.default = '';
+  props.task.default = 0;
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',

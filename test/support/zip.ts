@@ -18,7 +18,7 @@ const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
 });
 const crc32 = (b: Buffer): number => {
   let c = 0xffffffff;
-  for (const byte of b) c = CRC_TABLE[(c ^ byte) & 0xff]! ^ (c >>> 8);
+  for (const byte of b) c = CRC_TABLE[(c ^ byte) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 };
 

@@ -129,7 +129,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
         expect(err.code).to.equal(400);
         const causes = err.details.causes ?? [];
         expect(causes.map((c) => c.field)).to.deep.equal(['metadata.name']);
-        expect(causes[0]!.message).to.equal('must be lowercase letters, digits and hyphens, starting and ending with a letter or digit, at most 63 characters');
+        expect(causes[0].message).to.equal('must be lowercase letters, digits and hyphens, starting and ending with a letter or digit, at most 63 characters');
         expect(err.message).to.contain('metadata.name');
         expect((await agents.list()).items).to.deep.equal([]);
       });
@@ -229,8 +229,8 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
         expect(a.status.lastTaskMessage).to.equal('');
         // Exactly one write: no reader could see task 2 with a settled status.
         expect(events).to.have.length(1);
-        expect(events[0]!.object.spec.task).to.equal(2);
-        expect(events[0]!.object.status.taskStatus).to.equal('InProgress');
+        expect(events[0].object.spec.task).to.equal(2);
+        expect(events[0].object.status.taskStatus).to.equal('InProgress');
       } finally {
         stop();
       }

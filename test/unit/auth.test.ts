@@ -29,7 +29,7 @@ const plan = (method: string, url: string, body?: unknown): AuthorizationPlan =>
 };
 const only = (p: AuthorizationPlan): RequestAttributes => {
   expect(p.checks).to.have.length(1);
-  return p.checks[0]!;
+  return p.checks[0];
 };
 const res = (verb: string, resource: string, namespace: string, name = '', subresource = '', group = 'agentplane.io', version = 'v1alpha1'): RequestAttributes => ({
   resource: { verb, group, version, resource, subresource, namespace, name },

@@ -123,7 +123,7 @@ describe('WorkerHub', function () {
       const received: ServerMessage[] = [];
       const waiters: ((m: ServerMessage) => void)[] = [];
       ws.on('message', (data) => {
-        const msg = JSON.parse(String(data)) as ServerMessage;
+        const msg = JSON.parse((data as Buffer).toString()) as ServerMessage;
         const w = waiters.shift();
         if (w) w(msg);
         else received.push(msg);
@@ -306,8 +306,8 @@ describe('WorkerHub', function () {
       await until(() => got.length === 4);
       await sleep(50);
       expect(got.map(([, d]) => d.type)).to.deep.equal(['tool_result', 'text', 'text', 'error']);
-      expect(JSON.stringify(got[0]![1].payload).length).to.be.at.most(2000);
-      expect(got[3]![1].payload).to.deep.include({ reason: 'TooManyEvents' });
+      expect(JSON.stringify(got[0][1].payload).length).to.be.at.most(2000);
+      expect(got[3][1].payload).to.deep.include({ reason: 'TooManyEvents' });
       // The connection stays: a real worker answers the cancel; the next task counts from zero.
       expect(hub.isConnected(refA)).to.equal(true);
       hub.send(refA, task(2));
@@ -437,8 +437,8 @@ describe('WorkerHub', function () {
       expect(hub.connectedCount).to.equal(2);
       hub.send(refB, task(11));
       hub.send(refA, task(22));
-      expect((await b.next()) as TaskMessage).to.deep.include({ taskId: 11 });
-      expect((await a.next()) as TaskMessage).to.deep.include({ taskId: 22 });
+      expect((await b.next())).to.deep.include({ taskId: 11 });
+      expect((await a.next())).to.deep.include({ taskId: 22 });
       const from: [string, string][] = [];
       hub.on('event', (ref, uid) => from.push([`${ref.namespace}/${ref.name}`, uid]));
       b.send({ type: 'event', taskId: 11, event: { type: 'text', payload: { content: 'b' } } });
@@ -475,7 +475,7 @@ describe('WorkerHub', function () {
 
       // Messages now go to the second connection.
       hub.send(refA, task(9));
-      expect((await second.next()) as TaskMessage).to.deep.include({ taskId: 9 });
+      expect((await second.next())).to.deep.include({ taskId: 9 });
       expect(first.received).to.deep.equal([]);
     });
 

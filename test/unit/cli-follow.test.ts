@@ -33,7 +33,7 @@ describe('CLI follow: replay in the handshake segment', () => {
       sockets.add(sock);
       sock.on('close', () => sockets.delete(sock));
       sock.once('data', (req) => {
-        const key = /sec-websocket-key: *(\S+)/i.exec(req.toString('latin1'))![1]!;
+        const key = /sec-websocket-key: *(\S+)/i.exec(req.toString('latin1'))![1];
         const accept = createHash('sha1').update(key + WS_GUID).digest('base64');
         const answer = `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`;
         // The whole finished task at once, and then the socket stays open, as a live stream does.

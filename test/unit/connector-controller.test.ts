@@ -64,7 +64,7 @@ describe('ConnectorController', function () {
     change('ADDED', connector('a', 'http://a.example/mcp'));
     await until('four checks', () => checksOf('a').length >= 4, 5_000);
     const [first, ...rest] = checksOf('a');
-    const gaps = rest.map((t, i) => t - (i === 0 ? first! : rest[i - 1]!));
+    const gaps = rest.map((t, i) => t - (i === 0 ? first : rest[i - 1]));
     for (const g of gaps) expect(g).to.be.within(RESYNC - 5, RESYNC * 4);
   });
 
@@ -73,7 +73,7 @@ describe('ConnectorController', function () {
     change('ADDED', connector('down', 'http://down.example/mcp'));
     await until('five checks', () => checksOf('down').length >= 5, 5_000);
     const t = checksOf('down');
-    const gaps = t.slice(1).map((x, i) => x - t[i]!);
+    const gaps = t.slice(1).map((x, i) => x - t[i]);
     // 100, 200, 400, 400: each at least the planned delay, never more than the cap by much.
     expect(gaps[0]).to.be.at.least(RESYNC - 5);
     expect(gaps[1]).to.be.at.least(2 * RESYNC - 5);

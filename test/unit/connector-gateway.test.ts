@@ -87,7 +87,7 @@ describe('connector gateway', () => {
       expect(s.headers['x-forwarded-for']).to.equal(undefined);
       expect(s.headers['mcp-session-id']).to.equal('s-1');
     }
-    expect(seen[0]!.body).to.equal('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+    expect(seen[0].body).to.equal('{"jsonrpc":"2.0","id":1,"method":"ping"}');
   });
 
   it('refuses without the credential (401) and other methods (405), sending nothing', async () => {

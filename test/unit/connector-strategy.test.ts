@@ -28,7 +28,7 @@ const request = (extra: Record<string, unknown> = {}): Record<string, unknown> =
 /** Schema plus cross-field rules, as the service applies them to a request body. */
 const check = (body: Record<string, unknown>): Cause[] => {
   const causes = validateSchema(connectorCreateRequestSchema, body);
-  return causes.length ? causes : connectorRuleCauses(body as Partial<ConnectorSpec>);
+  return causes.length ? causes : connectorRuleCauses(body);
 };
 
 function draft(name: string, spec: Partial<ConnectorSpec> = {}, namespace = 'default'): Connector {
@@ -75,8 +75,8 @@ describe('Connector validation', () => {
   it('refuses credentials in the URL', () => {
     const causes = check(request({ url: 'https://user:pass@mcp.example.com/mcp' }));
     expect(causes).to.have.length(1);
-    expect(causes[0]!.field).to.equal('url');
-    expect(causes[0]!.message).to.contain('credentials');
+    expect(causes[0].field).to.equal('url');
+    expect(causes[0].message).to.contain('credentials');
   });
 
   it('refuses bad names with the agent name rule', () => {

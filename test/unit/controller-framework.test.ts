@@ -160,7 +160,7 @@ describe('Controller (framework, on SqliteState)', function () {
     await controller!.start();
     controller!.enqueue({ namespace: 'default', name: 'a' });
     await until(() => at.length === 2);
-    expect(at[1]! - at[0]!).to.be.within(95, 400);
+    expect(at[1] - at[0]).to.be.within(95, 400);
     await sleep(150);
     expect(at, 'no requeue without requeueAfter').to.have.length(2);
   });
@@ -193,8 +193,8 @@ describe('Controller (framework, on SqliteState)', function () {
     controller!.enqueue({ namespace: 'default', name: 'flaky' });
     // Fails twice: retried after ~200 ms, then ~400 ms; the third run succeeds.
     await until(() => at.length === 3, 3000);
-    expect(at[1]! - at[0]!).to.be.within(190, 500);
-    expect(at[2]! - at[1]!).to.be.within(390, 800);
+    expect(at[1] - at[0]).to.be.within(190, 500);
+    expect(at[2] - at[1]).to.be.within(390, 800);
     await sleep(300);
     expect(at, 'no retry after success').to.have.length(3);
   });

@@ -43,7 +43,7 @@ describe('deletion rules', () => {
     expect(fields(validateOwnerReferences([{ ...ref('a'), apiVersion: 'a/b/c' }]))).to.deep.equal(['metadata.ownerReferences[0].apiVersion']);
     const two = validateOwnerReferences([ref('a', true), ref('b', true)]);
     expect(two).to.have.length(1);
-    expect(two[0]!.message).to.contain('ConfigMap/a and ConfigMap/b');
+    expect(two[0].message).to.contain('ConfigMap/a and ConfigMap/b');
   });
 
   it('propagation policies add or remove the garbage collector finalizers, keeping others', () => {

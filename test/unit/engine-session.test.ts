@@ -34,7 +34,7 @@ describe('excludeNetworkFromReports', () => {
       expect(tcpEndpoints().map((e) => e.host)).to.include('localhost');
       excludeNetworkFromReports();
       const endpoints = tcpEndpoints();
-      expect(endpoints).to.not.be.empty;
+      expect(endpoints).to.not.have.lengthOf(0);
       for (const e of endpoints) expect(e.host).to.equal(e.ip4);
     } finally {
       client.destroy();

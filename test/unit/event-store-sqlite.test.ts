@@ -59,8 +59,8 @@ describe('SqliteEventStore', () => {
       expect(await second.lastSeq(s)).to.equal(2);
       const events = await second.since(s, 0);
       expect(events.map((e) => e.type)).to.deep.equal(['task_started', 'text']);
-      expect(events[1]!.payload).to.deep.equal({ content: 'persisted ✓' });
-      expect(events[1]!.agentName).to.equal('durable');
+      expect(events[1].payload).to.deep.equal({ content: 'persisted ✓' });
+      expect(events[1].agentName).to.equal('durable');
       // Seq assignment continues from the persisted tail.
       expect((await second.append(s, { type: 'text', payload: { content: 'more' } })).seq).to.equal(3);
     } finally {
@@ -119,7 +119,7 @@ describe('SqliteEventStore', () => {
     try {
       const [before] = await store.since(s, 0);
       expect(before).to.deep.include({ seq: 1, task: 0, type: 'text' });
-      expect(before!.payload).to.deep.equal({ content: 'before' });
+      expect(before.payload).to.deep.equal({ content: 'before' });
       const next = await store.append(s, { type: 'text', task: 1, payload: { content: 'after' } });
       expect(next).to.deep.include({ seq: 2, task: 1 });
       expect(await store.taskStart(s, 1)).to.equal(2);
@@ -157,7 +157,7 @@ describe('SqliteEventStore', () => {
       }
       expect(checkpoints.every((m) => m.type === 'checkpointed'), JSON.stringify(checkpoints)).to.equal(true);
       // Rounds 2 and 3 wrote from the start of the checkpointed log: it did not grow to 6 MB.
-      expect(sizes[2]).to.be.at.most(sizes[0]! * 1.5);
+      expect(sizes[2]).to.be.at.most(sizes[0] * 1.5);
       expect(await store.lastSeq(s)).to.equal(6000);
     } finally {
       await store.close();
@@ -329,7 +329,7 @@ describe('event-store-sqlite plugin', () => {
     const teardown = await plugin.setup(ctx);
 
     expect(provided).to.have.length(1);
-    const store = provided[0]!;
+    const store = provided[0];
     expect(store).to.be.instanceOf(SqliteEventStore);
     expect(fs.existsSync(path.join(dataDir, 'events.db'))).to.equal(true);
 

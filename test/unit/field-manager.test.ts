@@ -137,9 +137,9 @@ describe('field manager: extracting and comparing under a schema', () => {
     const f = (t as { fields: Record<string, { type: string; listType?: string; keys?: string[] }> }).fields;
     expect(f.connectors).to.include({ type: 'list', listType: 'set' });
     expect(f.ports).to.deep.include({ type: 'list', listType: 'map', keys: ['name'] });
-    expect(f.tags!.type).to.equal('leaf');
-    expect(f.selector!.type).to.equal('leaf');
-    expect(f.env!.type).to.equal('map');
+    expect(f.tags.type).to.equal('leaf');
+    expect(f.selector.type).to.equal('leaf');
+    expect(f.env.type).to.equal('map');
   });
 });
 
@@ -272,7 +272,7 @@ describe('field manager: list and map types as published', () => {
     ['v3', (openApiV3(resources).components as { schemas: Record<string, Record<string, unknown>> }).schemas],
   ];
   const prop = (defs: Record<string, Record<string, unknown>>, def: string, p: string): Record<string, unknown> =>
-    (defs[`io.agentplane.v1alpha1.${def}`]!.properties as Record<string, Record<string, unknown>>)[p]!;
+    (defs[`io.agentplane.v1alpha1.${def}`].properties as Record<string, Record<string, unknown>>)[p];
 
   for (const [v, defs] of docs) {
     it(`OpenAPI ${v} declares connectors a set, squad members atomic, conditions a map keyed by type`, () => {

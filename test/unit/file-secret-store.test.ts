@@ -201,7 +201,7 @@ describe('FileSecretStore encryption at rest', () => {
     for (const field of ['ciphertext', 'tag', 'nonce'] as const) {
       const body = JSON.parse(original);
       const bytes = Buffer.from(body.encrypted[field], 'base64');
-      bytes[bytes.length - 1]! ^= 0x01;
+      bytes[bytes.length - 1] ^= 0x01;
       body.encrypted[field] = bytes.toString('base64');
       fs.writeFileSync(file('default', 'tok'), JSON.stringify(body));
       const err = await failure(store.get('default', 'tok'));

@@ -48,9 +48,9 @@ describe('Kubernetes storage CRDs', () => {
       singular: 'agentrecord',
     });
     expect(spec.versions).to.have.length(1);
-    expect(spec.versions[0]!.storage).to.equal(true);
-    expect(spec.versions[0]!.subresources).to.equal(undefined);
-    expect(spec.versions[0]!.schema.openAPIV3Schema.type).to.equal('object');
+    expect(spec.versions[0].storage).to.equal(true);
+    expect(spec.versions[0].subresources).to.equal(undefined);
+    expect(spec.versions[0].schema.openAPIV3Schema.type).to.equal('object');
     expect(recordCrd('Squad', 'example.com').spec).to.include({ group: 'example.com' });
   });
 

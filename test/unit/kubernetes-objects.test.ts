@@ -49,14 +49,14 @@ describe('Kubernetes runtime objects', () => {
     expect(spec.automountServiceAccountToken).to.equal(false);
     expect(spec.securityContext).to.deep.include({ runAsNonRoot: true, runAsUser: 10001 });
     const [c] = spec.containers;
-    expect(c!.securityContext).to.deep.include({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
-    const secretRefs = (c!.env ?? []).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name);
+    expect(c.securityContext).to.deep.include({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    const secretRefs = (c.env ?? []).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name);
     expect(secretRefs).to.have.members(['AGENTPLANE_AGENT_TOKEN', 'ANTHROPIC_API_KEY']);
-    expect((c!.env ?? []).filter((e) => e.value !== undefined).map((e) => e.name)).to.not.include.members(['AGENTPLANE_AGENT_TOKEN', 'ANTHROPIC_API_KEY']);
-    expect(c!.envFrom).to.deep.equal([{ configMapRef: { name: objectNames('ada').config } }]);
-    expect(c!.volumeMounts!.map((m) => m.mountPath)).to.have.members(['/workspace', '/tmp']);
+    expect((c.env ?? []).filter((e) => e.value !== undefined).map((e) => e.name)).to.not.include.members(['AGENTPLANE_AGENT_TOKEN', 'ANTHROPIC_API_KEY']);
+    expect(c.envFrom).to.deep.equal([{ configMapRef: { name: objectNames('ada').config } }]);
+    expect(c.volumeMounts!.map((m) => m.mountPath)).to.have.members(['/workspace', '/tmp']);
     expect(spec.volumes!.find((v) => v.persistentVolumeClaim)!.persistentVolumeClaim!.claimName).to.equal('agent-ada-workspace');
-    expect(c!.readinessProbe!.httpGet).to.deep.include({ path: '/healthz', port: 8080 });
+    expect(c.readinessProbe!.httpGet).to.deep.include({ path: '/healthz', port: 8080 });
     expect(JSON.stringify(pod)).to.not.contain('AGENTPLANE_WAKE_IDLE');
   });
 
@@ -70,18 +70,18 @@ describe('Kubernetes runtime objects', () => {
     });
     expect(pod.spec!.restartPolicy, 'a crashed member restarts in place; a revoked one exits 0 and stays ended').to.equal('OnFailure');
     const [ada, bob] = pod.spec!.containers;
-    expect([ada!.name, bob!.name]).to.deep.equal(['ada', 'bob']);
-    expect(ada!.ports![0]!.containerPort).to.not.equal(bob!.ports![0]!.containerPort);
-    const env = (c: typeof ada) => Object.fromEntries((c!.env ?? []).map((e) => [e.name, e.value]));
+    expect([ada.name, bob.name]).to.deep.equal(['ada', 'bob']);
+    expect(ada.ports![0].containerPort).to.not.equal(bob.ports![0].containerPort);
+    const env = (c: typeof ada) => Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
     expect(env(bob).AGENTPLANE_WAKE_IDLE).to.equal('true');
     expect(env(ada)).to.not.have.property('AGENTPLANE_WAKE_IDLE');
     expect(env(ada).AGENTPLANE_SQUAD_DIR).to.equal('/squad');
     const claims = pod.spec!.volumes!.filter((v) => v.persistentVolumeClaim).map((v) => v.persistentVolumeClaim!.claimName);
     expect(claims, "a peer's claim taken from a warm-pool slot keeps its name").to.have.members(['agent-ada-workspace', 'agent-bob-workspace', 'warm-0a1b2c3d-workspace']);
-    const mounts = Object.fromEntries(ada!.volumeMounts!.map((m) => [m.mountPath, m]));
-    expect(mounts['/workspace']!.readOnly).to.not.equal(true);
+    const mounts = Object.fromEntries(ada.volumeMounts!.map((m) => [m.mountPath, m]));
+    expect(mounts['/workspace'].readOnly).to.not.equal(true);
     for (const p of ['/squad/ada', '/squad/bob', '/squad/cy']) expect(mounts[p], p).to.deep.include({ readOnly: true });
-    const volumeOf = (c: typeof ada, path: string) => c!.volumeMounts!.find((m) => m.mountPath === path)!.name;
+    const volumeOf = (c: typeof ada, path: string) => c.volumeMounts!.find((m) => m.mountPath === path)!.name;
     expect(volumeOf(ada, '/workspace')).to.not.equal(volumeOf(bob, '/workspace'));
   });
 
@@ -119,9 +119,9 @@ describe('A warm-pool slot (docs/kubernetes-runtime.md "Warm pool")', () => {
     expect(pod.spec!.automountServiceAccountToken).to.equal(false);
     expect(workerPod(manager).spec).to.deep.include({ serviceAccountName: 'agentplane-manager', automountServiceAccountToken: true });
     const [c] = pod.spec!.containers;
-    expect(c!.name).to.equal(SLOT_CONTAINER);
-    expect(c!.envFrom).to.deep.equal([{ configMapRef: { name: 'warm-0a1b2c3d-config' } }]);
-    expect(JSON.parse(c!.env!.find((e) => e.name === 'AGENTPLANE_PRESTART')!.value!)).to.deep.equal({ model: 'claude-sonnet-4-5', role: 'worker' });
+    expect(c.name).to.equal(SLOT_CONTAINER);
+    expect(c.envFrom).to.deep.equal([{ configMapRef: { name: 'warm-0a1b2c3d-config' } }]);
+    expect(JSON.parse(c.env!.find((e) => e.name === 'AGENTPLANE_PRESTART')!.value!)).to.deep.equal({ model: 'claude-sonnet-4-5', role: 'worker' });
     expect(pod.spec!.volumes!.find((v) => v.persistentVolumeClaim)!.persistentVolumeClaim!.claimName).to.equal('warm-0a1b2c3d-workspace');
     expect(pod.metadata!.annotations).to.deep.equal({ 'agentplane.io/warm-pool-role': 'worker' });
   });
@@ -158,7 +158,7 @@ describe('The model-proxy sidecar', () => {
 
   it('is a native sidecar (an init container that keeps running) of the worker image, unprivileged, sharing no process namespace', () => {
     expect(spec.initContainers).to.have.length(1);
-    const sc = spec.initContainers![0]!;
+    const sc = spec.initContainers![0];
     expect(sc).to.deep.include({ name: MODEL_PROXY_CONTAINER, image: template.image, restartPolicy: 'Always', args: ['model-proxy'] });
     expect(sc.securityContext).to.deep.include({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
     expect(spec.shareProcessNamespace).to.equal(undefined);
@@ -168,7 +168,7 @@ describe('The model-proxy sidecar', () => {
 
   it('alone mounts the mirrored Secret, and each member’s credential only (not its control token)', () => {
     expect(keyVolume).to.not.equal(undefined);
-    const sc = spec.initContainers![0]!;
+    const sc = spec.initContainers![0];
     expect(sc.volumeMounts!.map((m) => [m.name, m.mountPath, m.readOnly])).to.deep.equal([
       [keyVolume.name, '/var/run/agentplane/model', true],
       ['model-credential-0', '/var/run/agentplane/agents/ada', true],
@@ -195,7 +195,7 @@ describe('The model-proxy sidecar', () => {
   it('bounds each request by the longest model task deadline of its members’ templates (else the server’s)', () => {
     const retryOf = (members: { name: string; template: WorkerTemplate }[]): unknown => {
       const p = workerPod({ namespace: 'team-a', group: 'squad:team-a/crew', generateName: 'squad-crew-', members, modelProxy });
-      return JSON.parse(p.spec!.initContainers![0]!.env!.find((e) => e.name === 'AGENTPLANE_MODEL_RETRY')!.value!);
+      return JSON.parse(p.spec!.initContainers![0].env!.find((e) => e.name === 'AGENTPLANE_MODEL_RETRY')!.value!);
     };
     const quick = { ...template, modelTaskDeadlineSeconds: 30 };
     const slow = { ...template, modelTaskDeadlineSeconds: 1200 };

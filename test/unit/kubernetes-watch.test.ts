@@ -86,8 +86,8 @@ describe('Kubernetes store watch (KindHub, scripted server)', () => {
     fake.last().send('ADDED', rec('x', 101));
     fake.last().send('MODIFIED', rec('x', 102, 2));
     expect(names(a)).to.deep.equal(['ADDED:x:101', 'MODIFIED:x:102']);
-    expect(a[1]!.object).to.deep.equal(b[1]!.object);
-    expect(a[1]!.object).to.not.equal(b[1]!.object); // each subscriber has its own copy
+    expect(a[1].object).to.deep.equal(b[1].object);
+    expect(a[1].object).to.not.equal(b[1].object); // each subscriber has its own copy
     stopA();
     expect(fake.last().aborted).to.equal(false);
     stopB();
@@ -156,7 +156,7 @@ describe('Kubernetes store watch (KindHub, scripted server)', () => {
       'ADDED:new:330',
       'DELETED:gone:500',
     ]);
-    expect(evs[1]!.object.metadata.uid).to.equal('uid-old');
+    expect(evs[1].object.metadata.uid).to.equal('uid-old');
     expect(errors).to.deep.equal([]); // a "from now" watch does not end
     await write; // a write the catch-up covered counts as delivered
     expect(settled).to.equal(true);
@@ -190,7 +190,7 @@ describe('Kubernetes store watch (KindHub, scripted server)', () => {
     await tick();
     expect(names(evs)).to.deep.equal(['MODIFIED:x:43']);
     expect(errors).to.have.length(1);
-    expect(errors[0]!.reason).to.equal('Expired');
+    expect(errors[0].reason).to.equal('Expired');
     expect(fake.calls).to.have.length(1); // no reconnect after it ended
   });
 

@@ -18,8 +18,8 @@ describe('logger', () => {
     const { logger, lines } = capture();
     componentLogger(componentLogger(logger, 'runtime'), 'hub').info('hello');
     const [line] = lines();
-    expect(repeatedKeys(line!)).to.deep.equal([]);
-    expect(JSON.parse(line!)).to.include({ component: 'runtime', subcomponent: 'hub', msg: 'hello' });
+    expect(repeatedKeys(line)).to.deep.equal([]);
+    expect(JSON.parse(line)).to.include({ component: 'runtime', subcomponent: 'hub', msg: 'hello' });
   });
 
   it('refuses a third level rather than write a key twice', () => {
@@ -32,8 +32,8 @@ describe('logger', () => {
     const { logger, lines } = capture();
     agentLogger(agentLogger(componentLogger(logger, 'model-proxy', { namespace: 'team-a' }), 'team-a', 'bot'), 'team-a', 'bot').warn('x');
     const [line] = lines();
-    expect(repeatedKeys(line!)).to.deep.equal([]);
-    expect(JSON.parse(line!)).to.include({ component: 'model-proxy', namespace: 'team-a', name: 'bot' });
+    expect(repeatedKeys(line)).to.deep.equal([]);
+    expect(JSON.parse(line)).to.include({ component: 'model-proxy', namespace: 'team-a', name: 'bot' });
   });
 
   it('the key scan finds a repeated key that JSON.parse would hide', () => {

@@ -125,7 +125,7 @@ describe('model proxy', function () {
       expect(res.status).to.equal(200);
       expect(res.headers.get('request-id')).to.match(/^req_/);
       const msg = (await res.json()) as { content: { text: string }[]; usage: { input_tokens: number } };
-      expect(msg.content[0]!.text).to.equal('hello there');
+      expect(msg.content[0].text).to.equal('hello there');
       expect(msg.usage.input_tokens).to.be.greaterThan(0);
     });
 
@@ -133,7 +133,7 @@ describe('model proxy', function () {
       const res = await post(r, '/v1/messages/count_tokens', body('count me please'));
       expect(res.status).to.equal(200);
       expect(((await res.json()) as { input_tokens: number }).input_tokens).to.be.greaterThan(0);
-      expect(model.requests[0]!.path).to.equal('/v1/messages/count_tokens');
+      expect(model.requests[0].path).to.equal('/v1/messages/count_tokens');
     });
 
     it('streams server-sent events byte for byte', async () => {
@@ -198,13 +198,13 @@ describe('model proxy', function () {
     it('retries 529 with backoff, reporting each retry, then returns the success', async () => {
       const res = await post(r, '/v1/messages', body('@fail 529 overloaded_error busy x2\n@say recovered'));
       expect(res.status).to.equal(200);
-      expect(((await res.json()) as { content: { text: string }[] }).content[0]!.text).to.equal('recovered');
+      expect(((await res.json()) as { content: { text: string }[] }).content[0].text).to.equal('recovered');
       expect(model.requests).to.have.length(3);
       expect(r.retries.map((x) => [x.attempt, x.of, x.status, x.delayMs])).to.deep.equal([
         [1, 8, 529, 20],
         [2, 8, 529, 40],
       ]);
-      expect(r.retries[1]!.message).to.match(/^model overloaded, retry 2 of 8 in 40 ms \(busy\)$/);
+      expect(r.retries[1].message).to.match(/^model overloaded, retry 2 of 8 in 40 ms \(busy\)$/);
       expect(r.failures).to.deep.equal([]);
     });
 
@@ -216,7 +216,7 @@ describe('model proxy', function () {
       expect(((await res.json()) as { error: { message: string } }).error.message).to.equal('upstream broke');
       expect(model.requests).to.have.length(3);
       expect(r.failures.map((f) => f.reason)).to.deep.equal(['ModelUnavailable']);
-      expect(r.failures[0]!.message).to.contain('upstream broke').and.to.contain('2 retries');
+      expect(r.failures[0].message).to.contain('upstream broke').and.to.contain('2 retries');
     });
 
     it('does not retry past the task’s deadline', async () => {
@@ -239,7 +239,7 @@ describe('model proxy', function () {
       expect(model.requests).to.have.length(1);
       expect(r.retries).to.deep.equal([]);
       expect(r.failures.map((f) => [f.reason, f.grant.ref.name, f.grant.uid])).to.deep.equal([['ModelCredentialRejected', 'alpha', 'uid-1']]);
-      expect(r.failures[0]!.message).to.contain('the model credential was rejected');
+      expect(r.failures[0].message).to.contain('the model credential was rejected');
     });
 
     it('retries a refused connection', async () => {
@@ -251,7 +251,7 @@ describe('model proxy', function () {
       const res = await post(r, '/v1/messages', body('@say hi'));
       expect(res.status).to.equal(504);
       expect(r.retries.map((x) => x.status)).to.deep.equal([0, 0]);
-      expect(r.failures[0]!.message).to.match(/could not be reached after 2 retries: .*ECONNREFUSED/);
+      expect(r.failures[0].message).to.match(/could not be reached after 2 retries: .*ECONNREFUSED/);
     });
   });
 });
@@ -317,7 +317,7 @@ describe('model proxy against a hand-written upstream', function () {
     expect(res.status).to.equal(200);
     expect(res.headers.get('request-id')).to.equal('req_1');
     expect(res.headers.get('x-custom')).to.equal('kept');
-    const h = seen[0]!;
+    const h = seen[0];
     expect(h['anthropic-version']).to.equal('2023-06-01');
     expect(h['anthropic-beta']).to.equal('tools-2024');
     expect(h['x-stainless-lang']).to.equal('js');
@@ -340,6 +340,6 @@ describe('model proxy against a hand-written upstream', function () {
     expect(res.status).to.equal(200);
     expect(Date.now() - t0).to.be.at.least(950);
     expect(r.retries.map((x) => [x.status, x.delayMs])).to.deep.equal([[429, 1000]]);
-    expect(r.retries[0]!.message).to.match(/^model rate limit reached, retry 1 of 8 in 1 s \(slow down\)$/);
+    expect(r.retries[0].message).to.match(/^model rate limit reached, retry 1 of 8 in 1 s \(slow down\)$/);
   });
 });

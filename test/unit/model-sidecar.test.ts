@@ -87,8 +87,8 @@ describe('model-proxy sidecar', () => {
     expect(model.requests.at(-1)!.apiKey).to.equal('sk-test-one');
     // The request's start (not waited for: the model answered before that report's answer), then its usage.
     expect(reports.map((x) => [x.credential, x.body.type])).to.deep.equal([['apmr_ada', 'requested'], ['apmr_ada', 'usage']]);
-    expect(model.requests.at(-1)!.receivedAt - reports[0]!.at).to.be.below(REPORT_DELAY_MS);
-    const usage = reports[1]!;
+    expect(model.requests.at(-1)!.receivedAt - reports[0].at).to.be.below(REPORT_DELAY_MS);
+    const usage = reports[1];
     expect((usage.body.usage as { output_tokens: number }).output_tokens).to.be.greaterThan(0);
     // The stream's end waited for the usage report's answer.
     expect(r.endedAt - usage.at).to.be.at.least(REPORT_DELAY_MS - 20);
@@ -110,8 +110,8 @@ describe('model-proxy sidecar', () => {
     expect(model.requests.at(-1)!.apiKey).to.equal('sk-test-revoked');
     await new Promise((res) => setTimeout(res, 100));
     expect(reports.map((x) => x.body.type)).to.deep.equal(['requested', 'failed']);
-    expect(reports[1]!.body.error).to.deep.include({ reason: 'ModelCredentialRejected' });
-    expect((reports[1]!.body.error as { message: string }).message).to.contain('mirrored into namespace team-a');
+    expect(reports[1].body.error).to.deep.include({ reason: 'ModelCredentialRejected' });
+    expect((reports[1].body.error as { message: string }).message).to.contain('mirrored into namespace team-a');
     writeFileSync(join(dir, 'key', 'ANTHROPIC_API_KEY'), 'sk-test-one\n');
   });
 

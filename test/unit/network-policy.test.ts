@@ -108,13 +108,13 @@ describe('A pod’s NetworkPolicy', () => {
     const p = podNetworkPolicy(solo, 'Open', inCluster);
     expect(p.spec!.egress).to.have.length(3);
     const [v4, v6] = ipBlocks(p);
-    expect(v4!.cidr).to.equal('0.0.0.0/0');
-    expect(v4!.except).to.include.members([METADATA_ADDRESS, '169.254.0.0/16', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '34.1.2.3/32']);
-    expect(v6!.cidr).to.equal('::/0');
-    expect(v6!.except).to.include.members(['fc00::/7', 'fe80::/10', '64:ff9b::/96']);
-    expect(v6!.except, 'kube-apiserver reads ::ffff:0:0/96 as IPv4 and refuses it inside ::/0').to.not.include('::ffff:0:0/96');
-    expect(p.spec!.egress![2]!.ports, 'any port').to.equal(undefined);
-    expect(podNetworkPolicy(solo, 'Open', onNode).spec!.egress![2]!.to![0]!.ipBlock!.except, 'a loopback API server is not a pod’s to reach anyway').to.not.include('127.0.0.1/32');
+    expect(v4.cidr).to.equal('0.0.0.0/0');
+    expect(v4.except).to.include.members([METADATA_ADDRESS, '169.254.0.0/16', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '34.1.2.3/32']);
+    expect(v6.cidr).to.equal('::/0');
+    expect(v6.except).to.include.members(['fc00::/7', 'fe80::/10', '64:ff9b::/96']);
+    expect(v6.except, 'kube-apiserver reads ::ffff:0:0/96 as IPv4 and refuses it inside ::/0').to.not.include('::ffff:0:0/96');
+    expect(p.spec!.egress![2].ports, 'any port').to.equal(undefined);
+    expect(podNetworkPolicy(solo, 'Open', onNode).spec!.egress![2].to![0].ipBlock!.except, 'a loopback API server is not a pod’s to reach anyway').to.not.include('127.0.0.1/32');
   });
 
   it('Proxy and None leave no direct way out: a NetworkPolicy cannot name hosts', () => {

@@ -166,7 +166,7 @@ describe('OpenAPI document', () => {
     const post = doc.paths['/api/v1/agents']!.post!;
     for (const code of ['400', '409']) {
       const r = post.responses[code] as OpenAPIV3.ResponseObject;
-      expect((r.content!['application/json']!.schema as OpenAPIV3.ReferenceObject).$ref).to.equal('#/components/schemas/Error');
+      expect((r.content!['application/json'].schema as OpenAPIV3.ReferenceObject).$ref).to.equal('#/components/schemas/Error');
     }
     expect(doc.paths['/api/v1/agents/{name}']!.get!.responses).to.have.property('404');
   });

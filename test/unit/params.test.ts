@@ -32,8 +32,8 @@ describe('server params', () => {
         expect(err.reason).to.equal('Invalid');
         expect(err.code).to.equal(400);
         expect(err.details.causes).to.have.length(1);
-        expect(err.details.causes![0]!.field).to.equal('namespace');
-        expect(err.details.causes![0]!.message).to.contain('DNS label');
+        expect(err.details.causes![0].field).to.equal('namespace');
+        expect(err.details.causes![0].message).to.contain('DNS label');
       });
     }
 

@@ -66,15 +66,15 @@ describe('peer compatibility: cost breakdown', () => {
       [4, 5, 'running'],
     ]);
     const [t1, t2, , t4, t5] = c.tasks;
-    expect(t1!.instruction).to.equal(`${'x'.repeat(200)}…`);
+    expect(t1.instruction).to.equal(`${'x'.repeat(200)}…`);
     expect(t1).to.include({ costUSD: 0.5, durationMs: 1200, turns: 2, inputTokens: 100, outputTokens: 10, eventCount: 3 });
-    expect(t2!.models.map((m) => [m.model, m.costUSD])).to.deep.equal([
+    expect(t2.models.map((m) => [m.model, m.costUSD])).to.deep.equal([
       ['model-a', 0.5],
       ['model-b', 0.5],
     ]);
     expect(t4).to.include({ costUSD: 0, outcome: 'cancelled' });
-    expect(t4!.models).to.deep.equal([]);
-    expect(t5!.completedAt).to.equal(undefined);
+    expect(t4.models).to.deep.equal([]);
+    expect(t5.completedAt).to.equal(undefined);
     expect(c.models.map((m) => [m.model, m.costUSD, m.taskCount, m.inputTokens, m.outputTokens])).to.deep.equal([
       ['model-a', 1, 2, 200, 10],
       ['model-b', 0.5, 1, 0, 20],
@@ -86,8 +86,8 @@ describe('peer compatibility: cost breakdown', () => {
     const c = costBreakdown('a', 'default', events(), { limit: 2, events: true });
     expect(c.tasks.map((t) => t.task)).to.deep.equal([4, 5]);
     expect(c).to.include({ taskCount: 5, totalCost: 1.75 });
-    expect(c.tasks[0]!.events!.map((e) => e.type)).to.deep.equal(['task_started', 'task_cancelled']);
-    expect(costBreakdown('a', 'default', events()).tasks[0]!.events).to.equal(undefined);
+    expect(c.tasks[0].events!.map((e) => e.type)).to.deep.equal(['task_started', 'task_cancelled']);
+    expect(costBreakdown('a', 'default', events()).tasks[0].events).to.equal(undefined);
   });
 
   it('reads what an end event says defensively: no negative, non-numeric or absent figures', () => {
@@ -134,8 +134,8 @@ describe('peer compatibility: refusals that say what instead', () => {
       );
       expect(err).to.be.instanceOf(ApiError);
       expect((err as ApiError).details.causes).to.have.length(1);
-      expect((err as ApiError).details.causes![0]!.field).to.equal('spec.authType');
-      expect((err as ApiError).details.causes![0]!.message).to.contain('"oauth", which agentplane does not support yet');
+      expect((err as ApiError).details.causes![0].field).to.equal('spec.authType');
+      expect((err as ApiError).details.causes![0].message).to.contain('"oauth", which agentplane does not support yet');
     } finally {
       state.close();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -160,7 +160,7 @@ describe('peer compatibility: compaction', () => {
     expect(compactionOf(req)).to.deep.equal({ instructions: 'keep the file names' });
     const turn = summaryTurn(req, 'keep the file names');
     expect(turn.kind).to.equal('message');
-    const text = turn.kind === 'message' && turn.content[0]!.type === 'text' ? turn.content[0]!.text : '';
+    const text = turn.kind === 'message' && turn.content[0].type === 'text' ? turn.content[0].text : '';
     expect(text).to.match(/^<analysis>[\s\S]*<\/analysis>\n<summary>\n1\. Primary Request and Intent: Fix the build\n2\. Summary instructions followed: keep the file names\n<\/summary>$/);
     expect(text).to.not.contain('@');
     expect(compactionOf(body({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'create a detailed summary of the conversation so far' }] })), 'a tool\'s output is no request').to.equal(undefined);
@@ -200,7 +200,7 @@ describe('peer compatibility: tokens by model', () => {
   it('the meter counts a task\'s tokens by the model each response named; a worker cannot claim model_usage', () => {
     const meter = new UsageMeter(new Metrics());
     const ref = { namespace: 'default', name: 'a' };
-    const grant = { ref, uid: 'u1' } as Parameters<UsageMeter['record']>[0];
+    const grant = { ref, uid: 'u1' };
     meter.taskStarted(ref, 'u1');
     expect(meter.taskModels(ref, 'u1')).to.equal(undefined);
     meter.record(grant, 'model-a', usage(10, 1));

@@ -72,7 +72,7 @@ describe('plugin loader', function () {
     try {
       expect(loaded.names).to.deep.equal(['event-store-sqlite']);
       expect(provided).to.have.length(1);
-      const store = provided[0]!;
+      const store = provided[0];
       const ev = await store.append({ namespace: 'default', name: 'a', uid: 'u' }, { type: 'text', payload: { content: 'hi' } });
       expect(ev.seq).to.equal(1);
       expect(fs.existsSync(path.join(dir, 'events.db'))).to.equal(true);
@@ -82,7 +82,7 @@ describe('plugin loader', function () {
     // Teardown closed the store.
     let closedErr: unknown;
     try {
-      await provided[0]!.lastSeq({ namespace: 'default', name: 'a', uid: 'u' });
+      await provided[0].lastSeq({ namespace: 'default', name: 'a', uid: 'u' });
     } catch (e) {
       closedErr = e;
     }
@@ -163,7 +163,7 @@ describe('plugin loader', function () {
     expect(provided).to.have.length(1);
     let err: unknown;
     try {
-      await provided[0]!.lastSeq({ namespace: 'n', name: 'a', uid: 'u' });
+      await provided[0].lastSeq({ namespace: 'n', name: 'a', uid: 'u' });
     } catch (e) {
       err = e;
     }

@@ -82,7 +82,7 @@ describe('PodPool', () => {
     expect(pool.serves('team-a', 'fast', 'worker')).to.equal(true);
     expect(pool.serves('team-a', 'fast', 'manager')).to.equal(false);
     const taken = pool.take('team-a', 'fast', 'worker');
-    expect(taken?.id).to.equal(made[0]!.id);
+    expect(taken?.id).to.equal(made[0].id);
     expect(pool.readyCount).to.equal(0);
     await eventually(async () => made.length === 2, 2000, 'a replacement');
     expect(discarded, 'a taken slot is the agent’s, not discarded').to.not.include(taken!.id);
@@ -92,10 +92,10 @@ describe('PodPool', () => {
     wants = [want('team-a', 1)];
     await start();
     await eventually(async () => made.length === 1, 2000, 'a slot');
-    const first = made[0]!;
+    const first = made[0];
     pods.get(first.pod!)!.status = { phase: 'Pending', containerStatuses: [{ name: 'worker', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImageNeverPull' } } }] };
     await eventually(async () => discarded.includes(first.id) && made.length === 2, 2000, 'the stuck slot replaced');
-    pods.delete(made[1]!.pod!);
+    pods.delete(made[1].pod!);
     const t = Date.now();
     await eventually(async () => made.length === 3, 2000, 'the vanished slot replaced');
     expect(Date.now() - t, 'the second replacement waited longer (backoff 100, then 200 ms)').to.be.at.least(150);
@@ -116,11 +116,11 @@ describe('PodPool', () => {
     await start();
     await eventually(async () => made.length === 4, 2000, 'four slots');
     const teamA = made.filter((s) => s.namespace === 'team-a');
-    pool.ready(teamA[0]!.ref);
+    pool.ready(teamA[0].ref);
     wants = [want('team-a', 1)];
     await eventually(async () => pool.list().length === 1, 2000, 'one slot left');
-    expect(pool.list()[0]!.id, 'the ready one stays').to.equal(teamA[0]!.id);
-    expect(discarded).to.have.members(made.filter((s) => s.id !== teamA[0]!.id).map((s) => s.id));
+    expect(pool.list()[0].id, 'the ready one stays').to.equal(teamA[0].id);
+    expect(discarded).to.have.members(made.filter((s) => s.id !== teamA[0].id).map((s) => s.id));
   });
 
   it('removes every untaken slot on close and makes no more', async () => {

@@ -26,7 +26,7 @@ function prerequisites(): Prerequisite[] {
     .map((l) => {
       const m = /^\s*(\S+)\s+(\S+)\s+(.+?)\s*$/.exec(l);
       expect(m, `hack/prerequisites.txt: "${l}" is not "<target> <package> <check>"`).to.not.equal(null);
-      return { target: m![1]!, pkg: m![2]!, check: m![3]! };
+      return { target: m![1], pkg: m![2], check: m![3] };
     });
 }
 

@@ -63,7 +63,7 @@ describe('process groups (pid reuse)', () => {
     started.push(sh);
     await once(sh, 'spawn');
     noteStarted(sh);
-    const [out] = (await once(sh.stdout!, 'data')) as [Buffer];
+    const [out] = (await once(sh.stdout, 'data')) as [Buffer];
     const member = Number(String(out).trim());
     await once(sh, 'exit');
     expect(alive(member)).to.equal(true);

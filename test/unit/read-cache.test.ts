@@ -197,7 +197,7 @@ describe('ReadCache: reads from the informer with resourceVersion rules', functi
 
     it("pages a list read from storage over the cache's snapshot when the cache holds the same objects", async () => {
       // Another kind's write moves storage's (global) version past the agents' last change.
-      await state.store<Agent>('Other').create(idleAgentDraft('elsewhere') as Agent);
+      await state.store<Agent>('Other').create(idleAgentDraft('elsewhere'));
       const first = await shared.list({ namespace: 'default', limit: 2 });
       expect(Number(first.resourceVersion)).to.be.greaterThan(informer.resourceVersion());
       expect(decodeContinue(first.continue!).rv, "the token names the cache's snapshot").to.equal(informer.resourceVersion());
@@ -231,7 +231,7 @@ describe('ReadCache: reads from the informer with resourceVersion rules', functi
 
     const second = await reads.list({ namespace: 'default', limit: 2, continue: first.continue! });
     expect(names(second.items)).to.deep.equal(['c', 'd']);
-    expect(second.items[1]!.metadata.labels?.changed, 'd as it was at the snapshot').to.equal(undefined);
+    expect(second.items[1].metadata.labels?.changed, 'd as it was at the snapshot').to.equal(undefined);
     expect(second.resourceVersion).to.equal(first.resourceVersion);
     const third = await reads.list({ namespace: 'default', limit: 2, continue: second.continue! });
     expect(names(third.items)).to.deep.equal(['e']);

@@ -49,7 +49,7 @@ describe('tool sandbox set-up', () => {
     expect(resolveSandbox('auto', dataDir, logger, { PATH: '/nonexistent' }).kind).to.equal('none');
     await flush();
     expect(lines).to.have.length(1);
-    expect(JSON.parse(lines[0]!)).to.include({ level: 40, reason: 'bwrap not found on PATH' });
+    expect(JSON.parse(lines[0])).to.include({ level: 40, reason: 'bwrap not found on PATH' });
     expect(lines[0]).to.contain('NOT confined').and.to.contain('apt-get install bubblewrap');
   });
 
@@ -87,7 +87,7 @@ describe('tool sandbox set-up', () => {
       `unshare -U true 2>/dev/null || echo no-unshare; { ls /root || echo no-root; } 2>/dev/null`,
     ].join('; ');
     const [cmd, ...args] = sandbox.wrap(['sh', '-c', script], { workspace: ws, peers: [peer] });
-    const r = spawnSync(cmd!, args, { encoding: 'utf8', env: { PATH: process.env.PATH! } });
+    const r = spawnSync(cmd, args, { encoding: 'utf8', env: { PATH: process.env.PATH! } });
     expect(r.stderr).to.equal('');
     const lines = r.stdout.trim().split('\n');
     expect(lines.slice(0, 6)).to.deep.equal([ws, 'mine', 'peer', 'peer-read-only', 'no-other', 'workspaces']);

@@ -34,9 +34,9 @@ describe('squad member shape', () => {
     expect(causesOf({ name: 'a', spec: { instructions: 'x' } })).to.deep.equal([]);
   });
   it('refuses both, and neither', () => {
-    expect(causesOf({ ref: { name: 'a' }, name: 'a', spec: { instructions: 'x' } })[0]!.message).to.contain('not both');
-    expect(causesOf({ name: 'a' })[0]!.message).to.contain('for a new one');
-    expect(causesOf({})[0]!.field).to.equal('members[0]');
+    expect(causesOf({ ref: { name: 'a' }, name: 'a', spec: { instructions: 'x' } })[0].message).to.contain('not both');
+    expect(causesOf({ name: 'a' })[0].message).to.contain('for a new one');
+    expect(causesOf({})[0].field).to.equal('members[0]');
   });
   it('parses durations', () => {
     expect(squad.parseDuration('10m')).to.equal(600_000);

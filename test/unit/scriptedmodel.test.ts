@@ -300,7 +300,7 @@ describe('scriptedmodel', () => {
           receivedAt: model.requests[0]?.receivedAt,
         },
       ]);
-      expect(Date.now() - model.requests[0]!.receivedAt).to.be.within(0, 10_000);
+      expect(Date.now() - model.requests[0].receivedAt).to.be.within(0, 10_000);
     });
 
     it('streams a tool_use turn that the SDK assembles', async () => {
@@ -448,7 +448,7 @@ describe('scriptedmodel @fail … xN', () => {
       expect((await send()).status).to.equal(529);
       const ok = await send();
       expect(ok.status).to.equal(200);
-      expect(((await ok.json()) as { content: { text: string }[] }).content[0]!.text).to.equal('through');
+      expect(((await ok.json()) as { content: { text: string }[] }).content[0].text).to.equal('through');
     } finally {
       await model.close();
     }

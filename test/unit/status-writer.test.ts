@@ -7,7 +7,7 @@ import { StatusWriter } from '../../pkg/controller/status-writer.js';
 const ref = { namespace: 'default', name: 'a', uid: 'u-a' };
 let seq = 0;
 const ev = (type: EventType, content = ''): AgentEvent =>
-  ({ seq: ++seq, agentName: 'a', namespace: 'default', task: 1, type, timestamp: new Date().toISOString(), payload: { content } }) as AgentEvent;
+  ({ seq: ++seq, agentName: 'a', namespace: 'default', task: 1, type, timestamp: new Date().toISOString(), payload: { content } });
 
 /** A write that records the seqs it applied and takes `ms`. */
 function recorder(ms = 2) {
@@ -32,7 +32,7 @@ describe('StatusWriter', () => {
     events.forEach((e) => w.note(ref, e));
     await new Promise((r) => setTimeout(r, 200));
     w.stop();
-    expect(writes).to.deep.equal([[events[0]!.seq], [events[299]!.seq]]);
+    expect(writes).to.deep.equal([[events[0].seq], [events[299].seq]]);
   });
 
   it('writes a task state change as soon as the write in flight is done, with the messages before it', async () => {
@@ -49,7 +49,7 @@ describe('StatusWriter', () => {
     // Not held for the 10 s interval: right after the first write.
     expect(Date.now() - t0).to.be.below(1000);
     // The second note replaced the first while it waited; the state change keeps its place after it.
-    expect(writes).to.deep.equal([[first.seq], [msgs[1]!.seq, end.seq]]);
+    expect(writes).to.deep.equal([[first.seq], [msgs[1].seq, end.seq]]);
   });
 
   it('rejects the events of a failed write, reports one no one waits for, and goes on with later ones', async () => {

@@ -91,7 +91,7 @@ describe('storage errors', () => {
   });
 
   it('the server renders a raw storage fault as 503, never as a bare 500', () => {
-    const api = toApiError(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }) as never);
+    const api = toApiError(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
     expect(api).to.include({ reason: 'ServiceUnavailable', code: 503 });
     expect(toApiError(new Error('boom') as never)).to.include({ reason: 'InternalError', code: 500 });
   });

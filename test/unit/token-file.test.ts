@@ -52,9 +52,9 @@ describe('auth: token file (embedded home)', () => {
         ['alice', ['team-a', 'team-b'], ['get', 'list']],
         ['root', ['*'], ['*']],
       ]);
-      expect(yaml[0]!.hash.toString('hex')).to.equal(h.slice('sha256:'.length));
+      expect(yaml[0].hash.toString('hex')).to.equal(h.slice('sha256:'.length));
       const json = parseTokenFile(JSON.stringify([entry('bob', 't3', ['x'], ['delete'])]));
-      expect(json[0]!.user).to.equal('bob');
+      expect(json[0].user).to.equal('bob');
     });
 
     it('refuses a plain token, a bad hash, an unknown verb, a duplicate hash', () => {

@@ -30,8 +30,8 @@ describe('dashboard icon', () => {
     app = await createApp({ logger: createLogger({ level: 'silent' }), metrics: new Metrics() });
     // Nobody is authenticated: only the open paths answer.
     installAuthFilter(app, {
-      authenticator: { authenticate: async () => ({ errors: ['no token'] }), isIdentityHeader: () => false } as never,
-      authorizer: { authorize: async () => ({ allowed: true, reason: '' }) } as never,
+      authenticator: { authenticate: async () => ({ errors: ['no token'] }), isIdentityHeader: () => false },
+      authorizer: { authorize: async () => ({ allowed: true, reason: '' }) },
     });
     await app.register(uiRoutes({ dir }));
     await app.ready();

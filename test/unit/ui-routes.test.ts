@@ -45,7 +45,7 @@ describe('dashboard routes', () => {
         },
         isIdentityHeader: () => false,
       } as never,
-      authorizer: { authorize: async () => ({ allowed: true, reason: '' }) } as never,
+      authorizer: { authorize: async () => ({ allowed: true, reason: '' }) },
     });
     await app.register(uiRoutes({ dir }));
     const service = {

@@ -67,7 +67,7 @@ describe('validateSchema with the agent schemas', () => {
     it('explains the name rule in words, not as a pattern', () => {
       const causes = validateSchema(agentTaskRequestSchema, { name: 'Writer1', instructions: 'x' });
       expect(causes).to.deep.equal([{ field: 'name', message: `must be ${NAME_HINT}` }]);
-      expect(causes[0]!.message).to.not.contain('pattern');
+      expect(causes[0].message).to.not.contain('pattern');
     });
 
     it('explains an over-long name with the same rule', () => {
@@ -96,15 +96,15 @@ describe('validateSchema with the agent schemas', () => {
     it('rejects duplicate connectors on the connectors field', () => {
       const causes = validateSchema(agentTaskRequestSchema, { name: 'a', instructions: 'x', connectors: ['github', 'github'] });
       expect(causes).to.have.length(1);
-      expect(causes[0]!.field).to.equal('connectors');
-      expect(causes[0]!.message).to.equal('must not list "github" twice');
+      expect(causes[0].field).to.equal('connectors');
+      expect(causes[0].message).to.equal('must not list "github" twice');
     });
 
     it('formats array element paths as connectors[1]', () => {
       const causes = validateSchema(agentTaskRequestSchema, { name: 'a', instructions: 'x', connectors: ['ok', 'Not-OK', 'fine'] });
-      expect(causes[0]!.message).to.equal(`must be ${NAME_HINT}`);
+      expect(causes[0].message).to.equal(`must be ${NAME_HINT}`);
       expect(fieldsOf(causes)).to.deep.equal(['connectors[1]']);
-      expect(causes[0]!.message).to.contain(NAME_HINT);
+      expect(causes[0].message).to.contain(NAME_HINT);
     });
 
     it('reports wrong types per field', () => {
@@ -159,14 +159,14 @@ describe('validateSchema with the agent schemas', () => {
     it('rejects an empty patch body {}', () => {
       const causes = validateSchema(agentPatchRequestSchema, {});
       expect(causes).to.have.length(1);
-      expect(causes[0]!.field).to.equal('(body)');
-      expect(causes[0]!.message).to.equal('must set at least one field');
+      expect(causes[0].field).to.equal('(body)');
+      expect(causes[0].message).to.equal('must set at least one field');
     });
 
     it('lists the allowed lifecycle values for lifecycle "Nap"', () => {
       const causes = validateSchema(agentPatchRequestSchema, { lifecycle: 'Nap' });
       expect(causes).to.deep.equal([{ field: 'lifecycle', message: 'must be one of "", "Sleep", "Wake", "AutoDelete"' }]);
-      for (const l of LIFECYCLES) expect(causes[0]!.message).to.contain(JSON.stringify(l));
+      for (const l of LIFECYCLES) expect(causes[0].message).to.contain(JSON.stringify(l));
     });
 
     it('accepts each lifecycle, including "" (always on), and a connectors-only patch', () => {

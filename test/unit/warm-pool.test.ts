@@ -72,11 +72,11 @@ describe('warm pool', () => {
       pool = make(2);
       pool.start(new Set());
       expect(pool.take(), 'nothing ready yet').to.equal(undefined);
-      pool.ready(started[0]!.ref);
+      pool.ready(started[0].ref);
       expect(pool.readyCount).to.equal(1);
       const slot = pool.take();
-      expect(slot?.ref).to.deep.equal(started[0]!.ref);
-      expect(slot?.credential).to.equal(`cred-${started[0]!.ref.name}`);
+      expect(slot?.ref).to.deep.equal(started[0].ref);
+      expect(slot?.credential).to.equal(`cred-${started[0].ref.name}`);
       expect(ready).to.deep.equal([1, 0]);
       await sleep(5);
       expect(started).to.have.length(3);
@@ -90,13 +90,13 @@ describe('warm pool', () => {
     it('replaces a slot that died unclaimed, waiting longer after each death', async () => {
       pool = make(1);
       pool.start(new Set());
-      started[0]!.child.exited(1, null);
+      started[0].child.exited(1, null);
       await sleep(20);
-      expect(existsSync(started[0]!.dir), 'its directory removed').to.equal(false);
+      expect(existsSync(started[0].dir), 'its directory removed').to.equal(false);
       expect(started, 'not restarted at once').to.have.length(1);
       await sleep(400);
       expect(started).to.have.length(2);
-      started[1]!.child.exited(1, null);
+      started[1].child.exited(1, null);
       await sleep(250);
       expect(started, 'the second wait (400 ms) is longer than the first (200 ms)').to.have.length(2);
       await sleep(400);
@@ -106,7 +106,7 @@ describe('warm pool', () => {
     it('stops every slot and removes its directory on close; nothing refills after', async () => {
       pool = make(2);
       pool.start(new Set());
-      pool.ready(started[0]!.ref);
+      pool.ready(started[0].ref);
       await pool.close();
       expect(stopped.sort()).to.deep.equal(started.map((s) => s.ref.name).sort());
       expect(readdirSync(join(dir, 'pool'))).to.deep.equal([]);

@@ -109,7 +109,7 @@ describe('WorkQueue', function () {
     }, logger);
     queue.add('flaky');
     await until(() => at.length === 2, 2000);
-    const delay = at[1]! - at[0]!;
+    const delay = at[1] - at[0];
     expect(delay).to.be.at.least(190);
     expect(delay).to.be.below(600);
     await sleep(250);
@@ -126,13 +126,13 @@ describe('WorkQueue', function () {
     queue.add('k');
     // Run 1 fails -> +200 ms; run 2 fails -> +400 ms; run 3 succeeds.
     await until(() => at.length === 3, 3000);
-    expect(at[1]! - at[0]!).to.be.within(190, 500);
-    expect(at[2]! - at[1]!).to.be.within(390, 800);
+    expect(at[1] - at[0]).to.be.within(190, 500);
+    expect(at[2] - at[1]).to.be.within(390, 800);
     // A success clears the failure count: the next failure retries after ~200 ms again.
     queue.add('k');
     await until(() => at.length === 5, 3000);
     fail = false;
-    expect(at[4]! - at[3]!).to.be.within(190, 500);
+    expect(at[4] - at[3]).to.be.within(190, 500);
   });
 
   it('idle() resolves at once when nothing runs, and only after running reconciles finish', async () => {
@@ -247,7 +247,7 @@ describe('WorkQueue', function () {
     await sleep(20);
     expect(at, 'nothing before the delay').to.have.length(0);
     await until(() => at.length === 1);
-    expect(at[0]! - t0).to.be.within(45, 190);
+    expect(at[0] - t0).to.be.within(45, 190);
     await sleep(350);
     expect(at, 'the dropped delays do not run').to.have.length(1);
   });

@@ -1,12 +1,13 @@
 // Agent verbs: ls, get, describe, logs, cancel, sleep, wake, steer, rm.
 
 import type { Command } from 'commander';
-import type { AgentEvent } from '../../api/event.js';
+import type { AgentResponse } from '../../api/agent.js';
+import type { AgentEvent, EventPayloads } from '../../api/event.js';
 import { EventRenderer, oneLine } from '../event-renderer.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { followAgent } from '../follow.js';
 import { age, indent, renderTable } from '../output.js';
-import { checkName, type Session } from '../session.js';
+import { checkName, type Runner, type Session } from '../session.js';
 import { taskNumber } from './agent-task.js';
 import { show } from './listing.js';
 
@@ -20,7 +21,7 @@ export function addOutputFlags(cmd: Command, list: boolean): Command {
   return cmd;
 }
 
-export function registerAgentCommands(program: Command, run: (fn: (s: Session, ...args: any[]) => Promise<void>) => (...args: any[]) => Promise<void>): void {
+export function registerAgentCommands(program: Command, run: Runner): void {
   addOutputFlags(program.command('ls').alias('list').description('list agents (status, task, model, age)'), true).action(
     run(async (s) => show(s, AGENTS)),
   );
@@ -53,7 +54,7 @@ export function registerAgentCommands(program: Command, run: (fn: (s: Session, .
     .argument('<agent>')
     .action(
       run(async (s, name: string) => {
-        const { status, body } = await s.client.call('POST', agentPath(name, '/cancel'), { query: { namespace: s.target.namespace }, kind: 'agent' });
+        const { status, body } = await s.client.call<{ cancelled?: boolean; taskStatus?: string }>('POST', agentPath(name, '/cancel'), { query: { namespace: s.target.namespace }, kind: 'agent' });
         // Cancel is idempotent: an idle agent answers 200 with cancelled: false.
         if (body.cancelled === false) s.out(`agent/${name}: nothing to cancel (no task is running)\n`);
         else s.out(status === 202 ? `agent/${name}: cancel requested (the worker has not confirmed yet; task ${body.taskStatus})\n` : `agent/${name}: task cancelled\n`);
@@ -77,7 +78,7 @@ export function registerAgentCommands(program: Command, run: (fn: (s: Session, .
       run(async (s, name: string, text: string) => {
         // An idle agent takes the text as a new task: the task number tells which happened.
         const before = await taskNumber(s, name);
-        const { body } = await s.client.call('PATCH', agentPath(name), { query: { namespace: s.target.namespace }, body: { instructions: text }, kind: 'agent' });
+        const { body } = await s.client.call<AgentResponse>('PATCH', agentPath(name), { query: { namespace: s.target.namespace }, body: { instructions: text }, kind: 'agent' });
         const after = await taskNumber(s, name);
         if (before !== undefined && after !== undefined && after > before) {
           s.out(`agent/${name} was idle: started task ${after} with it (follow it with \`agentplane logs -f ${name} -n ${s.target.namespace}\`)\n`);
@@ -102,11 +103,11 @@ export function registerAgentCommands(program: Command, run: (fn: (s: Session, .
 
 async function describe(s: Session, name: string): Promise<void> {
   const ns = s.target.namespace;
-  const { body: a } = await s.client.call('GET', agentPath(name), { query: { namespace: ns }, kind: 'agent' });
+  const { body: a } = await s.client.call<AgentResponse>('GET', agentPath(name), { query: { namespace: ns }, kind: 'agent' });
   const n = Math.min(200, Math.max(1, Number(s.opts.events) || 10));
   const { body: h } = await s.client.call<{ events: AgentEvent[] }>('GET', agentPath(name, '/events'), { query: { namespace: ns, limit: n }, kind: 'agent' });
-  const none = (v: unknown): string => (v === undefined || v === null || v === '' || (Array.isArray(v) && !v.length) ? '<none>' : Array.isArray(v) ? v.join(', ') : String(v));
-  const rows: [string, unknown][] = [
+  const none = (v: string | string[] | null | undefined): string => (v === undefined || v === null || v === '' || (Array.isArray(v) && !v.length) ? '<none>' : Array.isArray(v) ? v.join(', ') : String(v));
+  const rows: [string, string | string[] | undefined][] = [
     ['Name', a.name],
     ['Namespace', a.namespace],
     ['Status', a.status],
@@ -128,15 +129,21 @@ async function describe(s: Session, name: string): Promise<void> {
 
 /** One line about an event, for describe's table. */
 function detail(e: AgentEvent): string {
-  const p = e.payload as unknown as Record<string, unknown>;
   switch (e.type) {
-    case 'tool_call':
+    case 'tool_call': {
+      const p = e.payload as EventPayloads['tool_call'];
       return `${p.tool} ${oneLine(JSON.stringify(p.input), 60)}`;
-    case 'tool_result':
+    }
+    case 'tool_result': {
+      const p = e.payload as EventPayloads['tool_result'];
       return `${p.tool}${p.isError ? ' (error)' : ''}: ${oneLine(String(p.output), 60)}`;
-    case 'task_completed':
+    }
+    case 'task_completed': {
+      const p = e.payload as EventPayloads['task_completed'];
       return `${p.turns} turns, $${Number(p.cost_usd ?? 0).toFixed(4)}: ${oneLine(String(p.result), 60)}`;
+    }
     default: {
+      const p = e.payload as unknown as Record<string, unknown>;
       const v = p.content ?? p.instructions ?? p.message ?? p.reason;
       return typeof v === 'string' ? oneLine(v, 70) : '';
     }
@@ -175,7 +182,7 @@ async function history(s: Session, name: string, enough: (evs: AgentEvent[]) => 
     const evs = [...body.events].sort((a, b) => a.seq - b.seq);
     got.unshift(...evs);
     if (evs.length < 200 || enough(got)) break;
-    before = evs[0]!.seq;
+    before = evs[0].seq;
   }
   return got;
 }
@@ -193,14 +200,14 @@ async function logs(s: Session, name: string): Promise<void> {
       const recent = cutoff !== undefined ? evs.filter((e) => Date.parse(e.timestamp) >= cutoff) : evs;
       return n !== undefined ? recent.slice(-n) : recent;
     };
-    enough = (evs) => (n !== undefined && evs.length >= n && cutoff === undefined) || (cutoff !== undefined && Date.parse(evs[0]!.timestamp) < cutoff);
+    enough = (evs) => (n !== undefined && evs.length >= n && cutoff === undefined) || (cutoff !== undefined && Date.parse(evs[0].timestamp) < cutoff);
   } else {
     // One task's events: the one asked for, else the latest one's.
     pick = (evs) => {
       const t = only ?? evs.at(-1)?.task;
       return evs.filter((e) => e.task === t);
     };
-    enough = (evs) => (only !== undefined ? evs[0]!.task < only : evs[0]!.task < evs.at(-1)!.task);
+    enough = (evs) => (only !== undefined ? evs[0].task < only : evs[0].task < evs.at(-1)!.task);
   }
   const shown = pick(await history(s, name, enough));
   const renderer = new EventRenderer({ style: s.style, write: s.out, spinners: Boolean(follow) && s.style.interactive, callLines: Boolean(follow) && !s.style.interactive });

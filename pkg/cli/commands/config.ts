@@ -5,7 +5,7 @@ import { configPath, type Context, loadConfig, normalizeServer, saveConfig } fro
 import { CliError, EXIT } from '../exit-codes.js';
 import { renderObject, renderTable } from '../output.js';
 
-export function registerConfigCommands(program: Command, guard: (fn: (...args: any[]) => void | Promise<void>) => (...args: any[]) => Promise<void>): void {
+export function registerConfigCommands(program: Command, guard: (fn: (...args: never[]) => void | Promise<void>) => (...args: unknown[]) => Promise<void>): void {
   const config = program.command('config').description(`named contexts: server, namespace and token (file: ${displayPath()})`);
   const out = (t: string): void => void process.stdout.write(t);
 
@@ -64,11 +64,11 @@ export function registerConfigCommands(program: Command, guard: (fn: (...args: a
     .action(
       guard((name: string, _o: unknown, cmd: Command) => {
         // --server, --namespace and --token are also the program's flags, which commander gives them to.
-        const o = cmd.optsWithGlobals() as { server?: string; namespace?: string; token?: string; current?: boolean };
+        const o = cmd.optsWithGlobals<{ server?: string; namespace?: string; token?: string; current?: boolean }>();
         const path = configPath();
         const cfg = loadConfig(path);
         const at = cfg.contexts.findIndex((c) => c.name === name);
-        const ctx: Context = at >= 0 ? { ...cfg.contexts[at]! } : { name };
+        const ctx: Context = at >= 0 ? { ...cfg.contexts[at] } : { name };
         if (o.server !== undefined) ctx.server = normalizeServer(o.server);
         if (o.namespace !== undefined) ctx.namespace = o.namespace;
         if (o.token !== undefined) {

@@ -1,15 +1,14 @@
 // Connector verbs: connector add|ls|rm|tools.
 
 import type { Command } from 'commander';
+import type { ConnectorTool } from '../../api/connector.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { outputFormat, renderObject, renderTable } from '../output.js';
-import { checkName, type Session } from '../session.js';
+import { checkName, type Runner } from '../session.js';
 import { addOutputFlags } from './agents.js';
 import { show } from './listing.js';
 
 export const CONNECTORS = { rest: '/api/v1/connectors', key: 'connectors', plural: 'connectors', kind: 'connector' };
-
-type Runner = (fn: (s: Session, ...args: any[]) => Promise<void>) => (...args: any[]) => Promise<void>;
 
 const connectorPath = (name: string, sub = ''): string => `/api/v1/connectors/${encodeURIComponent(checkName('connector', name))}${sub}`;
 
@@ -30,7 +29,7 @@ export function registerConnectorCommands(program: Command, run: Runner): void {
     false,
   ).action(
     run(async (s, name: string) => {
-      const o = s.opts;
+      const o = s.opts as { url: string; service?: string; displayName?: string; secret?: string; authType?: string; headerName?: string; output?: string };
       let auth = {};
       if (o.secret !== undefined) {
         const m = /^([^/]+)\/(.+)$/.exec(o.secret);
@@ -73,13 +72,13 @@ export function registerConnectorCommands(program: Command, run: Runner): void {
 
   addOutputFlags(connector.command('tools').description('the tools a connector offers, as its server lists them now').argument('<name>'), false).action(
     run(async (s, name: string) => {
-      const { body } = await s.client.call('GET', connectorPath(name, '/tools'), { query: { namespace: s.target.namespace }, kind: 'connector' });
+      const { body } = await s.client.call<ConnectorTool[] | { tools?: ConnectorTool[] }>('GET', connectorPath(name, '/tools'), { query: { namespace: s.target.namespace }, kind: 'connector' });
       const format = outputFormat(s.opts.output);
       if (format === 'json' || format === 'yaml') return s.out(renderObject(body, format));
       const tools: { name: string; description?: string }[] = Array.isArray(body) ? body : (body.tools ?? []);
       if (format === 'name') return tools.forEach((t) => s.out(`${t.name}\n`));
       if (!tools.length) return s.err(`connector/${name} lists no tools.\n`);
-      s.out(renderTable(['Name', 'Description'], tools.map((t) => [t.name, format === 'wide' ? t.description : (t.description ?? '').split('\n')[0]!.slice(0, 80)])));
+      s.out(renderTable(['Name', 'Description'], tools.map((t) => [t.name, format === 'wide' ? t.description : (t.description ?? '').split('\n')[0].slice(0, 80)])));
     }),
   );
 }

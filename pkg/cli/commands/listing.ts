@@ -24,7 +24,7 @@ export async function show(s: Session, what: Listed, name?: string): Promise<voi
       s.out(renderObject(body, format));
       return;
     }
-    const { body } = await s.client.call('GET', what.rest, { query: { namespace }, kind: what.kind });
+    const { body } = await s.client.call<Record<string, unknown>>('GET', what.rest, { query: { namespace }, kind: what.kind });
     s.out(renderObject({ [what.key]: body[what.key] }, format));
     return;
   }
@@ -34,7 +34,7 @@ export async function show(s: Session, what: Listed, name?: string): Promise<voi
   const path = name ? `${base}/${encodeURIComponent(name)}` : base;
   const { body } = await s.client.call<ServerTable>('GET', path, { accept: TABLE_ACCEPT, kind: what.kind, ...(namespace ? { ns: namespace } : {}) });
   if (format === 'name') {
-    for (const r of body.rows) s.out(`${what.kind}/${r.cells[0]}\n`);
+    for (const r of body.rows) s.out(`${what.kind}/${String(r.cells[0])}\n`);
     return;
   }
   if (!body.rows.length) {

@@ -11,7 +11,7 @@ import { ApiCallError } from '../client.js';
 import { EventRenderer, type Outcome, outcomeOf } from '../event-renderer.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { followAgent } from '../follow.js';
-import { checkName, type Session } from '../session.js';
+import { checkName, type Runner, type Session } from '../session.js';
 import { taskNumber } from './agent-task.js';
 
 const INTERRUPT_MODES = ['ask', 'cancel', 'detach'] as const;
@@ -19,7 +19,7 @@ type InterruptMode = (typeof INTERRUPT_MODES)[number];
 
 const collect = (v: string, all: string[]): string[] => [...all, v];
 
-export function registerRun(program: Command, run: (fn: (s: Session, ...args: any[]) => Promise<void>) => (...args: any[]) => Promise<void>): void {
+export function registerRun(program: Command, run: Runner): void {
   program
     .command('run')
     .description('send a task to an agent (creating it if missing) and follow it live')
@@ -122,8 +122,8 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
 /** The newest event's seq; 0 for an agent that does not exist yet (or has no events). */
 async function lastSeq(s: Session, name: string): Promise<number> {
   try {
-    const { body } = await s.client.call('GET', `/api/v1/agents/${encodeURIComponent(name)}/events`, { query: { namespace: s.target.namespace, limit: 1 }, kind: 'agent' });
-    return Math.max(0, ...(body.events as AgentEvent[]).map((e) => e.seq));
+    const { body } = await s.client.call<{ events: AgentEvent[] }>('GET', `/api/v1/agents/${encodeURIComponent(name)}/events`, { query: { namespace: s.target.namespace, limit: 1 }, kind: 'agent' });
+    return Math.max(0, ...body.events.map((e) => e.seq));
   } catch (err) {
     if (err instanceof ApiCallError && err.status === 404) return 0;
     throw err;
@@ -145,6 +145,7 @@ function ask(s: Session, renderer: EventRenderer): Promise<'cancel' | 'detach' |
       stdin.setRawMode(false);
       stdin.pause();
       const key = d.toString('utf8');
+      // eslint-disable-next-line no-control-regex -- \x03 is the Ctrl-C byte a raw-mode terminal sends
       const choice = /^[cCyY\r\n]/.test(key) ? 'cancel' : /^[dD\x03]/.test(key) ? 'detach' : 'continue';
       s.out(`${choice}\n`);
       renderer.resume();

@@ -3,12 +3,11 @@
 
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { SecretResponse } from '../../api/secret.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { age, outputFormat, renderObject, renderTable } from '../output.js';
-import { checkName, listNamespace, type Session } from '../session.js';
+import { checkName, listNamespace, type Runner } from '../session.js';
 import { addOutputFlags } from './agents.js';
-
-type Runner = (fn: (s: Session, ...args: any[]) => Promise<void>) => (...args: any[]) => Promise<void>;
 
 const collect = (v: string, all: string[]): string[] => [...all, v];
 
@@ -47,8 +46,9 @@ export function registerSecretCommands(program: Command, run: Runner): void {
     false,
   ).action(
     run(async (s, name: string, pairs: string[]) => {
-      const body = { data: secretData(pairs, s.opts.fromFile), ...(s.opts.allowedUrl.length ? { allowedUrls: s.opts.allowedUrl } : {}) };
-      const { status, body: saved } = await s.client.call('PUT', `/api/v1/secrets/${encodeURIComponent(checkName('secret', name))}`, { query: { namespace: s.target.namespace }, body, kind: 'secret' });
+      const { fromFile = [], allowedUrl = [] } = s.opts;
+      const body = { data: secretData(pairs, fromFile), ...(allowedUrl.length ? { allowedUrls: allowedUrl } : {}) };
+      const { status, body: saved } = await s.client.call<SecretResponse>('PUT', `/api/v1/secrets/${encodeURIComponent(checkName('secret', name))}`, { query: { namespace: s.target.namespace }, body, kind: 'secret' });
       const format = outputFormat(s.opts.output);
       if (format === 'json' || format === 'yaml') s.out(renderObject(saved, format));
       else s.out(`secret/${name} ${status === 201 ? 'created' : 'replaced'} (keys: ${saved.keys.join(', ')})\n`);
@@ -58,14 +58,14 @@ export function registerSecretCommands(program: Command, run: Runner): void {
   addOutputFlags(secret.command('ls').alias('list').description('list secrets: names, keys and where they may be sent, never values'), true).action(
     run(async (s) => {
       const namespace = listNamespace(s);
-      const { body } = await s.client.call('GET', '/api/v1/secrets', { query: { namespace }, kind: 'secret' });
-      const items: any[] = body.secrets ?? [];
+      const { body } = await s.client.call<{ secrets?: SecretResponse[] }>('GET', '/api/v1/secrets', { query: { namespace }, kind: 'secret' });
+      const items = body.secrets ?? [];
       const format = outputFormat(s.opts.output);
       if (format === 'json' || format === 'yaml') return s.out(renderObject({ secrets: items }, format));
       if (format === 'name') return items.forEach((x) => s.out(`secret/${x.name}\n`));
       if (!items.length) return s.err(namespace ? `No secrets found in namespace ${namespace}.\n` : 'No secrets found.\n');
       const headers = ['Name', 'Keys', 'Age', ...(format === 'wide' ? ['Allowed URLs'] : [])];
-      const rows = items.map((x) => [x.name, x.keys.length, age(x.createdAt), ...(format === 'wide' ? [x.allowedUrls] : [])]);
+      const rows = items.map((x): unknown[] => [x.name, x.keys.length, age(x.createdAt), ...(format === 'wide' ? [x.allowedUrls] : [])]);
       if (!namespace) {
         headers.unshift('Namespace');
         rows.forEach((r, i) => r.unshift(items[i].namespace));

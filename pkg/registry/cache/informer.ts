@@ -106,8 +106,8 @@ export class Informer<T extends StoredObject> implements Lister<T> {
   snapshot(rv: number): T[] | undefined {
     if (!this.synced || rv < this.historyFloor || rv > this.rv) return undefined;
     const items = new Map(this.items);
-    for (let i = this.history.length - 1; i >= 0 && this.history[i]!.rv > rv; i--) {
-      const { key, old } = this.history[i]!;
+    for (let i = this.history.length - 1; i >= 0 && this.history[i].rv > rv; i--) {
+      const { key, old } = this.history[i];
       if (old) items.set(key, old);
       else items.delete(key);
     }

@@ -21,7 +21,7 @@ export function conflictError(conflicts: FieldConflict[]): ApiError {
   const causes = conflicts.map((c) => ({ field: pathString(c.path), message: `conflict with ${printManager(c.manager)}`, reason: 'FieldManagerConflict' }));
   let message: string;
   if (conflicts.length === 1) {
-    message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0]!.manager)}: ${pathString(conflicts[0]!.path)}`;
+    message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0].manager)}: ${pathString(conflicts[0].path)}`;
   } else {
     const byManager = new Map<string, string[]>();
     for (const c of conflicts) {

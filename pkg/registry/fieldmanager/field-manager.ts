@@ -136,5 +136,5 @@ function ownable(obj: unknown): Obj {
  * kube-apiserver derives it (kubectl/v1.34.0 (linux/amd64) ... -> kubectl).
  */
 export function managerFromUserAgent(userAgent: string | undefined): string {
-  return (userAgent ?? '').split('/')[0]!.slice(0, MAX_MANAGER_LENGTH);
+  return (userAgent ?? '').split('/')[0].slice(0, MAX_MANAGER_LENGTH);
 }

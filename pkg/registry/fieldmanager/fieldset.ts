@@ -18,12 +18,11 @@ export class FieldSet {
   }
 
   insert(path: Path): void {
-    let n: FieldSet = this;
-    for (const pe of path) {
-      let c = n.children.get(pe);
-      if (!c) n.children.set(pe, (c = new FieldSet()));
-      n = c;
-    }
+    const n = path.reduce<FieldSet>((at, pe) => {
+      let c = at.children.get(pe);
+      if (!c) at.children.set(pe, (c = new FieldSet()));
+      return c;
+    }, this);
     n.member = true;
   }
 
@@ -34,12 +33,7 @@ export class FieldSet {
 
   /** The subtree at `path` (its members are relative to it), if any. */
   node(path: Path): FieldSet | undefined {
-    let n: FieldSet | undefined = this;
-    for (const pe of path) {
-      n = n.children.get(pe);
-      if (!n) return undefined;
-    }
-    return n;
+    return path.reduce<FieldSet | undefined>((at, pe) => at?.children.get(pe), this);
   }
 
   /** True when `path` or anything below it is a member. */
@@ -106,7 +100,7 @@ export class FieldSet {
     for (const p of paths) {
       if (!p.length) return new FieldSet();
       const parent = s.node(p.slice(0, -1));
-      parent?.children.delete(p[p.length - 1]!);
+      parent?.children.delete(p[p.length - 1]);
     }
     return s;
   }
@@ -152,7 +146,7 @@ export class FieldSet {
 const ORDER: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 function sortedKeys(m: Map<PathElement, FieldSet>): PathElement[] {
   return [...m.keys()].sort((a, b) => {
-    const d = ORDER[a[0]!]! - ORDER[b[0]!]!;
+    const d = ORDER[a[0]] - ORDER[b[0]];
     if (d) return d;
     if (a[0] === 'i') return Number(a.slice(2)) - Number(b.slice(2));
     return a < b ? -1 : a > b ? 1 : 0;

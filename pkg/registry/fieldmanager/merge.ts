@@ -39,7 +39,7 @@ function mergeList(live: unknown[], config: unknown[], s: TypeSchema & { type: '
   let ri = 0;
   while (li < lOrder.length || ri < rOrder.length) {
     if (li < lOrder.length && ri < rOrder.length) {
-      const pe = lOrder[li]!;
+      const pe = lOrder[li];
       if (pe === rOrder[ri]) {
         emit(pe);
         li++;
@@ -52,13 +52,13 @@ function mergeList(live: unknown[], config: unknown[], s: TypeSchema & { type: '
         continue;
       }
     }
-    if (li < lOrder.length && !r.has(lOrder[li]!)) {
-      out.push(structuredClone(l.get(lOrder[li]!)));
+    if (li < lOrder.length && !r.has(lOrder[li])) {
+      out.push(structuredClone(l.get(lOrder[li])));
       li++;
       continue;
     }
     if (ri < rOrder.length) {
-      emit(rOrder[ri]!);
+      emit(rOrder[ri]);
       ri++;
     } else li++;
   }

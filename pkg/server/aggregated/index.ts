@@ -74,6 +74,7 @@ function installProtocol(app: FastifyInstance, resources: ResourceDef[]): void {
 
   // JSON bodies may be empty (a DELETE without DeleteOptions; app-wide, see ../body.ts); patch
   // types parse as JSON, an apply configuration stays text for the YAML parser.
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- fastify's default JSON parser is the callback form; its type also allows the async one
   const parseJson = lenientJson(app.getDefaultJsonParser('error', 'ignore'));
   const jsonPatchTypes = Object.entries(PATCH_CONTENT_TYPES)
     .filter(([, t]) => t !== 'apply')
@@ -84,7 +85,7 @@ function installProtocol(app: FastifyInstance, resources: ResourceDef[]): void {
   // A method no route here serves (QUERY, say): 405 before body parsing, which would refuse
   // a bodiless one for its missing Content-Type (400) first.
   app.addHook('onRequest', async (req, reply) => {
-    if (!KNOWN_METHODS.has(req.method)) throw methodNotAllowed(req, reply, allowedFor(req.url.split('?')[0]!));
+    if (!KNOWN_METHODS.has(req.method)) throw methodNotAllowed(req, reply, allowedFor(req.url.split('?')[0]));
   });
 }
 
@@ -263,7 +264,7 @@ function allowedFor(path: string): string[] {
   if (parts[0] !== 'namespaces') return ['GET'];
   if (parts.length === 3) return ['GET', 'POST', 'DELETE'];
   if (parts.length === 4) return ['GET', 'PUT', 'PATCH', 'DELETE'];
-  if (parts.length === 5 && POST_SUBRESOURCES.has(parts[4]!)) return ['POST'];
+  if (parts.length === 5 && POST_SUBRESOURCES.has(parts[4])) return ['POST'];
   return ['GET'];
 }
 

@@ -53,9 +53,9 @@ export function decodeObject<T extends StoredObject>(def: ResourceDef, body: unk
   if (!isObject(body)) throw badRequest(`the request body must be a JSON object (a ${def.kind})`);
   const { apiVersion, kind } = body;
   if (apiVersion !== undefined && apiVersion !== API_VERSION) {
-    throw badRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${API_VERSION})`);
+    throw badRequest(`the API version in the data (${typeof apiVersion === 'string' ? apiVersion : JSON.stringify(apiVersion)}) does not match the expected API version (${API_VERSION})`);
   }
-  if (kind !== undefined && kind !== def.kind) throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (${def.kind})`);
+  if (kind !== undefined && kind !== def.kind) throw badRequest(`the kind in the data (${typeof kind === 'string' ? kind : JSON.stringify(kind)}) does not match the expected kind (${def.kind})`);
   const meta = body.metadata ?? {};
   if (!isObject(meta)) throw badRequest('metadata must be an object');
 
@@ -156,7 +156,7 @@ function stringList(v: unknown, field: string, causes: Cause[]): string[] | unde
     causes.push({ field, message: 'must be a list of strings' });
     return undefined;
   }
-  return [...(v as string[])];
+  return [...(v)];
 }
 
 /** The wire shape of metadata.ownerReferences; the registry validates the content (deletion.ts). */
@@ -181,7 +181,7 @@ function ownerRefs(v: unknown, causes: Cause[]): OwnerReference[] | undefined {
       if (typeof r[k] !== 'boolean') causes.push({ field: `${at}.${k}`, message: 'must be a boolean' });
       else ref[k] = r[k];
     }
-    out.push({ apiVersion: '', kind: '', name: '', uid: '', ...ref } as OwnerReference);
+    out.push({ apiVersion: '', kind: '', name: '', uid: '', ...ref });
   });
   return out;
 }

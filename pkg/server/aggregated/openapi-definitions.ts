@@ -315,5 +315,7 @@ function metaDefinitions(): Record<string, Schema> {
 }
 
 export function definitions(resources: ResourceDef[]): Record<string, Schema> {
-  return Object.assign({}, ...resources.map(resourceDefinitions), eventDefinitions(), agentOpDefinitions(), metaDefinitions());
+  const out: Record<string, Schema> = {};
+  for (const d of [...resources.map(resourceDefinitions), eventDefinitions(), agentOpDefinitions(), metaDefinitions()]) Object.assign(out, d);
+  return out;
 }

@@ -83,7 +83,7 @@ const JSON_TYPES = ['application/json'];
 const WATCH_TYPES = ['application/json', 'application/json;stream=watch'];
 
 /** kube's operation ids: e.g. listAgentplaneIoV1alpha1NamespacedAgent. */
-const GV_ID = `${GROUP.split('.').map((s) => s[0]!.toUpperCase() + s.slice(1)).join('')}${VERSION[0]!.toUpperCase()}${VERSION.slice(1)}`;
+const GV_ID = `${GROUP.split('.').map((s) => s[0].toUpperCase() + s.slice(1)).join('')}${VERSION[0].toUpperCase()}${VERSION.slice(1)}`;
 
 function resourcePaths(r: ResourceDef): Record<string, PathItem> {
   const base = `/apis/${API_VERSION}`;
@@ -286,7 +286,9 @@ function errorResponses(op: Op): Record<string, string> {
 }
 
 function allPaths(resources: ResourceDef[]): Record<string, PathItem> {
-  return Object.assign({}, ...resources.map(resourcePaths));
+  const out: Record<string, PathItem> = {};
+  for (const p of resources.map(resourcePaths)) Object.assign(out, p);
+  return out;
 }
 
 // ---- Swagger 2.0 -------------------------------------------------------------------------------
@@ -304,7 +306,7 @@ function v2Op(op: Op): Schema {
   return {
     description: op.description,
     operationId: op.id,
-    tags: [`${GV_ID[0]!.toLowerCase()}${GV_ID.slice(1)}`],
+    tags: [`${GV_ID[0].toLowerCase()}${GV_ID.slice(1)}`],
     consumes: op.body?.consumes ?? ['*/*'],
     produces: op.produces ?? JSON_TYPES,
     schemes: ['https'],
@@ -355,7 +357,7 @@ const v3Param = (p: Param): Schema => ({
 function v3Op(op: Op): Schema {
   const produces = op.produces ?? JSON_TYPES;
   return {
-    tags: [`${GV_ID[0]!.toLowerCase()}${GV_ID.slice(1)}`],
+    tags: [`${GV_ID[0].toLowerCase()}${GV_ID.slice(1)}`],
     description: op.description,
     operationId: op.id,
     parameters: op.params.map(v3Param),

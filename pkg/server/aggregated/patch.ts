@@ -19,7 +19,7 @@ export const PATCH_CONTENT_TYPES: Record<string, PatchType> = {
 };
 
 export function patchTypeOf(contentType: string | undefined): PatchType {
-  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
   const t = PATCH_CONTENT_TYPES[type];
   if (!t) {
     throw new ApiError(

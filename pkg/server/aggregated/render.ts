@@ -34,15 +34,15 @@ const listMeta = (resourceVersion: string | undefined, page: ListPaging = {}) =>
 });
 
 export function table(def: ResourceDef, objs: StoredObject[], o: TableOptions) {
-  const { columns, row } = def.registry.strategy.table;
+  const { table: t } = def.registry.strategy;
   const now = Date.now();
   return {
     kind: 'Table',
     apiVersion: `meta.k8s.io/${o.version}`,
     metadata: listMeta(o.resourceVersion, o.page),
-    columnDefinitions: o.noHeaders ? [] : columns,
+    columnDefinitions: o.noHeaders ? [] : t.columns,
     rows: objs.map((obj) => ({
-      cells: row(obj, now),
+      cells: t.row(obj, now),
       ...(o.includeObject === 'None' ? {} : { object: o.includeObject === 'Object' ? obj : partialObject(obj, o.version) }),
     })),
   };

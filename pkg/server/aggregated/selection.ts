@@ -8,7 +8,7 @@ import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, u
 
 export interface Selection {
   namespace?: string;
-  matches(obj: StoredObject): boolean;
+  matches: (obj: StoredObject) => boolean;
 }
 
 export function selection(def: ResourceDef, q: Query, namespace?: string, name?: string): Selection {

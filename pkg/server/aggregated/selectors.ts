@@ -36,7 +36,7 @@ function tokenize(s: string): Token[] {
   const out: Token[] = [];
   let i = 0;
   while (i < s.length) {
-    const c = s[i]!;
+    const c = s[i];
     if (/\s/.test(c)) {
       i++;
       continue;
@@ -53,7 +53,7 @@ function tokenize(s: string): Token[] {
       continue;
     }
     let j = i;
-    while (j < s.length && !/\s/.test(s[j]!) && !'=!(),<>'.includes(s[j]!)) j++;
+    while (j < s.length && !/\s/.test(s[j]) && !'=!(),<>'.includes(s[j])) j++;
     out.push({ t: 'id', v: s.slice(i, j) });
     i = j;
   }
@@ -148,13 +148,13 @@ export function matchesLabels(reqs: LabelRequirement[], labels: Record<string, s
         return !has;
       case 'eq':
       case 'in':
-        return has && r.values.includes(v!);
+        return has && r.values.includes(v);
       case 'neq':
       case 'notin':
-        return !has || !r.values.includes(v!);
+        return !has || !r.values.includes(v);
       case 'gt':
       case 'lt': {
-        if (!has || !/^-?\d+$/.test(v!)) return false;
+        if (!has || !/^-?\d+$/.test(v)) return false;
         return r.op === 'gt' ? Number(v) > Number(r.values[0]) : Number(v) < Number(r.values[0]);
       }
     }
@@ -172,7 +172,7 @@ function splitEscaped(s: string, sep: string): string[] {
   const parts: string[] = [];
   let cur = '';
   for (let i = 0; i < s.length; i++) {
-    const c = s[i]!;
+    const c = s[i];
     if (c === '\\' && i + 1 < s.length) {
       cur += c + s[i + 1];
       i++;
@@ -193,10 +193,11 @@ export function parseFieldSelector(selector: string | undefined): FieldRequireme
   return splitEscaped(selector, ',').map((term) => {
     const m = /^(.*?)(!=|==|=)(.*)$/s.exec(term.replace(/\\./g, (e) => (e === '\\=' || e === '\\!' ? `\u0000${e[1]}` : e)));
     if (!m) throw badRequest(`invalid selector: "${selector}"; can't understand "${term}"`);
+    // eslint-disable-next-line no-control-regex -- \u0000 is the marker the escape pass above puts before an escaped = or !
     const restore = (s: string): string => unescape(s.replace(/\u0000(.)/g, '\\$1'));
-    const field = restore(m[1]!).trim();
+    const field = restore(m[1]).trim();
     if (!field) throw badRequest(`invalid selector: "${selector}"; can't understand "${term}"`);
-    return { field, op: m[2] === '!=' ? 'neq' : 'eq', value: restore(m[3]!) };
+    return { field, op: m[2] === '!=' ? 'neq' : 'eq', value: restore(m[3]) };
   });
 }
 

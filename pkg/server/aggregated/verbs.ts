@@ -228,6 +228,7 @@ export async function deleteCollectionVerb(r: VerbRequest): Promise<VerbResponse
       if (!(err instanceof ApiError && err.reason === 'NotFound')) failure ??= err;
     }
   }
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- the first failure is rethrown as caught (an ApiError or a store error)
   if (failure) throw failure;
   return { code: 200, body: { apiVersion: API_VERSION, kind: r.def.listKind, metadata: { resourceVersion }, items: deleted } };
 }
@@ -235,7 +236,7 @@ export async function deleteCollectionVerb(r: VerbRequest): Promise<VerbResponse
 /** DeleteOptions from the body (kubectl sends one) and the query. */
 function deleteOptions(r: VerbRequest): DeleteOptions {
   const body = deleteBody(r.body);
-  if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`the body of a DELETE must be a DeleteOptions, not a ${String(body.kind)}`);
+  if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`the body of a DELETE must be a DeleteOptions, not a ${typeof body.kind === 'string' ? body.kind : JSON.stringify(body.kind)}`);
   const pre = body.preconditions && typeof body.preconditions === 'object' ? (body.preconditions as Record<string, unknown>) : undefined;
   const preconditions = pre
     ? {

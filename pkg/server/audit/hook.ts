@@ -96,4 +96,4 @@ function sourceIPs(req: FastifyRequest): string[] {
   return out;
 }
 
-const pathOf = (url: string): string => url.split('?')[0]!;
+const pathOf = (url: string): string => url.split('?')[0];

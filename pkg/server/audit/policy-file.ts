@@ -57,7 +57,7 @@ function parseRule(raw: unknown, at: string): PolicyRule {
     throw new AuditPolicyError(`${at}.level: must be one of ${Object.keys(FILE_LEVELS).join(', ')}, got ${JSON.stringify(r.level ?? null)}`);
   }
   const rule: PolicyRule = {
-    level: FILE_LEVELS[r.level]!,
+    level: FILE_LEVELS[r.level],
     users: strings(r.users, `${at}.users`),
     userGroups: strings(r.userGroups, `${at}.userGroups`),
     verbs: strings(r.verbs, `${at}.verbs`),
@@ -87,7 +87,7 @@ function parseGroupResources(raw: unknown, at: string): GroupResources {
     if (res === '' || res.split('/').length > 2) throw new AuditPolicyError(`${at}.resources[${i}]: must be "resource" or "resource/subresource", got ${JSON.stringify(res)}`);
   }
   const resourceNames = strings(g.resourceNames, `${at}.resourceNames`);
-  return { group: (g.group as string | undefined) ?? '', resources, resourceNames };
+  return { group: (g.group) ?? '', resources, resourceNames };
 }
 
 function mapping(v: unknown, at: string, fields: string[]): Record<string, unknown> {

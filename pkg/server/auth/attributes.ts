@@ -61,7 +61,7 @@ const methodVerb = (method: string): string =>
   ({ GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' })[method] ?? method.toLowerCase();
 
 export function planFor(req: RequestFacts): PlanResult {
-  const path = req.url.split('?')[0]!;
+  const path = req.url.split('?')[0];
   const segments = path.replace(/^\/+|\/+$/g, '').split('/').map(decodeSegment);
   if (segments[0] === 'apis' && segments.length >= 4) return { checks: [{ resource: apisAttributes(req, segments) }] };
   if (segments[0] === 'api' && segments[1] === 'v1' && segments.length >= 3) return mirrorPlan(req, segments.slice(2));
@@ -96,7 +96,7 @@ export function primaryAttributes(req: RequestFacts, existed = false): RequestAt
     }
     if (plan.checks[0]) return plan.checks[0];
   }
-  return nonResource(req.method, req.url.split('?')[0]!);
+  return nonResource(req.method, req.url.split('?')[0]);
 }
 
 function nonResource(method: string, path: string): RequestAttributes {
@@ -105,8 +105,8 @@ function nonResource(method: string, path: string): RequestAttributes {
 
 /** kube-apiserver's RequestInfoFactory for /apis/{group}/{version}/{...}. */
 function apisAttributes(req: RequestFacts, segments: string[]): ResourceAttributes {
-  const group = segments[1]!;
-  const version = segments[2]!;
+  const group = segments[1];
+  const version = segments[2];
   let parts = segments.slice(3);
   let verb = methodVerb(req.method);
   if (parts[0] === 'watch' && req.method === 'GET') {
@@ -117,7 +117,7 @@ function apisAttributes(req: RequestFacts, segments: string[]): ResourceAttribut
   if (parts[0] === 'namespaces') {
     if (parts.length > 1) {
       namespace = parts[1]!;
-      if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2]!)) parts = parts.slice(2);
+      if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2])) parts = parts.slice(2);
     }
   }
   const resource = parts[0] ?? '';
@@ -144,7 +144,7 @@ function nameFromFieldSelector(sel: string | undefined): string | undefined {
 function mirrorPlan(req: RequestFacts, parts: string[]): PlanResult {
   const [res, name, sub, subName] = parts as [string, string | undefined, string | undefined, string | undefined];
   const secrets = res === 'secrets';
-  if (!MIRROR_RESOURCES.has(res) && !secrets) return { checks: [nonResource(req.method, req.url.split('?')[0]!)] };
+  if (!MIRROR_RESOURCES.has(res) && !secrets) return { checks: [nonResource(req.method, req.url.split('?')[0])] };
   const group = secrets ? '' : GROUP;
   const version = secrets ? 'v1' : VERSION;
   const attrs = (verb: string, namespace: string, resource: string, subresource = '', objName = ''): RequestAttributes => ({

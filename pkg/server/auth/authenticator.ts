@@ -240,7 +240,7 @@ export class DelegatedAuthenticator {
 /** The user the front proxy asserts, or undefined when it sent no username header. */
 export function userFromHeaders(rawHeaders: string[], rh: RequestHeaderConfig): UserInfo | undefined {
   const pairs: [string, string][] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) pairs.push([rawHeaders[i]!.toLowerCase(), rawHeaders[i + 1]!]);
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) pairs.push([rawHeaders[i].toLowerCase(), rawHeaders[i + 1]]);
   const first = (names: string[]): string | undefined => {
     for (const n of names.map((x) => x.toLowerCase())) {
       const v = pairs.find(([k, val]) => k === n && val.trim() !== '');
@@ -276,8 +276,8 @@ function unescapeExtraKey(key: string): string {
 /** The token of the first `Authorization: Bearer <token>` header, if any. */
 export function bearerToken(rawHeaders: string[]): string | undefined {
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]!.toLowerCase() !== 'authorization') continue;
-    const m = /^bearer\s+(\S+)\s*$/i.exec(rawHeaders[i + 1]!);
+    if (rawHeaders[i].toLowerCase() !== 'authorization') continue;
+    const m = /^bearer\s+(\S+)\s*$/i.exec(rawHeaders[i + 1]);
     if (m) return m[1];
   }
   return undefined;
@@ -287,10 +287,10 @@ export function bearerToken(rawHeaders: string[]): string | undefined {
 export function errMessage(err: unknown): string {
   if (err && typeof err === 'object') {
     const e = err as { code?: number; message?: string };
-    const first = (e.message ?? String(err)).split('\n')[0]!.slice(0, 300);
+    const first = (e.message ?? String(err)).split('\n')[0].slice(0, 300);
     return e.code ? `${e.code}: ${first}` : first;
   }
-  return String(err).split('\n')[0]!.slice(0, 300);
+  return String(err).split('\n')[0].slice(0, 300);
 }
 
 /** Kubernetes' WebSocket bearer subprotocol: this prefix, then the token in unpadded base64url. */
@@ -305,9 +305,9 @@ export function wsProtocolToken(rawHeaders: string[]): string | undefined {
   let upgrade = false;
   const offered: string[] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!.toLowerCase();
-    if (name === 'upgrade' && rawHeaders[i + 1]!.trim().toLowerCase() === 'websocket') upgrade = true;
-    if (name === 'sec-websocket-protocol') offered.push(...rawHeaders[i + 1]!.split(',').map((p) => p.trim()));
+    const name = rawHeaders[i].toLowerCase();
+    if (name === 'upgrade' && rawHeaders[i + 1].trim().toLowerCase() === 'websocket') upgrade = true;
+    if (name === 'sec-websocket-protocol') offered.push(...rawHeaders[i + 1].split(',').map((p) => p.trim()));
   }
   if (!upgrade) return undefined;
   for (const p of offered) {

@@ -96,7 +96,7 @@ function parseGrants(list: unknown[]): Grant[] {
     const e = raw as Record<string, unknown>;
     const who = (['user', 'group'] as const).filter((k) => e[k] !== undefined);
     if (who.length !== 1) throw new TokenFileError(`${at}: give exactly one of "user" or "group"`);
-    const key = who[0]!;
+    const key = who[0];
     const name = e[key];
     if (typeof name !== 'string' || name.trim() === '') throw new TokenFileError(`${at}: "${key}" must be a non-empty string`);
     const label = `${at} (${key} ${name.trim()})`;
@@ -117,11 +117,11 @@ function parseTokens(list: unknown[]): TokenEntry[] {
     const hashText = typeof e.tokenHash === 'string' ? e.tokenHash.trim().toLowerCase() : '';
     const m = HASH_RE.exec(hashText);
     if (!m) throw new TokenFileError(`${at} (${e.user}): "tokenHash" must be sha256:<64 hex digits>`);
-    if (seen.has(m[1]!)) throw new TokenFileError(`${at} (${e.user}): the same tokenHash appears twice`);
-    seen.add(m[1]!);
+    if (seen.has(m[1])) throw new TokenFileError(`${at} (${e.user}): the same tokenHash appears twice`);
+    seen.add(m[1]);
     const namespaces = starOrList(e.namespaces, `${at} (${e.user}): "namespaces"`, (ns) => DNS_LABEL.test(ns), 'a namespace name');
     const verbs = starOrList(e.verbs, `${at} (${e.user}): "verbs"`, (v) => (TOKEN_VERBS as readonly string[]).includes(v), `one of ${TOKEN_VERBS.join(', ')}`);
-    return { user: e.user.trim(), namespaces, verbs, hash: Buffer.from(m[1]!, 'hex') };
+    return { user: e.user.trim(), namespaces, verbs, hash: Buffer.from(m[1], 'hex') };
   });
 }
 

@@ -50,7 +50,7 @@ export function peerChainOf(socket: unknown): PeerChain | undefined {
   }
   const subject: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(top.subject ?? {})) subject[k] = Array.isArray(v) ? v : [v];
-  return { leaf: certs[0]!, intermediates: certs.slice(1), subject };
+  return { leaf: certs[0], intermediates: certs.slice(1), subject };
 }
 
 /**

@@ -153,6 +153,7 @@ export class AgentService {
       const steered = await this.steer(agent, content);
       if (steered) return steered;
     }
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- lastError is a caught conflict, rethrown as it came
     throw lastError ?? conflict(`agent "${name}" kept starting and ending tasks; send the instructions again`, { kind: AGENT_KIND, name });
   }
 

@@ -25,7 +25,7 @@ export interface Page<T> extends Paging {
 export function pageQuery(q: Query): PageQuery {
   const limit = intParam(q, 'limit', { min: 1 });
   const cont = q.continue;
-  if (Array.isArray(cont)) return { ...(limit ? { limit } : {}), continue: cont[0]! };
+  if (Array.isArray(cont)) return { ...(limit ? { limit } : {}), continue: cont[0] };
   return { ...(limit ? { limit } : {}), ...(cont ? { continue: cont } : {}) };
 }
 

@@ -84,7 +84,7 @@ export function uiRoutes(opts: UiOptions = {}) {
   return async (app: FastifyInstance): Promise<void> => {
     const sendIndex = async (_req: unknown, reply: FastifyReply): Promise<FastifyReply> => {
       if (!index) throw notBuilt();
-      return common(reply).type(TYPES['.html']!).header('cache-control', 'no-cache').send(index);
+      return common(reply).type(TYPES['.html']).header('cache-control', 'no-cache').send(index);
     };
     // The page names its files relative to /ui/ (so it works behind any prefix a proxy adds).
     app.get(UI_PATH, async (req, reply) => reply.redirect(`${UI_PATH}/${req.url.slice(UI_PATH.length)}`, 308));
