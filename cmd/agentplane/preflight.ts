@@ -48,6 +48,6 @@ function checkWritable(dataDir: string): void {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     const fix = storageFault(err) === 'StorageReadOnly' ? 'its file system is mounted read-only; remount it read-write' : 'give the server’s user write access to it';
-    throw new Error(`the data directory ${dataDir} is not writable (${code}): ${fix}`);
+    throw new Error(`the data directory ${dataDir} is not writable (${code}): ${fix}`, { cause: err });
   }
 }

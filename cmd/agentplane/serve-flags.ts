@@ -84,10 +84,10 @@ export const SERVE_FLAGS = {
   renewDeadline: flag({ name: 'leader-elect-renew-deadline', type: 'string', arg: '<s>', env: 'AGENTPLANE_LEADER_ELECT_RENEW_DEADLINE', parse: seconds('leader-elect-renew-deadline'), defaultHelp: '10', help: 'seconds the leader keeps trying to renew before it stops leading and exits', section: 'kubernetes' }),
   retryPeriod: flag({ name: 'leader-elect-retry-period', type: 'string', arg: '<s>', env: 'AGENTPLANE_LEADER_ELECT_RETRY_PERIOD', parse: seconds('leader-elect-retry-period'), defaultHelp: '2', help: 'seconds between attempts to acquire or renew', section: 'kubernetes' }),
   leaseName: flag({ name: 'leader-elect-resource-name', type: 'string', arg: '<name>', env: 'AGENTPLANE_LEADER_ELECT_RESOURCE_NAME', parse: matching('leader-elect-resource-name', /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'a DNS subdomain name'), defaultHelp: 'agentplane', help: "the Lease's name, in the install namespace", section: 'kubernetes' }),
-} satisfies Record<string, Flag<any>>;
+};
 
 /** The declarations in --help order. */
-export const SERVE_FLAG_LIST: readonly Flag[] = Object.values(SERVE_FLAGS) as Flag[];
+export const SERVE_FLAG_LIST: readonly Flag[] = Object.values(SERVE_FLAGS);
 
 /** The OIDC flags, for the group check (serve-settings.ts). */
 export const OIDC_FLAGS = [SERVE_FLAGS.oidcIssuerUrl, SERVE_FLAGS.oidcClientId, SERVE_FLAGS.oidcUsernameClaim, SERVE_FLAGS.oidcUsernamePrefix, SERVE_FLAGS.oidcGroupsClaim, SERVE_FLAGS.oidcGroupsPrefix, SERVE_FLAGS.oidcCaFile];

@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs';
 import type { TemplateConfig } from '../../pkg/api/template-settings.js';
 import { DEFAULT_CLUSTER_PLUGINS, DEFAULT_PLUGINS } from '../../pkg/plugin/loader.js';
-import type { AuditLevel } from '../../pkg/server/audit/index.js';
 import type { OidcOptions } from '../../pkg/server/auth/oidc.js';
 import { FlagError, lookup, type Sources } from './flag.js';
 import type { LeaderElectionSettings, ServeOptions } from './options.js';
@@ -45,7 +44,7 @@ export function serveSettings(s: Sources, deps: SettingsDeps): ServeOptions {
     ...auth,
     ...limits,
     ...cluster,
-  } as ServeOptions;
+  };
 }
 
 /** Who may call: the token file, OIDC, /metrics, Host names, the audit log. */
@@ -78,7 +77,7 @@ function authSettings(s: Sources, mode: string, deps: SettingsDeps): Partial<Ser
     ...(secretsKeyFile ? { secretsKeyFile } : {}),
     ...(metricsAuth !== undefined ? { metricsAuth } : {}),
     ...(allowedHosts?.length ? { allowedHosts } : {}),
-    ...(auditLog ? { audit: { path: auditLog, ...(auditLevel ? { level: auditLevel as AuditLevel } : {}), ...(auditPolicyFile ? { policyFile: auditPolicyFile } : {}) } } : {}),
+    ...(auditLog ? { audit: { path: auditLog, ...(auditLevel ? { level: auditLevel } : {}), ...(auditPolicyFile ? { policyFile: auditPolicyFile } : {}) } } : {}),
   };
 }
 
@@ -125,7 +124,7 @@ function clusterSettings(s: Sources, mode: string, deps: SettingsDeps): Partial<
     if (!cert || !key) throw new FlagError('Kubernetes mode serves TLS: --tls-cert-file and --tls-private-key-file are required');
     const installNamespace = lookup(F.installNamespace, s);
     const kubeconfig = lookup(F.kubeconfig, s);
-    kubernetes = { kubeconfig, tls: { cert: readPem(cert), key: readPem(key) }, ...(installNamespace ? { installNamespace } : {}) } as ServeOptions['kubernetes'];
+    kubernetes = { kubeconfig, tls: { cert: readPem(cert), key: readPem(key) }, ...(installNamespace ? { installNamespace } : {}) };
   }
   const leaderElection = leaderSettings(s, mode, deps);
   const runtime = lookup(F.runtime, s);

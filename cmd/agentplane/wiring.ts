@@ -13,7 +13,7 @@ export interface Wiring {
   o: ServeOptions;
   logger: Logger;
   /** A component's logger (`component` field). */
-  child(component: string): Logger;
+  child: (component: string) => Logger;
   /** The service's manager: runnables start in the order the parts add them, stop in reverse. */
   manager: Manager;
   metrics: Metrics;

@@ -2,7 +2,6 @@
 // The schemas here are the single source for validation (ajv) and for the OpenAPI documents.
 
 import { isDeepStrictEqual } from 'node:util';
-
 import { type Condition, conditionSchema, findCondition, isTrue } from './condition.js';
 import type { Cause } from './errors.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';

@@ -15,6 +15,9 @@ export class BoundedWatch extends Watch {
     done: (err: unknown) => void,
   ): Promise<AbortController> {
     const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
+    // Set once the watch is open, but read by the timer before then: a const would still be in
+    // its temporal dead zone when an early event arms the timer.
+    // eslint-disable-next-line prefer-const -- see above
     let ctl: AbortController | undefined;
     let timer: NodeJS.Timeout | undefined;
     const arm = (): void => {

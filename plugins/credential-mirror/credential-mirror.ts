@@ -188,7 +188,7 @@ export class CredentialMirror {
       return await this.ensure(ns, source);
     } catch (err) {
       // The queue logs the message and retries with backoff: only a filtered one leaves here.
-      throw new Error(this.describe(err));
+      throw new Error(this.describe(err), { cause: err });
     }
   }
 

@@ -10,7 +10,7 @@ export function describeFailure(err: unknown, values: Record<string, string | un
   if (code !== undefined) {
     let status: { reason?: string; message?: string } = {};
     try {
-      status = (typeof e!.body === 'string' ? JSON.parse(e!.body) : e!.body) ?? {};
+      status = ((typeof e!.body === 'string' ? JSON.parse(e!.body) : e!.body) as typeof status | null) ?? {};
     } catch {
       // not a Status
     }

@@ -333,7 +333,7 @@ describe('connector credentials and tool egress (security)', function () {
         // (Asynchronously: the proxy answers from this process.)
         const curl = (url: string): Promise<string> =>
           new Promise((resolve, reject) =>
-            execFile('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '10', '-x', `http://agent:apmc_test@127.0.0.1:${proxyPort}`, url], (err, out) => (err ? reject(err) : resolve(out))),
+            execFile('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '10', '-x', `http://agent:apmc_test@127.0.0.1:${proxyPort}`, url], (err, out) => (err ? reject(new Error('curl failed', { cause: err })) : resolve(out))),
           );
         expect(await curl(`http://127.0.0.1:${target.port}/via-curl`)).to.equal('200');
         expect(target.seen.find((s) => s.url === '/via-curl')?.headers['proxy-authorization']).to.equal(undefined);

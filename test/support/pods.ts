@@ -102,7 +102,7 @@ export async function agentEvents(c: Cluster, namespace: string, name: string): 
 
 /** What the agent's tools printed, in order (tool_result outputs from its event history). */
 export async function toolOutputs(c: Cluster, namespace: string, name: string): Promise<string[]> {
-  return (await agentEvents(c, namespace, name)).filter((e) => e.type === 'tool_result').map((e) => String(e.payload.output ?? '').trim());
+  return (await agentEvents(c, namespace, name)).filter((e) => e.type === 'tool_result').map((e) => (typeof e.payload.output === 'string' ? e.payload.output : JSON.stringify(e.payload.output ?? '')).trim());
 }
 
 /**

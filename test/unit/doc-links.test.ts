@@ -13,7 +13,7 @@ const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.en
 function localLinks(doc: string): string[] {
   const text = readFileSync(join(ROOT, doc), 'utf8').replace(/```[\s\S]*?```/g, '');
   return [...text.matchAll(/\]\(([^)\s]+)\)/g)]
-    .map((m) => m[1]!.split('#')[0]!)
+    .map((m) => m[1].split('#')[0])
     .filter((t) => t && !/^[a-z][a-z0-9+.-]*:/i.test(t));
 }
 

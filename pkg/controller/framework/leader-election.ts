@@ -11,6 +11,7 @@
 
 import { CoordinationV1Api, type KubeConfig, V1MicroTime, type V1Lease, Watch } from '@kubernetes/client-node';
 import type { Logger } from '../../observability/logger.js';
+import { inspect } from 'node:util';
 
 export interface LeaderElectionOptions {
   kubeConfig: KubeConfig;
@@ -144,7 +145,7 @@ export class LeaderElector {
     const done = (err: unknown): void => {
       if (this.follow !== follow) return;
       this.follow = undefined;
-      if (err) this.o.logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'leader election: lease watch ended');
+      if (err) this.o.logger.debug({ err: err instanceof Error ? err.message : inspect(err) }, 'leader election: lease watch ended');
     };
     new Watch(this.o.kubeConfig)
       .watch(

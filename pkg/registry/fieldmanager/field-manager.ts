@@ -53,7 +53,8 @@ export class FieldManager {
       const set = this.fieldSet(live);
       if (!set.empty()) managed = [{ id: { manager: BEFORE_FIRST_APPLY, operation: 'Update', apiVersion: live.apiVersion }, set }];
     }
-    const id: ManagerId = { manager, operation: 'Apply', apiVersion: String(config.apiVersion ?? live?.apiVersion ?? '') };
+    const appliedVersion: unknown = config.apiVersion ?? live?.apiVersion ?? '';
+    const id: ManagerId = { manager, operation: 'Apply', apiVersion: typeof appliedVersion === 'string' ? appliedVersion : JSON.stringify(appliedVersion) };
     const mine = managed.find((m) => sameManager(m.id, id));
     const others = managed.filter((m) => m !== mine);
     const configNoStatus = { ...config };

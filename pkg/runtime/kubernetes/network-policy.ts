@@ -87,7 +87,7 @@ export function egressTargets(i: EgressTargetInputs): EgressTargets {
 export function podEgress(members: readonly (TemplateSettings | undefined)[]): EgressMode {
   const modes = members.map((t) => egressPolicy(t).mode);
   // EGRESS_MODES runs from the most open to the most closed.
-  return EGRESS_MODES[Math.max(0, ...modes.map((m) => EGRESS_MODES.indexOf(m)))]!;
+  return EGRESS_MODES[Math.max(0, ...modes.map((m) => EGRESS_MODES.indexOf(m)))];
 }
 
 /**

@@ -181,7 +181,7 @@ export interface ModelSidecar {
  * workspace writable.
  */
 export function workerPod(p: WorkerPodSpec): V1Pod {
-  const lead = p.members[0]!.template;
+  const lead = p.members[0].template;
   const volumes: V1Volume[] = [];
   p.members.forEach((m, i) => {
     volumes.push({ name: `workspace-${i}`, persistentVolumeClaim: { claimName: namesOf(m).claim } });
@@ -331,7 +331,7 @@ function sidecarRetry(retry: string | undefined, members: PodMember[]): string |
 
 /** The native sidecar: the worker image's `model-proxy` entry point, the only mount of the key. */
 function modelProxyContainer(s: ModelSidecar, namespace: string, members: PodMember[]): V1Container {
-  const t = members[0]!.template;
+  const t = members[0].template;
   const retry = sidecarRetry(s.retry, members);
   return {
     name: MODEL_PROXY_CONTAINER,

@@ -61,7 +61,7 @@ export function parseTemplate(yaml: string, base: WorkerTemplate): WorkerTemplat
   try {
     doc = loadYaml(yaml);
   } catch (err) {
-    throw new Error(`${TEMPLATE_KEY} is not YAML: ${(err as Error).message}`);
+    throw new Error(`${TEMPLATE_KEY} is not YAML: ${(err as Error).message}`, { cause: err });
   }
   if (doc === null || doc === undefined) return base;
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new Error(`${TEMPLATE_KEY} must be a mapping`);
@@ -74,7 +74,7 @@ export function parseTemplate(yaml: string, base: WorkerTemplate): WorkerTemplat
     if (!PULL.includes(p)) throw new Error(`imagePullPolicy must be one of ${PULL.join(', ')}`);
     t.imagePullPolicy = p as WorkerTemplate['imagePullPolicy'];
   }
-  if (doc.resources !== undefined) t.resources = obj(doc.resources, 'resources') as V1ResourceRequirements;
+  if (doc.resources !== undefined) t.resources = obj(doc.resources, 'resources');
   if (doc.nodeSelector !== undefined) t.nodeSelector = strings(doc.nodeSelector, 'nodeSelector');
   if (doc.tolerations !== undefined) {
     if (!Array.isArray(doc.tolerations)) throw new Error('tolerations must be a list');

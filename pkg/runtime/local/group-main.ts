@@ -20,7 +20,7 @@ function start(member: string, argv: string[], env: Record<string, string>, cwd:
   // Not detached: the worker joins this supervisor's process group, so stopping the group stops it. The
   // IPC channel is how one member is asked to stop: a sandboxed worker's bwrap ignores SIGTERM.
   const [cmd, ...args] = argv;
-  const child = spawn(cmd!, args, { cwd, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   members.set(member, child);
   if (secrets) child.send({ type: 'secrets', env: secrets }, () => undefined);
   report({ op: 'started', member, pid: child.pid ?? -1 });

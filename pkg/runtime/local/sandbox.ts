@@ -116,7 +116,7 @@ function probe(env: NodeJS.ProcessEnv, root: boolean, dataDir: string): Tools | 
     return `cannot prepare the sandbox's files under ${dataDir}: ${(err as Error).message}`;
   }
   const argv = build(tools, ['true'], { workspace: undefined });
-  const r = spawnSync(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000, env: { PATH: path }, cwd: '/' });
+  const r = spawnSync(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000, env: { PATH: path }, cwd: '/' });
   if (r.error) return `${bwrap}: ${r.error.message}`;
   if (r.status !== 0) return `${bwrap} exited ${r.status ?? r.signal}: ${String(r.stderr).trim().slice(0, 300)}`;
   return tools;

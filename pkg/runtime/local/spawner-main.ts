@@ -15,7 +15,7 @@ const report = (r: SpawnerReport): void => {
 process.on('message', (cmd: SpawnerCommand) => {
   if (cmd.op !== 'spawn') return;
   const [file, ...args] = cmd.argv;
-  const child = spawn(file!, args, { cwd: cmd.cwd, env: cmd.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child = spawn(file, args, { cwd: cmd.cwd, env: cmd.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   child.on('error', () => undefined); // reported as an exit
   for (const stream of ['stdout', 'stderr'] as const) {
     const s = child[stream];

@@ -89,7 +89,7 @@ export class SquadGroups {
 
   private startGroup(name: string, namespace: string): Group {
     const [cmd, ...args] = niced([process.execPath, GROUP_MAIN], this.o.niceness);
-    const child = spawn(cmd!, args, {
+    const child = spawn(cmd, args, {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' },

@@ -249,7 +249,8 @@ function deleteOptions(r: VerbRequest): DeleteOptions {
   // Taken and not used (deletion is immediate once finalizers are done), but checked as
   // kube-apiserver checks it: an int64 of 0 or more.
   const grace = body.gracePeriodSeconds ?? single(r.query, 'gracePeriodSeconds');
-  if (grace !== undefined && grace !== null && !(Number.isSafeInteger(Number(grace)) && Number(grace) >= 0 && String(grace).trim() !== '')) {
+  const numeric = typeof grace === 'number' || (typeof grace === 'string' && grace.trim() !== '');
+  if (grace !== undefined && grace !== null && !(numeric && Number.isSafeInteger(Number(grace)) && Number(grace) >= 0)) {
     throw badRequest(`gracePeriodSeconds must be an integer 0 or more, not ${JSON.stringify(grace)}`);
   }
   return {

@@ -15,6 +15,7 @@ import type { Revocable } from './revocation.js';
 import { TtlCache } from './ttl-cache.js';
 import { type UserInfo, withAuthenticatedGroup } from './user.js';
 import { type PeerChain, parsePemBundle, verifyClientChain } from './x509.js';
+import { inspect } from 'node:util';
 
 export const AUTH_CONFIGMAP_NAMESPACE = 'kube-system';
 export const AUTH_CONFIGMAP_NAME = 'extension-apiserver-authentication';
@@ -287,7 +288,7 @@ export function bearerToken(rawHeaders: string[]): string | undefined {
 export function errMessage(err: unknown): string {
   if (err && typeof err === 'object') {
     const e = err as { code?: number; message?: string };
-    const first = (e.message ?? String(err)).split('\n')[0].slice(0, 300);
+    const first = (e.message ?? inspect(err)).split('\n')[0].slice(0, 300);
     return e.code ? `${e.code}: ${first}` : first;
   }
   return String(err).split('\n')[0].slice(0, 300);
