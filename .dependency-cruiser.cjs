@@ -56,7 +56,7 @@ module.exports = {
         "The APIs act on agents by writing them; the controllers act on what is written, through " +
         "the runtime. pkg/server importing pkg/runtime would open a second route to a worker " +
         "beside the controllers (steering is a follow-up stored on the agent: " +
-        "pkg/server/rest/agent-service.ts). What a route needs of a runtime part is an interface " +
+        "pkg/server/services/agent-service.ts). What a route needs of a runtime part is an interface " +
         "of its own, which the runtime fits (pkg/server/routes/worker-channel.ts).",
       severity: "error",
       from: { path: "^pkg/server/" },

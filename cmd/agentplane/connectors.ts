@@ -12,8 +12,8 @@ import { connectorSecretBinding } from '../../pkg/registry/admission/connector-s
 import { connectorsExist } from '../../pkg/registry/admission/connectors-exist.js';
 import { squadMembership } from '../../pkg/registry/admission/squad-membership.js';
 import { templateExists } from '../../pkg/registry/admission/template-exists.js';
-import { ConnectorService } from '../../pkg/server/rest/connector-service.js';
-import { SecretService } from '../../pkg/server/rest/secret-service.js';
+import { ConnectorService } from '../../pkg/server/services/connector-service.js';
+import { SecretService } from '../../pkg/server/services/secret-service.js';
 import type { Home } from './homes.js';
 import type { ModelSide } from './model.js';
 import type { BuiltRuntime } from './runtimes.js';

@@ -11,7 +11,7 @@ import { expect } from 'chai';
 
 import { type Agent, agentFromRequest, dropFollowUp, pendingFollowUps } from '../../pkg/api/agent.js';
 import { ApiError } from '../../pkg/api/errors.js';
-import { AgentService } from '../../pkg/server/rest/agent-service.js';
+import { AgentService } from '../../pkg/server/services/agent-service.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import type { EventLog } from '../../pkg/registry/event-log.js';
 import { Registry } from '../../pkg/registry/registry.js';

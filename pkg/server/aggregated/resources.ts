@@ -5,9 +5,9 @@
 import { AGENT_KIND, type Agent, agentSpecSchema, agentStatusSchema } from '../../api/agent.js';
 import { CONNECTOR_KIND, type Connector, connectorSpecSchema, connectorStatusSchema } from '../../api/connector.js';
 import { type Squad, SQUAD_KIND, squadSpecSchema, squadStatusSchema } from '../../api/squad.js';
-import type { AgentCompaction } from '../rest/agent-compaction.js';
-import type { AgentCosts } from '../rest/agent-costs.js';
-import type { AgentService } from '../rest/agent-service.js';
+import type { AgentCompaction } from '../services/agent-compaction.js';
+import type { AgentCosts } from '../services/agent-costs.js';
+import type { AgentService } from '../services/agent-service.js';
 import type { EventLog } from '../../registry/event-log.js';
 import type { ReadCache } from '../../registry/cache/reads.js';
 import type { Registry } from '../../registry/registry.js';

@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { ApiError, badRequest } from '../../api/errors.js';
 import type { ObjectRef } from '../../api/meta.js';
 import type { WorkspaceFilesResponse } from '../../api/workspace.js';
-import type { AgentService } from '../rest/agent-service.js';
+import type { AgentService } from '../services/agent-service.js';
 import { namespaceOf, type Query } from '../params.js';
 
 /** Reads `path` in the agent's workspace; absent when workspaces are out of the server's reach. */

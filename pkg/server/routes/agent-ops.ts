@@ -3,8 +3,8 @@
 // task and per model, from the events).
 
 import type { FastifyInstance } from 'fastify';
-import type { AgentCompaction } from '../rest/agent-compaction.js';
-import type { AgentCosts } from '../rest/agent-costs.js';
+import type { AgentCompaction } from '../services/agent-compaction.js';
+import type { AgentCosts } from '../services/agent-costs.js';
 import { jsonBody } from '../body.js';
 import { costOptions } from '../cost-query.js';
 import { namespaceOf, type Query } from '../params.js';

@@ -21,7 +21,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import type WebSocket from 'ws';
-import type { AgentService } from '../rest/agent-service.js';
+import type { AgentService } from '../services/agent-service.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { EventLog } from '../../registry/event-log.js';
 import { ApiError } from '../../api/errors.js';

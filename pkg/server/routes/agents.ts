@@ -3,8 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import { toAgentResponse } from '../../api/agent.js';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../api/event.js';
-import type { AgentService } from '../rest/agent-service.js';
-import { pageQuery } from '../rest/paging.js';
+import type { AgentService } from '../services/agent-service.js';
+import { pageQuery } from '../services/paging.js';
 import { jsonBody } from '../body.js';
 import { intParam, queryNamespaceOf, namespaceOf, type Query, refuseQuery, withQueryNamespace } from '../params.js';
 import { beforeSeq, cancelResponse, PEER_EVENT_CURSORS, PEER_LIST_FILTERS } from './agent-answers.js';

@@ -2,8 +2,8 @@
 
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../api/errors.js';
-import type { ConnectorService } from '../rest/connector-service.js';
-import { pageQuery } from '../rest/paging.js';
+import type { ConnectorService } from '../services/connector-service.js';
+import { pageQuery } from '../services/paging.js';
 import { jsonBody } from '../body.js';
 import { queryNamespaceOf, namespaceOf, type Query, withQueryNamespace } from '../params.js';
 

@@ -1,7 +1,7 @@
 // REST mirror of secrets: /api/v1/secrets. Answers carry names and keys, never values.
 
 import type { FastifyInstance } from 'fastify';
-import type { SecretService } from '../rest/secret-service.js';
+import type { SecretService } from '../services/secret-service.js';
 import { jsonBody } from '../body.js';
 import { queryNamespaceOf, namespaceOf, type Query, withQueryNamespace } from '../params.js';
 

@@ -1,8 +1,8 @@
 // REST mirror of squads: /api/v1/squads (spec 4.3, DESIGN decisions).
 
 import type { FastifyInstance } from 'fastify';
-import { pageQuery } from '../rest/paging.js';
-import type { SquadService } from '../rest/squad-service.js';
+import { pageQuery } from '../services/paging.js';
+import type { SquadService } from '../services/squad-service.js';
 import { jsonBody } from '../body.js';
 import { queryNamespaceOf, namespaceOf, type Query, withQueryNamespace } from '../params.js';
 
