@@ -42,9 +42,13 @@ build: deps
 	$(NODE) hack/build.mjs
 
 # Import rules (.dependency-cruiser.cjs, docs/architecture.md#import-rules): fails naming the rule
-# and each offending import. Checks the TypeScript sources, so it needs no build.
+# and each offending import. Then ESLint, type-aware (eslint.config.js; sizes: no file over 450
+# lines, no function over 100), and Prettier's check (docs/architecture.md "Lint, format and
+# sizes"). All read the TypeScript sources, so none needs a build.
 lint: deps
 	$(NODE) node_modules/dependency-cruiser/bin/dependency-cruise.mjs --config .dependency-cruiser.cjs --output-type err cmd pkg plugins test bench
+	$(NODE) node_modules/eslint/bin/eslint.js --max-warnings 0 --cache --cache-location node_modules/.cache/eslint/ cmd pkg plugins test bench
+	$(NODE) node_modules/prettier/bin/prettier.cjs --check --log-level warn 'cmd/**/*.ts' 'pkg/**/*.ts' 'plugins/**/*.ts' 'test/**/*.ts' 'bench/**/*.ts' 'ui/src/**/*.{ts,tsx}'
 
 # Runs the service with embedded defaults. Without ANTHROPIC_API_KEY it starts in --demo mode,
 # with the built-in scripted model, so agents still really run their tools.

@@ -39,9 +39,10 @@ export default tseslint.config(
     },
   },
   {
-    // Data tables, not logic (docs/architecture.md "Sizes"): the OpenAPI definitions of
-    // meta.k8s.io's types, written out as kube-apiserver serves them.
-    files: ['pkg/server/aggregated/openapi-definitions.ts'],
-    rules: { 'max-lines-per-function': 'off' },
+    // Data tables, not logic (docs/architecture.md "Lint, format and sizes"): the OpenAPI
+    // definitions of meta.k8s.io's types and the aggregated API's paths, written out as
+    // kube-apiserver serves them, and the declarations of `serve`'s flags.
+    files: ['pkg/server/aggregated/openapi-definitions.ts', 'pkg/server/aggregated/openapi.ts', 'cmd/agentplane/serve-flags.ts'],
+    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
   },
 );

@@ -80,7 +80,13 @@ function processes(): Proc[] {
       } catch {
         // another user's process
       }
-      out.push({ pid: Number(d), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]), rssKb: rss ? Number(rss[1]) : 0, environ });
+      out.push({
+        pid: Number(d),
+        ppid: Number(f[1]),
+        ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]),
+        rssKb: rss ? Number(rss[1]) : 0,
+        environ,
+      });
     } catch {
       // exited meanwhile
     }
@@ -93,7 +99,7 @@ function agentTree(workspace: string): Proc[] {
   const all = processes();
   const roots = all.filter((p) => p.environ.includes(`\0AGENTPLANE_WORKSPACE=${workspace}\0`) || p.environ.startsWith(`AGENTPLANE_WORKSPACE=${workspace}\0`));
   const tree = new Set(roots.map((p) => p.pid));
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) {
       if (!tree.has(p.pid) && tree.has(p.ppid)) {
@@ -169,7 +175,13 @@ export async function engineFigures(warm: BenchServer, short: BenchServer, round
     firstRequest,
     cpuPerTask,
     tasksPerSecond,
-    memory: { warmAgents: agents.length, warmMb: idle.mb / agents.length, warmProcesses: idle.processes, releasedMb: released.mb / sleepers.length, releasedProcesses: released.processes },
+    memory: {
+      warmAgents: agents.length,
+      warmMb: idle.mb / agents.length,
+      warmProcesses: idle.processes,
+      releasedMb: released.mb / sleepers.length,
+      releasedProcesses: released.processes,
+    },
   };
 }
 

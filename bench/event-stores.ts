@@ -48,7 +48,7 @@ async function measure(writer: EventLog, reader: EventLog): Promise<Figures> {
   const replayMs: number[] = [];
   for (let round = 0; round < 5; round++) {
     const t = process.hrtime.bigint();
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await reader.since(s, after, REPLAY_PAGE);
       if (page.length === 0) break;
       after = page[page.length - 1].seq;

@@ -92,7 +92,16 @@ export async function idleMemoryFigures(log: (s: string) => void, n = IDLE_AGENT
       dataDir,
       model: { url: model.url, apiKey: API_KEY },
       // The rate limit is off: this measures memory, and creates come faster than 100/s.
-      args: ['--idle-timeout', String(IDLE_TIMEOUT_S), '--max-workers', String(MAX_WORKERS), '--rate-limit', '0', '--log-level', process.env.BENCH_IDLE_LOG_LEVEL ?? 'warn'],
+      args: [
+        '--idle-timeout',
+        String(IDLE_TIMEOUT_S),
+        '--max-workers',
+        String(MAX_WORKERS),
+        '--rate-limit',
+        '0',
+        '--log-level',
+        process.env.BENCH_IDLE_LOG_LEVEL ?? 'warn',
+      ],
       nodeArgs: ['--inspect=127.0.0.1:0'],
     });
     if (SNAPSHOTS) mkdirSync(SNAPSHOTS, { recursive: true });
@@ -120,7 +129,12 @@ export async function idleMemoryFigures(log: (s: string) => void, n = IDLE_AGENT
     log(`${n} agents created asleep, no task`);
     t0 = Date.now();
     await createAll(n, async (i) => {
-      const body = { apiVersion: 'agentplane.io/v1alpha1', kind: 'Agent', metadata: { name: `asleep-${i}` }, spec: { instructions: '@say hi', lifecycle: 'Sleep', task: 0 } };
+      const body = {
+        apiVersion: 'agentplane.io/v1alpha1',
+        kind: 'Agent',
+        metadata: { name: `asleep-${i}` },
+        spec: { instructions: '@say hi', lifecycle: 'Sleep', task: 0 },
+      };
       const res = await fetch(`${url}${AGENTS_URL}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       if (res.status !== 201) throw new Error(`create asleep-${i}: ${res.status} ${await res.text()}`);
     });
@@ -140,9 +154,21 @@ export async function idleMemoryFigures(log: (s: string) => void, n = IDLE_AGENT
  * Creates `n` agents named `<prefix>-<i>` with a task each, then waits until every task ended and
  * every worker was released. Tasks that ended otherwise than completed are put in `failed`.
  */
-async function runAndRelease(url: string, pid: number, prefix: string, n: number, deadline: number, failed: Map<string, string>, log?: (s: string) => void): Promise<void> {
+async function runAndRelease(
+  url: string,
+  pid: number,
+  prefix: string,
+  n: number,
+  deadline: number,
+  failed: Map<string, string>,
+  log?: (s: string) => void,
+): Promise<void> {
   await createAll(n, async (i) => {
-    const res = await fetch(`${url}/api/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `${prefix}-${i}`, instructions: '@say hi' }) });
+    const res = await fetch(`${url}/api/v1/agents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `${prefix}-${i}`, instructions: '@say hi' }),
+    });
     if (res.status !== 201) throw new Error(`create ${prefix}-${i}: ${res.status} ${await res.text()}`);
   });
   await waitFor(
@@ -152,7 +178,8 @@ async function runAndRelease(url: string, pid: number, prefix: string, n: number
     n,
     deadline,
     (a) => {
-      if (a.status.taskStatus === 'Error' || a.status.taskStatus === 'Cancelled') failed.set(a.metadata.name, `${a.status.taskStatus}: ${a.status.lastTaskMessage}`);
+      if (a.status.taskStatus === 'Error' || a.status.taskStatus === 'Cancelled')
+        failed.set(a.metadata.name, `${a.status.taskStatus}: ${a.status.lastTaskMessage}`);
       const ready = findCondition(a.status.conditions, WORKER_READY);
       if (a.status.taskStatus === 'InProgress' || a.status.taskStatus === '') return `task ${a.status.taskStatus || 'not started'}`;
       return ready?.status === 'False' && ready.reason === WORKER_RELEASED ? undefined : `worker ${ready?.status ?? '?'} ${ready?.reason ?? ''}`;
@@ -169,7 +196,15 @@ const createAll = (n: number, create: (i: number) => Promise<void>): Promise<voi
  * `pending` says (it answers undefined when the agent is there) and no worker process is left
  * under the server.
  */
-async function waitFor(url: string, pid: number, prefix: string, n: number, deadline: number, pending: (a: Agent) => string | undefined, log?: (s: string) => void): Promise<void> {
+async function waitFor(
+  url: string,
+  pid: number,
+  prefix: string,
+  n: number,
+  deadline: number,
+  pending: (a: Agent) => string | undefined,
+  log?: (s: string) => void,
+): Promise<void> {
   let lastLog = Date.now();
   for (;;) {
     const agents = (await listAgents(url)).filter((a) => a.metadata.name.startsWith(prefix));
@@ -223,7 +258,10 @@ async function measure(srv: ServerProcess, step: string, log: (s: string) => voi
       if (i) await sleep(1000);
       xs.push(treeMemory(pid));
     }
-    return percentile(xs.sort((a, b) => a - b), 50);
+    return percentile(
+      xs.sort((a, b) => a - b),
+      50,
+    );
   };
   await sleep(SETTLE_MS);
   const treeMb = await pss();

@@ -26,10 +26,18 @@ export async function listFigures(log: (s: string) => void): Promise<ListRow[]> 
   const base = b.server.url;
   const agents = (ns: string): string => `${base}/apis/agentplane.io/v1alpha1/namespaces/${ns}/agents`;
   try {
-    for (const [ns, n] of [['small', PAGE], ['big', BIG]] as const) {
+    for (const [ns, n] of [
+      ['small', PAGE],
+      ['big', BIG],
+    ] as const) {
       log(`creating ${n} agents in ${ns}`);
       await forEachConcurrently(n, CONCURRENCY, async (i) => {
-        const body = { apiVersion: 'agentplane.io/v1alpha1', kind: 'Agent', metadata: { name: letters(i) }, spec: { instructions: '@say hi', lifecycle: 'Sleep', task: 0 } };
+        const body = {
+          apiVersion: 'agentplane.io/v1alpha1',
+          kind: 'Agent',
+          metadata: { name: letters(i) },
+          spec: { instructions: '@say hi', lifecycle: 'Sleep', task: 0 },
+        };
         const res = await fetch(agents(ns), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
         if (res.status !== 201) throw new Error(`create ${ns}/${letters(i)}: ${res.status} ${await res.text()}`);
       });
@@ -77,6 +85,10 @@ export async function listFigures(log: (s: string) => void): Promise<ListRow[]> 
 }
 
 export function listRows(rows: ListRow[]): string[][] {
-  const p = (ms: number[], q: number): number => percentile([...ms].sort((a, b) => a - b), q);
+  const p = (ms: number[], q: number): number =>
+    percentile(
+      [...ms].sort((a, b) => a - b),
+      q,
+    );
   return rows.map((r) => [r.label, String(r.ms.length), ...[p(r.ms, 50), p(r.ms, 99), p(r.baseline, 50), p(r.baseline, 99)].map((n) => n.toFixed(2))]);
 }

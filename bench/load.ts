@@ -123,7 +123,12 @@ async function run(url: string, pid: number, prefix: string, agents: number, sub
   await Promise.all(
     Array.from({ length: subscribers }, (_, i) => {
       const agent = i % agents;
-      const sub = { agent, seqs: [] as number[], latencies: [] as number[], ws: new WebSocket(`${url.replace('http', 'ws')}/api/v1/agents/${names[agent]}/ws?since=${start[agent]}`) };
+      const sub = {
+        agent,
+        seqs: [] as number[],
+        latencies: [] as number[],
+        ws: new WebSocket(`${url.replace('http', 'ws')}/api/v1/agents/${names[agent]}/ws?since=${start[agent]}`),
+      };
       sub.ws.on('message', (d) => {
         const ev = JSON.parse((d as Buffer).toString()) as { seq: number; timestamp: string };
         sub.seqs.push(ev.seq);
@@ -145,7 +150,11 @@ async function run(url: string, pid: number, prefix: string, agents: number, sub
   await waitAll(api, names, (a) => a.taskStatus !== 'InProgress');
   const seconds = (Date.now() - t0) / 1000;
   // What each agent's history holds after the start: the truth every subscriber is held to.
-  const truth = await Promise.all(names.map(async (n, i) => ((await api('GET', `/api/v1/agents/${n}/events?limit=200`)).events as { seq: number }[]).map((e) => e.seq).filter((s) => s > start[i]!)));
+  const truth = await Promise.all(
+    names.map(async (n, i) =>
+      ((await api('GET', `/api/v1/agents/${n}/events?limit=200`)).events as { seq: number }[]).map((e) => e.seq).filter((s) => s > start[i]!),
+    ),
+  );
   await sleep(500);
   clearInterval(sampler);
   let missing = 0;

@@ -87,7 +87,11 @@ export interface NativeFigures {
   rows: { label: string; agent: number[]; native: number[]; goal: string; met: (a: number[], n: number[]) => boolean }[];
 }
 
-const p = (ms: number[], q: number): number => percentile([...ms].sort((a, b) => a - b), q);
+const p = (ms: number[], q: number): number =>
+  percentile(
+    [...ms].sort((a, b) => a - b),
+    q,
+  );
 
 /** Runs every figure on a fresh API-only plane; `log` prints progress. */
 export async function nativeFigures(log: (s: string) => void): Promise<NativeFigures> {
@@ -132,7 +136,10 @@ async function measure(cp: ControlPlane, c: Client, direct: Client, log: (s: str
   log('Table of 50');
   for (let i = 0; i < 50; i++) {
     await timed(c, 'POST', `${CONFIGMAPS}/bench-table/configmaps`, configMap(letters(i)));
-    await timed(c, 'POST', `${AGENTS}/bench-table/agents`, { ...(agent(letters(i)) as object), spec: { instructions: '@say hi', role: 'worker', lifecycle: 'Sleep' } });
+    await timed(c, 'POST', `${AGENTS}/bench-table/agents`, {
+      ...(agent(letters(i)) as object),
+      spec: { instructions: '@say hi', role: 'worker', lifecycle: 'Sleep' },
+    });
   }
   await sleep(3_000);
   const tableAgent: number[] = [];

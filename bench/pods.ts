@@ -28,7 +28,10 @@ class PodClock {
   private readonly waiters = new Map<string, (t: number) => void>();
   private abort?: AbortController;
 
-  constructor(private readonly c: Cluster, private readonly label: string) {}
+  constructor(
+    private readonly c: Cluster,
+    private readonly label: string,
+  ) {}
 
   async start(): Promise<void> {
     this.abort = await new Watch(this.c.kc).watch(
@@ -77,9 +80,7 @@ function follow(url: string, tls: Tls, name: string): Promise<{ next: (type: str
       waiters.get(type)?.(t);
       waiters.delete(type);
     });
-    ws.on('open', () =>
-      resolve({ next: (type) => new Promise((r) => waiters.set(type, r)), close: () => ws.close() }),
-    );
+    ws.on('open', () => resolve({ next: (type) => new Promise((r) => waiters.set(type, r)), close: () => ws.close() }));
     ws.on('error', reject);
   });
 }
@@ -98,7 +99,9 @@ async function readyPoolPod(c: Cluster): Promise<void> {
   const core = c.kc.makeApiClient(CoreV1Api);
   for (let t = 0; ; t++) {
     const { items } = await core.listNamespacedPod({ namespace: NS, labelSelector: 'agentplane.io/warm-pool=pooled,!agentplane.io/agent' });
-    const ready = items.some((p) => !p.metadata?.deletionTimestamp && p.status?.phase === 'Running' && (p.status.containerStatuses ?? []).every((s) => s.ready));
+    const ready = items.some(
+      (p) => !p.metadata?.deletionTimestamp && p.status?.phase === 'Running' && (p.status.containerStatuses ?? []).every((s) => s.ready),
+    );
     if (ready) return;
     if (t > 3000) throw new Error('no ready warm-pool pod after 150 s');
     await new Promise((r) => setTimeout(r, 50));
@@ -142,7 +145,10 @@ async function sidecarLatency(c: Cluster): Promise<{ sidecar: number[]; direct: 
   await new Promise<void>((r) => reports.listen(0, c.gateway, r));
   const core = c.kc.makeApiClient(CoreV1Api);
   try {
-    await core.createNamespacedSecret({ namespace: NS, body: { metadata: { name: 'agentplane-model' }, stringData: { ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: model.url } } });
+    await core.createNamespacedSecret({
+      namespace: NS,
+      body: { metadata: { name: 'agentplane-model' }, stringData: { ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: model.url } },
+    });
     await core.createNamespacedSecret({ namespace: NS, body: { metadata: { name: 'agent-probe-worker' }, stringData: { 'model-credential': credential } } });
     const template = { ...BUILTIN_TEMPLATE, image: c.workerImage, imagePullPolicy: 'Never' as const };
     const pod = workerPod({
@@ -154,7 +160,9 @@ async function sidecarLatency(c: Cluster): Promise<{ sidecar: number[]; direct: 
     });
     const spec = pod.spec!;
     spec.volumes = spec.volumes!.filter((v) => v.name.startsWith('model-'));
-    spec.containers = [{ name: 'probe', image: c.workerImage, imagePullPolicy: 'Never', command: ['sleep', '600'], securityContext: spec.initContainers![0].securityContext! }];
+    spec.containers = [
+      { name: 'probe', image: c.workerImage, imagePullPolicy: 'Never', command: ['sleep', '600'], securityContext: spec.initContainers![0].securityContext! },
+    ];
     const made = await core.createNamespacedPod({ namespace: NS, body: pod });
     const name = made.metadata!.name!;
     await c.kubectl(['wait', '--for=condition=Ready', `pod/${name}`, '-n', NS, '--timeout=120s']);
@@ -291,7 +299,7 @@ async function main(): Promise<void> {
     console.log('\nThe agent rows include what the baseline pays (scheduling, the sandbox, the container) plus');
     console.log("agentplane's part: its Secret, ConfigMap and claim (a local-path volume made by a helper pod),");
     console.log('then the worker starting the engine, dialing back and receiving the task. With a warm pool the');
-    console.log("agent takes a Running pod whose engine has started: its objects are relabelled, the task sent.");
+    console.log('agent takes a Running pod whose engine has started: its objects are relabelled, the task sent.');
 
     const lat = await sidecarLatency(c);
     const ms = (label: string, samples: number[]): string[] => {
@@ -302,10 +310,12 @@ async function main(): Promise<void> {
     console.log(
       table(
         ['ms per streamed model request, from inside a pod', 'n', 'min', 'median', 'p90', 'max'],
-        [ms('baseline: straight to the model (the key in the pod)', lat.direct), ms('through the pod\'s model-proxy sidecar', lat.sidecar)],
+        [ms('baseline: straight to the model (the key in the pod)', lat.direct), ms("through the pod's model-proxy sidecar", lat.sidecar)],
       ),
     );
-    console.log(`\nThe sidecar adds ${fmt(summarize(lat.sidecar).median - summarize(lat.direct).median, 2)} ms at the median: a loopback hop, the credential check,`);
+    console.log(
+      `\nThe sidecar adds ${fmt(summarize(lat.sidecar).median - summarize(lat.direct).median, 2)} ms at the median: a loopback hop, the credential check,`,
+    );
     console.log('and the usage report to the server, which the stream waits for before its last event.');
   } finally {
     clearTimeout(watchdog);

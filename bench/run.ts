@@ -146,7 +146,9 @@ async function runEngineFigures(): Promise<{ engine: EngineFigures; pool: PoolFi
 }
 
 function printPool(f: PoolFigures): void {
-  console.log(`Warm pool (--warm-pool ${f.size}): POST → the task's first model request (${f.create.pool.length} rounds each, interleaved; pool full before each)`);
+  console.log(
+    `Warm pool (--warm-pool ${f.size}): POST → the task's first model request (${f.create.pool.length} rounds each, interleaved; pool full before each)`,
+  );
   const rows = [
     ['create, warm pool (new agent takes a slot)', f.create.pool],
     ['baseline: create, no pool (worker and engine start)', f.create.plain],
@@ -163,7 +165,7 @@ function printPool(f: PoolFigures): void {
 function printEngine(f: EngineFigures): void {
   console.log(`Engine: POST → the task's first model request, as the scripted model saw it (${ENGINE_ROUNDS} rounds each)`);
   const rows = [
-    ['warm engine (the agent\'s session stays up)', f.firstRequest.warm],
+    ["warm engine (the agent's session stays up)", f.firstRequest.warm],
     ['baseline: new engine resuming the session (model switched)', f.firstRequest.cold],
     ['released idle agent: worker and engine start', f.firstRequest.released],
   ].map(([label, ms]) => {
@@ -205,7 +207,11 @@ function printEngine(f: EngineFigures): void {
 
 function printProxyOverhead({ direct, proxied }: { direct: number[]; proxied: number[] }): void {
   console.log(`Model proxy overhead (${PROXY_ROUNDS} streamed "@say" requests each way, interleaved, one keep-alive connection)`);
-  const p = (ms: number[], q: number): number => percentile([...ms].sort((a, b) => a - b), q);
+  const p = (ms: number[], q: number): number =>
+    percentile(
+      [...ms].sort((a, b) => a - b),
+      q,
+    );
   const rows = [
     ['direct to the scripted model', direct],
     ['through the model proxy', proxied],
@@ -215,7 +221,11 @@ function printProxyOverhead({ direct, proxied }: { direct: number[]; proxied: nu
 }
 
 function printWire({ throughput, latency }: { throughput: WireRun[][]; latency: WireRun[][] }): void {
-  const median = (xs: number[]): number => percentile([...xs].sort((a, b) => a - b), 50);
+  const median = (xs: number[]): number =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    );
   const paths = [0, 1].map((i) => throughput[0][i].label);
   console.log(
     `Events at wire speed: worker process -> control channel -> store -> WebSocket client, beside the same producer through a bare ws relay (${throughput.length} rounds, alternating; ${THROUGHPUT.size}-character text events)`,
@@ -224,21 +234,34 @@ function printWire({ throughput, latency }: { throughput: WireRun[][]; latency: 
     const runs = throughput.map((r) => r[i]);
     const rates = runs.map(eventsPerSecond);
     const cpu = median(runs.map((r) => r.cpuMicros));
-    return [label, fmt(median(rates), 0), fmt(Math.min(...rates), 0), fmt(Math.max(...rates), 0), fmt(median(runs.map((r) => r.bytes / 1e6 / r.seconds)), 2), fmt(cpu, 1)];
+    return [
+      label,
+      fmt(median(rates), 0),
+      fmt(Math.min(...rates), 0),
+      fmt(Math.max(...rates), 0),
+      fmt(median(runs.map((r) => r.bytes / 1e6 / r.seconds)), 2),
+      fmt(cpu, 1),
+    ];
   });
   console.log(`Throughput, ${THROUGHPUT.count.toLocaleString('en-US')} events as fast as the producer's socket takes them`);
   console.log(table(['path', 'events/s (median)', 'min', 'max', 'MB/s', 'CPU µs/event'], tput));
   const ratio = median(throughput.map((r) => eventsPerSecond(r[0]) / eventsPerSecond(r[1])));
   console.log(`ratio agentplane / bare relay (median of rounds): ${fmt(ratio, 2)}\n`);
 
-  console.log(`Latency, ${LATENCY.count.toLocaleString('en-US')} events at ${LATENCY.rate.toLocaleString('en-US')}/s: sent by the producer -> received by the client`);
+  console.log(
+    `Latency, ${LATENCY.count.toLocaleString('en-US')} events at ${LATENCY.rate.toLocaleString('en-US')}/s: sent by the producer -> received by the client`,
+  );
   const lat = paths.map((label, i) => {
     const ms = latency.flatMap((r) => r[i].latencies).sort((a, b) => a - b);
     const cpu = median(latency.map((r) => r[i].cpuMicros));
     return [label, fmt(percentile(ms, 50), 2), fmt(percentile(ms, 90), 2), fmt(percentile(ms, 99), 2), fmt(ms[ms.length - 1], 2), fmt(cpu, 1)];
   });
   console.log(table(['ms', 'p50', 'p90', 'p99', 'max', 'CPU µs/event'], lat));
-  const p99 = (i: number): number => percentile(latency.flatMap((r) => r[i].latencies).sort((a, b) => a - b), 99);
+  const p99 = (i: number): number =>
+    percentile(
+      latency.flatMap((r) => r[i].latencies).sort((a, b) => a - b),
+      99,
+    );
   console.log(`p99 agentplane / bare relay: ${fmt(p99(0) / p99(1), 2)}`);
   console.log('agentplane path: hub -> agent controller -> EventLog.append (SQLite group commit) -> fan-out -> ws send');
   console.log('CPU µs/event: this process (server or relay, plus the client) during the run; the producer is a separate process\n');

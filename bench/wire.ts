@@ -173,7 +173,11 @@ export class BareRelay {
 }
 
 /** Throughput and latency of both paths, interleaved so machine noise hits both alike. */
-export async function wireFigures(opts: { throughput: FirehoseSpec; latency: FirehoseSpec; rounds: number }): Promise<{ throughput: WireRun[][]; latency: WireRun[][] }> {
+export async function wireFigures(opts: {
+  throughput: FirehoseSpec;
+  latency: FirehoseSpec;
+  rounds: number;
+}): Promise<{ throughput: WireRun[][]; latency: WireRun[][] }> {
   const ap = await AgentplaneWire.start();
   let bare: BareRelay | undefined;
   try {

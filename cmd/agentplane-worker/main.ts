@@ -59,7 +59,14 @@ async function runWorker(): Promise<void> {
             // Connectors through the server's gateway, by way of the relay, which adds the credential.
             serverUrl: relay.url,
             // Tools and the engine's own fetches leave through agentplane's egress proxy.
-            extraEnv: { HTTP_PROXY: relay.url, HTTPS_PROXY: relay.url, http_proxy: relay.url, https_proxy: relay.url, NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' },
+            extraEnv: {
+              HTTP_PROXY: relay.url,
+              HTTPS_PROXY: relay.url,
+              http_proxy: relay.url,
+              https_proxy: relay.url,
+              NO_PROXY: '127.0.0.1,localhost',
+              no_proxy: '127.0.0.1,localhost',
+            },
           }
         : {
             apiKey: credential,
@@ -91,4 +98,3 @@ async function runWorker(): Promise<void> {
   const healthPort = Number(process.env.AGENTPLANE_HEALTH_PORT);
   if (Number.isInteger(healthPort) && healthPort > 0) startHealthServer(healthPort, () => worker.connected);
 }
-

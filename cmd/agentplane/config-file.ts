@@ -7,7 +7,13 @@ import { SERVE_FLAG_LIST } from './serve-flags.js';
 
 /** Keys that are no flag's: the plugins' options, and the OIDC settings' object as a whole. */
 const OTHER_KEYS: [string, (v: unknown) => string | undefined][] = [
-  ['oidc', (v) => (typeof v === 'object' && v !== null && Object.values(v).every((x) => typeof x === 'string') ? undefined : '"oidc" must be an object of strings (issuerUrl, clientId, usernameClaim, usernamePrefix, groupsClaim, groupsPrefix, caFile)')],
+  [
+    'oidc',
+    (v) =>
+      typeof v === 'object' && v !== null && Object.values(v).every((x) => typeof x === 'string')
+        ? undefined
+        : '"oidc" must be an object of strings (issuerUrl, clientId, usernameClaim, usernamePrefix, groupsClaim, groupsPrefix, caFile)',
+  ],
 ];
 
 /** Every config key, for --help: the flags' and the others. */

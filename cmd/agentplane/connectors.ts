@@ -35,7 +35,9 @@ export function wireConnectors({ o, child, hooks }: Wiring, home: Home, s: Stora
   const access = new ConnectorAccess({ secrets: secretStore, allowPrivateUrls: o.allowPrivateConnectorUrls === true });
   const checker = new ConnectorChecker(s.connectors, access, child('connectors'));
   const connectorChecks = o.connectorChecks === false ? undefined : (o.connectorChecks ?? {});
-  const controller = connectorChecks ? new ConnectorController({ informer: s.informers.connectors, checker, logger: child('connector-controller'), ...connectorChecks }) : undefined;
+  const controller = connectorChecks
+    ? new ConnectorController({ informer: s.informers.connectors, checker, logger: child('connector-controller'), ...connectorChecks })
+    : undefined;
   const connectors = new ConnectorService({
     connectors: s.connectors,
     agents: s.agents,

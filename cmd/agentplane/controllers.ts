@@ -16,7 +16,13 @@ export interface Controllers {
   squads: SquadController;
 }
 
-export function wireControllers({ o, child, hooks, metrics, runtimeKind }: Wiring, s: Storage, events: EventLog, runtime: AgentRuntime, m: ModelSide): Controllers {
+export function wireControllers(
+  { o, child, hooks, metrics, runtimeKind }: Wiring,
+  s: Storage,
+  events: EventLog,
+  runtime: AgentRuntime,
+  m: ModelSide,
+): Controllers {
   const agents = new AgentController({
     agents: s.agents,
     informers: s.informers,

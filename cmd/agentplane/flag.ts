@@ -95,7 +95,12 @@ export function numberRule(name: string, ok: (n: number) => boolean, rule: strin
 
 /** A comma-separated list from a flag or variable; the config file's array as it is. */
 export function listRule(raw: RawValue): string[] {
-  return typeof raw === 'string' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : (raw as string[]);
+  return typeof raw === 'string'
+    ? raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : (raw as string[]);
 }
 
 /** One of `choices`. */

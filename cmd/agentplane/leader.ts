@@ -16,7 +16,14 @@ import type { PluginParts } from './plugins.js';
 import type { BuiltRuntime } from './runtimes.js';
 import type { Wiring } from './wiring.js';
 
-export function addLeaderRunnables(w: Wiring, home: Home, built: BuiltRuntime, controllers: Controllers, connectors: ConnectorParts, plugins: PluginParts): void {
+export function addLeaderRunnables(
+  w: Wiring,
+  home: Home,
+  built: BuiltRuntime,
+  controllers: Controllers,
+  connectors: ConnectorParts,
+  plugins: PluginParts,
+): void {
   const { o, manager, child } = w;
   const leader = o.leaderElection ? new Manager(child('leader')) : manager;
   // The runtime's watches and stored credentials, before any reconcile asks it for a worker.

@@ -10,7 +10,14 @@ import type { BuiltRuntime } from './runtimes.js';
 import type { WorkerApps } from './worker-apps.js';
 import type { Wiring } from './wiring.js';
 
-export function addListeners({ o, manager }: Wiring, app: App, wa: WorkerApps, workerSocket: string | undefined, built: BuiltRuntime, channel: ChannelEndpoint): void {
+export function addListeners(
+  { o, manager }: Wiring,
+  app: App,
+  wa: WorkerApps,
+  workerSocket: string | undefined,
+  built: BuiltRuntime,
+  channel: ChannelEndpoint,
+): void {
   const { workers, socket } = wa;
   if (socket && workerSocket) {
     manager.add({

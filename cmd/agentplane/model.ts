@@ -23,22 +23,34 @@ export interface ModelSide {
 }
 
 /** `templateDeadlineMs`: a template's own retry deadline (the runtime knows templates; made later). */
-export async function wireModel({ o, logger, child, metrics, manager, runtimeKind }: Wiring, templateDeadlineMs: (template: string) => number | undefined): Promise<ModelSide> {
+export async function wireModel(
+  { o, logger, child, metrics, manager, runtimeKind }: Wiring,
+  templateDeadlineMs: (template: string) => number | undefined,
+): Promise<ModelSide> {
   const model = o.demo ? await startScriptedModel({ apiKey: 'agentplane-demo' }) : undefined;
   if (model) {
     manager.onStop('scripted model', () => model.close());
     logger.info({ modelUrl: model.url }, 'demo mode: agents use the scripted model');
   }
-  const modelEnv = model ? { apiKey: 'agentplane-demo', baseUrl: model.url } : (o.model ?? { apiKey: process.env.ANTHROPIC_API_KEY, baseUrl: process.env.ANTHROPIC_BASE_URL });
+  const modelEnv = model
+    ? { apiKey: 'agentplane-demo', baseUrl: model.url }
+    : (o.model ?? { apiKey: process.env.ANTHROPIC_API_KEY, baseUrl: process.env.ANTHROPIC_BASE_URL });
   if (!modelEnv.apiKey) logger.warn('ANTHROPIC_API_KEY is not set: tasks will fail to reach the model (use --demo to try without a key)');
   const credentials = new CredentialRegistry();
   const usageMeter = new UsageMeter(metrics, { deadlineMs: templateDeadlineMs });
   const controller = new Late<Pick<AgentController, 'taskEvent' | 'failTask'>>('the agent controller');
   const events: ModelProxyEvents = {
-    retry: (g, payload) => void controller.peek()?.taskEvent(g.ref, g.uid, { type: 'model_retry', payload }).catch(() => undefined),
+    retry: (g, payload) =>
+      void controller
+        .peek()
+        ?.taskEvent(g.ref, g.uid, { type: 'model_retry', payload })
+        .catch(() => undefined),
     // Awaited by the proxy before the engine sees the failure, so the task ends with this reason.
     failed: async (g, error) => {
-      await controller.peek()?.failTask(g.ref, g.uid, error).catch(() => undefined);
+      await controller
+        .peek()
+        ?.failTask(g.ref, g.uid, error)
+        .catch(() => undefined);
     },
   };
   const proxy = new ModelProxy({
@@ -57,8 +69,12 @@ export async function wireModel({ o, logger, child, metrics, manager, runtimeKin
   const mirror = o.plugins.includes('credential-mirror');
   const mode: ModelProxyMode = o.pods?.modelProxy ?? (mirror && !o.demo ? 'sidecar' : 'server');
   if (runtimeKind === 'kubernetes') {
-    logger.info({ modelProxy: mode }, mode === 'sidecar' ? 'pods reach the model through their own proxy sidecar' : "pods reach the model through the server's proxy");
-    if (mode === 'sidecar' && !mirror) logger.warn('--model-proxy sidecar without the credential-mirror plugin: pods wait until each namespace has the model Secret');
+    logger.info(
+      { modelProxy: mode },
+      mode === 'sidecar' ? 'pods reach the model through their own proxy sidecar' : "pods reach the model through the server's proxy",
+    );
+    if (mode === 'sidecar' && !mirror)
+      logger.warn('--model-proxy sidecar without the credential-mirror plugin: pods wait until each namespace has the model Secret');
   }
   return { ...(model ? { model } : {}), modelEnv, credentials, usageMeter, proxy, events, mode, controller };
 }

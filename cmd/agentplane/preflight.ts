@@ -47,7 +47,8 @@ function checkWritable(dataDir: string): void {
     accessSync(dataDir, fsConstants.W_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    const fix = storageFault(err) === 'StorageReadOnly' ? 'its file system is mounted read-only; remount it read-write' : 'give the server’s user write access to it';
+    const fix =
+      storageFault(err) === 'StorageReadOnly' ? 'its file system is mounted read-only; remount it read-write' : 'give the server’s user write access to it';
     throw new Error(`the data directory ${dataDir} is not writable (${code}): ${fix}`, { cause: err });
   }
 }

@@ -29,11 +29,25 @@ import type { Wiring } from './wiring.js';
 
 export type App = Awaited<ReturnType<typeof createApp>>;
 
-export async function publicApi(w: Wiring, home: Home, auditPolicy: AuditPolicy, s: Storage, events: EventLog, built: BuiltRuntime, c: ConnectorParts): Promise<App> {
+export async function publicApi(
+  w: Wiring,
+  home: Home,
+  auditPolicy: AuditPolicy,
+  s: Storage,
+  events: EventLog,
+  built: BuiltRuntime,
+  c: ConnectorParts,
+): Promise<App> {
   const { o, logger, metrics, child, manager } = w;
   const { agents, informers, reads } = s;
   const browserGuard = { checkHost: !o.kubernetes || !!o.allowedHosts?.length, allowedHosts: o.allowedHosts ?? [], bindHost: o.host };
-  const app = await createApp({ logger, metrics, browserGuard, ...(home.tls ? { tls: home.tls } : {}), ...(o.httpTimeouts ? { timeouts: o.httpTimeouts } : {}) });
+  const app = await createApp({
+    logger,
+    metrics,
+    browserGuard,
+    ...(home.tls ? { tls: home.tls } : {}),
+    ...(o.httpTimeouts ? { timeouts: o.httpTimeouts } : {}),
+  });
   if (o.audit && writesAnything(auditPolicy)) {
     // Before the auth filter, so that refusals are audited too; stopped after the HTTP server
     // (added to the manager before it), so the last responses' lines are flushed.
@@ -56,7 +70,9 @@ export async function publicApi(w: Wiring, home: Home, auditPolicy: AuditPolicy,
     {
       name: 'informers',
       check: async () => {
-        const waiting = Object.entries(informers).filter(([, i]) => !i.hasSynced()).map(([n]) => n);
+        const waiting = Object.entries(informers)
+          .filter(([, i]) => !i.hasSynced())
+          .map(([n]) => n);
         if (waiting.length) throw new Error(`caches not synced yet: ${waiting.join(', ')}`);
       },
     },
@@ -73,7 +89,9 @@ export async function publicApi(w: Wiring, home: Home, auditPolicy: AuditPolicy,
   await app.register(
     agentFileRoutes(
       service,
-      local ? { read: (ref, path) => readWorkspacePath(local.workspace(ref), path), download: (ref, path) => openWorkspaceFile(local.workspace(ref), path) } : undefined,
+      local
+        ? { read: (ref, path) => readWorkspacePath(local.workspace(ref), path), download: (ref, path) => openWorkspaceFile(local.workspace(ref), path) }
+        : undefined,
     ),
   );
   await app.register(uiRoutes());

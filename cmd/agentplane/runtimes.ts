@@ -86,7 +86,13 @@ export interface RuntimeInputs {
 
 export function buildRuntime(i: RuntimeInputs): BuiltRuntime {
   if (i.kind === 'local') {
-    const local = new LocalRuntime({ ...i.local, logger: i.logger, model: i.model, channelUrl: i.channelUrl, ...(i.warmPoolMetrics ? { warmPoolMetrics: i.warmPoolMetrics } : {}) });
+    const local = new LocalRuntime({
+      ...i.local,
+      logger: i.logger,
+      model: i.model,
+      channelUrl: i.channelUrl,
+      ...(i.warmPoolMetrics ? { warmPoolMetrics: i.warmPoolMetrics } : {}),
+    });
     const names = [...new Set([DEFAULT_TEMPLATE, ...i.templates.map((t) => t.name)])];
     const deadlines = new Map(i.templates.map((t) => [t.name, t.modelTaskDeadlineSeconds]));
     const configured = new Map(i.templates.map((t) => [t.name, t]));

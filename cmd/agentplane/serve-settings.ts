@@ -54,10 +54,12 @@ function authSettings(s: Sources, mode: string, deps: SettingsDeps): Partial<Ser
   // Default (undefined): /metrics needs a token whenever there is a token file.
   const metricsAuth = lookup(F.metricsAuth, s);
   if (mode === 'kubernetes' && tokenFile) throw new FlagError('--token-file is for embedded mode; Kubernetes mode delegates authentication to kube-apiserver');
-  if (mode === 'embedded' && metricsAuth === true && !tokenFile) throw new FlagError('--metrics-auth needs --token-file (AGENTPLANE_TOKEN_FILE, config "tokenFile")');
+  if (mode === 'embedded' && metricsAuth === true && !tokenFile)
+    throw new FlagError('--metrics-auth needs --token-file (AGENTPLANE_TOKEN_FILE, config "tokenFile")');
   const allowedHosts = lookup(F.allowedHosts, s);
   const oidc = oidcSettings(s);
-  if (oidc && mode === 'kubernetes') throw new FlagError('--oidc-* are for embedded mode; in Kubernetes mode configure OIDC on kube-apiserver, which authenticates for agentplane');
+  if (oidc && mode === 'kubernetes')
+    throw new FlagError('--oidc-* are for embedded mode; in Kubernetes mode configure OIDC on kube-apiserver, which authenticates for agentplane');
   if (oidc && !tokenFile) throw new FlagError('--oidc-issuer-url needs --token-file: its "grants" say what OIDC users and groups may do (docs/auth.md "OIDC")');
   if (oidc) {
     try {
@@ -68,7 +70,8 @@ function authSettings(s: Sources, mode: string, deps: SettingsDeps): Partial<Ser
   }
   const auditLog = lookup(F.auditLog, s);
   const auditLevel = lookup(F.auditLevel, s);
-  if (auditLevel !== undefined && auditLevel !== 'None' && !auditLog) throw new FlagError('--audit-level needs --audit-log (AGENTPLANE_AUDIT_LOG, config "auditLog")');
+  if (auditLevel !== undefined && auditLevel !== 'None' && !auditLog)
+    throw new FlagError('--audit-level needs --audit-log (AGENTPLANE_AUDIT_LOG, config "auditLog")');
   const auditPolicyFile = lookup(F.auditPolicyFile, s);
   if (auditPolicyFile !== undefined && !auditLog) throw new FlagError('--audit-policy-file needs --audit-log (AGENTPLANE_AUDIT_LOG, config "auditLog")');
   return {
@@ -77,7 +80,9 @@ function authSettings(s: Sources, mode: string, deps: SettingsDeps): Partial<Ser
     ...(secretsKeyFile ? { secretsKeyFile } : {}),
     ...(metricsAuth !== undefined ? { metricsAuth } : {}),
     ...(allowedHosts?.length ? { allowedHosts } : {}),
-    ...(auditLog ? { audit: { path: auditLog, ...(auditLevel ? { level: auditLevel } : {}), ...(auditPolicyFile ? { policyFile: auditPolicyFile } : {}) } } : {}),
+    ...(auditLog
+      ? { audit: { path: auditLog, ...(auditLevel ? { level: auditLevel } : {}), ...(auditPolicyFile ? { policyFile: auditPolicyFile } : {}) } }
+      : {}),
   };
 }
 
@@ -128,7 +133,8 @@ function clusterSettings(s: Sources, mode: string, deps: SettingsDeps): Partial<
   }
   const leaderElection = leaderSettings(s, mode, deps);
   const runtime = lookup(F.runtime, s);
-  if (runtime === 'kubernetes' && mode !== 'kubernetes') throw new FlagError('--runtime kubernetes needs --mode kubernetes (state and pods both live in the cluster)');
+  if (runtime === 'kubernetes' && mode !== 'kubernetes')
+    throw new FlagError('--runtime kubernetes needs --mode kubernetes (state and pods both live in the cluster)');
   return { ...(kubernetes ? { kubernetes } : {}), ...(runtime ? { runtime } : {}), pods: podSettings(s), ...(leaderElection ? { leaderElection } : {}) };
 }
 

@@ -48,7 +48,18 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     // Agents in pods have the pod for a sandbox: only local workers need bubblewrap.
     const runtimeKind = o.runtime ?? (o.kubernetes ? 'kubernetes' : 'local');
     const sandbox = runtimeKind === 'local' ? resolveSandbox(o.sandbox ?? 'auto', dataDir, child('runtime')) : NO_SANDBOX;
-    const w: Wiring = { o, logger, child, manager, metrics: new Metrics({ defaultMetrics: true }), hooks: new Hooks(), dataDir, templates, runtimeKind, leadership: { leading: !o.leaderElection } };
+    const w: Wiring = {
+      o,
+      logger,
+      child,
+      manager,
+      metrics: new Metrics({ defaultMetrics: true }),
+      hooks: new Hooks(),
+      dataDir,
+      templates,
+      runtimeKind,
+      leadership: { leading: !o.leaderElection },
+    };
     const home = await openHome(w);
     const storage = wireStorage(w, home);
     const channel = new ChannelEndpoint();

@@ -46,11 +46,27 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
   };
   // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
   // several replicas (leader election) the others write too: consistent reads go to storage.
-  const readOpts = (kind: string, written: () => number) => ({ written, otherWriters: !!o.leaderElection, onRead: (source: string) => metrics.apiReads.inc({ kind, source }) });
+  const readOpts = (kind: string, written: () => number) => ({
+    written,
+    otherWriters: !!o.leaderElection,
+    onRead: (source: string) => metrics.apiReads.inc({ kind, source }),
+  });
   const reads = {
-    agents: new ReadCache(informers.agents, agents, readOpts('Agent', () => stores.agents.written())),
-    squads: new ReadCache(informers.squads, squads, readOpts('Squad', () => stores.squads.written())),
-    connectors: new ReadCache(informers.connectors, connectors, readOpts('Connector', () => stores.connectors.written())),
+    agents: new ReadCache(
+      informers.agents,
+      agents,
+      readOpts('Agent', () => stores.agents.written()),
+    ),
+    squads: new ReadCache(
+      informers.squads,
+      squads,
+      readOpts('Squad', () => stores.squads.written()),
+    ),
+    connectors: new ReadCache(
+      informers.connectors,
+      connectors,
+      readOpts('Connector', () => stores.connectors.written()),
+    ),
   };
   indexMembership(informers.agents, informers.squads);
   manager.add({

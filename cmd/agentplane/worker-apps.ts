@@ -28,7 +28,16 @@ export interface WorkerApps {
   socket?: App;
 }
 
-export async function workerApps(w: Wiring, home: Home, app: App, built: BuiltRuntime, workerSocket: string | undefined, m: ModelSide, c: ConnectorParts, s: Storage): Promise<WorkerApps> {
+export async function workerApps(
+  w: Wiring,
+  home: Home,
+  app: App,
+  built: BuiltRuntime,
+  workerSocket: string | undefined,
+  m: ModelSide,
+  c: ConnectorParts,
+  s: Storage,
+): Promise<WorkerApps> {
   const { o, logger, metrics, child, manager, leadership } = w;
   const { runtime } = built;
   const workers = home.separateWorkerListener || built.listen ? await createApp({ logger: logger.child({ listener: 'workers' }), metrics }) : app;
@@ -50,7 +59,13 @@ export async function workerApps(w: Wiring, home: Home, app: App, built: BuiltRu
   // without sidecars the server's proxy meters every request and reports are refused.
   const sidecars = w.runtimeKind === 'kubernetes' && m.mode === 'sidecar';
   const modelReports = sidecars
-    ? new ModelReports({ credentials: m.credentials, meter: m.usageMeter, events: m.events, taskDeadlineMs: m.proxy.policy.taskDeadlineMs, onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }) })
+    ? new ModelReports({
+        credentials: m.credentials,
+        meter: m.usageMeter,
+        events: m.events,
+        taskDeadlineMs: m.proxy.policy.taskDeadlineMs,
+        onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }),
+      })
     : undefined;
   const workerRoutes = async (target: App): Promise<void> => {
     await target.register(workerChannelRoutes(runtime.channel));

@@ -104,7 +104,19 @@ function shareOf(cost: number, models: Map<string, TokenCounts>): ModelCost[] {
 }
 
 function newTask(ev: AgentEvent, index: number): TaskCost {
-  return { index, task: ev.task, outcome: 'running', startedAt: ev.timestamp, instruction: '', costUSD: 0, durationMs: 0, turns: 0, ...zero(), models: [], eventCount: 0 };
+  return {
+    index,
+    task: ev.task,
+    outcome: 'running',
+    startedAt: ev.timestamp,
+    instruction: '',
+    costUSD: 0,
+    durationMs: 0,
+    turns: 0,
+    ...zero(),
+    models: [],
+    eventCount: 0,
+  };
 }
 
 /** Folds one event into its task. */
@@ -195,13 +207,29 @@ export const agentCostResponseSchema = {
     totalCost: { type: 'number', minimum: 0, description: 'US dollars over every task, whatever `limit` keeps' },
     taskCount: { type: 'integer', minimum: 0 },
     ...tokenProps,
-    models: { type: 'array', items: modelCostSchema, description: 'per model, most expensive first; a task with several models splits its cost by their tokens, weighted by price' },
+    models: {
+      type: 'array',
+      items: modelCostSchema,
+      description: 'per model, most expensive first; a task with several models splits its cost by their tokens, weighted by price',
+    },
     tasks: {
       type: 'array',
       description: 'per task, oldest first',
       items: {
         type: 'object',
-        required: ['index', 'task', 'outcome', 'startedAt', 'instruction', 'costUSD', 'durationMs', 'turns', 'models', 'eventCount', ...Object.keys(tokenProps)],
+        required: [
+          'index',
+          'task',
+          'outcome',
+          'startedAt',
+          'instruction',
+          'costUSD',
+          'durationMs',
+          'turns',
+          'models',
+          'eventCount',
+          ...Object.keys(tokenProps),
+        ],
         properties: {
           index: { type: 'integer', minimum: 0 },
           task: { type: 'integer', minimum: 1 },

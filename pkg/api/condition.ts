@@ -32,11 +32,7 @@ export const isTrue = (conditions: Condition[] | undefined, type: string): boole
  * Sets a condition in place; the transition time changes only when the status does, as
  * meta.SetStatusCondition does. Returns the list for chaining.
  */
-export function setCondition(
-  list: Condition[],
-  c: Omit<Condition, 'lastTransitionTime'>,
-  now: () => string = () => new Date().toISOString(),
-): Condition[] {
+export function setCondition(list: Condition[], c: Omit<Condition, 'lastTransitionTime'>, now: () => string = () => new Date().toISOString()): Condition[] {
   const i = list.findIndex((x) => x.type === c.type);
   const old = list[i];
   const next: Condition = { ...c, lastTransitionTime: old && old.status === c.status ? old.lastTransitionTime : now() };

@@ -61,9 +61,9 @@ export function validateOwnerReferences(refs: OwnerReference[] | undefined): Cau
     const at = `metadata.ownerReferences[${i}]`;
     if (!r.apiVersion) causes.push({ field: `${at}.apiVersion`, message: 'must not be empty (version, or group/version, of the owner)' });
     else if (r.apiVersion.split('/').length > 2) causes.push({ field: `${at}.apiVersion`, message: `"${r.apiVersion}" is not a version or group/version` });
-    if (!r.kind) causes.push({ field: `${at}.kind`, message: 'must not be empty (the owner\'s kind)' });
-    if (!r.name) causes.push({ field: `${at}.name`, message: 'must not be empty (the owner\'s name)' });
-    if (!r.uid) causes.push({ field: `${at}.uid`, message: 'must not be empty (the owner\'s metadata.uid)' });
+    if (!r.kind) causes.push({ field: `${at}.kind`, message: "must not be empty (the owner's kind)" });
+    if (!r.name) causes.push({ field: `${at}.name`, message: "must not be empty (the owner's name)" });
+    if (!r.uid) causes.push({ field: `${at}.uid`, message: "must not be empty (the owner's metadata.uid)" });
     if (r.controller) controllers.push(`${r.kind}/${r.name}`);
   });
   if (controllers.length > 1) {

@@ -54,18 +54,11 @@ export class ApiError extends Error {
 }
 
 export const notFound = (kind: string, name: string, namespace?: string): ApiError =>
-  new ApiError(
-    'NotFound',
-    404,
-    namespace ? `${kind} "${name}" not found in namespace "${namespace}"` : `${kind} "${name}" not found`,
-    { kind, name },
-  );
+  new ApiError('NotFound', 404, namespace ? `${kind} "${name}" not found in namespace "${namespace}"` : `${kind} "${name}" not found`, { kind, name });
 
-export const alreadyExists = (kind: string, name: string): ApiError =>
-  new ApiError('AlreadyExists', 409, `${kind} "${name}" already exists`, { kind, name });
+export const alreadyExists = (kind: string, name: string): ApiError => new ApiError('AlreadyExists', 409, `${kind} "${name}" already exists`, { kind, name });
 
-export const conflict = (message: string, details: ErrorDetails = {}): ApiError =>
-  new ApiError('Conflict', 409, message, details);
+export const conflict = (message: string, details: ErrorDetails = {}): ApiError => new ApiError('Conflict', 409, message, details);
 
 /** A watch or list continuation asked for history the store no longer holds (410 Gone). */
 export const expired = (resourceVersion: string): ApiError =>
@@ -90,8 +83,7 @@ export const resourceVersionTooLarge = (requested: string, current: string): Api
     retryAfterSeconds: 1,
   });
 
-export const badRequest = (message: string, details: ErrorDetails = {}): ApiError =>
-  new ApiError('BadRequest', 400, message, details);
+export const badRequest = (message: string, details: ErrorDetails = {}): ApiError => new ApiError('BadRequest', 400, message, details);
 
 /** Validation failure; REST renders it as 400, the aggregated API as 422 (Kubernetes' Invalid). */
 export const invalid = (kind: string, name: string | undefined, causes: Cause[]): ApiError =>
@@ -111,15 +103,12 @@ export const restField = (field: string): string =>
  * A connector names a secret that may not be sent to its URL (the secret's allowedUrls do not
  * cover it): 422 in both APIs, with its own reason here (the aggregated API says Invalid).
  */
-export const secretBindingMismatch = (message: string, details: ErrorDetails): ApiError =>
-  new ApiError('SecretBindingMismatch', 422, message, details);
+export const secretBindingMismatch = (message: string, details: ErrorDetails): ApiError => new ApiError('SecretBindingMismatch', 422, message, details);
 
 /** Refused for the rate of requests; the client may retry after `retryAfterSeconds`. */
-export const tooManyRequests = (message: string, retryAfterSeconds: number): ApiError =>
-  new ApiError('TooManyRequests', 429, message, { retryAfterSeconds });
+export const tooManyRequests = (message: string, retryAfterSeconds: number): ApiError => new ApiError('TooManyRequests', 429, message, { retryAfterSeconds });
 
-export const internalError = (message = 'internal error'): ApiError =>
-  new ApiError('InternalError', 500, message);
+export const internalError = (message = 'internal error'): ApiError => new ApiError('InternalError', 500, message);
 
 export interface RestErrorBody {
   error: string;

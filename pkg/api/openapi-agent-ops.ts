@@ -6,7 +6,13 @@ import { agentCostResponseSchema, COST_EVENTS_MAX_TASKS } from './agent-cost.js'
 import { cancelResponseSchema, compactRequestSchema, compactResponseSchema } from './agent-ops.js';
 import { errors, json, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
 
-const boolQuery = (name: string, description: string): OpenAPIV3.ParameterObject => ({ name, in: 'query', required: false, schema: { type: 'boolean' }, description });
+const boolQuery = (name: string, description: string): OpenAPIV3.ParameterObject => ({
+  name,
+  in: 'query',
+  required: false,
+  schema: { type: 'boolean' },
+  description,
+});
 
 /** A file's bytes as they are: what a download answers. */
 export const octetStream = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } as Schema } };
@@ -28,11 +34,17 @@ export function agentOpPaths(): OpenAPIV3.PathsObject {
     '/api/v1/agents/{name}/cost': {
       get: {
         operationId: 'agentCost',
-        description: "The agent's spending per task and per model, summed from the cost and tokens its tasks' end events carry (what the event stream still keeps).",
+        description:
+          "The agent's spending per task and per model, summed from the cost and tokens its tasks' end events carry (what the event stream still keeps).",
         parameters: [
           nameParam,
           nsParam,
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'only the newest this many tasks (0 or absent: all); the totals cover every task' },
+          {
+            name: 'limit',
+            in: 'query',
+            schema: { type: 'integer', minimum: 0 },
+            description: 'only the newest this many tasks (0 or absent: all); the totals cover every task',
+          },
           boolQuery('events', `include each task's events (then at most the newest ${COST_EVENTS_MAX_TASKS} tasks)`),
           boolQuery('refresh', 'accepted for clients that ask to skip a cache: every answer is computed afresh'),
         ],

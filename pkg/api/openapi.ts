@@ -157,7 +157,8 @@ function agentPaths(): OpenAPIV3.PathsObject {
     '/api/v1/agents/{name}/cancel': {
       post: {
         operationId: 'cancelTask',
-        description: 'Cancels the task in progress: 200 once the worker confirmed, 202 if not yet. With none in progress, 200 with cancelled false ("nothing was running"): a cancel is idempotent.',
+        description:
+          'Cancels the task in progress: 200 once the worker confirmed, 202 if not yet. With none in progress, 200 with cancelled false ("nothing was running"): a cancel is idempotent.',
         parameters: [nameParam, nsParam],
         // 415: a body, if any, must be JSON (docs/security.md "Requests from browsers").
         responses: {
@@ -187,7 +188,12 @@ function agentDataPaths(): OpenAPIV3.PathsObject {
             schema: { type: 'integer', minimum: 1, default: EVENTS_DEFAULT_LIMIT },
             description: `at most this many events; a larger value is read as ${EVENTS_MAX_LIMIT}`,
           },
-          { name: 'before', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'only events with seq below this (timestamps are 400, as are after and around)' },
+          {
+            name: 'before',
+            in: 'query',
+            schema: { type: 'integer', minimum: 1 },
+            description: 'only events with seq below this (timestamps are 400, as are after and around)',
+          },
         ],
         responses: {
           '200': {
@@ -206,18 +212,30 @@ function agentDataPaths(): OpenAPIV3.PathsObject {
       get: {
         operationId: 'readWorkspace',
         description:
-          "The agent's workspace, read-only: a directory's entries (sorted, at most " + WORKSPACE_DIR_MAX_ENTRIES + ') or a file\'s UTF-8 text ' +
-          '(at most ' + WORKSPACE_FILE_MAX_BYTES + ' bytes; `binary` files come without text). `..` and symbolic links leading out of the workspace are 400. ' +
-          'With download=1, a regular file\'s bytes as they are (application/octet-stream, any size), as /download/{path}. ' +
+          "The agent's workspace, read-only: a directory's entries (sorted, at most " +
+          WORKSPACE_DIR_MAX_ENTRIES +
+          ") or a file's UTF-8 text " +
+          '(at most ' +
+          WORKSPACE_FILE_MAX_BYTES +
+          ' bytes; `binary` files come without text). `..` and symbolic links leading out of the workspace are 400. ' +
+          "With download=1, a regular file's bytes as they are (application/octet-stream, any size), as /download/{path}. " +
           '501 NotImplemented when agents run in pods (the server does not mount their workspaces).',
         parameters: [
           nameParam,
           nsParam,
           { name: 'path', in: 'query', schema: { type: 'string' }, description: "relative to the workspace; omitted or '' for the workspace itself" },
-          { name: 'download', in: 'query', schema: { type: 'string', enum: ['1', 'true', '0', 'false'] }, description: "1 or true: the file's raw bytes instead of the JSON view" },
+          {
+            name: 'download',
+            in: 'query',
+            schema: { type: 'string', enum: ['1', 'true', '0', 'false'] },
+            description: "1 or true: the file's raw bytes instead of the JSON view",
+          },
         ],
         responses: {
-          '200': { description: 'a directory or a file (JSON), or with download=1 the file itself', content: { ...json(ref('WorkspaceFilesResponse')), ...octetStream } },
+          '200': {
+            description: 'a directory or a file (JSON), or with download=1 the file itself',
+            content: { ...json(ref('WorkspaceFilesResponse')), ...octetStream },
+          },
           ...errors(400, 404, 501),
         },
       },
@@ -227,12 +245,16 @@ function agentDataPaths(): OpenAPIV3.PathsObject {
         operationId: 'streamEvents',
         description:
           'WebSocket upgrade: each text message is one Event (JSON). Errors before the upgrade are plain HTTP. ' +
-          'Without `since` the replay starts at the current task\'s first event; `since=N` replays every event with a greater seq ' +
+          "Without `since` the replay starts at the current task's first event; `since=N` replays every event with a greater seq " +
           '(seqs never repeat for an agent name, so a cursor from a deleted agent of the same name resumes on the new one). ' +
           'The server closes the socket with code 4410, reason "agent deleted", when the agent is deleted (or marked for deletion), ' +
           'and with 4404 "agent not found" if it vanished during the upgrade; 1011 if the replay failed. ' +
           'A plain GET (no `Upgrade: websocket`) is 426 UpgradeRequired.',
-        parameters: [nameParam, nsParam, { name: 'since', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'replay events with seq above this first' }],
+        parameters: [
+          nameParam,
+          nsParam,
+          { name: 'since', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'replay events with seq above this first' },
+        ],
         responses: { '101': { description: 'Switching Protocols; messages: Event', content: json(ref('Event')) }, ...errors(400, 404, 426, 429) },
       },
     },
@@ -285,7 +307,8 @@ function connectorPaths(): OpenAPIV3.PathsObject {
     '/api/v1/connectors/{name}/tools': {
       get: {
         operationId: 'listConnectorTools',
-        description: 'Asks the MCP server for its tools now (and records the outcome in the status). 502 when it cannot be reached or refuses the credential; 409 when the secret is missing.',
+        description:
+          'Asks the MCP server for its tools now (and records the outcome in the status). 502 when it cannot be reached or refuses the credential; 409 when the secret is missing.',
         parameters: [nameParam, nsParam],
         responses: { '200': { description: 'the tools', content: json(ref('ConnectorToolsResponse')) }, ...errors(400, 404, 409, 502) },
       },
@@ -345,7 +368,10 @@ function squadPaths(): OpenAPIV3.PathsObject {
         operationId: 'listSquads',
         parameters: [listNsParam],
         responses: {
-          '200': { description: 'squads', content: json({ type: 'object', required: ['squads'], properties: { squads: { type: 'array', items: ref('SquadResponse') } } }) },
+          '200': {
+            description: 'squads',
+            content: json({ type: 'object', required: ['squads'], properties: { squads: { type: 'array', items: ref('SquadResponse') } } }),
+          },
           ...errors(400),
         },
       },
@@ -391,8 +417,19 @@ function systemPaths(): OpenAPIV3.PathsObject {
   const ok = { description: 'ok', content: json({ type: 'object', properties: { status: { type: 'string' } } }) };
   return {
     '/healthz': { get: { operationId: 'healthz', responses: { '200': ok } } },
-    '/readyz': { get: { operationId: 'readyz', description: 'Not ready (503) while a dependency, such as a shared event store, is unreachable.', responses: { '200': ok, ...errors(503) } } },
+    '/readyz': {
+      get: {
+        operationId: 'readyz',
+        description: 'Not ready (503) while a dependency, such as a shared event store, is unreachable.',
+        responses: { '200': ok, ...errors(503) },
+      },
+    },
     '/openapi.json': { get: { operationId: 'openapi', responses: { '200': { description: 'this document', content: json({ type: 'object' }) } } } },
-    '/metrics': { get: { operationId: 'metrics', responses: { '200': { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+    '/metrics': {
+      get: {
+        operationId: 'metrics',
+        responses: { '200': { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      },
+    },
   };
 }

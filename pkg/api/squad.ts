@@ -81,7 +81,10 @@ const memberSchemaBody = {
       description: 'an existing agent that is asleep and in no other squad',
     },
     name: { ...nameSchema, description: 'the name of a new agent, with spec' },
-    spec: { ...memberSpecSchema, description: 'the fields of a new agent (as on agent create); the squad controller creates it and turns the entry into a ref' },
+    spec: {
+      ...memberSpecSchema,
+      description: 'the fields of a new agent (as on agent create); the squad controller creates it and turns the entry into a ref',
+    },
   },
   description: 'exactly one of {"ref": {"name"}} or {"name", "spec"}',
 } as const;

@@ -43,7 +43,9 @@ const HOST_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** What is wrong with an egress mode, or undefined when it is one. */
 export function egressModeProblem(v: unknown): string | undefined {
-  return typeof v === 'string' && (EGRESS_MODES as readonly string[]).includes(v) ? undefined : `must be one of ${EGRESS_MODES.join(', ')}, got ${JSON.stringify(v)}`;
+  return typeof v === 'string' && (EGRESS_MODES as readonly string[]).includes(v)
+    ? undefined
+    : `must be one of ${EGRESS_MODES.join(', ')}, got ${JSON.stringify(v)}`;
 }
 
 /**
@@ -75,7 +77,10 @@ function hostPatternProblem(x: unknown): string | undefined {
  * Checks the egress fields of a template after its own fields are laid over what it inherits:
  * `egressAllow` only goes with `Proxy`. Returns the settings to store, or the field and problem.
  */
-export function egressSettings(mode: unknown, allow: unknown): { egress?: EgressMode; egressAllow?: string[] } | { field: 'egress' | 'egressAllow'; message: string } {
+export function egressSettings(
+  mode: unknown,
+  allow: unknown,
+): { egress?: EgressMode; egressAllow?: string[] } | { field: 'egress' | 'egressAllow'; message: string } {
   if (mode !== undefined) {
     const problem = egressModeProblem(mode);
     if (problem) return { field: 'egress', message: problem };
@@ -83,7 +88,8 @@ export function egressSettings(mode: unknown, allow: unknown): { egress?: Egress
   if (allow === undefined) return mode === undefined ? {} : { egress: mode as EgressMode };
   const list = egressAllowList(allow);
   if (typeof list === 'string') return { field: 'egressAllow', message: list };
-  if (mode !== 'Proxy') return { field: 'egressAllow', message: `applies only with egress: Proxy (egress is ${(mode as EgressMode | undefined) ?? DEFAULT_EGRESS})` };
+  if (mode !== 'Proxy')
+    return { field: 'egressAllow', message: `applies only with egress: Proxy (egress is ${(mode as EgressMode | undefined) ?? DEFAULT_EGRESS})` };
   return { egress: mode, egressAllow: list };
 }
 
@@ -102,7 +108,8 @@ export function deadlineSecondsProblem(v: unknown): string | undefined {
 /** A configured template (a name or `{name, ...settings}`), or what is wrong with it. */
 export function templateConfig(v: unknown): TemplateConfig | string {
   const t = typeof v === 'string' ? { name: v } : v;
-  if (typeof t !== 'object' || t === null || Array.isArray(t)) return `template ${JSON.stringify(v)}: must be a name or {"name", ${TEMPLATE_SETTINGS.map((s) => `"${s}"`).join(', ')}}`;
+  if (typeof t !== 'object' || t === null || Array.isArray(t))
+    return `template ${JSON.stringify(v)}: must be a name or {"name", ${TEMPLATE_SETTINGS.map((s) => `"${s}"`).join(', ')}}`;
   const { name, ...settings } = t as Record<string, unknown>;
   if (typeof name !== 'string' || name.length > TEMPLATE_NAME_MAX_LENGTH || !new RegExp(TEMPLATE_NAME_PATTERN).test(name)) {
     return `template ${JSON.stringify(name ?? v)}: must be ${TEMPLATE_NAME_RULE}`;

@@ -95,9 +95,7 @@ function messageOf(e: ErrorObject): string {
 }
 
 const article = (type: string): string =>
-  ({ object: 'a JSON object', array: 'an array', integer: 'an integer', string: 'a string', number: 'a number', boolean: 'true or false' })[
-    type
-  ] ?? type;
+  ({ object: 'a JSON object', array: 'an array', integer: 'an integer', string: 'a string', number: 'a number', boolean: 'true or false' })[type] ?? type;
 
 const join = (path: string, field: string): string => (path ? `${path}.${field}` : field);
 

@@ -47,7 +47,11 @@ export const workspaceFilesResponseSchema = {
       items: {
         type: 'object',
         required: ['name', 'type'],
-        properties: { name: { type: 'string' }, type: { type: 'string', enum: ['file', 'directory', 'symlink', 'other'] }, size: { type: 'integer', minimum: 0 } },
+        properties: {
+          name: { type: 'string' },
+          type: { type: 'string', enum: ['file', 'directory', 'symlink', 'other'] },
+          size: { type: 'integer', minimum: 0 },
+        },
       },
     },
     size: { type: 'integer', minimum: 0 },

@@ -36,7 +36,8 @@ function refusal(status: number, text: string, what: RequestWhat): ApiCallError 
   } catch {
     // not JSON: a proxy's page, say
   }
-  const message = typeof body.error === 'string' ? body.error : typeof body.message === 'string' ? body.message : `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`;
+  const message =
+    typeof body.error === 'string' ? body.error : typeof body.message === 'string' ? body.message : `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`;
   const reason = typeof body.reason === 'string' ? body.reason : '';
   return new ApiCallError(status, reason, message, hintFor(status, reason, message, what));
 }
@@ -73,7 +74,11 @@ export class Client {
   }
 
   /** One call; 2xx gives the parsed body, anything else throws the server's refusal. */
-  async call<T = unknown>(method: string, path: string, opts: { query?: Query; body?: unknown; accept?: string; kind?: string; ns?: string } = {}): Promise<Reply<T>> {
+  async call<T = unknown>(
+    method: string,
+    path: string,
+    opts: { query?: Query; body?: unknown; accept?: string; kind?: string; ns?: string } = {},
+  ): Promise<Reply<T>> {
     const headers = this.headers(opts.accept ? { accept: opts.accept } : {});
     const init: RequestInit = { method, headers, signal: AbortSignal.timeout(this.timeoutMs) };
     if (opts.body !== undefined) {
@@ -85,14 +90,23 @@ export class Client {
       res = await fetch(this.url(path, opts.query), init);
     } catch (err) {
       if ((err as Error).name === 'TimeoutError') {
-        throw new CliError(`the server at ${this.target.server} did not answer ${method} ${path} within ${this.timeoutMs / 1000} s`, 'it may be overloaded; try again', EXIT.UNREACHABLE);
+        throw new CliError(
+          `the server at ${this.target.server} did not answer ${method} ${path} within ${this.timeoutMs / 1000} s`,
+          'it may be overloaded; try again',
+          EXIT.UNREACHABLE,
+        );
       }
       throw unreachable(this.target.server, err);
     }
     const text = await res.text();
     if (!res.ok) {
       const ns = opts.ns ?? (typeof opts.query?.namespace === 'string' ? opts.query.namespace : undefined);
-      throw refusal(res.status, text, { server: this.target.server, hasToken: Boolean(this.target.token), ...(opts.kind ? { kind: opts.kind } : {}), ...(ns ? { namespace: ns } : {}) });
+      throw refusal(res.status, text, {
+        server: this.target.server,
+        hasToken: Boolean(this.target.token),
+        ...(opts.kind ? { kind: opts.kind } : {}),
+        ...(ns ? { namespace: ns } : {}),
+      });
     }
     let body: unknown = text;
     try {

@@ -117,7 +117,9 @@ async function names(kind: keyof typeof LIST, flags: Record<string, string>): Pr
     const path = configPath();
     const target = resolveTarget(flags, process.env, loadConfig(path), path);
     const [rest, key] = LIST[kind];
-    const { body } = await new Client(target, 3000).call<Record<string, unknown> | undefined>('GET', rest, { query: { namespace: flags.allNamespaces ? undefined : target.namespace } });
+    const { body } = await new Client(target, 3000).call<Record<string, unknown> | undefined>('GET', rest, {
+      query: { namespace: flags.allNamespaces ? undefined : target.namespace },
+    });
     return ((body?.[key] ?? []) as { name: string }[]).map((x) => x.name);
   } catch {
     return [];

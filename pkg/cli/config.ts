@@ -54,7 +54,8 @@ export function loadConfig(path: string): ClientConfig {
   const contexts = raw.contexts ?? [];
   if (!Array.isArray(contexts)) throw bad(path, '"contexts" must be a list');
   for (const [i, c] of contexts.entries()) {
-    if (typeof c !== 'object' || c === null || typeof (c as Context).name !== 'string' || !(c as Context).name) throw bad(path, `contexts[${i}] needs a "name"`);
+    if (typeof c !== 'object' || c === null || typeof (c as Context).name !== 'string' || !(c as Context).name)
+      throw bad(path, `contexts[${i}] needs a "name"`);
     for (const k of ['server', 'namespace', 'token'] as const) {
       const v = (c as Context)[k];
       if (v !== undefined && typeof v !== 'string') throw bad(path, `contexts[${i}].${k} must be a string`);
@@ -98,7 +99,9 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, cfg: C
       const known = cfg.contexts.map((c) => c.name);
       throw new CliError(
         `context "${named}" not found in ${path}`,
-        known.length ? `known contexts: ${known.join(', ')} (agentplane config get-contexts)` : 'create it with `agentplane config set-context <name> --server <url>`',
+        known.length
+          ? `known contexts: ${known.join(', ')} (agentplane config get-contexts)`
+          : 'create it with `agentplane config set-context <name> --server <url>`',
         EXIT.USAGE,
       );
     }

@@ -195,7 +195,7 @@ export class EventRenderer {
         break;
       }
       default:
-        this.line(c.dim(`${(ev).type} ${JSON.stringify((ev).payload)}`));
+        this.line(c.dim(`${ev.type} ${JSON.stringify(ev.payload)}`));
     }
   }
 

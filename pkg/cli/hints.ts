@@ -13,12 +13,19 @@ export function hintFor(status: number, reason: string, message: string, what: R
   switch (true) {
     case status === 401:
       return what.hasToken
-        ? 'the server did not accept the token: check --token, AGENTPLANE_TOKEN or the context\'s token (agentplane config get-contexts)'
+        ? "the server did not accept the token: check --token, AGENTPLANE_TOKEN or the context's token (agentplane config get-contexts)"
         : 'the server needs a token: pass --token, set AGENTPLANE_TOKEN, or store one with `agentplane config set-context <name> --token <token>`';
     case status === 403:
       return 'the token is valid but may not do this here; ask for a token that grants it, or use a namespace it covers (-n)';
     case status === 404 && reason === 'NotFound': {
-      const list = what.kind === 'squad' ? 'agentplane squad ls' : what.kind === 'connector' ? 'agentplane connector ls' : what.kind === 'secret' ? 'agentplane secret ls' : 'agentplane ls';
+      const list =
+        what.kind === 'squad'
+          ? 'agentplane squad ls'
+          : what.kind === 'connector'
+            ? 'agentplane connector ls'
+            : what.kind === 'secret'
+              ? 'agentplane secret ls'
+              : 'agentplane ls';
       return `see what exists with \`${list}${ns}\`, or -A for every namespace`;
     }
     case status === 404:

@@ -19,9 +19,21 @@ export function outputFormat(raw: string | undefined): OutputFormat {
 }
 
 const NO_BORDER = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '',
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: '',
 };
 
 /** Columns three spaces apart, no borders, headers upper-case (kubectl's printer). */
@@ -32,7 +44,11 @@ export function renderTable(headers: string[], rows: unknown[][], empty = '<none
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 3, compact: true },
   });
   for (const r of rows) t.push(r.map((v) => cell(v, empty)));
-  return `${t.toString().split('\n').map((l) => l.trimEnd()).join('\n')}\n`;
+  return `${t
+    .toString()
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n')}\n`;
 }
 
 /** `text` with each line indented (not the empty end after its last newline, which stays last). */

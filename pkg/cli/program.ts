@@ -19,7 +19,9 @@ import { registerSquadCommands } from './commands/squads.js';
 export function report(err: unknown): number {
   const { c } = styleFor(process.stderr);
   if (err instanceof CliError) {
-    process.stderr.write(`${c.red('error:')} ${err.message}${err instanceof ApiCallError && err.reason ? c.dim(` (${err.reason}, HTTP ${err.status})`) : ''}\n`);
+    process.stderr.write(
+      `${c.red('error:')} ${err.message}${err instanceof ApiCallError && err.reason ? c.dim(` (${err.reason}, HTTP ${err.status})`) : ''}\n`,
+    );
     if (err.hint) process.stderr.write(`${c.dim('hint:')} ${err.hint}\n`);
     return err.exitCode;
   }
@@ -56,13 +58,16 @@ function guarded(fn: (...args: never[]) => void | Promise<void>): (...args: unkn
 export function buildProgram(): Command {
   const program = new Command('agentplane')
     .description('Run long-lived AI agents: `agentplane serve` runs the service; the other commands talk to one.')
-    .option('--server <url>', 'the server (AGENTPLANE_SERVER, the context\'s, else http://127.0.0.1:8080)')
-    .option('-n, --namespace <ns>', 'namespace (AGENTPLANE_NAMESPACE, the context\'s, else default)')
-    .option('--token <token>', 'bearer token (AGENTPLANE_TOKEN, the context\'s)')
+    .option('--server <url>', "the server (AGENTPLANE_SERVER, the context's, else http://127.0.0.1:8080)")
+    .option('-n, --namespace <ns>', "namespace (AGENTPLANE_NAMESPACE, the context's, else default)")
+    .option('--token <token>', "bearer token (AGENTPLANE_TOKEN, the context's)")
     .option('--context <name>', 'context of the config file to use (AGENTPLANE_CONTEXT, else its current one)')
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
-    .addHelpText('after', '\nConfig: contexts in $XDG_CONFIG_HOME/agentplane/config.yaml (AGENTPLANE_CLIENT_CONFIG); see `agentplane config --help`.\nDocs: docs/cli.md.\n');
+    .addHelpText(
+      'after',
+      '\nConfig: contexts in $XDG_CONFIG_HOME/agentplane/config.yaml (AGENTPLANE_CLIENT_CONFIG); see `agentplane config --help`.\nDocs: docs/cli.md.\n',
+    );
 
   program.command('serve').description('run the agentplane service (see: agentplane serve --help)').helpOption(false).allowUnknownOption();
   registerRun(program, withSession);
@@ -75,7 +80,10 @@ export function buildProgram(): Command {
     .command('completion')
     .description('print a shell completion script: bash, zsh or fish')
     .argument('<shell>', 'bash, zsh or fish')
-    .addHelpText('after', '\n  bash: source <(agentplane completion bash)\n  zsh:  source <(agentplane completion zsh)\n  fish: agentplane completion fish | source\n')
+    .addHelpText(
+      'after',
+      '\n  bash: source <(agentplane completion bash)\n  zsh:  source <(agentplane completion zsh)\n  fish: agentplane completion fish | source\n',
+    )
     .action(
       guarded((shell: string) => {
         const script = completionScript(shell);

@@ -39,7 +39,12 @@ export type Runner = (fn: (s: Session, ...args: never[]) => Promise<void>) => (.
 export function sessionOf(cmd: Command): Session {
   const opts = cmd.optsWithGlobals<CliOptions>();
   const path = configPath();
-  const target = resolveTarget({ server: opts.server, namespace: opts.namespace, token: opts.token, context: opts.context }, process.env, loadConfig(path), path);
+  const target = resolveTarget(
+    { server: opts.server, namespace: opts.namespace, token: opts.token, context: opts.context },
+    process.env,
+    loadConfig(path),
+    path,
+  );
   return {
     target,
     client: new Client(target),
@@ -53,7 +58,11 @@ export function sessionOf(cmd: Command): Session {
 /** Names given on the command line are DNS labels; say so before the server does, without a round trip. */
 export function checkName(kind: string, name: string): string {
   if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name)) {
-    throw new CliError(`${kind} name "${name}" is not valid`, 'names are lowercase letters, digits and hyphens, at most 63 characters, starting and ending with a letter or digit', EXIT.USAGE);
+    throw new CliError(
+      `${kind} name "${name}" is not valid`,
+      'names are lowercase letters, digits and hyphens, at most 63 characters, starting and ending with a letter or digit',
+      EXIT.USAGE,
+    );
   }
   return name;
 }

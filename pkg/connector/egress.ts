@@ -22,7 +22,8 @@ export interface EgressPolicy {
   allowPrivate: boolean;
 }
 
-export const ALLOW_PRIVATE_HINT = 'start the server with --allow-private-connector-urls (config "allowPrivateConnectorUrls") to allow loopback and private addresses';
+export const ALLOW_PRIVATE_HINT =
+  'start the server with --allow-private-connector-urls (config "allowPrivateConnectorUrls") to allow loopback and private addresses';
 
 /** Why the server may not connect to an address of this class; undefined when it may. */
 export function refusalFor(cls: AddressClass, what: string, policy: EgressPolicy): string | undefined {
@@ -121,12 +122,19 @@ async function bodyBytes(body: RequestInit['body']): Promise<Buffer | undefined>
  * 307 to another path of its origin would receive the credential there, outside the secret's
  * binding. A request for any other URL fails before a connection is made.
  */
-export function fetchOnlyTo(url: string, fetch: (input: string | URL, init?: RequestInit) => Promise<Response>): (input: string | URL, init?: RequestInit) => Promise<Response> {
+export function fetchOnlyTo(
+  url: string,
+  fetch: (input: string | URL, init?: RequestInit) => Promise<Response>,
+): (input: string | URL, init?: RequestInit) => Promise<Response> {
   const bound = new URL(url).href;
   return (input, init) => {
     const target = new URL(String(input instanceof Request ? input.url : input)).href;
     if (target !== bound) {
-      return Promise.reject(new TypeError('fetch failed', { cause: new EgressRefusedError(`redirected to ${redacted(target)}; credentials are sent to the connector's URL only, so redirects are not followed`) }));
+      return Promise.reject(
+        new TypeError('fetch failed', {
+          cause: new EgressRefusedError(`redirected to ${redacted(target)}; credentials are sent to the connector's URL only, so redirects are not followed`),
+        }),
+      );
     }
     return fetch(input, init);
   };

@@ -43,14 +43,37 @@ export interface ConnectorGatewayOptions {
 const METHODS = new Set(['GET', 'POST', 'DELETE']);
 // Never forwarded: hop-by-hop headers, the caller's credential, cookies, what the proxy sets.
 const DROP_REQUEST = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer',
-  'transfer-encoding', 'upgrade', 'host', 'authorization', 'x-api-key', 'cookie', 'forwarded',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'authorization',
+  'x-api-key',
+  'cookie',
+  'forwarded',
 ]);
 // Never passed back: hop-by-hop headers, a redirect's target, cookies, and an auth challenge
 // (it would send the engine's MCP client looking for an OAuth server on its own).
 const DROP_RESPONSE = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade',
-  'location', 'content-location', 'refresh', 'set-cookie', 'www-authenticate',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'location',
+  'content-location',
+  'refresh',
+  'set-cookie',
+  'www-authenticate',
 ]);
 
 export class ConnectorGateway {
@@ -114,7 +137,16 @@ export class ConnectorGateway {
       // Not followed, and not handed on: the engine would follow it itself.
       up.resume();
       log.warn({ status }, 'connector gateway: the connector answered a redirect; not followed');
-      const body = JSON.stringify(toRestBody(new ApiError('BadGateway', status, `connector "${name}" answered a redirect (HTTP ${status}); agentplane does not follow redirects: set the connector's URL to the final address`, { kind: 'Connector', name })));
+      const body = JSON.stringify(
+        toRestBody(
+          new ApiError(
+            'BadGateway',
+            status,
+            `connector "${name}" answered a redirect (HTTP ${status}); agentplane does not follow redirects: set the connector's URL to the final address`,
+            { kind: 'Connector', name },
+          ),
+        ),
+      );
       res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
       return;

@@ -14,8 +14,7 @@ export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 const MAX_PAGES = 20;
 
 export type ToolListing =
-  | { ok: true; tools: ConnectorTool[] }
-  | { ok: false; phase: Exclude<ConnectorPhase, 'Ready' | 'Unknown' | 'SecretMissing'>; message: string };
+  { ok: true; tools: ConnectorTool[] } | { ok: false; phase: Exclude<ConnectorPhase, 'Ready' | 'Unknown' | 'SecretMissing'>; message: string };
 
 export interface ListToolsOptions {
   /** The fetch to connect with (the service's guarded one); default the global fetch. */

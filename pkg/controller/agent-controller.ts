@@ -158,9 +158,9 @@ export class AgentController {
         break;
       case 'event':
         // ingest handles storage failures itself; anything else is logged, never left unhandled.
-        void this.ingest.ingest(ev.ref, ev.uid, ev.taskId, ev.event).catch((err: unknown) =>
-          this.d.logger.error({ ...ev.ref, err: String(err) }, 'handling a worker event failed'),
-        );
+        void this.ingest
+          .ingest(ev.ref, ev.uid, ev.taskId, ev.event)
+          .catch((err: unknown) => this.d.logger.error({ ...ev.ref, err: String(err) }, 'handling a worker event failed'));
         break;
       case 'exited':
         void this.workers.exited(ev).catch((err: unknown) => this.d.logger.error({ ...ev.ref, err: String(err) }, 'handling a worker exit failed'));
@@ -170,6 +170,10 @@ export class AgentController {
 
   private squadMates(ref: ObjectRef): ObjectRef[] {
     const squad = squadListing(this.d.informers.squads, ref);
-    return squad ? memberNames(squad).map((name) => ({ namespace: ref.namespace, name })).filter((m) => m.name !== ref.name) : [];
+    return squad
+      ? memberNames(squad)
+          .map((name) => ({ namespace: ref.namespace, name }))
+          .filter((m) => m.name !== ref.name)
+      : [];
   }
 }

@@ -52,9 +52,10 @@ export class AgentFinalizer {
     await this.d.hooks.notifyAgentDeleted(agent);
     // An agent marked before agentplane had a finalizer of its own carries none: delete it.
     if (finalizers.includes(FINALIZER_AGENT_CLEANUP)) await this.d.agents.removeFinalizer(ref.namespace, ref.name, FINALIZER_AGENT_CLEANUP);
-    else await this.d.agents.delete(ref.namespace, ref.name).catch((err: unknown) => {
-      if (!(err instanceof ApiError && err.reason === 'NotFound')) throw err;
-    });
+    else
+      await this.d.agents.delete(ref.namespace, ref.name).catch((err: unknown) => {
+        if (!(err instanceof ApiError && err.reason === 'NotFound')) throw err;
+      });
     this.d.cancels.forget(ref);
     this.d.ingest.forget(ref);
     this.cleanedUp.delete(uid);

@@ -7,7 +7,8 @@
 //
 // Nothing is kept here: each pass works from the cache, the store and the runtime.
 
-import { type Agent, cancelRequested, dropFollowUp, isBusy, pendingFollowUps } from '../api/agent.js';
+import { type Agent, isBusy } from '../api/agent.js';
+import { cancelRequested, dropFollowUp, pendingFollowUps } from '../api/agent-annotations.js';
 import type { ObjectRef } from '../api/meta.js';
 import type { Squad } from '../api/squad.js';
 import type { Logger } from '../observability/logger.js';

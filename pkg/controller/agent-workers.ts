@@ -9,7 +9,8 @@
 // is released later, never sooner), and start failures count again from zero (a worker that
 // keeps failing is judged again after MAX_START_FAILURES more exits).
 
-import { type Agent, idleTimeoutOf, isBusy, WORKER_READY, WORKER_RELEASED } from '../api/agent.js';
+import { type Agent, isBusy, WORKER_READY, WORKER_RELEASED } from '../api/agent.js';
+import { idleTimeoutOf } from '../api/agent-annotations.js';
 import { setCondition } from '../api/condition.js';
 import type { AgentEvent, EventDraft } from '../api/event.js';
 import { type ObjectRef, parseRefKey, refKey } from '../api/meta.js';
@@ -74,7 +75,10 @@ export class AgentWorkers {
     if (this.slots.take(key)) return this.settleSlots(true);
     const victim = await this.idlest();
     if (!victim) return this.settleSlots(false);
-    await this.release(victim, `no worker: released to make room for agent ${agent.metadata.name} (all ${this.slots.limit} workers were in use, --max-workers); the next task starts one`);
+    await this.release(
+      victim,
+      `no worker: released to make room for agent ${agent.metadata.name} (all ${this.slots.limit} workers were in use, --max-workers); the next task starts one`,
+    );
     log.info({ released: victim.metadata.name }, 'idle worker released to make room');
     return this.settleSlots(this.slots.take(key));
   }
@@ -132,7 +136,10 @@ export class AgentWorkers {
   async releaseWhenIdle(agent: Agent, log: Logger): Promise<Result | void> {
     if (this.slots.waiting > 0 && this.slots.holds(refKey(agent.metadata))) {
       // Another agent waits for a worker: this idle one makes room now.
-      await this.release(agent, `no worker: released to make room for a waiting agent (all ${this.slots.limit} workers were in use, --max-workers); the next task starts one`);
+      await this.release(
+        agent,
+        `no worker: released to make room for a waiting agent (all ${this.slots.limit} workers were in use, --max-workers); the next task starts one`,
+      );
       log.info({}, 'idle worker released to make room');
       return;
     }

@@ -6,7 +6,8 @@
 // once. Forgotten when the worker connects again (it may have missed it) and at a restart, where
 // the request, stored on the agent, is handed over once more.
 
-import { type Agent, cancelRequested, isBusy } from '../api/agent.js';
+import { type Agent, isBusy } from '../api/agent.js';
+import { cancelRequested } from '../api/agent-annotations.js';
 import type { AgentEvent, EventDraft } from '../api/event.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
 import type { Registry } from '../registry/registry.js';

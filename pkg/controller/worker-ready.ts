@@ -9,13 +9,7 @@ import type { Registry } from '../registry/registry.js';
 export const WORKER_QUEUED = 'Queued';
 
 /** Writes WorkerReady when it differs from what `agent` shows. */
-export async function setWorkerReady(
-  agents: Registry<Agent>,
-  agent: Agent,
-  status: ConditionStatus,
-  reason: string,
-  message: string,
-): Promise<void> {
+export async function setWorkerReady(agents: Registry<Agent>, agent: Agent, status: ConditionStatus, reason: string, message: string): Promise<void> {
   const cur = findCondition(agent.status.conditions, WORKER_READY);
   if (cur?.status === status && cur.reason === reason && cur.message === message) return;
   await agents.updateStatus(agent.metadata.namespace, agent.metadata.name, (s) => {

@@ -20,12 +20,20 @@ export class EgressRefusedError extends Error {
 }
 
 /** How names are resolved: dns.lookup's shape with `all: true` (tests pass their own). */
-export type Resolve = (hostname: string, options: { all: true; family?: number }, cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Resolve = (
+  hostname: string,
+  options: { all: true; family?: number },
+  cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 export const systemResolve: Resolve = (hostname, options, cb) => dnsLookup(hostname, options, cb);
 
 /** A `lookup` that resolves the name and refuses it (EgressRefusedError) when the name or any address is refused. */
-export function refusingLookup(refuse: Refusal, resolve: Resolve = systemResolve, classify: (address: string) => AddressClass | undefined = classifyAddress): LookupFunction {
+export function refusingLookup(
+  refuse: Refusal,
+  resolve: Resolve = systemResolve,
+  classify: (address: string) => AddressClass | undefined = classifyAddress,
+): LookupFunction {
   return (hostname, options, callback) => {
     const name = hostname.toLowerCase().replace(/\.$/, '');
     const literal = classify(name);

@@ -47,7 +47,17 @@ export interface EgressProxyOptions {
 
 const REALM = 'agentplane egress';
 // Not forwarded on plain HTTP: hop-by-hop headers and the proxy's own credential.
-const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 type Decision = { ok: true; grant: EgressGrant; log: Logger; refuse: Refusal } | { ok: false; error: ApiError; log?: Logger };
 
@@ -131,7 +141,13 @@ export class EgressProxy {
   /** Authenticates the caller and applies its rule to the host by name; the address rule goes into the lookup. */
   private async decide(req: IncomingMessage, host: string, port: number): Promise<Decision> {
     const grant = this.o.credentials.authenticate(basicPassword(req.headers['proxy-authorization']));
-    if (!grant) return { ok: false, error: new ApiError('Unauthorized', 407, 'proxy authentication required: the agent\'s model credential as the Basic password', { proxyAuthenticate: `Basic realm="${REALM}"` }) };
+    if (!grant)
+      return {
+        ok: false,
+        error: new ApiError('Unauthorized', 407, "proxy authentication required: the agent's model credential as the Basic password", {
+          proxyAuthenticate: `Basic realm="${REALM}"`,
+        }),
+      };
     const log = agentLogger(componentLogger(this.o.logger, 'egress-proxy'), grant.ref.namespace, grant.ref.name);
     const rule = await this.o.ruleFor(grant);
     const byName = hostRefusal(rule, host);
@@ -223,7 +239,8 @@ function basicPassword(h: string | string[] | undefined): string | undefined {
   return i < 0 ? undefined : decoded.slice(i + 1);
 }
 
-const forbidden = (why: string, host: string, port: number): ApiError => new ApiError('Forbidden', 403, `egress to ${host}:${port} refused: ${why}`, { host, port });
+const forbidden = (why: string, host: string, port: number): ApiError =>
+  new ApiError('Forbidden', 403, `egress to ${host}:${port} refused: ${why}`, { host, port });
 
 function canonical(address: string): string {
   const a = address.replace(/^\[|\]$/g, '').toLowerCase();
@@ -256,5 +273,7 @@ function rawReply(client: Duplex, err: ApiError): void {
   const body = errorBody(err);
   const challenge = typeof err.details.proxyAuthenticate === 'string' ? `proxy-authenticate: ${err.details.proxyAuthenticate}\r\n` : '';
   const status = { 400: 'Bad Request', 403: 'Forbidden', 407: 'Proxy Authentication Required', 502: 'Bad Gateway' }[err.code] ?? 'Error';
-  client.end(`HTTP/1.1 ${err.code} ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${challenge}connection: close\r\n\r\n${body}`);
+  client.end(
+    `HTTP/1.1 ${err.code} ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${challenge}connection: close\r\n\r\n${body}`,
+  );
 }

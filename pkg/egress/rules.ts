@@ -19,7 +19,11 @@ export interface EgressRule {
   allow?: readonly string[];
 }
 
-const normalHost = (h: string): string => h.toLowerCase().replace(/\.$/, '').replace(/^\[|\]$/g, '');
+const normalHost = (h: string): string =>
+  h
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^\[|\]$/g, '');
 
 /** Why the rule refuses `host` by name (before any lookup); undefined when it may be tried. */
 export function hostRefusal(rule: EgressRule, host: string): string | undefined {

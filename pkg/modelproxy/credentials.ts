@@ -57,7 +57,12 @@ export class CredentialRegistry {
   adopt(ref: ObjectRef, uid: string, credential: string, report?: string): void {
     if (!credential.startsWith(CREDENTIAL_PREFIX)) throw new Error('not a model credential issued by agentplane');
     if (report !== undefined && !report.startsWith(REPORT_CREDENTIAL_PREFIX)) throw new Error('not a report credential issued by agentplane');
-    this.entries.set(refKey(ref), { ref: { namespace: ref.namespace, name: ref.name }, uid, token: Buffer.from(credential), ...(report ? { report: Buffer.from(report) } : {}) });
+    this.entries.set(refKey(ref), {
+      ref: { namespace: ref.namespace, name: ref.name },
+      uid,
+      token: Buffer.from(credential),
+      ...(report ? { report: Buffer.from(report) } : {}),
+    });
   }
 
   /**

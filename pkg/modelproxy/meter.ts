@@ -56,7 +56,14 @@ export class UsageMeter {
    */
   taskStarted(ref: ObjectRef, uid: string, template?: string): void {
     const deadlineMs = template === undefined ? undefined : this.o.deadlineMs?.(template);
-    this.tasks.set(refKey(ref), { uid, startedAt: this.now(), ...(deadlineMs !== undefined ? { deadlineMs } : {}), usage: emptyUsage(), byModel: new Map(), counted: false });
+    this.tasks.set(refKey(ref), {
+      uid,
+      startedAt: this.now(),
+      ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+      usage: emptyUsage(),
+      byModel: new Map(),
+      counted: false,
+    });
   }
 
   /** A model request of the agent's task came: the first one's delay since the hand-over is observed. */

@@ -69,8 +69,21 @@ export interface ModelProxyOptions {
 
 // Never forwarded: hop-by-hop headers, the caller's credential, and what the proxy sets itself.
 const DROP_REQUEST = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer',
-  'transfer-encoding', 'upgrade', 'host', 'content-length', 'authorization', 'x-api-key', 'accept-encoding', 'cookie',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'authorization',
+  'x-api-key',
+  'accept-encoding',
+  'cookie',
 ]);
 const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
@@ -85,7 +98,9 @@ export class ModelProxy {
     this.upstream = new URL(o.upstream || DEFAULT_UPSTREAM);
     const tls = this.upstream.protocol === 'https:';
     this.client = tls ? https : http;
-    this.agent = tls ? new https.Agent({ keepAlive: true, maxSockets: 256, noDelay: true }) : new http.Agent({ keepAlive: true, maxSockets: 256, noDelay: true });
+    this.agent = tls
+      ? new https.Agent({ keepAlive: true, maxSockets: 256, noDelay: true })
+      : new http.Agent({ keepAlive: true, maxSockets: 256, noDelay: true });
   }
 
   /**
@@ -117,7 +132,8 @@ export class ModelProxy {
     });
     const p = this.policy;
     this.o.meter.modelRequested?.(grant.ref, grant.uid);
-    const deadline = (this.o.meter.taskStartedAt(grant.ref, grant.uid) ?? Date.now()) + (this.o.meter.taskDeadlineMs?.(grant.ref, grant.uid) ?? p.taskDeadlineMs);
+    const deadline =
+      (this.o.meter.taskStartedAt(grant.ref, grant.uid) ?? Date.now()) + (this.o.meter.taskDeadlineMs?.(grant.ref, grant.uid) ?? p.taskDeadlineMs);
 
     for (let attempt = 0; ; attempt++) {
       let up: IncomingMessage | undefined;

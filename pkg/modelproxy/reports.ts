@@ -90,10 +90,13 @@ export function parseReport(b: unknown): ModelReport | string {
     const p = b.payload;
     if (!isRecord(p)) return 'retry.payload must be an object';
     for (const k of ['attempt', 'of', 'delayMs', 'status'] as const) {
-      if (typeof p[k] !== 'number' || !Number.isSafeInteger(p[k]) || (p[k]) < 0) return `retry.payload.${k} must be a non-negative integer`;
+      if (typeof p[k] !== 'number' || !Number.isSafeInteger(p[k]) || p[k] < 0) return `retry.payload.${k} must be a non-negative integer`;
     }
     if (typeof p.message !== 'string' || p.message.length > MAX_MESSAGE) return 'retry.payload.message must be a string';
-    return { type: 'retry', payload: { attempt: p.attempt as number, of: p.of as number, delayMs: p.delayMs as number, status: p.status as number, message: p.message } };
+    return {
+      type: 'retry',
+      payload: { attempt: p.attempt as number, of: p.of as number, delayMs: p.delayMs as number, status: p.status as number, message: p.message },
+    };
   }
   if (b.type === 'failed') {
     const e = b.error;

@@ -18,13 +18,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       base: { service: 'agentplane' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
-        paths: [
-          'req.headers.authorization',
-          'req.headers["x-api-key"]',
-          '*.apiKey',
-          '*.token',
-          '*.headers.Authorization',
-        ],
+        paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.apiKey', '*.token', '*.headers.Authorization'],
         censor: '[redacted]',
       },
     },

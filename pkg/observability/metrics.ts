@@ -103,7 +103,7 @@ export class Metrics {
 
   readonly warmPoolSlots = new Gauge({
     name: 'agentplane_warm_pool_slots',
-    help: 'Warm-pool workers (local processes, --warm-pool; or pods, a template\'s warmPool) started ahead of any agent and ready to be taken.',
+    help: "Warm-pool workers (local processes, --warm-pool; or pods, a template's warmPool) started ahead of any agent and ready to be taken.",
     registers: [this.registry],
   });
 

@@ -183,10 +183,12 @@ export class Registry<T extends StoredObject> {
         if (!finalizers.length) {
           const undo = await this.admission.validate(this.attributes('DELETE', undefined, cur, opts));
           if (opts.dryRun) return cur;
-          const removed = await this.stored(() => this.store.delete(namespace, name, { resourceVersion: cur.metadata.resourceVersion }), undo).catch((err: unknown) => {
-            if (err instanceof ApiError && err.reason === 'Conflict' && !pre.resourceVersion && i < MAX_RETRIES) return 'retry' as const;
-            throw err;
-          });
+          const removed = await this.stored(() => this.store.delete(namespace, name, { resourceVersion: cur.metadata.resourceVersion }), undo).catch(
+            (err: unknown) => {
+              if (err instanceof ApiError && err.reason === 'Conflict' && !pre.resourceVersion && i < MAX_RETRIES) return 'retry' as const;
+              throw err;
+            },
+          );
           if (removed === 'retry') continue;
           if (!removed) throw notFound(this.kind, name, namespace);
           return removed;
@@ -263,13 +265,7 @@ export class Registry<T extends StoredObject> {
     return this.writes.run(`${namespace}/${name}`, () => this.readModifyWrite(namespace, name, opts, change, admit));
   }
 
-  private async readModifyWrite(
-    namespace: string,
-    name: string,
-    opts: WriteOptions,
-    change: (cur: T) => T | Promise<T>,
-    admit: boolean,
-  ): Promise<T> {
+  private async readModifyWrite(namespace: string, name: string, opts: WriteOptions, change: (cur: T) => T | Promise<T>, admit: boolean): Promise<T> {
     for (let i = 0; ; i++) {
       const cur = await this.store.get(namespace, name);
       if (!cur) throw notFound(this.kind, name, namespace);
@@ -307,7 +303,12 @@ function newFinalizerCauses(next: StoredObject, cur: StoredObject): Cause[] {
   if (!cur.metadata.deletionTimestamp) return [];
   const added = (next.metadata.finalizers ?? []).filter((f) => !cur.metadata.finalizers?.includes(f));
   return added.length
-    ? [{ field: 'metadata.finalizers', message: `no new finalizers can be added while the object is being deleted; found new finalizers ${JSON.stringify(added)}` }]
+    ? [
+        {
+          field: 'metadata.finalizers',
+          message: `no new finalizers can be added while the object is being deleted; found new finalizers ${JSON.stringify(added)}`,
+        },
+      ]
     : [];
 }
 

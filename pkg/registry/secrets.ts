@@ -24,12 +24,7 @@ export interface SecretStore {
    * Creates or replaces the whole secret (createdAt is kept on replace). `allowedUrls` undefined
    * keeps the current binding (unbound when created).
    */
-  replace(
-    namespace: string,
-    name: string,
-    data: Record<string, string>,
-    allowedUrls?: string[],
-  ): Promise<{ secret: SecretMeta; created: boolean }>;
+  replace(namespace: string, name: string, data: Record<string, string>, allowedUrls?: string[]): Promise<{ secret: SecretMeta; created: boolean }>;
   /**
    * Binding on first use: sets allowedUrls to [prefix] when the secret is unbound, atomically
    * with other writes of it. Returns the secret as it is after (bound by this call or before);

@@ -186,8 +186,7 @@ function demoTurn(task: Task): Turn {
   return say(`I looked around my workspace: ${output} ... Your task was: ${truncate(firstLine(task.prompt), 200)}`);
 }
 
-const bashTurn = (command: string, delayMs: number): Turn =>
-  toolTurn('Bash', { command, description: `Run ${truncate(command, 60)}` }, delayMs);
+const bashTurn = (command: string, delayMs: number): Turn => toolTurn('Bash', { command, description: `Run ${truncate(command, 60)}` }, delayMs);
 
 const toolTurn = (name: string, input: Record<string, unknown>, delayMs: number): Turn => ({
   kind: 'message',
@@ -308,7 +307,11 @@ export const proseOf = (prompt: string): string =>
     .join('\n')
     .trim();
 
-const firstLine = (s: string): string => s.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+const firstLine = (s: string): string =>
+  s
+    .split('\n')
+    .find((l) => l.trim() !== '')
+    ?.trim() ?? '';
 
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

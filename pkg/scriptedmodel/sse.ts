@@ -9,9 +9,7 @@ export interface Usage {
   output_tokens: number;
 }
 
-export type ContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+export type ContentBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 export interface AssistantMessage {
   id: string;
@@ -36,10 +34,7 @@ export const newId = (prefix: string): string => `${prefix}_${randomBytes(12).to
 export const errorBody = (type: string, message: string): ErrorBody => ({ type: 'error', error: { type, message } });
 
 /** Gives tool calls ids and sizes the usage so that cost comes out small but positive. */
-export function assistantMessage(
-  blocks: readonly Block[],
-  opts: { model: string; stopReason: StopReason; inputTokens: number },
-): AssistantMessage {
+export function assistantMessage(blocks: readonly Block[], opts: { model: string; stopReason: StopReason; inputTokens: number }): AssistantMessage {
   const content = blocks.map((b): ContentBlock => (b.type === 'text' ? { ...b } : { ...b, id: newId('toolu') }));
   const chars = content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : JSON.stringify(b.input).length), 0);
   return {

@@ -132,7 +132,11 @@ function newFastify(opts: AppOptions): FastifyInstance {
     // Typed for the HTTP/1 server; the same function serves the HTTP/2 one.
     frameworkErrors: ((err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
       const apiErr =
-        err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? uriTooLong() : err.code === 'FST_ERR_BAD_URL' ? new ApiError('BadRequest', 400, `malformed URL: ${err.message}`) : toApiError(err);
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? uriTooLong()
+          : err.code === 'FST_ERR_BAD_URL'
+            ? new ApiError('BadRequest', 400, `malformed URL: ${err.message}`)
+            : toApiError(err);
       void sendError(req, reply, apiErr);
     }) as never,
     clientErrorHandler: clientErrorHandler({ maxUrlLength: MAX_URL_LENGTH, maxHeaderSize: MAX_HEADER_SIZE }),
@@ -142,32 +146,30 @@ function newFastify(opts: AppOptions): FastifyInstance {
     return503OnClosing: true,
     forceCloseConnections: true,
   };
-  const app = (
-    opts.tls
-      ? Fastify({
-          ...common,
-          http2: true,
-          https: {
-            allowHTTP1: true,
-            key: opts.tls.key,
-            cert: opts.tls.ca ? Buffer.concat([opts.tls.cert, Buffer.from('\n'), opts.tls.ca]) : opts.tls.cert,
-            // Ask for a client certificate, but let every connection through: which CA applies
-            // (front proxy or client CA) is decided per request by the auth filter.
-            requestCert: true,
-            rejectUnauthorized: false,
-            minVersion: 'TLSv1.2',
-          },
-        })
-      : Fastify({
-          ...common,
-          http: {
-            maxHeaderSize: MAX_HEADER_SIZE,
-            headersTimeout: timeouts.headersMs,
-            requestTimeout: timeouts.requestMs,
-            connectionsCheckingInterval: timeouts.checkIntervalMs,
-          },
-        })
-  ) as unknown as FastifyInstance;
+  const app = (opts.tls
+    ? Fastify({
+        ...common,
+        http2: true,
+        https: {
+          allowHTTP1: true,
+          key: opts.tls.key,
+          cert: opts.tls.ca ? Buffer.concat([opts.tls.cert, Buffer.from('\n'), opts.tls.ca]) : opts.tls.cert,
+          // Ask for a client certificate, but let every connection through: which CA applies
+          // (front proxy or client CA) is decided per request by the auth filter.
+          requestCert: true,
+          rejectUnauthorized: false,
+          minVersion: 'TLSv1.2',
+        },
+      })
+    : Fastify({
+        ...common,
+        http: {
+          maxHeaderSize: MAX_HEADER_SIZE,
+          headersTimeout: timeouts.headersMs,
+          requestTimeout: timeouts.requestMs,
+          connectionsCheckingInterval: timeouts.checkIntervalMs,
+        },
+      })) as unknown as FastifyInstance;
   if (opts.tls) {
     // The HTTPS server's HTTP/1.1 connections: Node's HTTP/2 server takes none of these as
     // options (it hard-codes 60 s / 300 s / 30 s and the default header size), but reads them
@@ -199,7 +201,11 @@ function installNotFound(app: FastifyInstance, routes: RouteTable): void {
     // What clients of the peer project call and agentplane does not serve says so, and what instead.
     const unsupported = unsupportedMessage(req.method, path);
     if (allowed.length) {
-      const e = new ApiError('MethodNotAllowed', 405, `${req.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}${unsupported ? `. ${unsupported}` : ''}`);
+      const e = new ApiError(
+        'MethodNotAllowed',
+        405,
+        `${req.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}${unsupported ? `. ${unsupported}` : ''}`,
+      );
       return reply.status(405).header('Allow', allowed.join(', ')).send(toRestBody(e));
     }
     const e = new ApiError('NotFound', 404, unsupported ? `no route for ${req.method} ${path}: ${unsupported}` : `no route for ${req.method} ${path}`);

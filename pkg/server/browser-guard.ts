@@ -62,7 +62,10 @@ export function installBrowserGuard(app: FastifyInstance, opts: BrowserGuardOpti
     if (upgrade || !SAFE_METHODS.has(req.method)) {
       const why = crossOrigin(req, host);
       if (why) {
-        req.log.info({ method: req.method, path: pathOf(req.url), origin: req.headers.origin, secFetchSite: req.headers['sec-fetch-site'] }, 'refused a cross-origin request');
+        req.log.info(
+          { method: req.method, path: pathOf(req.url), origin: req.headers.origin, secFetchSite: req.headers['sec-fetch-site'] },
+          'refused a cross-origin request',
+        );
         return refuse(req, reply, new ApiError('Forbidden', 403, why));
       }
     }
@@ -105,7 +108,10 @@ export function hostAllowList(opts: Pick<BrowserGuardOptions, 'allowedHosts' | '
     if (n.startsWith('.')) suffixes.push(n);
     else if (n) names.add(n.replace(/^\[(.*)\]$/, '$1'));
   }
-  const bind = opts.bindHost?.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const bind = opts.bindHost
+    ?.trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   const wildcard = bind !== undefined && WILDCARDS.has(bind);
   if (bind && !wildcard) names.add(bind);
   return (host) => {
@@ -149,7 +155,11 @@ function bodyTypeRefusal(req: FastifyRequest): ApiError | undefined {
   const type = header(req, 'content-type')?.split(';')[0]!.trim().toLowerCase();
   if (type !== undefined && type !== '') {
     if (ACCEPTED_BODY_TYPES.includes(type)) return undefined;
-    return new ApiError('UnsupportedMediaType', 415, `the body's Content-Type "${type.slice(0, 100)}" is not supported: ${req.method} takes ${accepted(req.method)}`);
+    return new ApiError(
+      'UnsupportedMediaType',
+      415,
+      `the body's Content-Type "${type.slice(0, 100)}" is not supported: ${req.method} takes ${accepted(req.method)}`,
+    );
   }
   const length = header(req, 'content-length');
   const hasBody = (length !== undefined && length !== '0') || header(req, 'transfer-encoding') !== undefined;

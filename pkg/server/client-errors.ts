@@ -70,5 +70,4 @@ export function clientErrorHandler(limits: ClientErrorLimits): (error: Error, so
   };
 }
 
-export const uriTooLong = (maxUrlLength: number): ApiError =>
-  new ApiError('URITooLong', 414, `request URL is longer than the limit of ${maxUrlLength} bytes`);
+export const uriTooLong = (maxUrlLength: number): ApiError => new ApiError('URITooLong', 414, `request URL is longer than the limit of ${maxUrlLength} bytes`);

@@ -24,5 +24,8 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: ApiErro
   const group = typeof err.details.group === 'string' ? err.details.group : undefined;
   const retry = err.details.retryAfterSeconds;
   if (typeof retry === 'number') void reply.header('retry-after', String(retry));
-  return reply.code(err.code).header('content-type', 'application/json; charset=utf-8').send(errorBodyFor(pathOf(req.url), err, group));
+  return reply
+    .code(err.code)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(errorBodyFor(pathOf(req.url), err, group));
 }

@@ -10,6 +10,10 @@ export function installLeaderOnly(app: FastifyInstance, leading: () => boolean):
   app.addHook('onRequest', async (_req, reply) => {
     if (leading()) return;
     void reply.header('retry-after', '1');
-    throw new ApiError('ServiceUnavailable', 503, 'this replica does not lead: workers are served by the leader replica; retry (through the agentplane-workers Service)');
+    throw new ApiError(
+      'ServiceUnavailable',
+      503,
+      'this replica does not lead: workers are served by the leader replica; retry (through the agentplane-workers Service)',
+    );
   });
 }

@@ -35,9 +35,12 @@ export function withQueryNamespace(body: unknown, q: Query): unknown {
   const given = (body as { namespace?: unknown }).namespace;
   if (given === undefined) return { ...body, namespace: ns };
   if (given !== ns) {
-    throw badRequest(`the body's namespace "${typeof given === 'string' ? given : JSON.stringify(given)}" differs from the query's "${ns}": give one of them, or the same in both`, {
-      causes: [{ field: 'namespace', message: `differs from ?namespace=${ns}` }],
-    });
+    throw badRequest(
+      `the body's namespace "${typeof given === 'string' ? given : JSON.stringify(given)}" differs from the query's "${ns}": give one of them, or the same in both`,
+      {
+        causes: [{ field: 'namespace', message: `differs from ?namespace=${ns}` }],
+      },
+    );
   }
   return body;
 }

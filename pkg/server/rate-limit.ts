@@ -89,6 +89,10 @@ export function installRateLimit(app: FastifyInstance, opts: RateLimitOptions): 
     const wait = buckets.take(rateKey(req));
     if (wait === 0) return undefined;
     const who = req.user ? `user "${req.user.username}"` : `client ${req.ip}`;
-    return sendError(req, reply, tooManyRequests(`too many requests from ${who}: the limit is ${opts.requestsPerSecond} per second; retry after ${wait} s`, wait));
+    return sendError(
+      req,
+      reply,
+      tooManyRequests(`too many requests from ${who}: the limit is ${opts.requestsPerSecond} per second; retry after ${wait} s`, wait),
+    );
   });
 }

@@ -16,9 +16,17 @@ interface Unsupported {
 const AGENT = '/api/v1/agents/[^/]+';
 
 const UNSUPPORTED: readonly Unsupported[] = [
-  { path: /^\/api\/v1\/memories(\/|$)/, what: 'memories (komputer-ai\'s KomputerMemory)', instead: "put standing knowledge in an agent's systemPrompt" },
-  { path: /^\/api\/v1\/skills(\/|$)/, what: 'skills (komputer-ai\'s KomputerSkill)', instead: "put instructions in an agent's systemPrompt and tools behind a connector (/api/v1/connectors)" },
-  { path: /^\/api\/v1\/schedules(\/|$)/, what: 'schedules', instead: 'send tasks from a scheduler of your own (cron, a Kubernetes CronJob) with POST /api/v1/agents' },
+  { path: /^\/api\/v1\/memories(\/|$)/, what: "memories (komputer-ai's KomputerMemory)", instead: "put standing knowledge in an agent's systemPrompt" },
+  {
+    path: /^\/api\/v1\/skills(\/|$)/,
+    what: "skills (komputer-ai's KomputerSkill)",
+    instead: "put instructions in an agent's systemPrompt and tools behind a connector (/api/v1/connectors)",
+  },
+  {
+    path: /^\/api\/v1\/schedules(\/|$)/,
+    what: 'schedules',
+    instead: 'send tasks from a scheduler of your own (cron, a Kubernetes CronJob) with POST /api/v1/agents',
+  },
   { path: /^\/api\/v1\/offices(\/|$)/, what: 'offices', instead: 'group agents in a squad (/api/v1/squads)' },
   { path: /^\/api\/v1\/connector-templates$/, what: 'connector templates', instead: 'create a connector with its URL and secret (POST /api/v1/connectors)' },
   {
@@ -27,15 +35,34 @@ const UNSUPPORTED: readonly Unsupported[] = [
     instead: "name one in an agent's templateRef: the embedded home's --templates, or the cluster home's template ConfigMaps (kubectl get configmaps)",
   },
   { path: /^\/api\/v1\/namespaces$/, what: 'listing namespaces', instead: 'a list without ?namespace= covers every namespace' },
-  { path: /^\/api\/v1\/config$/, what: 'the platform settings endpoint (komputer-ai\'s S3 session store)', instead: "sessions are kept in each agent's workspace; nothing needs configuring" },
-  { method: 'POST', path: new RegExp(`^${AGENT}/sleep$`), what: 'POST .../sleep', instead: 'PATCH /api/v1/agents/{name} with {"lifecycle": "Sleep"} (a busy agent sleeps when its task ends)' },
-  { method: 'POST', path: new RegExp(`^${AGENT}/wake$`), what: 'POST .../wake', instead: 'PATCH /api/v1/agents/{name} with {"lifecycle": "Wake"} (awake, no task started)' },
-  { method: 'POST', path: new RegExp(`^${AGENT}/archive$`), what: 'archiving agents', instead: 'DELETE /api/v1/agents/{name} removes the agent with its workspace' },
+  {
+    path: /^\/api\/v1\/config$/,
+    what: "the platform settings endpoint (komputer-ai's S3 session store)",
+    instead: "sessions are kept in each agent's workspace; nothing needs configuring",
+  },
+  {
+    method: 'POST',
+    path: new RegExp(`^${AGENT}/sleep$`),
+    what: 'POST .../sleep',
+    instead: 'PATCH /api/v1/agents/{name} with {"lifecycle": "Sleep"} (a busy agent sleeps when its task ends)',
+  },
+  {
+    method: 'POST',
+    path: new RegExp(`^${AGENT}/wake$`),
+    what: 'POST .../wake',
+    instead: 'PATCH /api/v1/agents/{name} with {"lifecycle": "Wake"} (awake, no task started)',
+  },
+  {
+    method: 'POST',
+    path: new RegExp(`^${AGENT}/archive$`),
+    what: 'archiving agents',
+    instead: 'DELETE /api/v1/agents/{name} removes the agent with its workspace',
+  },
   {
     method: 'PATCH',
     path: /^\/api\/v1\/connectors\/[^/]+$/,
-    what: "updating a connector (its token, or disabling it)",
-    instead: 'change the token in the connector\'s secret (PATCH /api/v1/secrets/{name}); to stop agents using a connector, remove it from their connectors',
+    what: 'updating a connector (its token, or disabling it)',
+    instead: "change the token in the connector's secret (PATCH /api/v1/secrets/{name}); to stop agents using a connector, remove it from their connectors",
   },
 ];
 

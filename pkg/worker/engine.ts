@@ -302,7 +302,10 @@ function translate(msg: SDKMessage, emit: Emit, toolNames: Map<string, string>, 
       // The engine compacted the conversation (on request, or as its context filled up).
       if (msg.subtype === 'compact_boundary') {
         const m = msg.compact_metadata;
-        emit({ type: 'context_compacted', payload: { trigger: m.trigger, pre_tokens: m.pre_tokens, ...(m.post_tokens !== undefined ? { post_tokens: m.post_tokens } : {}) } });
+        emit({
+          type: 'context_compacted',
+          payload: { trigger: m.trigger, pre_tokens: m.pre_tokens, ...(m.post_tokens !== undefined ? { post_tokens: m.post_tokens } : {}) },
+        });
       }
       return undefined;
     }
@@ -322,7 +325,10 @@ function translate(msg: SDKMessage, emit: Emit, toolNames: Map<string, string>, 
         return { kind: 'completed' };
       }
       const message = msg.subtype === 'success' ? msg.result : (msg.errors ?? []).join('; ') || msg.subtype;
-      emit({ type: 'error', payload: { message: message || 'the task failed', reason: msg.subtype === 'success' ? 'ModelError' : msg.subtype, ...spent(cost) } });
+      emit({
+        type: 'error',
+        payload: { message: message || 'the task failed', reason: msg.subtype === 'success' ? 'ModelError' : msg.subtype, ...spent(cost) },
+      });
       return { kind: 'error' };
     }
     default:
@@ -334,7 +340,7 @@ function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .map((c: unknown) => (c && typeof c === 'object' && 'text' in c ? String((c).text) : ''))
+      .map((c: unknown) => (c && typeof c === 'object' && 'text' in c ? String(c.text) : ''))
       .filter(Boolean)
       .join('\n');
   }

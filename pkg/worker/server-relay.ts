@@ -104,10 +104,18 @@ function viaTunnel(o: RelayOptions, req: IncomingMessage, res: ServerResponse, t
   if (url.protocol !== 'http:') return fail(res, 400, 'only http:// URLs are relayed in absolute form; use CONNECT for https');
   openTunnel(o, `${url.hostname}:${url.port || 80}`, (err, socket, status, reason) => {
     if (err || !socket) return fail(res, err ? 502 : status!, err ? err.message : reason!);
-    const up = request({ createConnection: () => socket, method: req.method, path: `${url.pathname}${url.search}`, headers: { ...passed(req.headers, HOP_BY_HOP), host: url.host } }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.statusMessage, r.headers);
-      r.pipe(res);
-    });
+    const up = request(
+      {
+        createConnection: () => socket,
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers: { ...passed(req.headers, HOP_BY_HOP), host: url.host },
+      },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.statusMessage, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', (e) => fail(res, 502, e.message));
     req.pipe(up);
   });

@@ -182,7 +182,8 @@ export class CredentialMirror {
     const wanted = !!source && this.ctx.informers.agents.list(ns).length > 0;
     try {
       for (const m of this.mirrors.list(ns)) {
-        if (!wanted || m.metadata?.name !== this.secretName) await this.remove(m, wanted ? 'left under another name' : source ? 'no agents left in the namespace' : 'the source was deleted');
+        if (!wanted || m.metadata?.name !== this.secretName)
+          await this.remove(m, wanted ? 'left under another name' : source ? 'no agents left in the namespace' : 'the source was deleted');
       }
       if (!wanted) return;
       return await this.ensure(ns, source);
@@ -296,4 +297,3 @@ export class CredentialMirror {
     return describeFailure(err, this.sourceSecret()?.data ?? {});
   }
 }
-

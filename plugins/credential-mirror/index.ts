@@ -18,7 +18,8 @@ export interface CredentialMirrorPluginOptions {
 export function credentialMirrorOptions(ctx: PluginContext): CredentialMirrorPluginOptions {
   const raw = ctx.config.options[PLUGIN_NAME];
   if (raw === undefined || raw === null) return { secretName: DEFAULT_SECRET_NAME };
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`options["${PLUGIN_NAME}"] must be an object like {"secretName": "${DEFAULT_SECRET_NAME}"}`);
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw new Error(`options["${PLUGIN_NAME}"] must be an object like {"secretName": "${DEFAULT_SECRET_NAME}"}`);
   const o = raw as Record<string, unknown>;
   const unknown = Object.keys(o).filter((k) => !KNOWN_OPTIONS.includes(k));
   if (unknown.length) throw new Error(`unknown option(s) ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${KNOWN_OPTIONS.join(', ')}`);

@@ -2,13 +2,7 @@
 // should hold, and whether a stored one already is that.
 
 import type { V1Secret } from '@kubernetes/client-node';
-import {
-  COMPONENT_LABEL,
-  MANAGED_BY,
-  MANAGED_BY_LABEL,
-  MIRRORED_FROM_LABEL,
-  MODEL_CREDENTIAL_COMPONENT,
-} from '../../pkg/api/secret.js';
+import { COMPONENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL, MIRRORED_FROM_LABEL, MODEL_CREDENTIAL_COMPONENT } from '../../pkg/api/secret.js';
 
 /** The Secret is a mirror this installation (its install namespace) made. */
 export function isMirror(s: V1Secret, installNamespace: string): boolean {

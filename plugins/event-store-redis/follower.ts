@@ -76,16 +76,22 @@ export class StreamFollower {
     const listener: Listener = { fn };
     f.listeners.add(listener);
     // Issued now, on the command connection: ordered before the caller's later reads (see top).
-    this.commands.sendCommand<RawEntry[]>(['XREVRANGE', key, '+', '-', 'COUNT', '1']).then(
-      (tail) => {
-        listener.cursor = tail.length ? seqOf(tail[0][0]) : 0;
-      },
-      (err: unknown) => {
-        // Unknown start: from the beginning of what is kept; the caller drops what it has seen.
-        this.logger?.warn({ err: String(err), stream: key }, 'redis event store: could not read the stream tail to follow; following from its oldest kept event');
-        listener.cursor = 0;
-      },
-    ).finally(() => this.interrupt());
+    this.commands
+      .sendCommand<RawEntry[]>(['XREVRANGE', key, '+', '-', 'COUNT', '1'])
+      .then(
+        (tail) => {
+          listener.cursor = tail.length ? seqOf(tail[0][0]) : 0;
+        },
+        (err: unknown) => {
+          // Unknown start: from the beginning of what is kept; the caller drops what it has seen.
+          this.logger?.warn(
+            { err: String(err), stream: key },
+            'redis event store: could not read the stream tail to follow; following from its oldest kept event',
+          );
+          listener.cursor = 0;
+        },
+      )
+      .finally(() => this.interrupt());
     const followed = f;
     return () => {
       followed.listeners.delete(listener);

@@ -51,7 +51,8 @@ export function resolveRedisSettings(options: unknown, env: NodeJS.ProcessEnv = 
   } catch {
     throw new Error(`url ${JSON.stringify(redactUrl(url))} is not a URL (redis://host:6379, rediss://... for TLS)`);
   }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new Error(`url must start with redis:// or rediss:// (TLS), got ${parsed.protocol}//`);
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
+    throw new Error(`url must start with redis:// or rediss:// (TLS), got ${parsed.protocol}//`);
 
   const connection: RedisConnection = { url };
   const username = get('username');
@@ -67,7 +68,8 @@ export function resolveRedisSettings(options: unknown, env: NodeJS.ProcessEnv = 
   if (caFile !== undefined) connection.ca = readFile(caFile, 'caFile');
   const certFile = get('certFile');
   const keyFile = get('keyFile');
-  if ((certFile === undefined) !== (keyFile === undefined)) throw new Error('certFile and keyFile (a TLS client certificate) go together: give both or neither');
+  if ((certFile === undefined) !== (keyFile === undefined))
+    throw new Error('certFile and keyFile (a TLS client certificate) go together: give both or neither');
   if (certFile !== undefined && keyFile !== undefined) {
     connection.cert = readFile(certFile, 'certFile');
     connection.key = readFile(keyFile, 'keyFile');

@@ -247,7 +247,12 @@ function clientOptions(c: RedisConnection): RedisClientOptions {
   return {
     url: c.url,
     ...(c.passwordFile !== undefined
-      ? { credentialsProvider: { type: 'async-credentials-provider' as const, credentials: async () => ({ ...(c.username !== undefined ? { username: c.username } : {}), password: readPassword(c.passwordFile!) }) } }
+      ? {
+          credentialsProvider: {
+            type: 'async-credentials-provider' as const,
+            credentials: async () => ({ ...(c.username !== undefined ? { username: c.username } : {}), password: readPassword(c.passwordFile!) }),
+          },
+        }
       : {
           ...(c.username !== undefined ? { username: c.username } : {}),
           ...(c.password !== undefined ? { password: c.password } : {}),
@@ -255,7 +260,14 @@ function clientOptions(c: RedisConnection): RedisClientOptions {
     socket: {
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 6), 2000),
       connectTimeout: 5000,
-      ...(tls ? { tls: true as const, ...(c.ca !== undefined ? { ca: c.ca } : {}), ...(c.cert !== undefined ? { cert: c.cert } : {}), ...(c.key !== undefined ? { key: c.key } : {}) } : {}),
+      ...(tls
+        ? {
+            tls: true as const,
+            ...(c.ca !== undefined ? { ca: c.ca } : {}),
+            ...(c.cert !== undefined ? { cert: c.cert } : {}),
+            ...(c.key !== undefined ? { key: c.key } : {}),
+          }
+        : {}),
     },
   };
 }

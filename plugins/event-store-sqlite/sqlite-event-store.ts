@@ -121,16 +121,10 @@ export class SqliteEventStore implements EventStore {
     const insert = `INSERT INTO events (${INSERT_COLUMNS.join(', ')}) VALUES`;
     this.insertStmt = this.db.prepare(`${insert} ${ROW}`);
     this.insertManyStmt = this.db.prepare(`${insert} ${Array(ROWS_PER_INSERT).fill(ROW).join(', ')}`);
-    this.listStmt = this.db.prepare(
-      `SELECT ${COLUMNS} FROM events WHERE uid = ? ORDER BY seq DESC LIMIT ?`,
-    );
-    this.listBeforeStmt = this.db.prepare(
-      `SELECT ${COLUMNS} FROM events WHERE uid = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
-    );
+    this.listStmt = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE uid = ? ORDER BY seq DESC LIMIT ?`);
+    this.listBeforeStmt = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE uid = ? AND seq < ? ORDER BY seq DESC LIMIT ?`);
     this.sinceStmt = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE uid = ? AND seq > ? ORDER BY seq ASC`);
-    this.sinceMaxStmt = this.db.prepare(
-      `SELECT ${COLUMNS} FROM events WHERE uid = ? AND seq > ? ORDER BY seq ASC LIMIT ?`,
-    );
+    this.sinceMaxStmt = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE uid = ? AND seq > ? ORDER BY seq ASC LIMIT ?`);
     this.taskStartStmt = this.db.prepare('SELECT MIN(seq) AS first FROM events WHERE uid = ? AND task = ?');
     this.lastSeqStmt = this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS last FROM events WHERE uid = ?');
     this.deleteStmt = this.db.prepare('DELETE FROM events WHERE uid = ?');
@@ -208,19 +202,13 @@ export class SqliteEventStore implements EventStore {
     this.flush();
     const limit = Math.max(0, Math.floor(opts.limit));
     if (limit === 0) return [];
-    const rows =
-      opts.before === undefined
-        ? this.listStmt.all(stream.uid, limit)
-        : this.listBeforeStmt.all(stream.uid, opts.before, limit);
+    const rows = opts.before === undefined ? this.listStmt.all(stream.uid, limit) : this.listBeforeStmt.all(stream.uid, opts.before, limit);
     return rows.reverse().map(toEvent);
   }
 
   async since(stream: StreamRef, after: number, max?: number): Promise<AgentEvent[]> {
     this.flush();
-    const rows =
-      max === undefined
-        ? this.sinceStmt.all(stream.uid, after)
-        : this.sinceMaxStmt.all(stream.uid, after, Math.max(0, Math.floor(max)));
+    const rows = max === undefined ? this.sinceStmt.all(stream.uid, after) : this.sinceMaxStmt.all(stream.uid, after, Math.max(0, Math.floor(max)));
     return rows.map(toEvent);
   }
 
@@ -279,9 +267,7 @@ function createSchema(db: Database.Database): void {
   db.exec('CREATE INDEX IF NOT EXISTS events_task ON events (uid, task, seq)');
   // The high-water mark per name. A database written before it existed seeds it from the events
   // it holds (streams deleted before then are forgotten).
-  const hadMarks = db
-    .prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'seq_marks'")
-    .get()!.n;
+  const hadMarks = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'seq_marks'").get()!.n;
   db.exec(`
     CREATE TABLE IF NOT EXISTS seq_marks (
       namespace TEXT NOT NULL,

@@ -82,10 +82,6 @@ export class SleepWake {
 function autoDeleteDue(a: Agent): boolean {
   const after = Number(a.metadata.annotations?.[AUTO_DELETE_AFTER]);
   return (
-    a.spec.lifecycle === 'AutoDelete' &&
-    Number.isInteger(after) &&
-    a.status.taskStatus === 'Complete' &&
-    a.status.observedTask >= after &&
-    a.spec.task >= after
+    a.spec.lifecycle === 'AutoDelete' && Number.isInteger(after) && a.status.taskStatus === 'Complete' && a.status.observedTask >= after && a.spec.task >= after
   );
 }

@@ -294,12 +294,7 @@ export function eventStoreConformance(name: string, make: () => Promise<EventSto
         expect(seqs(created)).to.deep.equal([7, 8, 9, 10]);
         expect(await store.lastSeq(fresh)).to.equal(10);
         // A client that had read the old agent up to 6 (or only up to 3) resumes on the new one.
-        expect((await store.since(fresh, 6)).map((e) => (e.payload as { content: string }).content)).to.deep.equal([
-          'new1',
-          'new2',
-          'new3',
-          'new4',
-        ]);
+        expect((await store.since(fresh, 6)).map((e) => (e.payload as { content: string }).content)).to.deep.equal(['new1', 'new2', 'new3', 'new4']);
         expect(seqs(await store.since(fresh, 3))).to.deep.equal([7, 8, 9, 10]);
         expect(seqs(await store.since(fresh, 8))).to.deep.equal([9, 10]);
         // History paging works on the new incarnation's seqs.

@@ -52,7 +52,10 @@ class Recorder {
   private readonly waiters = new Set<() => void>();
   readonly unsubscribe: () => void;
 
-  constructor(runtime: AgentRuntime, private readonly waitMs: number) {
+  constructor(
+    runtime: AgentRuntime,
+    private readonly waitMs: number,
+  ) {
     this.unsubscribe = runtime.watch((ev) => {
       this.events.push(ev);
       for (const w of [...this.waiters]) w();
@@ -60,15 +63,9 @@ class Recorder {
   }
 
   /** The first event of `type` for `r` at index `from` or later that satisfies `pred`. */
-  async next<T extends RuntimeEvent['type']>(
-    type: T,
-    r: ObjectRef,
-    opts: { from?: number; pred?: (ev: EventOf<T>) => boolean } = {},
-  ): Promise<EventOf<T>> {
+  async next<T extends RuntimeEvent['type']>(type: T, r: ObjectRef, opts: { from?: number; pred?: (ev: EventOf<T>) => boolean } = {}): Promise<EventOf<T>> {
     const find = (): EventOf<T> | undefined =>
-      this.events
-        .slice(opts.from ?? 0)
-        .find((ev): ev is EventOf<T> => ev.type === type && same(ev.ref, r) && (opts.pred?.(ev as EventOf<T>) ?? true));
+      this.events.slice(opts.from ?? 0).find((ev): ev is EventOf<T> => ev.type === type && same(ev.ref, r) && (opts.pred?.(ev as EventOf<T>) ?? true));
     const found = find();
     if (found) return found;
     return new Promise((resolve, reject) => {
@@ -199,10 +196,16 @@ export function runtimeConformance(name: string, factory: () => Promise<RuntimeF
       expect(done.event.type, rec.describe()).to.equal('task_completed');
       const evs = rec.taskEvents(r, 7);
       expect(evs[0].event.type).to.equal('task_started');
-      expect(evs.filter((ev) => TERMINAL.includes(ev.event.type)), 'one end').to.have.length(1);
+      expect(
+        evs.filter((ev) => TERMINAL.includes(ev.event.type)),
+        'one end',
+      ).to.have.length(1);
       expect(evs.at(-1)!.event.type, 'nothing after the end').to.equal('task_completed');
       expect(new Set(evs.map((ev) => ev.uid))).to.deep.equal(new Set(['uid-quick-1']));
-      expect(rec.of('event', r).filter((ev) => ev.taskId !== 7), 'no events of other tasks').to.deep.equal([]);
+      expect(
+        rec.of('event', r).filter((ev) => ev.taskId !== 7),
+        'no events of other tasks',
+      ).to.deep.equal([]);
       await eventually('the finished task is no longer running', async () => (await rt.status(r)).runningTask === undefined);
       expect((await rt.status(r)).phase).to.equal('Ready');
     });

@@ -19,11 +19,7 @@ interface ThingSpec {
 }
 
 /** A fresh, unsaved object: identity fields empty so the store must assign them. */
-export function thing(
-  name: string,
-  namespace = 'default',
-  opts: { labels?: Record<string, string>; size?: number } = {},
-): StoredObject {
+export function thing(name: string, namespace = 'default', opts: { labels?: Record<string, string>; size?: number } = {}): StoredObject {
   return {
     apiVersion: 'test.agentplane.io/v1',
     kind: 'Thing',
@@ -267,10 +263,7 @@ export function storeConformance(name: string, make: () => Promise<StoreFixture>
         const up = structuredClone(created);
         (up.spec as ThingSpec).size = 2;
         await store.update(up);
-        const err = await rejection(
-          store.delete('default', 'guarded', { resourceVersion: created.metadata.resourceVersion }),
-          ApiError,
-        );
+        const err = await rejection(store.delete('default', 'guarded', { resourceVersion: created.metadata.resourceVersion }), ApiError);
         expect(err.reason).to.equal('Conflict');
         expect(err.code).to.equal(409);
         expect(await store.get('default', 'guarded')).to.not.equal(undefined);

@@ -255,7 +255,9 @@ describe('e2e: delegated auth on a real control plane', function () {
     it('forbids get in b and list in a', async () => {
       const b = await get(`${GV}/namespaces/b/agents/x`, bob());
       expect(b.status).to.equal(403);
-      expect(b.json.message).to.equal('agents.agentplane.io "x" is forbidden: User "bob" cannot get resource "agents" in API group "agentplane.io" in the namespace "b"');
+      expect(b.json.message).to.equal(
+        'agents.agentplane.io "x" is forbidden: User "bob" cannot get resource "agents" in API group "agentplane.io" in the namespace "b"',
+      );
       const list = await get(`${GV}/namespaces/a/agents`, bob());
       expect(list.status).to.equal(403);
       expect(list.json.message).to.contain('cannot list resource "agents"');
@@ -272,7 +274,9 @@ describe('e2e: delegated auth on a real control plane', function () {
       });
       const create = await request('POST', '/api/v1/agents', bob({ body: { name: 'y', namespace: 'a', instructions: 'hi' } }));
       expect(create.status).to.equal(403);
-      expect(create.json.error).to.equal('agents.agentplane.io is forbidden: User "bob" cannot create resource "agents" in API group "agentplane.io" in the namespace "a"');
+      expect(create.json.error).to.equal(
+        'agents.agentplane.io is forbidden: User "bob" cannot create resource "agents" in API group "agentplane.io" in the namespace "a"',
+      );
     });
 
     it('needs update, not create, to hand a task to an existing agent through the mirror', async () => {
@@ -285,7 +289,7 @@ describe('e2e: delegated auth on a real control plane', function () {
       expect(alice.status, alice.text).to.equal(201);
     });
 
-    it('authorizes a mirror create in the namespace it would land in: the body\'s, else the query\'s', async () => {
+    it("authorizes a mirror create in the namespace it would land in: the body's, else the query's", async () => {
       const inBody = await request('POST', '/api/v1/agents', bob({ body: { name: 'y', namespace: 'b', instructions: 'hi' } }));
       expect(inBody.status).to.equal(403);
       expect(inBody.json.error).to.contain('in the namespace "b"');
@@ -304,7 +308,11 @@ describe('e2e: delegated auth on a real control plane', function () {
       const session = http2.connect(`https://127.0.0.1:${port}`, { ca, ...certs.frontProxy });
       try {
         const res = await new Promise<Answer>((resolve, reject) => {
-          const stream = session.request({ ':path': `${GV}/namespaces/a/agents/x`, 'x-remote-user': 'bob', 'x-remote-group': ['system:authenticated', 'devs'] });
+          const stream = session.request({
+            ':path': `${GV}/namespaces/a/agents/x`,
+            'x-remote-user': 'bob',
+            'x-remote-group': ['system:authenticated', 'devs'],
+          });
           let text = '';
           let headers: http2.IncomingHttpHeaders = {};
           stream.setEncoding('utf8');
@@ -345,7 +353,12 @@ describe('e2e: delegated auth on a real control plane', function () {
           ws.on('error', () => undefined);
         });
       expect(await refused({}, '/api/v1/agents/x/ws')).to.equal(401);
-      expect(await refused({ ...certs.frontProxy, headers: { 'X-Remote-User': 'bob', 'X-Remote-Group': 'system:authenticated' } }, '/api/v1/agents/x/ws?namespace=a')).to.equal(403);
+      expect(
+        await refused(
+          { ...certs.frontProxy, headers: { 'X-Remote-User': 'bob', 'X-Remote-Group': 'system:authenticated' } },
+          '/api/v1/agents/x/ws?namespace=a',
+        ),
+      ).to.equal(403);
     });
 
     it('serves /readyz without credentials (kubelet probes carry none)', async () => {

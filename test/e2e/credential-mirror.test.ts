@@ -135,7 +135,7 @@ describe('credential-mirror plugin on a real control plane (e2e)', function () {
       await settle();
       for (const ns of ['team-b', 'team-c', 'team-d', 'quiet']) expect(await absent(ns), ns).to.equal(true);
       // The source itself is never written.
-      const src = (await core.readNamespacedSecret({ namespace: INSTALL, name: NAME }));
+      const src = await core.readNamespacedSecret({ namespace: INSTALL, name: NAME });
       expect(src.metadata!.labels ?? {}).to.not.have.property('agentplane.io/mirrored-from');
       expect(lines.some((l) => l.includes('mirror created') && l.includes('"namespace":"team-a"'))).to.equal(true);
     });
@@ -182,7 +182,11 @@ describe('credential-mirror plugin on a real control plane (e2e)', function () {
           { op: 'add', path: '/data/extra', value: b64('tampered-value') },
         ],
       });
-      await until('the edit undone', async () => JSON.stringify((await mirror('team-a'))?.data) === JSON.stringify({ 'api-key': b64('sk-ant-repair-abc123') }), 10_000);
+      await until(
+        'the edit undone',
+        async () => JSON.stringify((await mirror('team-a'))?.data) === JSON.stringify({ 'api-key': b64('sk-ant-repair-abc123') }),
+        10_000,
+      );
 
       // One of its labels removed by hand (it still carries mirrored-from, so it is still ours).
       await core.patchNamespacedSecret({
@@ -195,10 +199,14 @@ describe('credential-mirror plugin on a real control plane (e2e)', function () {
       // Deleted by hand.
       const before = (await mirror('team-a'))!.metadata!.uid;
       await core.deleteNamespacedSecret({ namespace: 'team-a', name: NAME });
-      await until('the mirror made again', async () => {
-        const m = await mirror('team-a');
-        return !!m && m.metadata!.uid !== before && m.data?.['api-key'] === b64('sk-ant-repair-abc123');
-      }, 10_000);
+      await until(
+        'the mirror made again',
+        async () => {
+          const m = await mirror('team-a');
+          return !!m && m.metadata!.uid !== before && m.data?.['api-key'] === b64('sk-ant-repair-abc123');
+        },
+        10_000,
+      );
       expect(lines.filter((l) => l.includes('mirror updated')).length).to.be.at.least(2);
     });
 
@@ -241,7 +249,10 @@ describe('credential-mirror plugin on a real control plane (e2e)', function () {
 
     it('never overwrites or deletes a Secret of that name it did not make, and says so', async () => {
       values.push('someone-elses-value');
-      await core.createNamespacedSecret({ namespace: 'team-d', body: { metadata: { name: NAME }, type: 'Opaque', stringData: { 'api-key': 'someone-elses-value' } } });
+      await core.createNamespacedSecret({
+        namespace: 'team-d',
+        body: { metadata: { name: NAME }, type: 'Opaque', stringData: { 'api-key': 'someone-elses-value' } },
+      });
       const theirs = (await mirror('team-d'))!;
       await source('sk-ant-not-yours-999');
       await agent('team-d', 'delta');
@@ -268,7 +279,11 @@ describe('credential-mirror plugin on a real control plane (e2e)', function () {
       await until('the mirror', () => mirrorHolds('team-a', 'sk-ant-current-name'), 10_000);
       await core.createNamespacedSecret({ namespace: 'team-a', body: labelled('their-model', 'other-install') });
       await core.createNamespacedSecret({ namespace: 'team-a', body: labelled('old-model', INSTALL) });
-      await until('the old mirror removed', async () => !(await core.readNamespacedSecret({ namespace: 'team-a', name: 'old-model' }).catch(() => undefined)), 10_000);
+      await until(
+        'the old mirror removed',
+        async () => !(await core.readNamespacedSecret({ namespace: 'team-a', name: 'old-model' }).catch(() => undefined)),
+        10_000,
+      );
       await until('the removal logged', () => lines.some((l) => l.includes('"secret":"old-model"') && l.includes('left under another name')), 5_000);
       expect((await core.readNamespacedSecret({ namespace: 'team-a', name: 'their-model' })).data).to.deep.equal({ 'api-key': b64('sk-ant-older-name') });
     });

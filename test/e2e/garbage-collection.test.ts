@@ -55,7 +55,9 @@ describe('deletion and garbage collection with kube-controller-manager (e2e)', f
         namespace: ns,
         ...(finalizers.length ? { finalizers } : {}),
         ...(owners.length
-          ? { ownerReferences: owners.map((o) => ({ apiVersion: GV, kind: 'Agent', name: o.name, uid: o.uid, ...(block ? { blockOwnerDeletion: true } : {}) })) }
+          ? {
+              ownerReferences: owners.map((o) => ({ apiVersion: GV, kind: 'Agent', name: o.name, uid: o.uid, ...(block ? { blockOwnerDeletion: true } : {}) })),
+            }
           : {}),
       },
       data: { k: 'v' },
@@ -69,7 +71,14 @@ describe('deletion and garbage collection with kube-controller-manager (e2e)', f
     await kubectl('create', 'namespace', 'owners');
     // The garbage collector learns of agentplane's resources by discovery (every 30 s): wait
     // until it watches agents, i.e. until it collects one whose owner is missing.
-    await apply(agentYaml('probe', 'owners', '@say probe', `  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: missing, uid: 00000000-0000-0000-0000-000000000001}\n`));
+    await apply(
+      agentYaml(
+        'probe',
+        'owners',
+        '@say probe',
+        `  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: missing, uid: 00000000-0000-0000-0000-000000000001}\n`,
+      ),
+    );
     await gone('agent/probe', 'owners', 120_000);
   });
 
@@ -97,11 +106,7 @@ spec:
     await eventually(async () => (await kubectl('get', 'agents', '-n', 'doomed', '-o', 'name')).includes('crew-a'), 30_000, 'squad member');
     const start = Date.now();
     await kubectl('delete', 'namespace', 'doomed', '--wait=false');
-    await eventually(
-      async () => (await cp.kubectl(['get', 'namespace', 'doomed'], { allowFail: true })).code !== 0,
-      60_000,
-      'namespace doomed gone',
-    );
+    await eventually(async () => (await cp.kubectl(['get', 'namespace', 'doomed'], { allowFail: true })).code !== 0, 60_000, 'namespace doomed gone');
     expect(Date.now() - start).to.be.below(60_000);
     const left = await kubectl('get', 'agents.agentplane.io,squads.agentplane.io,connectors.agentplane.io', '-n', 'doomed', '-o', 'name');
     expect(left.trim()).to.equal('');
@@ -175,7 +180,9 @@ spec:
     const ssa = await cp.kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], { input: yaml('  finalizers: [example.com/ssa]\n') });
     expect(ssa.stdout).to.contain('serverside-applied');
     expect((await meta('agent/tools', 'owners'))!.finalizers).to.include('example.com/ssa');
-    const smp = await cp.kubectl(['patch', 'agent', 'tools', '-n', 'owners', '--type=strategic', '-p', '{"metadata":{"labels":{"x":"y"}}}'], { allowFail: true });
+    const smp = await cp.kubectl(['patch', 'agent', 'tools', '-n', 'owners', '--type=strategic', '-p', '{"metadata":{"labels":{"x":"y"}}}'], {
+      allowFail: true,
+    });
     expect(smp.code).to.not.equal(0);
     expect(smp.stderr).to.match(/UnsupportedMediaType|not supported|415/);
     await kubectl('patch', 'agent', 'tools', '-n', 'owners', '--type=merge', '-p', '{"metadata":{"finalizers":null}}');
@@ -184,20 +191,33 @@ spec:
 
   it('a client finalizer holds an agent: readable, its task cancelled, 409 on a new task, gone once removed', async () => {
     await apply(agentYaml('held', 'owners', '@bash sleep 60\n@say never', '  finalizers: [example.com/hold]\n'));
-    await eventually(async () => (await kubectl('get', 'agent', 'held', '-n', 'owners', '-o', 'jsonpath={.status.taskStatus}')) === 'InProgress', 30_000, 'task running');
+    await eventually(
+      async () => (await kubectl('get', 'agent', 'held', '-n', 'owners', '-o', 'jsonpath={.status.taskStatus}')) === 'InProgress',
+      30_000,
+      'task running',
+    );
     await kubectl('delete', 'agent', 'held', '-n', 'owners', '--wait=false');
     const marked = (await meta('agent/held', 'owners'))!;
     expect(marked.deletionTimestamp).to.be.a('string');
     expect(marked.finalizers).to.include('example.com/hold');
-    await eventually(async () => (await kubectl('get', 'agent', 'held', '-n', 'owners', '-o', 'jsonpath={.status.taskStatus}')) === 'Cancelled', 30_000, 'task cancelled');
+    await eventually(
+      async () => (await kubectl('get', 'agent', 'held', '-n', 'owners', '-o', 'jsonpath={.status.taskStatus}')) === 'Cancelled',
+      30_000,
+      'task cancelled',
+    );
     const events = JSON.parse(await kubectl('get', '--raw', `/apis/${GV}/namespaces/owners/agents/held/events?limit=200`));
     expect(events.items.map((e: { type: string }) => e.type)).to.include('task_cancelled');
-    const refused = await cp.kubectl(['patch', 'agent', 'held', '-n', 'owners', '--type=merge', '-p', '{"spec":{"instructions":"again"}}'], { allowFail: true });
-    expect(refused.code).to.not.equal(0);
-    expect(refused.stderr).to.contain('being deleted');
-    const more = await cp.kubectl(['patch', 'agent', 'held', '-n', 'owners', '--type=json', '-p', '[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/more"}]'], {
+    const refused = await cp.kubectl(['patch', 'agent', 'held', '-n', 'owners', '--type=merge', '-p', '{"spec":{"instructions":"again"}}'], {
       allowFail: true,
     });
+    expect(refused.code).to.not.equal(0);
+    expect(refused.stderr).to.contain('being deleted');
+    const more = await cp.kubectl(
+      ['patch', 'agent', 'held', '-n', 'owners', '--type=json', '-p', '[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/more"}]'],
+      {
+        allowFail: true,
+      },
+    );
     expect(more.code).to.not.equal(0);
     expect(more.stderr).to.contain('no new finalizers');
     // Removing the client's finalizer (kubectl edit would do the same) lets agentplane finish.

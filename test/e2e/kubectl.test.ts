@@ -73,7 +73,17 @@ describe('kubectl against the aggregated API (e2e)', function () {
     expect(await kubectl('get', 'agents', '-o', 'wide')).to.contain('applied');
 
     const yaml = await kubectl('get', 'agent', 'kube-bot', '-o', 'yaml');
-    for (const s of ['apiVersion: agentplane.io/v1alpha1', 'kind: Agent', 'uid:', 'resourceVersion:', 'creationTimestamp:', 'generation:', 'team: e2e', 'instructions:', 'taskStatus: Complete']) {
+    for (const s of [
+      'apiVersion: agentplane.io/v1alpha1',
+      'kind: Agent',
+      'uid:',
+      'resourceVersion:',
+      'creationTimestamp:',
+      'generation:',
+      'team: e2e',
+      'instructions:',
+      'taskStatus: Complete',
+    ]) {
       expect(yaml).to.contain(s);
     }
     expect(readFileSync(join(cp.dir, 'agentplane/workspaces/default/kube-bot/k.txt'), 'utf8')).to.equal('from-kubectl\n');
@@ -191,7 +201,9 @@ subjects:
 - {kind: ServiceAccount, name: reader, namespace: team-a}
 `);
       token = (await kubectl('create', 'token', 'reader', '-n', 'team-a')).trim();
-      const cfg = readFileSync(cp.kubeconfig, 'utf8').replace(/client-certificate-data: .*\n/, '').replace(/client-key-data: .*/, `token: ${token}`);
+      const cfg = readFileSync(cp.kubeconfig, 'utf8')
+        .replace(/client-certificate-data: .*\n/, '')
+        .replace(/client-key-data: .*/, `token: ${token}`);
       limited = join(cp.dir, 'reader.kubeconfig');
       writeFileSync(limited, cfg, { mode: 0o600 });
     });
@@ -210,7 +222,9 @@ subjects:
       expect(ok.stdout.trim()).to.equal('agent.agentplane.io/visible');
       const create = await cp.kubectl(['create', '-f', '-'], { kubeconfig: limited, input: agentYaml('sneaky', '@say x', 'team-a'), allowFail: true });
       expect(create.code).to.not.equal(0);
-      expect(create.stderr).to.match(/forbidden: User "system:serviceaccount:team-a:reader" cannot create resource "agents" in API group "agentplane.io" in the namespace "team-a"/);
+      expect(create.stderr).to.match(
+        /forbidden: User "system:serviceaccount:team-a:reader" cannot create resource "agents" in API group "agentplane.io" in the namespace "team-a"/,
+      );
       const other = await as('get', 'agent', 'hidden', '-n', 'team-b');
       expect(other.stderr).to.contain('forbidden');
     });

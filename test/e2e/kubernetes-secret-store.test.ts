@@ -100,7 +100,13 @@ describe('KubernetesSecretStore on a real control plane (e2e)', function () {
       // Labelled by agentplane, but another component's (a mirrored model credential, say).
       await foreign('team', 'agentplane-model', { 'api-key': VALUE }, { [MANAGED_BY_LABEL]: 'agentplane', 'agentplane.io/mirrored-from': 'agentplane-system' });
       // The right labels, a type agentplane never makes.
-      await foreign('team', 'docker', { username: 'u', password: VALUE }, { [MANAGED_BY_LABEL]: 'agentplane', [COMPONENT_LABEL]: 'connector-secret' }, 'kubernetes.io/basic-auth');
+      await foreign(
+        'team',
+        'docker',
+        { username: 'u', password: VALUE },
+        { [MANAGED_BY_LABEL]: 'agentplane', [COMPONENT_LABEL]: 'connector-secret' },
+        'kubernetes.io/basic-auth',
+      );
       const before = await Promise.all(['db-password', 'agentplane-model', 'docker'].map((n) => read('team', n)));
 
       expect(await store.list()).to.deep.equal([]);
@@ -179,7 +185,12 @@ describe('KubernetesSecretStore on a real control plane (e2e)', function () {
       const out = new PassThrough();
       const lines: string[] = [];
       out.on('data', (b: Buffer) => lines.push(...b.toString('utf8').split('\n').filter(Boolean)));
-      const home = await kubernetesHome({ kubeconfig: cp.kubeconfig, tls: { key: Buffer.alloc(0), cert: Buffer.alloc(0) } }, dataDir, key, createLogger({ destination: out }));
+      const home = await kubernetesHome(
+        { kubeconfig: cp.kubeconfig, tls: { key: Buffer.alloc(0), cert: Buffer.alloc(0) } },
+        dataDir,
+        key,
+        createLogger({ destination: out }),
+      );
       try {
         expect(home.secrets).to.be.instanceOf(KubernetesSecretStore);
         expect(home.cluster!.installNamespace).to.equal(process.env.POD_NAMESPACE || 'agentplane-system');

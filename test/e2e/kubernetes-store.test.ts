@@ -58,7 +58,10 @@ describe('KubernetesState on a real control plane (e2e)', function () {
     for (const ns of NAMESPACES) await cp.kubectl(['create', 'namespace', ns]);
     // kube-apiserver holds the first write of a kind for about 2 s after its CRD appears:
     // creating every case's CRD up front pays that once instead of once per case.
-    await ensureCrds(kc, Array.from({ length: POOL }, (_, i) => `Thing${i + 1}`));
+    await ensureCrds(
+      kc,
+      Array.from({ length: POOL }, (_, i) => `Thing${i + 1}`),
+    );
   });
 
   after(async () => {
@@ -215,9 +218,10 @@ describe('KubernetesState on a real control plane (e2e)', function () {
 
     it('refuses what Kubernetes metadata rules refuse as Invalid, and never writes unconditionally', async () => {
       const { store } = await freshStore();
-      const bad = await store.create(thing('labelled')).then(
-        () => store.create(thing('bad-label', 'default', { labels: { 'not a key': 'v' } })),
-      ).catch((e: unknown) => e as ApiError);
+      const bad = await store
+        .create(thing('labelled'))
+        .then(() => store.create(thing('bad-label', 'default', { labels: { 'not a key': 'v' } })))
+        .catch((e: unknown) => e as ApiError);
       expect(bad).to.be.instanceOf(ApiError);
       expect((bad as ApiError).reason).to.equal('Invalid');
       expect((bad as ApiError).details.causes?.[0]?.field).to.equal('metadata.labels');
@@ -235,7 +239,10 @@ describe('KubernetesState on a real control plane (e2e)', function () {
       states.push(state);
       const store = state.store<StoredObject>('Uninstalled');
       for (const call of [() => store.get('default', 'x'), () => store.list(), () => store.create(thing('x')), () => store.delete('default', 'x')]) {
-        const err = await call().then(() => undefined, (e: unknown) => e as ApiError);
+        const err = await call().then(
+          () => undefined,
+          (e: unknown) => e as ApiError,
+        );
         expect(err).to.be.instanceOf(ApiError);
         expect(err!.code).to.equal(503);
         expect(err!.message).to.contain('uninstalledrecords.internal.agentplane.io is missing');
@@ -268,7 +275,12 @@ describe('KubernetesState on a real control plane (e2e)', function () {
       try {
         await store.create(thing('one', 'default', { size: 1 }));
         await restartApiserver(cp, kc.getCurrentCluster()!.server);
-        await until('a write after the restart', async () => store.create(thing('two', 'default', { size: 2 })).then(() => true, () => false));
+        await until('a write after the restart', async () =>
+          store.create(thing('two', 'default', { size: 2 })).then(
+            () => true,
+            () => false,
+          ),
+        );
         await until('the shared watch', () => shared.some((e) => e.object.metadata.name === 'two'), 20_000);
         expect(summary(shared)).to.deep.equal(['ADDED:one:1', 'ADDED:two:2']);
         await until('the versioned watch', () => fromRv.length === 2 || errors.length === 1, 20_000);

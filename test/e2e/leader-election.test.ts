@@ -75,12 +75,36 @@ describe('e2e: leader election between two replicas', function () {
     const child = spawn(
       process.execPath,
       [
-        MAIN, 'serve', '--mode', 'kubernetes', '--kubeconfig', cp.kubeconfig, '--host', '127.0.0.1', '--port', '0',
-        '--tls-cert-file', join(work, 'serving.crt'), '--tls-private-key-file', join(work, 'serving.key'),
-        '--data-dir', join(work, name), '--demo', '--runtime', 'local', '--install-namespace', NS,
-        '--leader-elect', '--leader-elect-lease-duration', String(LEASE_S),
-        '--leader-elect-renew-deadline', String(RENEW_S), '--leader-elect-retry-period', String(RETRY_S),
-        '--plugins', PLUGINS,
+        MAIN,
+        'serve',
+        '--mode',
+        'kubernetes',
+        '--kubeconfig',
+        cp.kubeconfig,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '0',
+        '--tls-cert-file',
+        join(work, 'serving.crt'),
+        '--tls-private-key-file',
+        join(work, 'serving.key'),
+        '--data-dir',
+        join(work, name),
+        '--demo',
+        '--runtime',
+        'local',
+        '--install-namespace',
+        NS,
+        '--leader-elect',
+        '--leader-elect-lease-duration',
+        String(LEASE_S),
+        '--leader-elect-renew-deadline',
+        String(RENEW_S),
+        '--leader-elect-retry-period',
+        String(RETRY_S),
+        '--plugins',
+        PLUGINS,
       ],
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AGENTPLANE_LOG_LEVEL: 'info', AGENTPLANE_REDIS_URL: redis.url } },
     );
@@ -105,7 +129,13 @@ describe('e2e: leader election between two replicas', function () {
     return r;
   }
 
-  function request(r: Replica, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; json: any; text: string }> {
+  function request(
+    r: Replica,
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<{ status: number; json: any; text: string }> {
     const data = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
       const req = https.request(
@@ -202,7 +232,13 @@ describe('e2e: leader election between two replicas', function () {
     };
   }
   const NONE = { lost: 0, duplicated: 0, unknown: 0, outOfOrder: 0, gaps: 0 };
-  const faults = (t: Tally): Omit<Tally, 'delivered'> => ({ lost: t.lost, duplicated: t.duplicated, unknown: t.unknown, outOfOrder: t.outOfOrder, gaps: t.gaps });
+  const faults = (t: Tally): Omit<Tally, 'delivered'> => ({
+    lost: t.lost,
+    duplicated: t.duplicated,
+    unknown: t.unknown,
+    outOfOrder: t.outOfOrder,
+    gaps: t.gaps,
+  });
   /** What a client received is the agent's history exactly: every stored event once, in seq order. Returns the count. */
   async function expectWhole(r: Replica, agent: string, got: AgentEvent[]): Promise<number> {
     const t = await tally(r, agent, got);
@@ -250,16 +286,29 @@ describe('e2e: leader election between two replicas', function () {
 
     // kubectl reaches the follower (the APIService points at it); the leader reconciles.
     await cp.kubectl(['apply', '-f', '-'], {
-      input: `apiVersion: v1\nkind: Service\nmetadata: {name: agentplane, namespace: ${NS}}\nspec: {type: ExternalName, externalName: localhost}\n---\n` +
+      input:
+        `apiVersion: v1\nkind: Service\nmetadata: {name: agentplane, namespace: ${NS}}\nspec: {type: ExternalName, externalName: localhost}\n---\n` +
         `apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1alpha1.agentplane.io}\nspec:\n  group: agentplane.io\n  version: v1alpha1\n` +
         `  groupPriorityMinimum: 1000\n  versionPriority: 15\n  service: {namespace: ${NS}, name: agentplane, port: ${b.port}}\n  caBundle: ${ca.toString('base64')}\n`,
     });
     await cp.kubectl(['wait', '--for=condition=Available', '--timeout=60s', 'apiservice/v1alpha1.agentplane.io']);
     // Available means discovery answers; apply needs the group in discovery and the OpenAPI kube-apiserver downloads a little later.
-    await eventually(async () => (await cp.kubectl(['api-resources', '--api-group=agentplane.io'], { allowFail: true })).stdout.includes('agents'), 30_000, 'agents in discovery');
-    await eventually(async () => (await cp.kubectl(['get', '--raw', '/openapi/v3/apis/agentplane.io/v1alpha1'], { allowFail: true })).code === 0, 30_000, 'the OpenAPI aggregated');
+    await eventually(
+      async () => (await cp.kubectl(['api-resources', '--api-group=agentplane.io'], { allowFail: true })).stdout.includes('agents'),
+      30_000,
+      'agents in discovery',
+    );
+    await eventually(
+      async () => (await cp.kubectl(['get', '--raw', '/openapi/v3/apis/agentplane.io/v1alpha1'], { allowFail: true })).code === 0,
+      30_000,
+      'the OpenAPI aggregated',
+    );
     await cp.kubectl(['apply', '-f', '-'], { input: JSON.stringify(agentBody('first', '@say hello from the leader')) });
-    await eventually(async () => (await cp.kubectl(['get', 'agent', 'first', '-o', 'jsonpath={.status.taskStatus}'])).stdout === 'Complete', 60_000, 'task complete');
+    await eventually(
+      async () => (await cp.kubectl(['get', 'agent', 'first', '-o', 'jsonpath={.status.taskStatus}'])).stdout === 'Complete',
+      60_000,
+      'task complete',
+    );
 
     expect(dispatched(a, 'first'), 'the leader dispatched the task').to.equal(true);
     expect(dispatched(b, 'first'), 'the follower runs no reconciler').to.equal(false);
@@ -278,7 +327,8 @@ describe('e2e: leader election between two replicas', function () {
     const ROUNDS = 50;
     const path = `${GV}/namespaces/default/agents`;
     // A labelled counter has no series before its first count: absent is 0.
-    const reads = async (r: Replica, source: string): Promise<number> => (await metricOf(r, `agentplane_api_reads_total{kind="Agent",source="${source}"}`)) || 0;
+    const reads = async (r: Replica, source: string): Promise<number> =>
+      (await metricOf(r, `agentplane_api_reads_total{kind="Agent",source="${source}"}`)) || 0;
     const before = { a: await reads(a, 'storage'), b: await reads(b, 'storage') };
     let seen = 0;
     for (let i = 0; i < ROUNDS; i++) {
@@ -289,7 +339,11 @@ describe('e2e: leader election between two replicas', function () {
       // Asleep with no task: no worker to start, only the write and the reads.
       const res =
         i < AGENTS
-          ? await request(writer, 'POST', path, { ...agentBody(name, 'read back'), metadata: { name, namespace: 'default', labels }, spec: { instructions: 'read back', lifecycle: 'Sleep', task: 0 } })
+          ? await request(writer, 'POST', path, {
+              ...agentBody(name, 'read back'),
+              metadata: { name, namespace: 'default', labels },
+              spec: { instructions: 'read back', lifecycle: 'Sleep', task: 0 },
+            })
           : await request(writer, 'PATCH', `${path}/${name}`, { metadata: { labels } }, 'application/merge-patch+json');
       expect(res.status, res.text).to.be.oneOf([200, 201]);
       const written = Number(res.json.metadata.resourceVersion);
@@ -297,7 +351,10 @@ describe('e2e: leader election between two replicas', function () {
       expect(got.status, got.text).to.equal(200);
       expect(got.json.metadata.labels, `round ${i}: GET on ${reader.name} after the write on ${writer.name}`).to.deep.equal(labels);
       expect(Number(got.json.metadata.resourceVersion)).to.be.at.least(written);
-      expect(list.json.items.map((o: any) => o.metadata.name), `round ${i}: list on ${reader.name}`).to.deep.equal([name]);
+      expect(
+        list.json.items.map((o: any) => o.metadata.name),
+        `round ${i}: list on ${reader.name}`,
+      ).to.deep.equal([name]);
       expect(Number(list.json.metadata.resourceVersion)).to.be.at.least(written);
       seen++;
     }
@@ -311,11 +368,13 @@ describe('e2e: leader election between two replicas', function () {
     expect((await request(b, 'GET', `${path}/consistent-0?resourceVersion=0`)).status).to.equal(200);
     expect((await request(b, 'GET', `${path}?resourceVersion=0`)).status).to.equal(200);
     expect(await reads(b, 'cache')).to.equal(cached + 2);
-    process.stdout.write(`      consistent reads across replicas: ${seen}/${ROUNDS} writes (${AGENTS} creates, ${ROUNDS - AGENTS} patches) seen by the next GET and list on the other replica\n`);
+    process.stdout.write(
+      `      consistent reads across replicas: ${seen}/${ROUNDS} writes (${AGENTS} creates, ${ROUNDS - AGENTS} patches) seen by the next GET and list on the other replica\n`,
+    );
     expect(seen).to.equal(ROUNDS);
   });
 
-  it("steering through the follower: the follow-up is stored on the agent, the leader hands it to the worker, the task answers it", async () => {
+  it('steering through the follower: the follow-up is stored on the agent, the leader hands it to the worker, the task answers it', async () => {
     const leader = (await leaderOf())!;
     const follower = live().find((r) => r !== leader)!;
     await createAgent(follower, 'steered', `@bash ${busyFor(4)}\n@say first plan`);
@@ -332,7 +391,7 @@ describe('e2e: leader election between two replicas', function () {
     expect(msgs.map((e) => [e.task, (e.payload as { content: string }).content])).to.deep.equal([[1, followUp]]);
     const done = watch.events.find((e) => e.type === 'task_completed');
     expect((done?.payload as { result: string } | undefined)?.result).to.contain('Also mention the pineapples');
-    expect(leader.lines.some((l) => l.msg === 'follow-up stored by another replica handed over' && l.name === 'steered')).to.equal(true);
+    expect(leader.lines.some((l) => l.msg === 'follow-up handed over' && l.name === 'steered')).to.equal(true);
     watch.close();
   });
 
@@ -373,15 +432,25 @@ describe('e2e: leader election between two replicas', function () {
       fromRenewal.push(acquired - Date.parse(last.spec.renewTime));
       // Leading starts once its runtime and reconcilers have started.
       await eventually(async () => (await metricOf(survivor, 'agentplane_leader')) === 1, 10_000, 'the survivor reports leading');
-      expect(await metricOf(survivor, 'agentplane_leader_transitions_total'), 'the survivor saw the holder change once, to itself').to.equal(transitionsBefore + 1);
+      expect(await metricOf(survivor, 'agentplane_leader_transitions_total'), 'the survivor saw the holder change once, to itself').to.equal(
+        transitionsBefore + 1,
+      );
 
-      await eventually(async () => (await getAgent(survivor, `meanwhile-${i}`))?.status?.taskStatus === 'Complete', 60_000, 'the object created meanwhile reconciled');
+      await eventually(
+        async () => (await getAgent(survivor, `meanwhile-${i}`))?.status?.taskStatus === 'Complete',
+        60_000,
+        'the object created meanwhile reconciled',
+      );
       reconciled++;
       // The dead leader's worker died with it: its task ends as interrupted, not hanging.
-      const busy = await eventually(async () => {
-        const a = await getAgent(survivor, `busy-${i}`);
-        return a?.status?.taskStatus !== 'InProgress' ? a : undefined;
-      }, 30_000, 'the interrupted task settled');
+      const busy = await eventually(
+        async () => {
+          const a = await getAgent(survivor, `busy-${i}`);
+          return a?.status?.taskStatus !== 'InProgress' ? a : undefined;
+        },
+        30_000,
+        'the interrupted task settled',
+      );
       expect(busy.status.taskStatus).to.equal('Error');
       expect(busy.status.lastTaskMessage).to.contain('interrupted');
       // Local workers die with their server: none came back to the survivor.
@@ -437,7 +506,17 @@ describe('e2e: leader election between two replicas', function () {
     const leader = (await leaderOf())!;
     const other = live().find((r) => r !== leader)!;
     const now = new Date().toISOString().replace(/Z$/, '000Z');
-    await cp.kubectl(['patch', 'lease', 'agentplane', '-n', NS, '--type', 'merge', '-p', JSON.stringify({ spec: { holderIdentity: 'intruder', renewTime: now } })]);
+    await cp.kubectl([
+      'patch',
+      'lease',
+      'agentplane',
+      '-n',
+      NS,
+      '--type',
+      'merge',
+      '-p',
+      JSON.stringify({ spec: { holderIdentity: 'intruder', renewTime: now } }),
+    ]);
     const exited = await Promise.race([leader.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), RENEW_S * 3000))]);
     expect(exited, 'the deposed leader exits').to.equal(true);
     expect(leader.child.exitCode).to.equal(1);
@@ -485,6 +564,12 @@ describe('e2e: leader election between two replicas', function () {
     process.stdout.write(`      leader election: takeover after a graceful stop ${ms} ms (lease ${LEASE_S} s)\n`);
     expect(ms).to.be.below(LEASE_S * 1000);
     const exited = await Promise.race([leader.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 20_000))]);
-    expect(exited, `the stopped replica exits; its last lines: ${leader.lines.slice(-8).map((l) => JSON.stringify(l)).join('\n')}`).to.equal(true);
+    expect(
+      exited,
+      `the stopped replica exits; its last lines: ${leader.lines
+        .slice(-8)
+        .map((l) => JSON.stringify(l))
+        .join('\n')}`,
+    ).to.equal(true);
   });
 });

@@ -110,7 +110,9 @@ describe('e2e: manifests/', function () {
       expect(await may({ verb: 'delete', resource: 'namespaces', name: 'team-a' })).to.equal(false);
       expect(await may({ verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings' })).to.equal(false);
       expect(await may({ verb: 'update', group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', name: 'foos.example.com' })).to.equal(false);
-      expect(await may({ verb: 'update', group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', name: 'agentrecords.internal.agentplane.io' })).to.equal(true);
+      expect(
+        await may({ verb: 'update', group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', name: 'agentrecords.internal.agentplane.io' }),
+      ).to.equal(true);
       // Leader election: its own Lease in its namespace, no other.
       const lease = (verb: string, namespace: string, name?: string) =>
         may({ verb, group: 'coordination.k8s.io', resource: 'leases', namespace, ...(name ? { name } : {}) });
@@ -126,8 +128,13 @@ describe('e2e: manifests/', function () {
     it('makes agentplane-view read-only and agentplane-edit able to write', async () => {
       await cp.kubectl(['create', 'rolebinding', 'viewer', '-n', 'default', '--clusterrole=agentplane-view', '--user=vera']);
       await cp.kubectl(['create', 'rolebinding', 'editor', '-n', 'default', '--clusterrole=agentplane-edit', '--user=ed']);
-      const on = (verb: string, resource: string, subresource = '') =>
-        ({ verb, group: 'agentplane.io', resource, namespace: 'default', ...(subresource ? { subresource } : {}) });
+      const on = (verb: string, resource: string, subresource = '') => ({
+        verb,
+        group: 'agentplane.io',
+        resource,
+        namespace: 'default',
+        ...(subresource ? { subresource } : {}),
+      });
       const vera = (a: Record<string, string>) => allowed('vera', ['system:authenticated'], a);
       const ed = (a: Record<string, string>) => allowed('ed', ['system:authenticated'], a);
 

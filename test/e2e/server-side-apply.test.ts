@@ -13,7 +13,20 @@ import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { type ControlPlane, controlPlaneUp, REPO } from '../support/control-plane.js';
-import { createConnectors, FIXTURE, GROUP, NAMESPACE, oracleCrd, ORACLE_GROUP, type Outcome, OWNERS, type Reply, runSequence, type Send, SEQUENCES } from '../support/ssa-differential.js';
+import {
+  createConnectors,
+  FIXTURE,
+  GROUP,
+  NAMESPACE,
+  oracleCrd,
+  ORACLE_GROUP,
+  type Outcome,
+  OWNERS,
+  type Reply,
+  runSequence,
+  type Send,
+  SEQUENCES,
+} from '../support/ssa-differential.js';
 
 const run = promisify(execFile);
 
@@ -67,7 +80,10 @@ describe('server-side apply against kube-apiserver as the oracle (e2e)', functio
 
   after(async () => {
     if (process.env.AGENTPLANE_RECORD_SSA_FIXTURE === '1' && Object.keys(oracle).length === SEQUENCES.length) {
-      writeFileSync(join(REPO, FIXTURE), `${JSON.stringify({ recordedFrom: 'kube-apiserver (test/e2e/server-side-apply.test.ts)', sequences: oracle }, null, 2)}\n`);
+      writeFileSync(
+        join(REPO, FIXTURE),
+        `${JSON.stringify({ recordedFrom: 'kube-apiserver (test/e2e/server-side-apply.test.ts)', sequences: oracle }, null, 2)}\n`,
+      );
     }
     await cp?.down();
   });

@@ -19,7 +19,12 @@ const TEMPLATE_RULE = /^must be a DNS-1123 name \(lowercase letters, digits, hyp
 const MODEL_RULE = /^must be a model identifier without whitespace or control characters, at most 256 characters/;
 const KNOWN = 'known templates: "default", "gpu-large", "pool.b"';
 
-const kubeAgent = (name: string, spec: Record<string, unknown>) => ({ apiVersion: GV, kind: 'Agent', metadata: { name }, spec: { instructions: '@say hi', ...spec } });
+const kubeAgent = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: GV,
+  kind: 'Agent',
+  metadata: { name },
+  spec: { instructions: '@say hi', ...spec },
+});
 
 /** The REST rendering of a refusal: 400 Invalid, its causes. */
 function restInvalid(r: Reply<any>, what: string): { field: string; message: string }[] {
@@ -165,7 +170,12 @@ describe('agent templateRef and model (integration)', function () {
         apiVersion: GV,
         kind: 'Squad',
         metadata: { name: 'k-tpl-squad' },
-        spec: { members: [{ name: 'ksq-a', spec: { instructions: '@say a' } }, { name: 'ksq-b', spec: { instructions: '@say b', templateRef: 'nope' } }] },
+        spec: {
+          members: [
+            { name: 'ksq-a', spec: { instructions: '@say a' } },
+            { name: 'ksq-b', spec: { instructions: '@say b', templateRef: 'nope' } },
+          ],
+        },
       });
       expect(k.status, k.text).to.equal(422);
       expect(k.text).to.contain('template \\"nope\\" not found');
@@ -207,14 +217,18 @@ describe('agentplane serve: the known templates (integration)', function () {
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
     try {
-      const url = await eventually(async () => {
-        for (const l of lines) {
-          if (!l.includes('agentplane is serving')) continue;
-          const m = /"url":"([^"]+)"/.exec(l);
-          if (m) return m[1];
-        }
-        return undefined;
-      }, 30_000, 'server up');
+      const url = await eventually(
+        async () => {
+          for (const l of lines) {
+            if (!l.includes('agentplane is serving')) continue;
+            const m = /"url":"([^"]+)"/.exec(l);
+            if (m) return m[1];
+          }
+          return undefined;
+        },
+        30_000,
+        'server up',
+      );
       // dryRun is not on the REST mirror; the aggregated API checks without creating.
       const post = async (templateRef: string) => {
         const res = await fetch(`${url}${NS}/agents?dryRun=All`, {
@@ -261,7 +275,10 @@ describe('agentplane serve: the known templates (integration)', function () {
     // Egress (docs/security.md "Agent egress"): each field checked, naming the template and field.
     for (const [t, message] of [
       [{ name: 'net', egress: 'closed' }, 'template "net": egress must be one of Open, Proxy, None, got "closed"'],
-      [{ name: 'net', egress: 'Proxy', egressAllow: ['ok.example', 'https://x.example/'] }, 'template "net": egressAllow [1] must be a host name (api.example.com) or *.suffix (*.example.com), got "https://x.example/"'],
+      [
+        { name: 'net', egress: 'Proxy', egressAllow: ['ok.example', 'https://x.example/'] },
+        'template "net": egressAllow [1] must be a host name (api.example.com) or *.suffix (*.example.com), got "https://x.example/"',
+      ],
       [{ name: 'net', egress: 'None', egressAllow: ['a.example'] }, 'template "net": egressAllow applies only with egress: Proxy (egress is None)'],
     ] as const) {
       writeFileSync(config, JSON.stringify({ templates: [t] }));

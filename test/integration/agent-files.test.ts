@@ -18,7 +18,10 @@ describe('workspace files endpoint (integration)', function () {
 
   before(async () => {
     h = await startHarness();
-    const r = await h.api('POST', '/api/v1/agents', { name: 'writer', instructions: '@write notes/plan.md # Plan\\nstep one\n@write top.txt hello\n@say written' });
+    const r = await h.api('POST', '/api/v1/agents', {
+      name: 'writer',
+      instructions: '@write notes/plan.md # Plan\\nstep one\n@write top.txt hello\n@say written',
+    });
     expect(r.status).to.equal(201);
     const ws = new EventClient(`${h.url}/api/v1/agents/writer/ws`);
     await ws.untilTaskEnd(1);

@@ -54,8 +54,7 @@ describe('aggregated API (integration)', function () {
   const k = <T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>> =>
     h.api<T>(method, path, body, headers);
   const watch = (path: string, headers: Record<string, string> = {}) => LineStream.open(`${h.url}${path}`, headers);
-  const eventsOf = async (name: string): Promise<{ type: string; task: number }[]> =>
-    (await k('GET', `${NS}/agents/${name}/events?limit=200`)).body.items;
+  const eventsOf = async (name: string): Promise<{ type: string; task: number }[]> => (await k('GET', `${NS}/agents/${name}/events?limit=200`)).body.items;
   const waitTaskEnd = (name: string, task: number, type = 'task_completed') =>
     eventually(async () => (await eventsOf(name)).some((e) => e.task === task && e.type === type), 45_000, `${name}: task ${task} ${type}`);
 
@@ -114,12 +113,15 @@ describe('aggregated API (integration)', function () {
 
     it('answers a request for aggregated discovery (v2) with the legacy document, so clients fall back', async () => {
       const r = await k('GET', '/apis', undefined, {
-        accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList',
+        accept:
+          'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList',
       });
       expect(r.status).to.equal(200);
       expect(r.body.kind).to.equal('APIGroupList');
       const res = await fetch(`${h.url}/apis`, { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } });
-      expect(res.headers.get('content-type')).to.match(/^application\/json/).and.not.contain('apidiscovery');
+      expect(res.headers.get('content-type'))
+        .to.match(/^application\/json/)
+        .and.not.contain('apidiscovery');
       await res.text();
     });
   });
@@ -163,7 +165,7 @@ describe('aggregated API (integration)', function () {
       const res = await fetch(`${h.url}${url}`, { headers: { accept: 'application/json' } });
       expect(res.status).to.equal(200);
       expect(res.headers.get('cache-control')).to.contain('immutable');
-      const doc = (await res.json());
+      const doc = await res.json();
       expect(doc.openapi).to.match(/^3\./);
       expect(unresolvedRefs(doc, '#/components/schemas/', doc.components.schemas)).to.deep.equal([]);
       expect(doc.components.schemas['io.agentplane.v1alpha1.Agent']['x-kubernetes-group-version-kind']).to.deep.equal([
@@ -307,7 +309,10 @@ describe('aggregated API (integration)', function () {
     it('log replays the current task, and with follow=true streams the next one live', async () => {
       const log = await k('GET', `${NS}/agents/kube-agent/log`);
       expect(log.status).to.equal(200);
-      const lines = log.text.trim().split('\n').map((l) => JSON.parse(l));
+      const lines = log.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.map((e) => e.task)).to.satisfy((t: number[]) => t.every((x) => x === 3));
       expect(lines.at(-1).type).to.equal('task_cancelled');
 
@@ -427,7 +432,17 @@ describe('aggregated API (integration)', function () {
     });
 
     it('server-side apply creates when absent (201), then merges into the object (200); fieldManager is required', async () => {
-      const yaml = ['apiVersion: agentplane.io/v1alpha1', 'kind: Connector', 'metadata:', '  name: applied', '  labels: {via: apply}', 'spec:', '  url: http://127.0.0.1:9/mcp', '  service: jira', ''].join('\n');
+      const yaml = [
+        'apiVersion: agentplane.io/v1alpha1',
+        'kind: Connector',
+        'metadata:',
+        '  name: applied',
+        '  labels: {via: apply}',
+        'spec:',
+        '  url: http://127.0.0.1:9/mcp',
+        '  service: jira',
+        '',
+      ].join('\n');
       const noManager = await k('PATCH', `${NS}/connectors/applied`, yaml, APPLY);
       expect(noManager.status).to.equal(422);
       const created = await k('PATCH', `${NS}/connectors/applied?fieldManager=kubectl`, yaml, APPLY);
@@ -737,7 +752,12 @@ describe('aggregated API (integration)', function () {
       });
       expect(r.status).to.equal(409);
       expect(r.body.message).to.contain('must be asleep');
-      const invalid = await k('POST', `${NS}/squads`, { apiVersion: GV, kind: 'Squad', metadata: { name: 'crew' }, spec: { members: [{ ref: {} }], orphanTTL: 'soon' } });
+      const invalid = await k('POST', `${NS}/squads`, {
+        apiVersion: GV,
+        kind: 'Squad',
+        metadata: { name: 'crew' },
+        spec: { members: [{ ref: {} }], orphanTTL: 'soon' },
+      });
       expect(invalid.status).to.equal(422);
     });
   });

@@ -39,7 +39,11 @@ function linesOf(path: string): Ev[] {
 
 /** Waits for the event of `method path` (its requestURI), and returns it; there must be exactly one. */
 async function eventFor(path: string, uri: string, verb: string): Promise<Ev> {
-  const found = await eventually(async () => linesOf(path).filter((e) => e.requestURI === uri && e.verb === verb).length > 0 && true, 10_000, `audit event ${verb} ${uri}`);
+  const found = await eventually(
+    async () => linesOf(path).filter((e) => e.requestURI === uri && e.verb === verb).length > 0 && true,
+    10_000,
+    `audit event ${verb} ${uri}`,
+  );
   expect(found).to.equal(true);
   const matching = linesOf(path).filter((e) => e.requestURI === uri && e.verb === verb);
   expect(matching, `events for ${verb} ${uri}`).to.have.length(1);
@@ -106,7 +110,7 @@ describe('audit log (integration)', function () {
       expect(e.requestObject).to.include({ name: 'a1', instructions: '@say audited hello' });
     });
 
-    it('reads and the workers\' own requests (control channel, model proxy) are not written', async () => {
+    it("reads and the workers' own requests (control channel, model proxy) are not written", async () => {
       // The task of a1 runs: its worker dials the control channel and calls the model proxy.
       await eventually(async () => (await api('GET', '/api/v1/agents/a1?namespace=team-a')).body.taskStatus === 'Complete', 60_000, 'a1 completed');
       expect((await api('GET', '/api/v1/agents')).status).to.equal(200);
@@ -135,7 +139,14 @@ describe('audit log (integration)', function () {
       expect(cancel.status, cancel.text).to.equal(200); // nothing running: an idempotent success
       expect(cancel.body.cancelled).to.equal(false);
       const ce = await eventFor(log, '/api/v1/agents/a1/cancel?namespace=team-a', 'create');
-      expect(ce.objectRef).to.deep.equal({ resource: 'agents', namespace: 'team-a', name: 'a1', subresource: 'cancel', apiGroup: 'agentplane.io', apiVersion: 'v1alpha1' });
+      expect(ce.objectRef).to.deep.equal({
+        resource: 'agents',
+        namespace: 'team-a',
+        name: 'a1',
+        subresource: 'cancel',
+        apiGroup: 'agentplane.io',
+        apiVersion: 'v1alpha1',
+      });
       expect(ce.responseStatus).to.deep.equal({ metadata: {}, code: 200 });
     });
 
@@ -237,7 +248,7 @@ describe('audit log (integration)', function () {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('names the token\'s user, and never writes a body at Metadata', async () => {
+    it("names the token's user, and never writes a body at Metadata", async () => {
       const r = await h.api('POST', '/api/v1/agents?namespace=team-a', { name: 'b1', instructions: '@say from alice' }, auth(alice));
       expect(r.status, r.text).to.equal(201);
       const e = await eventFor(log, '/api/v1/agents?namespace=team-a', 'create');
@@ -315,7 +326,7 @@ describe('audit log (integration)', function () {
           '  # Secrets at the most, which is Request here: values still redacted.',
           '  - level: RequestResponse',
           '    resources: [{group: "", resources: [secrets]}]',
-          '  # Alice\'s connectors in team-a: metadata only.',
+          "  # Alice's connectors in team-a: metadata only.",
           '  - level: Metadata',
           '    users: [alice]',
           '    namespaces: [team-a]',
@@ -378,7 +389,9 @@ describe('audit log (integration)', function () {
   it('a bad policy file stops start-up with a message naming the place; --audit-policy-file needs --audit-log', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-audit-policy-cli-'));
     const serve = (args: string[]) =>
-      run(process.execPath, [MAIN, 'serve', '--port', '0', '--data-dir', join(dataDir, 'data'), ...args], { env: { ...process.env, AGENTPLANE_AUDIT_LOG: '' } }).then(
+      run(process.execPath, [MAIN, 'serve', '--port', '0', '--data-dir', join(dataDir, 'data'), ...args], {
+        env: { ...process.env, AGENTPLANE_AUDIT_LOG: '' },
+      }).then(
         () => ({ code: 0, stderr: '' }),
         (e: { code: number; stderr: string }) => e,
       );
@@ -388,7 +401,11 @@ describe('audit log (integration)', function () {
         ['level.yaml', `${head}  - level: Everything\n`, 'rules[0].level: must be one of None, Metadata, Request, RequestResponse, got "Everything"'],
         ['field.yaml', `${head}  - level: None\n  - level: Metadata\n    verb: [create]\n`, 'rules[1]: unknown field "verb"'],
         ['kind.json', '{"apiVersion": "audit.k8s.io/v1beta1", "kind": "Policy", "rules": []}', 'expected apiVersion: audit.k8s.io/v1 and kind: Policy'],
-        ['stage.yaml', `${head}  - level: None\n    omitStages: [Done]\n`, 'rules[0].omitStages[0]: must be one of RequestReceived, ResponseStarted, ResponseComplete, Panic'],
+        [
+          'stage.yaml',
+          `${head}  - level: None\n    omitStages: [Done]\n`,
+          'rules[0].omitStages[0]: must be one of RequestReceived, ResponseStarted, ResponseComplete, Panic',
+        ],
       ] as const) {
         const file = join(dataDir, name);
         writeFileSync(file, text);
@@ -412,7 +429,18 @@ describe('audit log (integration)', function () {
   it('the CLI validates --audit-level and lists the audit flags in --help', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-audit-cli-'));
     try {
-      const bad = await run(process.execPath, [MAIN, 'serve', '--port', '0', '--data-dir', dataDir, '--audit-log', join(dataDir, 'a.log'), '--audit-level', 'RequestResponse']).then(
+      const bad = await run(process.execPath, [
+        MAIN,
+        'serve',
+        '--port',
+        '0',
+        '--data-dir',
+        dataDir,
+        '--audit-log',
+        join(dataDir, 'a.log'),
+        '--audit-level',
+        'RequestResponse',
+      ]).then(
         () => ({ code: 0, stderr: '' }),
         (e: { code: number; stderr: string }) => e,
       );
@@ -430,6 +458,16 @@ describe('audit log (integration)', function () {
       rmSync(dataDir, { recursive: true, force: true });
     }
     const help = (await run(process.execPath, [MAIN, 'serve', '--help'])).stdout;
-    for (const flag of ['--audit-log', 'AGENTPLANE_AUDIT_LOG', '--audit-level', 'AGENTPLANE_AUDIT_LEVEL', '"auditLog"', '--audit-policy-file', 'AGENTPLANE_AUDIT_POLICY_FILE', '"auditPolicyFile"']) expect(help).to.include(flag);
+    for (const flag of [
+      '--audit-log',
+      'AGENTPLANE_AUDIT_LOG',
+      '--audit-level',
+      'AGENTPLANE_AUDIT_LEVEL',
+      '"auditLog"',
+      '--audit-policy-file',
+      'AGENTPLANE_AUDIT_POLICY_FILE',
+      '"auditPolicyFile"',
+    ])
+      expect(help).to.include(flag);
   });
 });

@@ -76,7 +76,7 @@ describe('agentplane CLI (integration)', function () {
   const cli = (args: string[], more: NodeJS.ProcessEnv = {}, timeout = 90_000, node = process.execPath): Promise<Result> =>
     new Promise((resolve) => {
       execFile(node, [MAIN, ...args], { env: { ...env, ...more }, timeout, maxBuffer: 8 << 20 }, (err, stdout, stderr) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1) : 0;
+        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       });
     });
@@ -139,7 +139,10 @@ describe('agentplane CLI (integration)', function () {
     it('tasks an existing agent; --json prints the raw events, one per line, of that task only', async () => {
       const r = await cli(['run', 'alpha', '@say second one', '--json']);
       expect(r.code, r.stderr).to.equal(0);
-      const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; task: number; agentName: string });
+      const events = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; task: number; agentName: string });
       expect(events[0]).to.include({ type: 'task_started', task: 2, agentName: 'alpha' });
       expect(events.at(-1)).to.include({ type: 'task_completed', task: 2 });
       expect(events.every((e) => e.task === 2)).to.equal(true);
@@ -195,8 +198,16 @@ describe('agentplane CLI (integration)', function () {
 
     it('on SIGINT without a terminal cancels the task and exits 3', async () => {
       const run = start(['run', 'delta', `@bash ${busyFor(30)}\n@say never`]);
-      await eventually(async () => (await agentStatus('delta').catch(() => ({ taskStatus: '' }))).taskStatus === 'InProgress' && run.out().includes('created agent/delta'), 30_000, 'delta busy');
-      await eventually(async () => (await h.api('GET', '/api/v1/agents/delta/events')).body.events.some((e: { type: string }) => e.type === 'tool_call'), 30_000, 'delta tool call');
+      await eventually(
+        async () => (await agentStatus('delta').catch(() => ({ taskStatus: '' }))).taskStatus === 'InProgress' && run.out().includes('created agent/delta'),
+        30_000,
+        'delta busy',
+      );
+      await eventually(
+        async () => (await h.api('GET', '/api/v1/agents/delta/events')).body.events.some((e: { type: string }) => e.type === 'tool_call'),
+        30_000,
+        'delta tool call',
+      );
       run.child.kill('SIGINT');
       expect(await run.exit).to.equal(3);
       expect(run.out()).to.include('cancelling the task');
@@ -258,7 +269,14 @@ describe('agentplane CLI (integration)', function () {
       const r = await cli(['steer', 'delta', 'and also this']);
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout).to.include('agent/delta steered');
-      await eventually(async () => (await h.api('GET', '/api/v1/agents/delta/events')).body.events.some((e: { type: string; payload: { content?: string } }) => e.type === 'user_message' && e.payload.content === 'and also this'), 30_000, 'user_message');
+      await eventually(
+        async () =>
+          (await h.api('GET', '/api/v1/agents/delta/events')).body.events.some(
+            (e: { type: string; payload: { content?: string } }) => e.type === 'user_message' && e.payload.content === 'and also this',
+          ),
+        30_000,
+        'user_message',
+      );
     });
 
     it('cancel cancels the running task; then steer on the idle agent says it started a new task; cancel on an idle agent says there is nothing to cancel', async () => {
@@ -333,7 +351,10 @@ describe('agentplane CLI (integration)', function () {
       expect(first.stdout).to.match(/^✔ Bash echo cli-hello → cli-hello$/m);
       expect(first.stdout).not.to.include('second one');
       const tail = await cli(['logs', 'alpha', '--tail', '2', '--json']);
-      const evs = tail.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+      const evs = tail.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string });
       expect(evs.map((e) => e.type)).to.deep.equal(['text', 'task_completed']);
       const since = await cli(['logs', 'alpha', '--since', '1h']);
       expect(since.stdout).to.include('cli-hello');
@@ -369,7 +390,11 @@ describe('agentplane CLI (integration)', function () {
         await waitIdle(a);
         expect((await cli(['sleep', a])).code).to.equal(0);
       }
-      await eventually(async () => (await Promise.all(['beta', 'gamma', 'delta'].map(agentStatus))).every((a) => a.status === 'Sleeping'), 30_000, 'all asleep');
+      await eventually(
+        async () => (await Promise.all(['beta', 'gamma', 'delta'].map(agentStatus))).every((a) => a.status === 'Sleeping'),
+        30_000,
+        'all asleep',
+      );
 
       const created = await cli(['squad', 'create', 'crew', 'beta', 'gamma', '--orphan-ttl', '30m']);
       expect(created.code, created.stderr).to.equal(0);
@@ -530,8 +555,11 @@ describe('agentplane CLI (integration)', function () {
       mkdirSync(bin, { recursive: true });
       if (!existsSync(join(bin, 'agentplane'))) symlinkSync(MAIN, join(bin, 'agentplane'));
       return new Promise<string>((resolve, reject) =>
-        execFile(shell, args, { env: { ...env, HOME: join(dir, 'home'), PATH: `${bin}:${process.env.PATH}`, ...more }, timeout: 60_000 }, (err, stdout, stderr) =>
-          err ? reject(new Error(`${shell}: ${err.message}\n${stderr}`)) : resolve(String(stdout)),
+        execFile(
+          shell,
+          args,
+          { env: { ...env, HOME: join(dir, 'home'), PATH: `${bin}:${process.env.PATH}`, ...more }, timeout: 60_000 },
+          (err, stdout, stderr) => (err ? reject(new Error(`${shell}: ${err.message}\n${stderr}`)) : resolve(String(stdout))),
         ),
       );
     };
@@ -545,7 +573,10 @@ describe('agentplane CLI (integration)', function () {
     it('the bash script completes agent names through the CLI on PATH', async () => {
       const file = await scriptFile('bash');
       const complete = (words: string): Promise<string> =>
-        inShell('bash', ['-c', `source ${file}; COMP_WORDS=(${words}); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _agentplane; printf '%s\\n' "\${COMPREPLY[@]}"`]);
+        inShell('bash', [
+          '-c',
+          `source ${file}; COMP_WORDS=(${words}); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _agentplane; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ]);
       expect((await complete('agentplane describe al')).trim()).to.equal('alpha');
       expect((await complete("agentplane describe -n team-b ''")).trim()).to.equal('other-ns');
     });
@@ -553,7 +584,10 @@ describe('agentplane CLI (integration)', function () {
     it('the fish script completes agent names in a real fish', async () => {
       const file = await scriptFile('fish');
       const complete = async (line: string): Promise<string[]> =>
-        (await inShell('fish', ['--no-config', '-c', `source ${file}; complete -C ${JSON.stringify(line)}`])).split('\n').filter(Boolean).map((l) => l.split('\t')[0]);
+        (await inShell('fish', ['--no-config', '-c', `source ${file}; complete -C ${JSON.stringify(line)}`]))
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.split('\t')[0]);
       expect(await complete('agentplane describe al')).to.deep.equal(['alpha']);
       expect(await complete('agentplane describe -n team-b ')).to.deep.equal(['other-ns']);
       expect(await complete('agentplane squad ')).to.include.members(['create', 'add', 'break-up']);
@@ -574,7 +608,7 @@ describe('agentplane CLI (integration)', function () {
         'zmodload zsh/zpty',
         'zpty z zsh -d -i',
         "zpty -r z _ '*zsh-ready*'",
-        "zpty -w -n z \"$1\"$'\\t\\C-x'",
+        'zpty -w -n z "$1"$\'\\t\\C-x\'',
         'for i in {1..300}; do [[ -e $DUMP ]] && break; sleep 0.1; done',
         'zpty -d z',
         'cat $DUMP',
@@ -592,7 +626,12 @@ describe('agentplane CLI (integration)', function () {
 
   describe('errors', () => {
     it('an unknown agent: the server message, a hint, exit 4, no stack trace', async () => {
-      for (const args of [['describe', 'nope'], ['get', 'nope'], ['logs', 'nope'], ['rm', 'nope']]) {
+      for (const args of [
+        ['describe', 'nope'],
+        ['get', 'nope'],
+        ['logs', 'nope'],
+        ['rm', 'nope'],
+      ]) {
         const r = await cli(args);
         expect(r.code, args.join(' ')).to.equal(4);
         expect(r.stderr).to.include('error: Agent "nope" not found in namespace "default"');

@@ -59,13 +59,22 @@ describe('client compatibility (integration)', function () {
       await waitAgent(h, 'bodiless', (a) => a.taskStatus === 'Cancelled', 'cancelled');
 
       for (const n of ['p-1', 'p-2', 'p-3']) await sleepingAgent(h, n);
-      expect((await client('POST', '/api/v1/squads', { name: 'bodiless-squad', members: ['p-1', 'p-2', 'p-3'].map((n) => ({ ref: { name: n } })) })).status).to.equal(201);
+      expect(
+        (await client('POST', '/api/v1/squads', { name: 'bodiless-squad', members: ['p-1', 'p-2', 'p-3'].map((n) => ({ ref: { name: n } })) })).status,
+      ).to.equal(201);
       const remove = await client('DELETE', '/api/v1/squads/bodiless-squad/members/p-3');
       expect(remove.status, remove.text).to.equal(200);
       const breakUp = await client('POST', '/api/v1/squads/bodiless-squad/break-up');
       expect(breakUp.status, breakUp.text).to.equal(200);
       expect(breakUp.body.breakUpRequested).to.equal(true);
-      expect((await client('POST', '/api/v1/squads', { name: 'gone-squad', members: [{ ref: { name: 'p-3' } }, { name: 'p-4', spec: { instructions: '@say hi' } }] })).status).to.equal(201);
+      expect(
+        (
+          await client('POST', '/api/v1/squads', {
+            name: 'gone-squad',
+            members: [{ ref: { name: 'p-3' } }, { name: 'p-4', spec: { instructions: '@say hi' } }],
+          })
+        ).status,
+      ).to.equal(201);
       const delSquad = await client('DELETE', '/api/v1/squads/gone-squad');
       expect(delSquad.status, delSquad.text).to.equal(200);
 
@@ -107,7 +116,9 @@ describe('client compatibility (integration)', function () {
       await waitAgent(h, 'agg-cancel', (a) => a.taskStatus === 'Cancelled', 'cancelled');
 
       for (const n of ['k-1', 'k-2']) await sleepingAgent(h, n);
-      expect((await client('POST', '/api/v1/squads', { name: 'agg-gone', members: [{ ref: { name: 'k-1' } }, { ref: { name: 'k-2' } }] })).status).to.equal(201);
+      expect((await client('POST', '/api/v1/squads', { name: 'agg-gone', members: [{ ref: { name: 'k-1' } }, { ref: { name: 'k-2' } }] })).status).to.equal(
+        201,
+      );
       const sq = await client('DELETE', `${AGG}/default/squads/agg-gone`);
       expect(sq.status, sq.text).to.equal(200);
       await waitSquad(h, 'agg-gone', (x) => x === undefined, 'deleted');
@@ -163,7 +174,12 @@ describe('client compatibility (integration)', function () {
     });
 
     it('the aggregated API states the same rule, with the field path in details.causes', async () => {
-      const k = await client('POST', `${AGG}/default/agents`, { apiVersion: 'agentplane.io/v1alpha1', kind: 'Agent', metadata: { name: 'Bad_Name' }, spec: { instructions: 'x' } });
+      const k = await client('POST', `${AGG}/default/agents`, {
+        apiVersion: 'agentplane.io/v1alpha1',
+        kind: 'Agent',
+        metadata: { name: 'Bad_Name' },
+        spec: { instructions: 'x' },
+      });
       expect(k.status, k.text).to.equal(422);
       expect(k.body.message).to.contain(`metadata.name: `).and.contain(NAME_RULE);
       expect(k.body.message).to.not.match(/pattern|\^\[/);
@@ -376,7 +392,12 @@ describe('client compatibility (integration)', function () {
         const r = await client('POST', '/api/v1/agents', { name: bad, instructions: 'x' });
         expect(r.status, bad).to.equal(400);
         expect(r.body.details.causes, bad).to.deep.equal([{ field: 'name', message: `must be ${NAME_RULE}` }]);
-        const k = await client('POST', `${AGG}/default/agents`, { apiVersion: 'agentplane.io/v1alpha1', kind: 'Agent', metadata: { name: bad }, spec: { instructions: 'x' } });
+        const k = await client('POST', `${AGG}/default/agents`, {
+          apiVersion: 'agentplane.io/v1alpha1',
+          kind: 'Agent',
+          metadata: { name: bad },
+          spec: { instructions: 'x' },
+        });
         expect(k.status, bad).to.equal(422);
         expect(k.body.details.causes[0].field, bad).to.equal('metadata.name');
       }
@@ -398,7 +419,7 @@ describe('client compatibility (integration)', function () {
       expect(k.status, k.text).to.equal(200);
       expect(k.body.spec).to.include({ model: 'claude-compat-k', systemPrompt: 'You are kubectl.' });
       expect(k.body.status.taskStatus).to.equal('Complete'); // no task started by a settings change
-      expect((await getAgent(h, 'agent-1'))).to.include({ model: 'claude-compat-k' });
+      expect(await getAgent(h, 'agent-1')).to.include({ model: 'claude-compat-k' });
     });
 
     it('steering: POST to a busy agent is 409, the same words by PATCH reach the running task as a user_message', async () => {
@@ -437,7 +458,12 @@ describe('client compatibility (integration)', function () {
 
     it('the same through the aggregated API: new instructions wake a sleeping agent', async () => {
       await sleepingAgent(h, 'dozy');
-      const r = await client('PATCH', `${AGG}/default/agents/dozy`, { spec: { instructions: '@say woken by kubectl' } }, { 'content-type': 'application/merge-patch+json' });
+      const r = await client(
+        'PATCH',
+        `${AGG}/default/agents/dozy`,
+        { spec: { instructions: '@say woken by kubectl' } },
+        { 'content-type': 'application/merge-patch+json' },
+      );
       expect(r.status, r.text).to.equal(200);
       expect(r.body.status.status).to.not.equal('Sleeping');
       expect(r.body.spec.lifecycle).to.equal('');
@@ -466,7 +492,12 @@ describe('client compatibility (integration)', function () {
 
       // an agent not asleep cannot team up
       await runTask(h, 'kn-awake', '@say awake');
-      const add = await client('PATCH', `${AGG}/default/squads/k-nap`, { spec: { members: [{ ref: { name: 'kn-a' } }, { ref: { name: 'kn-b' } }, { ref: { name: 'kn-awake' } }] } }, MERGE_CT);
+      const add = await client(
+        'PATCH',
+        `${AGG}/default/squads/k-nap`,
+        { spec: { members: [{ ref: { name: 'kn-a' } }, { ref: { name: 'kn-b' } }, { ref: { name: 'kn-awake' } }] } },
+        MERGE_CT,
+      );
       expect(add.status, add.text).to.equal(409);
       expect(add.body.message).to.contain('must be asleep in order to team up');
       expect((await getSquad(h, 'k-nap'))!.members.map((m) => m.name)).to.deep.equal(['kn-a', 'kn-b']);
@@ -491,27 +522,35 @@ describe('make run, stopped with Ctrl-C (integration)', function () {
     child.stderr.on('data', collect);
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      const url = await eventually(async () => {
-        for (const l of lines) {
-          try {
-            const o = JSON.parse(l) as { msg?: string; url?: string };
-            if (o.msg === 'agentplane is serving' && o.url) return o.url;
-          } catch {
-            // not JSON
+      const url = await eventually(
+        async () => {
+          for (const l of lines) {
+            try {
+              const o = JSON.parse(l) as { msg?: string; url?: string };
+              if (o.msg === 'agentplane is serving' && o.url) return o.url;
+            } catch {
+              // not JSON
+            }
           }
-        }
-        return undefined;
-      }, 30_000, 'server up');
+          return undefined;
+        },
+        30_000,
+        'server up',
+      );
       const post = await fetch(`${url}/api/v1/agents`, {
         method: 'POST',
         headers: JSON_CT,
         body: JSON.stringify({ name: 'stopper', instructions: `@bash ${busyFor(30)}\n@say never` }),
       });
       expect(post.status).to.equal(201);
-      await eventually(async () => {
-        const a = (await (await fetch(`${url}/api/v1/agents/stopper`)).json()) as { lastTaskMessage: string };
-        return a.lastTaskMessage.startsWith('Bash');
-      }, 45_000, 'task running its tool');
+      await eventually(
+        async () => {
+          const a = (await (await fetch(`${url}/api/v1/agents/stopper`)).json()) as { lastTaskMessage: string };
+          return a.lastTaskMessage.startsWith('Bash');
+        },
+        45_000,
+        'task running its tool',
+      );
       child.kill('SIGINT');
       expect(await exited).to.equal(0);
       const errors = lines.filter((l) => /"level":(50|60)/.test(l));

@@ -35,10 +35,14 @@ describe('connector controller (integration)', function () {
   const status = async (name: string): Promise<{ phase: string; message: string; toolCount?: number; lastCheckedAt?: string }> =>
     (await h.api('GET', `${NS}/connectors/${name}`)).body.status;
   const phaseBecomes = (name: string, phase: string, ms: number) =>
-    eventually(async () => {
-      const s = await status(name);
-      return s.phase === phase && s;
-    }, ms, `connector ${name} ${phase}`);
+    eventually(
+      async () => {
+        const s = await status(name);
+        return s.phase === phase && s;
+      },
+      ms,
+      `connector ${name} ${phase}`,
+    );
 
   before(async () => {
     mcp = createTestMcpServer({ token: TOKEN });

@@ -192,7 +192,10 @@ describe('connectors (integration)', function () {
         const r = await api('POST', '/api/v1/connectors', body);
         expect(r.status, JSON.stringify(body)).to.equal(400);
         expect(r.body).to.include({ reason: 'Invalid', code: 400 });
-        expect(r.body.details.causes.map((c: { field: string }) => c.field), JSON.stringify(body)).to.include(field);
+        expect(
+          r.body.details.causes.map((c: { field: string }) => c.field),
+          JSON.stringify(body),
+        ).to.include(field);
       }
     });
 
@@ -358,10 +361,14 @@ describe('connectors (integration)', function () {
     });
 
     it('shows Unauthorized in the connector status', async () => {
-      const status = await eventually(async () => {
-        const r = await api('GET', '/api/v1/connectors/badecho');
-        return r.body.status.phase === 'Unauthorized' && r.body.status;
-      }, 20_000, 'status Unauthorized');
+      const status = await eventually(
+        async () => {
+          const r = await api('GET', '/api/v1/connectors/badecho');
+          return r.body.status.phase === 'Unauthorized' && r.body.status;
+        },
+        20_000,
+        'status Unauthorized',
+      );
       expect(status.message).to.contain('refused the credential');
       expect(mcp.tokensSeen).to.include(WRONG_TOKEN);
     });

@@ -24,7 +24,6 @@ const MEMBERS = ['kit', 'lou'];
 const AGENTS = [...SOLO, ...MEMBERS];
 const TERMINAL = ['task_completed', 'task_cancelled', 'error'];
 
-
 /** A task of `steps` tool calls, each a short-lived process, so a kill lands mid-task. */
 const script = (tag: string, steps: number): string =>
   [...Array(steps).keys()].map((i) => `@bash echo ${tag}-step-${i}; node -e "setTimeout(() => {}, 250)"`).join('\n') + `\n@say ${tag} done`;
@@ -218,7 +217,10 @@ describe('server killed mid-task and restarted (integration)', function () {
           }
           // One end per task: completed, or interrupted by the restart.
           const ends = hist.filter((e) => TERMINAL.includes(e.type));
-          expect(ends.map((e) => e.task), `${name}: ${hist.map((e) => e.type).join(',')}`).to.deep.equal([1]);
+          expect(
+            ends.map((e) => e.task),
+            `${name}: ${hist.map((e) => e.type).join(',')}`,
+          ).to.deep.equal([1]);
           const end = ends[0];
           if (end.type === 'task_completed') figures.completed++;
           else {
@@ -226,7 +228,10 @@ describe('server killed mid-task and restarted (integration)', function () {
             expect(end.payload, `${name}: ${JSON.stringify(end.payload)}`).to.deep.include({ reason: 'Interrupted' });
             figures.interrupted++;
           }
-          expect(hist.map((e) => e.seq), `${name}: seqs`).to.deep.equal([...hist.keys()].map((i) => hist[0].seq + i));
+          expect(
+            hist.map((e) => e.seq),
+            `${name}: seqs`,
+          ).to.deep.equal([...hist.keys()].map((i) => hist[0].seq + i));
 
           // A client resuming from what it saw gets the rest, once each.
           const resumed = new Follower(`${url}/api/v1/agents/${name}/ws?since=${f.lastSeq}`);

@@ -106,7 +106,15 @@ describe('credentials during a running task: command lines and environments (int
     const out = proberEvents.filter((e) => e.type === 'tool_result').map((e) => (e.payload as { output: string }).output)[1];
     // The only key in their environments is the placeholder their engine sends to the worker's relay.
     expect(out.split('\n').filter(Boolean)).to.deep.equal([`ANTHROPIC_API_KEY=${PLACEHOLDER_API_KEY}`]);
-    for (const secret of [TEST_API_KEY, CONNECTOR_TOKEN, IDLE_SECRET, env.prober.ANTHROPIC_API_KEY, env.prober.AGENTPLANE_AGENT_TOKEN, env.bystander.ANTHROPIC_API_KEY, env.bystander.AGENTPLANE_AGENT_TOKEN]) {
+    for (const secret of [
+      TEST_API_KEY,
+      CONNECTOR_TOKEN,
+      IDLE_SECRET,
+      env.prober.ANTHROPIC_API_KEY,
+      env.prober.AGENTPLANE_AGENT_TOKEN,
+      env.bystander.ANTHROPIC_API_KEY,
+      env.bystander.AGENTPLANE_AGENT_TOKEN,
+    ]) {
       expect(out).not.to.contain(secret);
     }
   });

@@ -70,7 +70,12 @@ function restAdapter(h: () => Harness): ApiAdapter {
   return {
     name: 'REST',
     createAgent: (name, instructions, o = {}) =>
-      api('POST', '/api/v1/agents', { name, instructions, ...(o.namespace ? { namespace: o.namespace } : {}), ...(o.connectors ? { connectors: o.connectors } : {}) }),
+      api('POST', '/api/v1/agents', {
+        name,
+        instructions,
+        ...(o.namespace ? { namespace: o.namespace } : {}),
+        ...(o.connectors ? { connectors: o.connectors } : {}),
+      }),
     patchAgent: (name, fields) => api('PATCH', `/api/v1/agents/${name}`, fields),
     async getAgent(name, namespace = 'default') {
       const r = await api('GET', `/api/v1/agents/${name}?namespace=${namespace}`);
@@ -227,7 +232,12 @@ const CASES: RuleCase[] = [
 
       // "tools" exists in default, not in "other".
       const elsewhere = await ctx.api.createAgent(name, '@say hi', { connectors: ['tools'], namespace: 'other' });
-      const b = expectRefused(ctx, elsewhere, { REST: { code: 400, reason: 'Invalid' }, aggregated: { code: 422, reason: 'Invalid' } }, 'create in another namespace');
+      const b = expectRefused(
+        ctx,
+        elsewhere,
+        { REST: { code: 400, reason: 'Invalid' }, aggregated: { code: 422, reason: 'Invalid' } },
+        'create in another namespace',
+      );
       expect(b.causes[0].message).to.equal('connector "tools" not found in namespace "other"');
       expect(await ctx.api.getAgent(name, 'other'), 'not created in other').to.equal(undefined);
 
@@ -444,7 +454,12 @@ const CASES: RuleCase[] = [
       const bad = fresh('exfil');
       const elsewhere = 'http://127.0.0.1:9/collect';
       const r = await ctx.api.createConnector(bad, { url: elsewhere, authSecretName: 'tools-token', authSecretKey: 'token' });
-      const a = expectRefused(ctx, r, { REST: { code: 422, reason: 'SecretBindingMismatch' }, aggregated: { code: 422, reason: 'Invalid' } }, 'bound elsewhere');
+      const a = expectRefused(
+        ctx,
+        r,
+        { REST: { code: 422, reason: 'SecretBindingMismatch' }, aggregated: { code: 422, reason: 'Invalid' } },
+        'bound elsewhere',
+      );
       expect(a.message).to.contain('"tools-token"').and.to.contain(elsewhere);
       expect(a.causes.map((c) => c.field)).to.deep.equal([ctx.api.name === 'REST' ? 'url' : 'spec.url']);
       expect((await ctx.api.getConnector(bad)).status, 'not created').to.equal(404);
@@ -512,7 +527,11 @@ describe('cross-object rules, through both APIs (integration)', function () {
         const s = await h.api('POST', '/api/v1/secrets', { name: 'tools-token', data: { token: TOKEN }, allowedUrls: [mcp.url] });
         expectOk(s, 201, 'secret');
         // The connector agents list in the connectors-exist cases (created over REST for both).
-        expectOk(await h.api('POST', '/api/v1/connectors', { name: 'tools', url: mcp.url, authSecretName: 'tools-token', authSecretKey: 'token' }), 201, 'connector tools');
+        expectOk(
+          await h.api('POST', '/api/v1/connectors', { name: 'tools', url: mcp.url, authSecretName: 'tools-token', authSecretKey: 'token' }),
+          201,
+          'connector tools',
+        );
       });
       after(async () => {
         await h?.close();

@@ -123,7 +123,7 @@ describe('dashboard in Chromium: live status, tool rows, gone agents, narrow scr
     await events.locator('[data-type=task_completed]').nth(1).waitFor({ timeout: 60_000 });
   });
 
-  it("says a missing agent is not found, disables its actions and stops trying its stream", async () => {
+  it('says a missing agent is not found, disables its actions and stops trying its stream', async () => {
     const before = sockets.length;
     await page.goto(`${h.url}/ui/#/agents/default/nobody`);
     const gone = page.getByTestId('agent-gone');

@@ -152,7 +152,9 @@ describe('dashboard in Chromium (integration)', function () {
       expect(await page.getByRole('button', { name: 'Cancel task' }).isDisabled()).to.equal(true);
       expect((await h.api('GET', '/api/v1/agents/slow')).body).to.include({ taskStatus: 'Cancelled' });
       const history = (await h.api('GET', '/api/v1/agents/slow/events')).body.events as { type: string }[];
-      expect(history.map((e) => e.type)).to.include('task_cancelled').and.not.include('task_completed');
+      expect(history.map((e) => e.type))
+        .to.include('task_cancelled')
+        .and.not.include('task_completed');
       await shot(page, '07-agent-cancelled');
     });
 
@@ -170,7 +172,9 @@ describe('dashboard in Chromium (integration)', function () {
       expect(await slow.locator('td.model').textContent()).to.equal('claude-haiku-4-5');
       expect(await slow.locator('td.task-status').textContent()).to.equal('Cancelled');
       const teamB = page.getByTestId('namespace-team-b');
-      await eventually(async () => expect(await teamB.locator('tr[data-agent=helper] td.task-status').textContent()).to.equal('Complete'), { timeoutMs: 60_000 });
+      await eventually(async () => expect(await teamB.locator('tr[data-agent=helper] td.task-status').textContent()).to.equal('Complete'), {
+        timeoutMs: 60_000,
+      });
       await eventually(async () => expect(await teamB.locator('tr[data-agent=helper] td.cost').textContent()).to.match(/^\$\d/));
       // Each namespace charts its own completed tasks.
       for (const ns of ['default', 'team-b']) {
@@ -191,7 +195,13 @@ describe('dashboard in Chromium (integration)', function () {
       });
       expect(squad.status, squad.text).to.equal(201);
       expect((await h.api('POST', '/api/v1/secrets', { name: 'echo-token', data: { token: MCP_TOKEN } })).status).to.equal(201);
-      const conn = await h.api('POST', '/api/v1/connectors', { name: 'echo', displayName: 'Echo server', url: mcp.url, authSecretName: 'echo-token', authSecretKey: 'token' });
+      const conn = await h.api('POST', '/api/v1/connectors', {
+        name: 'echo',
+        displayName: 'Echo server',
+        url: mcp.url,
+        authSecretName: 'echo-token',
+        authSecretKey: 'token',
+      });
       expect(conn.status, conn.text).to.equal(201);
       expect((await h.api('PATCH', '/api/v1/agents/dash', { connectors: ['echo'] })).status).to.equal(200);
 
@@ -234,7 +244,12 @@ describe('dashboard in Chromium (integration)', function () {
       h = await startHarness({ tokenFile: file });
       const created = await h.api('POST', '/api/v1/agents', { name: 'guarded', instructions: '@say guarded hello' }, { authorization: `Bearer ${TOKEN}` });
       expect(created.status).to.equal(201);
-      const teamA = await h.api('POST', '/api/v1/agents', { name: 'alices', namespace: 'team-a', instructions: '@say hi' }, { authorization: `Bearer ${TEAM_TOKEN}` });
+      const teamA = await h.api(
+        'POST',
+        '/api/v1/agents',
+        { name: 'alices', namespace: 'team-a', instructions: '@say hi' },
+        { authorization: `Bearer ${TEAM_TOKEN}` },
+      );
       expect(teamA.status).to.equal(201);
       page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
       errors = watchErrors(page);

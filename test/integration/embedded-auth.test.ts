@@ -69,7 +69,9 @@ describe('embedded home auth (integration)', function () {
     it('the CLI exits with the same message for a non-loopback address, and lists the auth flags in --help', async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-bind-'));
       try {
-        const out = await run(process.execPath, [MAIN, 'serve', '--host', '::', '--port', '0', '--data-dir', dataDir], { env: { ...process.env, AGENTPLANE_TOKEN_FILE: '' } }).then(
+        const out = await run(process.execPath, [MAIN, 'serve', '--host', '::', '--port', '0', '--data-dir', dataDir], {
+          env: { ...process.env, AGENTPLANE_TOKEN_FILE: '' },
+        }).then(
           () => ({ code: 0, stderr: '' }),
           (e: { code: number; stderr: string }) => e,
         );
@@ -80,7 +82,16 @@ describe('embedded home auth (integration)', function () {
         rmSync(dataDir, { recursive: true, force: true });
       }
       const help = (await run(process.execPath, [MAIN, 'serve', '--help'])).stdout;
-      for (const flag of ['--token-file', 'AGENTPLANE_TOKEN_FILE', '--metrics-auth', '--no-metrics-auth', 'AGENTPLANE_METRICS_AUTH', '--allowed-hosts', 'AGENTPLANE_ALLOWED_HOSTS']) expect(help).to.include(flag);
+      for (const flag of [
+        '--token-file',
+        'AGENTPLANE_TOKEN_FILE',
+        '--metrics-auth',
+        '--no-metrics-auth',
+        'AGENTPLANE_METRICS_AUTH',
+        '--allowed-hosts',
+        'AGENTPLANE_ALLOWED_HOSTS',
+      ])
+        expect(help).to.include(flag);
     });
 
     it('stays open on loopback', async () => {
@@ -114,7 +125,12 @@ describe('embedded home auth (integration)', function () {
       tokenFile = join(dir, 'tokens.yaml');
       writeFileSync(tokenFile, initial);
       h = await startHarness({ host: '127.0.0.1', tokenFile, tokenFileReloadMs: 250 });
-      const created = await h.api('POST', '/api/v1/agents', { name: 'watched', namespace: 'team-a', instructions: '@say hello from team-a' }, auth(TOKENS.alice));
+      const created = await h.api(
+        'POST',
+        '/api/v1/agents',
+        { name: 'watched', namespace: 'team-a', instructions: '@say hello from team-a' },
+        auth(TOKENS.alice),
+      );
       expect(created.status, created.text).to.equal(201);
     });
     after(async () => {
@@ -173,7 +189,7 @@ describe('embedded home auth (integration)', function () {
       expect((await h.api('GET', '/openapi.json', undefined, auth(TOKENS.reader))).status).to.equal(200);
     });
 
-    it('answers 200 within the token\'s scope', async () => {
+    it("answers 200 within the token's scope", async () => {
       const secret = await h.api('POST', '/api/v1/secrets', { name: 'gh', namespace: 'team-a', data: { token: 'ghp_x' } }, auth(TOKENS.alice));
       expect(secret.status, secret.text).to.equal(201);
       const list = await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(TOKENS.reader));
@@ -209,7 +225,12 @@ describe('embedded home auth (integration)', function () {
       expect(post.body.error).to.include('User "reader" cannot create resource "agents"').and.include('the token allows the verbs get, list, watch');
       const del = await h.api('DELETE', '/api/v1/agents/watched?namespace=team-a', undefined, auth(TOKENS.reader));
       expect(del.status).to.equal(403);
-      const agg = await h.api('POST', `${B}/namespaces/team-a/connectors`, { apiVersion: 'agentplane.io/v1alpha1', kind: 'Connector', metadata: { name: 'c' }, spec: { url: 'http://127.0.0.1:9/mcp', service: 'github' } }, auth(TOKENS.reader));
+      const agg = await h.api(
+        'POST',
+        `${B}/namespaces/team-a/connectors`,
+        { apiVersion: 'agentplane.io/v1alpha1', kind: 'Connector', metadata: { name: 'c' }, spec: { url: 'http://127.0.0.1:9/mcp', service: 'github' } },
+        auth(TOKENS.reader),
+      );
       expect(agg.status).to.equal(403);
       expect(agg.body.reason).to.equal('Forbidden');
       expect((await h.api('GET', '/api/v1/agents/sneaky?namespace=team-a', undefined, auth(TOKENS.admin))).status).to.equal(404);
@@ -244,7 +265,9 @@ describe('embedded home auth (integration)', function () {
         one.opened.close();
       }
       // The subprotocol token is scoped like any other.
-      expect(await connect(`${h.url}/api/v1/agents/watched/ws?namespace=team-b`, { protocols: [bearerProtocol(TOKENS.reader)] })).to.deep.equal({ status: 403 });
+      expect(await connect(`${h.url}/api/v1/agents/watched/ws?namespace=team-b`, { protocols: [bearerProtocol(TOKENS.reader)] })).to.deep.equal({
+        status: 403,
+      });
     });
 
     it('never logs a token', () => {
@@ -260,16 +283,28 @@ describe('embedded home auth (integration)', function () {
           { user: 'fresh', namespaces: ['team-a'], verbs: ['list'], token: TOKENS.fresh },
         ]),
       );
-      await eventually(async () => (await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(TOKENS.reader))).status === 401, 5_000, 'the removed token to be refused');
+      await eventually(
+        async () => (await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(TOKENS.reader))).status === 401,
+        5_000,
+        'the removed token to be refused',
+      );
       expect((await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(TOKENS.fresh))).status).to.equal(200);
       expect((await h.api('GET', '/api/v1/agents/watched?namespace=team-a', undefined, auth(TOKENS.fresh))).status).to.equal(403);
 
       const errorsBefore = h.logs.filter((l) => l.includes('the token file is invalid')).length;
       replaceFile('tokens:\n  - user: broken\n    token: plain-text\n');
-      await eventually(async () => h.logs.filter((l) => l.includes('the token file is invalid')).length > errorsBefore, 5_000, 'an error about the invalid file');
+      await eventually(
+        async () => h.logs.filter((l) => l.includes('the token file is invalid')).length > errorsBefore,
+        5_000,
+        'an error about the invalid file',
+      );
       expect((await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(TOKENS.fresh))).status).to.equal(200);
       replaceFile(initial);
-      await eventually(async () => (await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(TOKENS.reader))).status === 200, 5_000, 'the restored token');
+      await eventually(
+        async () => (await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(TOKENS.reader))).status === 200,
+        5_000,
+        'the restored token',
+      );
     });
 
     it('leaves /metrics open when the operator opts out (metricsAuth false)', async () => {
@@ -364,7 +399,11 @@ describe('embedded home auth with OIDC ID tokens (integration)', function () {
   it('follows a key rotation: a token signed by a newly published key works within seconds, and unknown keys do not flood the issuer', async () => {
     await issuer.addKey('k2', { alg: 'ES256' });
     const rotated = await idToken('alice', ['team-a-devs'], { kid: 'k2' });
-    await eventually(async () => (await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(rotated))).status === 200, 10_000, 'the token signed by the new key to be accepted');
+    await eventually(
+      async () => (await h.api('GET', '/api/v1/agents?namespace=team-a', undefined, auth(rotated))).status === 200,
+      10_000,
+      'the token signed by the new key to be accepted',
+    );
 
     const before = issuer.jwksFetches();
     const forged = await idToken('alice', ['team-a-devs'], { kid: 'foreign' });
@@ -390,7 +429,9 @@ describe('embedded home auth with OIDC ID tokens (integration)', function () {
       }
     };
     const tokenFile = join(dir, 'tokens.yaml');
-    expect(await cli(['--token-file', tokenFile, '--oidc-issuer-url', 'http://127.0.0.1:1', '--oidc-client-id', 'x'])).to.include('--oidc-issuer-url must use https');
+    expect(await cli(['--token-file', tokenFile, '--oidc-issuer-url', 'http://127.0.0.1:1', '--oidc-client-id', 'x'])).to.include(
+      '--oidc-issuer-url must use https',
+    );
     expect(await cli(['--oidc-issuer-url', issuer.url, '--oidc-client-id', 'x'])).to.include('--oidc-issuer-url needs --token-file');
     expect(await cli(['--token-file', tokenFile, '--oidc-issuer-url', issuer.url])).to.include('--oidc-client-id is required');
     expect(await cli(['--token-file', tokenFile, '--oidc-client-id', 'x'])).to.include('--oidc-* settings need --oidc-issuer-url');

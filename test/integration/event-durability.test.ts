@@ -67,7 +67,10 @@ describe('event durability', function () {
       for (const [uid, seqs] of acked) {
         const ref = { namespace: 'default', name: `a${uid.slice(1)}`, uid };
         // Delivered in seq order, none twice or skipped.
-        expect(seqs).to.deep.equal(Array.from({ length: seqs.length }, (_, i) => i + 1), `delivery order of ${uid}`);
+        expect(seqs).to.deep.equal(
+          Array.from({ length: seqs.length }, (_, i) => i + 1),
+          `delivery order of ${uid}`,
+        );
         const stored = (await store.since(ref, 0, seqs.length)).map((e) => e.seq);
         expect(stored, `stored events of ${uid}`).to.deep.equal(seqs);
       }
@@ -86,9 +89,17 @@ describe('event durability', function () {
         child.stdout.once('data', (chunk: Buffer) => resolve(String(chunk).trim()));
       });
       const post = (instructions: string) =>
-        fetch(`${url}/api/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'hose', instructions }) });
+        fetch(`${url}/api/v1/agents`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'hose', instructions }),
+        });
       expect((await post('warm up')).status).to.equal(201);
-      await eventually(async () => ((await (await fetch(`${url}/api/v1/agents/hose`)).json()) as { taskStatus: string }).taskStatus === 'Complete', 30_000, 'warm-up task');
+      await eventually(
+        async () => ((await (await fetch(`${url}/api/v1/agents/hose`)).json()) as { taskStatus: string }).taskStatus === 'Complete',
+        30_000,
+        'warm-up task',
+      );
       const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/api/v1/agents/hose/ws?since=0`);
       ws.on('message', (d) => {
         const ev = JSON.parse((d as Buffer).toString()) as AgentEvent;

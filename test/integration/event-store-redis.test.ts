@@ -243,7 +243,11 @@ describe('RedisEventStore (integration, real redis-server)', function () {
       const provided: RedisEventStore[] = [];
       const metrics = new Metrics();
       const ctx = testPluginContext({
-        config: { dataDir: dir, options: { 'event-store-redis': { url: secured.url, username: 'agentplane', passwordFile: file, keyPrefix: freshPrefix() } }, eventsPerAgent: 3 },
+        config: {
+          dataDir: dir,
+          options: { 'event-store-redis': { url: secured.url, username: 'agentplane', passwordFile: file, keyPrefix: freshPrefix() } },
+          eventsPerAgent: 3,
+        },
         metrics,
         provideEventStore: (s) => void provided.push(s as RedisEventStore),
       });
@@ -254,7 +258,10 @@ describe('RedisEventStore (integration, real redis-server)', function () {
         await store.ready();
         const s: StreamRef = { namespace: 'n', name: 'plugin', uid: 'u' };
         for (let i = 0; i < 5; i++) await store.append(s, text(`p${i}`));
-        expect((await store.since(s, 0)).map((e) => e.seq), 'eventsPerAgent caps the stream').to.deep.equal([3, 4, 5]);
+        expect(
+          (await store.since(s, 0)).map((e) => e.seq),
+          'eventsPerAgent caps the stream',
+        ).to.deep.equal([3, 4, 5]);
         const exposition = await metrics.registry.metrics();
         expect(exposition).to.match(/agentplane_event_store_operation_duration_seconds_count\{store="redis",operation="append",outcome="ok"\} 5/);
       } finally {
@@ -311,7 +318,9 @@ describe('RedisEventStore (integration, real redis-server)', function () {
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'agentplane-redis-tls-'));
       await makeServingCert(dir);
-      tlsRedis = await startRedisServer({ tls: { certFile: join(dir, 'serving.crt'), keyFile: join(dir, 'serving.key'), caFile: join(dir, 'serving-ca.crt') } });
+      tlsRedis = await startRedisServer({
+        tls: { certFile: join(dir, 'serving.crt'), keyFile: join(dir, 'serving.key'), caFile: join(dir, 'serving-ca.crt') },
+      });
     });
     after(async () => {
       await tlsRedis?.close();
@@ -434,10 +443,14 @@ describe('event-store-redis in a server (integration)', function () {
   it('/readyz fails while Redis is unreachable and recovers after; store metrics are exported', async () => {
     expect((await h.api('GET', '/readyz')).status).to.equal(200);
     await redis.stop();
-    const down = await eventually(async () => {
-      const r = await h.api('GET', '/readyz');
-      return r.status === 503 ? r : undefined;
-    }, 10_000, '/readyz 503');
+    const down = await eventually(
+      async () => {
+        const r = await h.api('GET', '/readyz');
+        return r.status === 503 ? r : undefined;
+      },
+      10_000,
+      '/readyz 503',
+    );
     expect(down.text).to.match(/event store/);
     await redis.start();
     await eventually(async () => (await h.api('GET', '/readyz')).status === 200, 10_000, '/readyz 200 again');

@@ -9,8 +9,7 @@ import { LineStream } from '../support/line-stream.js';
 
 const NS = '/apis/agentplane.io/v1alpha1/namespaces/default';
 const wsUrl = (h: Harness, name: string, query = ''): string => `${h.url}/api/v1/agents/${name}/ws${query}`;
-const contents = (evs: AgentEvent[]): string[] =>
-  evs.flatMap((e) => (e.type === 'text' ? [(e.payload as { content: string }).content] : []));
+const contents = (evs: AgentEvent[]): string[] => evs.flatMap((e) => (e.type === 'text' ? [(e.payload as { content: string }).content] : []));
 
 describe('event streams across delete (integration)', function () {
   this.timeout(120_000);
@@ -49,7 +48,7 @@ describe('event streams across delete (integration)', function () {
       expect(again.status, again.text).to.equal(201);
     });
 
-    it('a WebSocket resuming with since=<last seq of the deleted agent> receives the new agent\'s events', async () => {
+    it("a WebSocket resuming with since=<last seq of the deleted agent> receives the new agent's events", async () => {
       const ws = new EventClient(wsUrl(h, 'phoenix', `?since=${oldLast}`));
       try {
         const evs = await ws.untilTaskEnd();
@@ -64,7 +63,7 @@ describe('event streams across delete (integration)', function () {
       }
     });
 
-    it('a cursor from the middle of the deleted agent\'s stream, or since=0, gets all of the new one and none of the old', async () => {
+    it("a cursor from the middle of the deleted agent's stream, or since=0, gets all of the new one and none of the old", async () => {
       for (const since of [0, Math.max(1, oldLast - 2)]) {
         const ws = new EventClient(wsUrl(h, 'phoenix', `?since=${since}`));
         try {
@@ -77,7 +76,7 @@ describe('event streams across delete (integration)', function () {
       }
     });
 
-    it('REST history shows only the new agent\'s events, and `before` pages through them', async () => {
+    it("REST history shows only the new agent's events, and `before` pages through them", async () => {
       const all = await h.api('GET', '/api/v1/agents/phoenix/events?limit=200');
       expect(all.status).to.equal(200);
       const evs = all.body.events as AgentEvent[];
@@ -94,13 +93,16 @@ describe('event streams across delete (integration)', function () {
       expect(last2.body.events.map((e: AgentEvent) => e.seq)).to.deep.equal(evs.slice(-2).map((e) => e.seq));
     });
 
-    it('the aggregated API\'s events and log?since=<old seq> agree', async () => {
+    it("the aggregated API's events and log?since=<old seq> agree", async () => {
       const list = await h.api('GET', `${NS}/agents/phoenix/events?limit=200`);
       expect(list.status).to.equal(200);
       expect(list.body.items[0].seq).to.equal(oldLast + 1);
       const log = await h.api('GET', `${NS}/agents/phoenix/log?since=${oldLast}`);
       expect(log.status).to.equal(200);
-      const lines = log.text.trim().split('\n').map((l) => JSON.parse(l) as AgentEvent);
+      const lines = log.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as AgentEvent);
       expect(lines.map((e) => e.seq)).to.deep.equal(list.body.items.map((e: AgentEvent) => e.seq));
     });
   });

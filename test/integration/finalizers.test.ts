@@ -58,12 +58,9 @@ describe('finalizers, owner references and deletion (embedded home)', function (
     expect(put.status, put.text).to.equal(200);
     expect(put.body.metadata.finalizers).to.equal(undefined);
     expect(put.body.metadata.ownerReferences).to.deep.equal([owner('cm-c')]);
-    const applied = await k(
-      'PATCH',
-      `${NS}/connectors/kept?fieldManager=test`,
-      JSON.stringify(connector('kept', { finalizers: ['example.com/applied'] })),
-      { 'content-type': 'application/apply-patch+yaml' },
-    );
+    const applied = await k('PATCH', `${NS}/connectors/kept?fieldManager=test`, JSON.stringify(connector('kept', { finalizers: ['example.com/applied'] })), {
+      'content-type': 'application/apply-patch+yaml',
+    });
     expect(applied.status, applied.text).to.equal(200);
     expect(applied.body.metadata.finalizers).to.deep.equal(['example.com/applied']);
     await k('PATCH', `${NS}/connectors/kept`, { metadata: { finalizers: null } }, MERGE);
@@ -138,7 +135,8 @@ describe('finalizers, owner references and deletion (embedded home)', function (
     });
     expect(c.status, c.text).to.equal(201);
     expect(c.body.metadata.finalizers).to.have.members([HOLD, CLEANUP]);
-    const events = async (): Promise<{ type: string; payload: { reason?: string } }[]> => (await k('GET', `${NS}/agents/held-agent/events?limit=200`)).body.items;
+    const events = async (): Promise<{ type: string; payload: { reason?: string } }[]> =>
+      (await k('GET', `${NS}/agents/held-agent/events?limit=200`)).body.items;
     await eventually(async () => (await events()).some((e) => e.type === 'tool_call'), 45_000, 'tool call');
 
     const d = await k('DELETE', `${NS}/agents/held-agent`);
@@ -161,14 +159,24 @@ describe('finalizers, owner references and deletion (embedded home)', function (
     const rest = await k('POST', '/api/v1/agents', { name: 'held-agent', instructions: 'another' });
     expect(rest.status).to.equal(409);
 
-    const rm = await k('PATCH', `${NS}/agents/held-agent`, { metadata: { finalizers: held.body.metadata.finalizers.filter((f: string) => f !== HOLD) } }, MERGE);
+    const rm = await k(
+      'PATCH',
+      `${NS}/agents/held-agent`,
+      { metadata: { finalizers: held.body.metadata.finalizers.filter((f: string) => f !== HOLD) } },
+      MERGE,
+    );
     expect(rm.status, rm.text).to.equal(200);
     await eventually(async () => (await k('GET', `${NS}/agents/held-agent`)).status === 404, 20_000, 'agent gone');
     expect((await k('GET', `${NS}/agents/held-agent/events`)).status).to.equal(404);
   });
 
   it('a server restarted while an agent is being deleted finishes the clean-up', async () => {
-    const c = await k('POST', `${NS}/agents`, { apiVersion: GV, kind: 'Agent', metadata: { name: 'restarted', finalizers: [HOLD] }, spec: { instructions: '@say hi' } });
+    const c = await k('POST', `${NS}/agents`, {
+      apiVersion: GV,
+      kind: 'Agent',
+      metadata: { name: 'restarted', finalizers: [HOLD] },
+      spec: { instructions: '@say hi' },
+    });
     expect(c.status, c.text).to.equal(201);
     await eventually(async () => (await k('GET', `${NS}/agents/restarted`)).body.status.taskStatus === 'Complete', 45_000, 'task complete');
     expect((await k('DELETE', `${NS}/agents/restarted`)).status).to.equal(200);
@@ -178,11 +186,19 @@ describe('finalizers, owner references and deletion (embedded home)', function (
     expect(after.status).to.equal(200);
     expect(after.body.metadata.deletionTimestamp).to.be.a('string');
     expect((await k('GET', `${NS}/agents/restarted/events`)).body.items).to.not.have.lengthOf(0);
-    await k('PATCH', `${NS}/agents/restarted`, [{ op: 'test', path: '/metadata/finalizers/0', value: HOLD }, { op: 'remove', path: '/metadata/finalizers/0' }], JSON_PATCH);
+    await k(
+      'PATCH',
+      `${NS}/agents/restarted`,
+      [
+        { op: 'test', path: '/metadata/finalizers/0', value: HOLD },
+        { op: 'remove', path: '/metadata/finalizers/0' },
+      ],
+      JSON_PATCH,
+    );
     await eventually(async () => (await k('GET', `${NS}/agents/restarted`)).status === 404, 20_000, 'agent gone');
   });
 
-  it('an agent without other finalizers goes after clean-up; a write cannot drop agentplane\'s finalizer before deletion', async () => {
+  it("an agent without other finalizers goes after clean-up; a write cannot drop agentplane's finalizer before deletion", async () => {
     const c = await k('POST', `${NS}/agents`, { apiVersion: GV, kind: 'Agent', metadata: { name: 'plain' }, spec: { instructions: '@say hi' } });
     expect(c.body.metadata.finalizers).to.deep.equal([CLEANUP]);
     const drop = await k('PATCH', `${NS}/agents/plain`, { metadata: { finalizers: null } }, MERGE);

@@ -101,7 +101,7 @@ describe('limits (integration)', function () {
       expect(under.status).to.equal(200);
     });
 
-    it('a request line past what Node reads at all is still 414 in the path\'s format, not fastify\'s 431', async () => {
+    it("a request line past what Node reads at all is still 414 in the path's format, not fastify's 431", async () => {
       const pad = 'a'.repeat(MAX_HEADER_SIZE + 100);
       const rest = await rawGet(`/api/v1/agents?namespace=${pad}`);
       expect(rest.status).to.equal(414);
@@ -111,7 +111,7 @@ describe('limits (integration)', function () {
       expect(agg.body).to.include({ kind: 'Status', reason: 'URITooLong', code: 414 });
     });
 
-    it('headers past the limit with a short URL are 431 RequestHeaderFieldsTooLarge in the path\'s format', async () => {
+    it("headers past the limit with a short URL are 431 RequestHeaderFieldsTooLarge in the path's format", async () => {
       const big = { 'x-padding': 'p'.repeat(MAX_HEADER_SIZE + 100) };
       const rest = await rawGet('/api/v1/agents', big);
       expect(rest.status).to.equal(431);
@@ -121,7 +121,7 @@ describe('limits (integration)', function () {
       expect(agg.body).to.include({ kind: 'Status', reason: 'RequestHeaderFieldsTooLarge', code: 431 });
     });
 
-    it('an over-long name in the path gets the same answer as any unknown name, in the project\'s format', async () => {
+    it("an over-long name in the path gets the same answer as any unknown name, in the project's format", async () => {
       const long = 'n'.repeat(300);
       const rest = await h.api('GET', `/api/v1/agents/${long}`);
       expect(rest.status, rest.text.slice(0, 300)).to.be.oneOf([400, 404]);
@@ -190,10 +190,14 @@ describe('limits with small settings (integration)', function () {
     (elsewhere as { opened: WebSocket }).opened.close();
     // Once one leaves, a new subscriber gets in.
     a.close();
-    const again = await eventually(async () => {
-      const c = await connect(url);
-      return 'opened' in c ? c.opened : undefined;
-    }, 10_000, 'a free place');
+    const again = await eventually(
+      async () => {
+        const c = await connect(url);
+        return 'opened' in c ? c.opened : undefined;
+      },
+      10_000,
+      'a free place',
+    );
     again.close();
     b.close();
   });
@@ -228,10 +232,7 @@ describe('rate limit per user (integration)', function () {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'agentplane-rate-'));
     const tokenFile = join(dir, 'tokens.yaml');
-    writeFileSync(
-      tokenFile,
-      tokenFileYaml(Object.entries(TOKENS).map(([user, token]) => ({ user, token }))),
-    );
+    writeFileSync(tokenFile, tokenFileYaml(Object.entries(TOKENS).map(([user, token]) => ({ user, token }))));
     h = await startHarness({ tokenFile, rateLimit: 2, rateLimitBurst: 3 });
   });
   after(async () => {
@@ -244,7 +245,7 @@ describe('rate limit per user (integration)', function () {
     const res = await fetch(`${h.url}/api/v1/agents`, { headers: auth(TOKENS.alice) });
     expect(res.status).to.equal(429);
     expect(res.headers.get('retry-after')).to.equal('1');
-    const body = (await res.json());
+    const body = await res.json();
     expect(body).to.include({ reason: 'TooManyRequests', code: 429 });
     expect(body.details).to.deep.equal({ retryAfterSeconds: 1 });
     expect(body.error).to.contain('user "alice"');

@@ -20,7 +20,12 @@ describe('list paging (integration, both APIs)', function () {
   before(async () => {
     h = await startHarness();
     for (let i = 0; i < CONNECTORS; i++) {
-      const r = await h.api('POST', `${NS}/connectors`, { apiVersion: GV, kind: 'Connector', metadata: { name: nameOf(i) }, spec: { url: 'http://127.0.0.1:9/mcp' } });
+      const r = await h.api('POST', `${NS}/connectors`, {
+        apiVersion: GV,
+        kind: 'Connector',
+        metadata: { name: nameOf(i) },
+        spec: { url: 'http://127.0.0.1:9/mcp' },
+      });
       expect(r.status).to.equal(201);
     }
   });
@@ -39,7 +44,10 @@ describe('list paging (integration, both APIs)', function () {
 
     // Between pages: one deleted, one added after the token's key.
     expect((await h.api('DELETE', `${NS}/connectors/${nameOf(7)}`)).status).to.equal(200);
-    expect((await h.api('POST', `${NS}/connectors`, { apiVersion: GV, kind: 'Connector', metadata: { name: 'c-new' }, spec: { url: 'http://127.0.0.1:9/mcp' } })).status).to.equal(201);
+    expect(
+      (await h.api('POST', `${NS}/connectors`, { apiVersion: GV, kind: 'Connector', metadata: { name: 'c-new' }, spec: { url: 'http://127.0.0.1:9/mcp' } }))
+        .status,
+    ).to.equal(201);
 
     let cont = first.body.metadata.continue as string | undefined;
     while (cont) {

@@ -94,13 +94,18 @@ function checkAnswers(name: string, open: () => net.Socket): void {
     it('a URL past the URL limit is 414 URITooLong: the REST body on /api/v1, metav1.Status on /apis', async () => {
       const rest = await exchange(open, get(`${REST}?namespace=${long}`));
       expect(rest.status).to.equal(414);
-      expect(rest.body).to.deep.equal({ error: `request URL is longer than the limit of ${MAX_URL_LENGTH} bytes`, reason: 'URITooLong', code: 414, details: {} });
+      expect(rest.body).to.deep.equal({
+        error: `request URL is longer than the limit of ${MAX_URL_LENGTH} bytes`,
+        reason: 'URITooLong',
+        code: 414,
+        details: {},
+      });
       const agg = await exchange(open, get(`${AGG}?labelSelector=${long}`));
       expect(agg.status).to.equal(414);
       expect(agg.body).to.include({ kind: 'Status', status: 'Failure', reason: 'URITooLong', code: 414 });
     });
 
-    it('a request line past the header limit, sent in 1 KiB pieces, is still 414 in the path\'s format (not 431)', async () => {
+    it("a request line past the header limit, sent in 1 KiB pieces, is still 414 in the path's format (not 431)", async () => {
       const rest = await exchange(open, get(`${REST}?namespace=${huge}`), 1024);
       expect(rest.status).to.equal(414);
       expect(rest.body).to.include({ reason: 'URITooLong', code: 414 });
@@ -110,7 +115,7 @@ function checkAnswers(name: string, open: () => net.Socket): void {
       expect(agg.body).to.include({ kind: 'Status', reason: 'URITooLong', code: 414 });
     });
 
-    it('headers past the limit are 431 RequestHeaderFieldsTooLarge in the path\'s format', async () => {
+    it("headers past the limit are 431 RequestHeaderFieldsTooLarge in the path's format", async () => {
       const rest = await exchange(open, get(REST, `X-Padding: ${huge}\r\n`), 1024);
       expect(rest.status).to.equal(431);
       expect(rest.body).to.deep.equal({
@@ -191,7 +196,7 @@ describe('listener limits (integration)', function () {
   );
 
   describe('HTTPS, HTTP/2 (the cluster home)', () => {
-    it('a URL past the limit is 414 and headers past it 431, in the path\'s format', async () => {
+    it("a URL past the limit is 414 and headers past it 431, in the path's format", async () => {
       const url = `https://127.0.0.1:${securePort}`;
       const long = await h2Get(url, `${AGG}?x=${'a'.repeat(MAX_URL_LENGTH + 100)}`);
       expect(long).to.deep.include({ status: 414 });

@@ -29,7 +29,10 @@ describe('model endpoint faults (integration)', function () {
 
   const endsWithError = (evs: AgentEvent[]): { message: string; reason: string } => {
     const ends = evs.filter((e) => ['task_completed', 'task_cancelled', 'error'].includes(e.type));
-    expect(ends.map((e) => e.type), JSON.stringify(evs.map((e) => [e.type, e.payload]))).to.deep.equal(['error']);
+    expect(
+      ends.map((e) => e.type),
+      JSON.stringify(evs.map((e) => [e.type, e.payload])),
+    ).to.deep.equal(['error']);
     return ends[0].payload as { message: string; reason: string };
   };
 
@@ -110,7 +113,10 @@ describe('a template’s model task deadline (integration)', function () {
     const retries = evs.filter((e) => e.type === 'model_retry');
     expect(retries.length, 'fewer retries than the three the model needed').to.be.below(3);
     const ends = evs.filter((e) => ['task_completed', 'task_cancelled', 'error'].includes(e.type));
-    expect(ends.map((e) => e.type), JSON.stringify(evs.map((e) => [e.type, e.payload]))).to.deep.equal(['error']);
+    expect(
+      ends.map((e) => e.type),
+      JSON.stringify(evs.map((e) => [e.type, e.payload])),
+    ).to.deep.equal(['error']);
     const end = ends[0].payload as { message: string; reason: string };
     expect(end.reason).to.equal('ModelUnavailable');
     expect(end.message).to.match(/^the model is unavailable \(HTTP 529: busy for the quick one\); gave up after [0-2] retr(y|ies)$/);

@@ -12,8 +12,7 @@ import { CREDENTIAL_PREFIX } from '../../pkg/modelproxy/index.js';
 import { runTask } from '../support/agents.js';
 import { EventClient, eventually, type Harness, startHarness, TEST_API_KEY } from '../support/harness.js';
 
-const outputs = (evs: AgentEvent[]): string[] =>
-  evs.filter((e) => e.type === 'tool_result').map((e) => (e.payload as { output: string }).output);
+const outputs = (evs: AgentEvent[]): string[] => evs.filter((e) => e.type === 'tool_result').map((e) => (e.payload as { output: string }).output);
 
 /** Every file's contents under `dir`, joined. */
 function readAll(dir: string): string {
@@ -92,7 +91,7 @@ describe('model proxy (integration)', function () {
       expect(metrics.text).to.match(/agentplane_model_tokens_total\{namespace="default",agent="snoop",model="[^"]+",kind="output"\} [1-9]/);
     });
 
-    it("deleting the agent removes its token series from /metrics (the last probe of snoop)", async () => {
+    it('deleting the agent removes its token series from /metrics (the last probe of snoop)', async () => {
       expect((await h.api('DELETE', '/api/v1/agents/snoop?namespace=default')).status).to.equal(200);
       await eventually(async () => (await h.api('GET', '/api/v1/agents/snoop?namespace=default')).status === 404, 15_000, 'snoop gone');
       expect((await h.api('GET', '/metrics')).text).to.not.contain('agent="snoop"');
@@ -122,7 +121,10 @@ describe('model proxy (integration)', function () {
       expect(end.type, JSON.stringify(evs.map((e) => [e.type, e.payload]))).to.equal('error');
       expect(end.payload).to.deep.include({ reason: 'ModelUnavailable' });
       expect((end.payload as { message: string }).message).to.contain('the model is down');
-      expect(evs.filter((e) => ['task_completed', 'task_cancelled', 'error'].includes(e.type)), 'one end').to.have.length(1);
+      expect(
+        evs.filter((e) => ['task_completed', 'task_cancelled', 'error'].includes(e.type)),
+        'one end',
+      ).to.have.length(1);
     });
 
     it('a rejected model key ends the task within 30 s with an error saying so', async () => {

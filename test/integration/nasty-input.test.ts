@@ -116,7 +116,9 @@ describe('nasty input (integration)', function () {
     port = h.server.port;
     await runTask(h, 'keeper', '@bash echo kept > kept.txt\n@say kept');
     expect((await h.api('POST', '/api/v1/secrets', { name: 'token', data: { value: 'clean-token' } })).status).to.equal(201);
-    expect((await h.api('POST', '/api/v1/connectors', { name: 'tools', url: `http://127.0.0.1:${(mcp.address() as net.AddressInfo).port}/mcp` })).status).to.equal(201);
+    expect(
+      (await h.api('POST', '/api/v1/connectors', { name: 'tools', url: `http://127.0.0.1:${(mcp.address() as net.AddressInfo).port}/mcp` })).status,
+    ).to.equal(201);
     baseline = await snapshot();
   });
   after(async () => {
@@ -187,7 +189,11 @@ describe('nasty input (integration)', function () {
           ['/api/v1/squads', 'orphanTTL', { name: 'sq', members: [member, other], orphanTTL: s }],
           ['/api/v1/connectors', 'name', { name: s, url: 'http://127.0.0.1:9/mcp' }],
           ['/api/v1/connectors', 'url', { name: 'c1', url: `http://127.0.0.1:9/${s}` }],
-          ['/api/v1/connectors', 'headerName', { name: 'c1', url: 'http://127.0.0.1:9/mcp', authType: 'header', headerName: s, authSecretName: 'token', authSecretKey: 'value' }],
+          [
+            '/api/v1/connectors',
+            'headerName',
+            { name: 'c1', url: 'http://127.0.0.1:9/mcp', authType: 'header', headerName: s, authSecretName: 'token', authSecretKey: 'value' },
+          ],
           ['/api/v1/connectors', 'authSecretName', { name: 'c1', url: 'http://127.0.0.1:9/mcp', authSecretName: s, authSecretKey: 'value' }],
           ['/api/v1/connectors', 'authSecretKey', { name: 'c1', url: 'http://127.0.0.1:9/mcp', authSecretName: 'token', authSecretKey: s }],
           ['/api/v1/secrets', 'name', { name: s, data: { k: 'v' } }],
@@ -206,15 +212,28 @@ describe('nasty input (integration)', function () {
       await unchangedAndAlive();
     });
 
-    it('query parameters: namespaces, selectors, continue tokens and resource versions are refused in the path\'s format', async () => {
+    it("query parameters: namespaces, selectors, continue tokens and resource versions are refused in the path's format", async () => {
       for (const s of Object.values(NASTY)) {
         const q = enc(s);
-        for (const path of [`/api/v1/agents?namespace=${q}`, `/api/v1/squads?namespace=${q}`, `/api/v1/connectors?namespace=${q}`, `/api/v1/secrets?namespace=${q}`]) {
+        for (const path of [
+          `/api/v1/agents?namespace=${q}`,
+          `/api/v1/squads?namespace=${q}`,
+          `/api/v1/connectors?namespace=${q}`,
+          `/api/v1/secrets?namespace=${q}`,
+        ]) {
           refused(await h.api('GET', path), path, 400);
         }
         // Every ListOptions field is decoded, on a list as on a watch, even those a list does not use.
         const listOptions = [`allowWatchBookmarks=${q}`, `timeoutSeconds=${q}`, `watch=true&limit=${q}`, `watch=true&allowWatchBookmarks=${q}`];
-        for (const query of [`labelSelector=${q}`, `fieldSelector=${q}`, `continue=${q}&limit=1`, `resourceVersion=${q}`, `watch=${q}`, `watch=true&timeoutSeconds=${q}`, ...listOptions]) {
+        for (const query of [
+          `labelSelector=${q}`,
+          `fieldSelector=${q}`,
+          `continue=${q}&limit=1`,
+          `resourceVersion=${q}`,
+          `watch=${q}`,
+          `watch=true&timeoutSeconds=${q}`,
+          ...listOptions,
+        ]) {
           const path = `${AGG}/agents?${query}`;
           const r = await h.api('GET', path);
           // A label selector may legitimately select nothing (a value that is a valid label).
@@ -267,13 +286,29 @@ describe('nasty input (integration)', function () {
         refused(await h.api('GET', `/api/v1/agents/keeper/events?before=${n}`), `/api/v1/agents/keeper/events before=${n}`, 400);
       }
       // An empty value is no integer, nor a boolean, either (the schema says integer or boolean; found by fuzzing).
-      for (const query of ['limit=', 'timeoutSeconds=', 'watch=false&timeoutSeconds=', 'watch=true&limit=', 'watch=', 'allowWatchBookmarks=&watch=false', 'sendInitialEvents=']) {
+      for (const query of [
+        'limit=',
+        'timeoutSeconds=',
+        'watch=false&timeoutSeconds=',
+        'watch=true&limit=',
+        'watch=',
+        'allowWatchBookmarks=&watch=false',
+        'sendInitialEvents=',
+      ]) {
         refused(await h.api('GET', `${AGG}/agents?${query}`), `${AGG}/agents?${query}`, 400);
       }
       refused(await h.api('GET', `${AGG}/agents?resourceVersion=99999999999999999999999&resourceVersionMatch=Exact`), `${AGG} resourceVersion`, 400);
       // Numbers in bodies: a number where a string belongs, and one past float64, are refused.
       refused(await h.api('POST', '/api/v1/agents', '{"name":"num","instructions":1e999}'), 'instructions 1e999', 400);
-      refused(await h.api('POST', `${AGG}/agents`, `{"apiVersion":"${GV}","kind":"Agent","metadata":{"name":"num","generation":1e999},"spec":{"instructions":"x","task":1e999}}`), `${AGG}/agents spec.task 1e999`, 422);
+      refused(
+        await h.api(
+          'POST',
+          `${AGG}/agents`,
+          `{"apiVersion":"${GV}","kind":"Agent","metadata":{"name":"num","generation":1e999},"spec":{"instructions":"x","task":1e999}}`,
+        ),
+        `${AGG}/agents spec.task 1e999`,
+        422,
+      );
       await unchangedAndAlive();
     });
 
@@ -316,10 +351,20 @@ describe('nasty input (integration)', function () {
           ['POST', '/api/v1/connectors', 'application/json', `{"name":"deep","url":${deep}}`],
           ['POST', '/api/v1/secrets', 'application/json', `{"name":"deep","data":{"k":${deep}}}`],
           ['PUT', '/api/v1/secrets/token', 'application/json', `{"data":${deep}}`],
-          ['POST', `${AGG}/agents`, 'application/json', `{"apiVersion":"${GV}","kind":"Agent","metadata":{"name":"deep","labels":${deep}},"spec":{"instructions":"x"}}`],
+          [
+            'POST',
+            `${AGG}/agents`,
+            'application/json',
+            `{"apiVersion":"${GV}","kind":"Agent","metadata":{"name":"deep","labels":${deep}},"spec":{"instructions":"x"}}`,
+          ],
           ['PATCH', `${AGG}/agents/keeper`, 'application/merge-patch+json', `{"spec":{"instructions":${deep}}}`],
           ['PATCH', `${AGG}/agents/keeper`, 'application/json-patch+json', `[{"op":"replace","path":"/spec/instructions","value":${deep}}]`],
-          ['PATCH', `${AGG}/agents/keeper`, 'application/apply-patch+yaml', `{"apiVersion":"${GV}","kind":"Agent","metadata":{"name":"keeper"},"spec":{"instructions":${deep}}}`],
+          [
+            'PATCH',
+            `${AGG}/agents/keeper`,
+            'application/apply-patch+yaml',
+            `{"apiVersion":"${GV}","kind":"Agent","metadata":{"name":"keeper"},"spec":{"instructions":${deep}}}`,
+          ],
         ];
         for (const [method, path, type, body] of cases) {
           const r = await h.api(method, path + (type.includes('apply') ? '?fieldManager=nasty' : ''), body, { 'content-type': type });
@@ -336,7 +381,11 @@ describe('nasty input (integration)', function () {
       expect(rest.status, rest.text).to.equal(201);
       expect(rest.body.name).to.equal('dup-last');
       expect((await h.api('GET', '/api/v1/agents/dup-first')).status).to.equal(404);
-      const agg = await h.api('POST', `${AGG}/agents`, `{"apiVersion":"${GV}","kind":"Agent","metadata":{"name":"agg-first","name":"agg-last"},"spec":{"instructions":"@say a"}}`);
+      const agg = await h.api(
+        'POST',
+        `${AGG}/agents`,
+        `{"apiVersion":"${GV}","kind":"Agent","metadata":{"name":"agg-first","name":"agg-last"},"spec":{"instructions":"@say a"}}`,
+      );
       expect(agg.status, agg.text).to.equal(201);
       expect(agg.body.metadata.name).to.equal('agg-last');
       for (const path of ['/api/v1/agents/dup-last', `${AGG}/agents/agg-last`]) await remove(path);
@@ -347,7 +396,11 @@ describe('nasty input (integration)', function () {
       const proto = await h.api('POST', '/api/v1/agents', '{"name":"p","instructions":"x","__proto__":{"polluted":true}}');
       refused(proto, '__proto__', 400);
       expect(proto.body.error).to.equal('the body may not contain a "__proto__" key');
-      const aggProto = await h.api('POST', `${AGG}/agents`, `{"apiVersion":"${GV}","kind":"Agent","metadata":{"name":"p","__proto__":{"x":1}},"spec":{"instructions":"x"}}`);
+      const aggProto = await h.api(
+        'POST',
+        `${AGG}/agents`,
+        `{"apiVersion":"${GV}","kind":"Agent","metadata":{"name":"p","__proto__":{"x":1}},"spec":{"instructions":"x"}}`,
+      );
       refused(aggProto, `${AGG}/agents __proto__`, 400);
       const ctor = await h.api('POST', '/api/v1/agents', '{"name":"p","instructions":"x","constructor":{"prototype":{"polluted":true}}}');
       refused(ctor, 'constructor', 400);
@@ -364,7 +417,14 @@ describe('nasty input (integration)', function () {
       const filesBefore = files();
       const names = ['..', '..%2F..%2Fetc', '%2e%2e%2f%2e%2e%2fdata', '%252e%252e%252f', 'a%00b', '%00', '.%2e', 'keeper%2F..%2F..', '%c0%ae%c0%ae', '%ff'];
       for (const n of names) {
-        for (const path of [`/api/v1/agents/${n}`, `/api/v1/squads/${n}`, `/api/v1/connectors/${n}`, `/api/v1/secrets/${n}`, `${AGG}/agents/${n}`, `${AGG}/connectors/${n}`]) {
+        for (const path of [
+          `/api/v1/agents/${n}`,
+          `/api/v1/squads/${n}`,
+          `/api/v1/connectors/${n}`,
+          `/api/v1/secrets/${n}`,
+          `${AGG}/agents/${n}`,
+          `${AGG}/connectors/${n}`,
+        ]) {
           for (const method of ['GET', 'DELETE']) {
             const r = await h.api(method, path);
             refused(r, `${method} ${path}`);
@@ -387,7 +447,11 @@ describe('nasty input (integration)', function () {
 
   describe('header injection', () => {
     it('a CRLF in a secret value is stored, but never sent as a header: the connector says why (409)', async () => {
-      const secret = await h.api('POST', '/api/v1/secrets', { name: 'crlf', data: { value: 'tok\r\nX-Injected: 1' }, allowedUrls: [`http://127.0.0.1:${(mcp.address() as net.AddressInfo).port}`] });
+      const secret = await h.api('POST', '/api/v1/secrets', {
+        name: 'crlf',
+        data: { value: 'tok\r\nX-Injected: 1' },
+        allowedUrls: [`http://127.0.0.1:${(mcp.address() as net.AddressInfo).port}`],
+      });
       expect(secret.status, secret.text).to.equal(201);
       const url = `http://127.0.0.1:${(mcp.address() as net.AddressInfo).port}/mcp`;
       for (const [name, auth] of [
@@ -448,7 +512,9 @@ describe('nasty input (integration)', function () {
             socket.on('error', () => undefined);
             socket.resume();
             const closed = new Promise<number>((r) => socket.on('close', () => r(Date.now() - started)));
-            return new Promise<{ closed: Promise<number>; socket: net.Socket }>((r) => socket.on('connect', () => (first && socket.write(first), r({ closed, socket }))));
+            return new Promise<{ closed: Promise<number>; socket: net.Socket }>((r) =>
+              socket.on('connect', () => (first && socket.write(first), r({ closed, socket }))),
+            );
           }),
         );
       const silent = await open(1000);

@@ -71,7 +71,12 @@ describe(`clients of the peer project: komputer-ai-sdk ${PEER_SDK_VERSION}, squa
       expect(shrunk.members.map((m: { name: string }) => m.name)).to.deep.equal(['ps-1', 'ps-3']);
       // ps-2 left: its claim is released, so another squad may take it.
       await waitAgent(h, 'ps-2', (a) => a.status === 'Sleeping', 'asleep, solo');
-      expect(await sdk.ok('create_squad', ['peer-squad-2', [member('ps-2'), model('V1alpha1KomputerSquadMember', { name: 'ps-new', spec: { instructions: '@say new member' } })]])).to.equal(null);
+      expect(
+        await sdk.ok('create_squad', [
+          'peer-squad-2',
+          [member('ps-2'), model('V1alpha1KomputerSquadMember', { name: 'ps-new', spec: { instructions: '@say new member' } })],
+        ]),
+      ).to.equal(null);
 
       const ttl = await sdk.ok('patch_squad', ['peer-squad'], { orphan_ttl: '30m' });
       expect(ttl).to.include({ orphanTTL: '30m' });
@@ -123,7 +128,12 @@ describe(`clients of the peer project: komputer-ai-sdk ${PEER_SDK_VERSION}, squa
     });
 
     it('authType "token" is the bearer form: the MCP server gets Authorization: Bearer <token>', async () => {
-      const c = await sdk.ok('create_connector', ['peer-bearer', 'echo', bearerMcp.url], { auth_type: 'token', auth_secret_name: 'peer-bearer', auth_secret_key: 'token', display_name: 'Peer echo' });
+      const c = await sdk.ok('create_connector', ['peer-bearer', 'echo', bearerMcp.url], {
+        auth_type: 'token',
+        auth_secret_name: 'peer-bearer',
+        auth_secret_key: 'token',
+        display_name: 'Peer echo',
+      });
       expect(c).to.include({ name: 'peer-bearer', authType: 'bearer', service: 'echo', displayName: 'Peer echo' });
       const tools = await sdk.ok('list_connector_tools', ['peer-bearer']);
       expect(tools.tools.map((t: { name: string }) => t.name)).to.deep.equal(['echo']);
@@ -135,13 +145,25 @@ describe(`clients of the peer project: komputer-ai-sdk ${PEER_SDK_VERSION}, squa
     it('authType "header" sends the token in the named header; without headerName it is 400 naming the field', async () => {
       await sdk.ok('create_secret', ['peer-header', { key: 'peer-header-token' }]);
       const c = await sdk.ok('connectors.create_connector', [
-        model('CreateConnectorRequest', { name: 'peer-header', service: 'echo', url: headerMcp.url, authType: 'header', headerName: 'X-Api-Key', authSecretName: 'peer-header', authSecretKey: 'key' }),
+        model('CreateConnectorRequest', {
+          name: 'peer-header',
+          service: 'echo',
+          url: headerMcp.url,
+          authType: 'header',
+          headerName: 'X-Api-Key',
+          authSecretName: 'peer-header',
+          authSecretKey: 'key',
+        }),
       ]);
       expect(c).to.include({ name: 'peer-header', authType: 'header', headerName: 'X-Api-Key' });
       expect((await sdk.ok('list_connector_tools', ['peer-header'])).tools).to.have.length(1);
       expect(headerMcp.tokensSeen).to.include('peer-header-token');
 
-      const noName = await sdk.refused('create_connector', ['peer-header-2', 'echo', headerMcp.url], { auth_type: 'header', auth_secret_name: 'peer-header', auth_secret_key: 'key' });
+      const noName = await sdk.refused('create_connector', ['peer-header-2', 'echo', headerMcp.url], {
+        auth_type: 'header',
+        auth_secret_name: 'peer-header',
+        auth_secret_key: 'key',
+      });
       expect(noName.status).to.equal(400);
       expect(noName.body.details.causes).to.deep.include({ field: 'headerName', message: 'is required when authType is "header"' });
     });
@@ -152,11 +174,19 @@ describe(`clients of the peer project: komputer-ai-sdk ${PEER_SDK_VERSION}, squa
       expect(r.body.details.causes).to.have.length(1);
       expect(r.body.details.causes[0].field).to.equal('authType');
       expect(r.body.details.causes[0].message).to.contain('"oauth", which agentplane does not support yet');
-      const id = await sdk.refused('create_connector', ['peer-oauth', 'github', 'https://mcp.example.com/mcp'], { oauth_client_id: 'id', oauth_client_secret: 'secret' });
+      const id = await sdk.refused('create_connector', ['peer-oauth', 'github', 'https://mcp.example.com/mcp'], {
+        oauth_client_id: 'id',
+        oauth_client_secret: 'secret',
+      });
       expect(id.status).to.equal(400);
       expect(id.body.details.causes.map((c: { field: string }) => c.field)).to.have.members(['oauthClientId', 'oauthClientSecret']);
       expect(id.body.details.causes[0].message).to.contain('OAuth connectors are not supported yet');
-      const k = await h.api('POST', `${AGG}/connectors`, { apiVersion: 'agentplane.io/v1alpha1', kind: 'Connector', metadata: { name: 'peer-oauth-k' }, spec: { url: 'https://mcp.example.com/mcp', authType: 'oauth' } });
+      const k = await h.api('POST', `${AGG}/connectors`, {
+        apiVersion: 'agentplane.io/v1alpha1',
+        kind: 'Connector',
+        metadata: { name: 'peer-oauth-k' },
+        spec: { url: 'https://mcp.example.com/mcp', authType: 'oauth' },
+      });
       expect(k.status, k.text).to.equal(422);
       expect(k.body.message).to.contain('"oauth", which agentplane does not support yet');
     });

@@ -117,7 +117,12 @@ describe(`clients of the peer project: komputer-ai-sdk ${PEER_SDK_VERSION}, agen
     it('patch_agent sets model and system prompt; list_agents filters it does not have are 400', async () => {
       const p = await sdk.ok('patch_agent', ['peer-a'], { model: 'claude-peer-2', system_prompt: 'You are a peer.' });
       expect(p).to.include({ name: 'peer-a', model: 'claude-peer-2' });
-      for (const [kw, field] of [[{ status: 'Running' }, 'status'], [{ q: 'peer' }, 'q'], [{ sort: 'name' }, 'sort'], [{ label: ['a=b'] }, 'label']] as const) {
+      for (const [kw, field] of [
+        [{ status: 'Running' }, 'status'],
+        [{ q: 'peer' }, 'q'],
+        [{ sort: 'name' }, 'sort'],
+        [{ label: ['a=b'] }, 'label'],
+      ] as const) {
         const r = await sdk.refused('list_agents', [], kw);
         expect(r.status, field).to.equal(400);
         expect(r.body.details.causes[0]).to.include({ field });
@@ -187,14 +192,22 @@ describe(`clients of the peer project: komputer-ai-sdk ${PEER_SDK_VERSION}, agen
       expect((await sdk.refused('compact_agent_task', ['peer-nobody'])).status).to.equal(404);
     });
 
-    it('get_agent_cost_breakdown sums the tasks\' end events: cost and tokens per task, per model on the REST answer', async () => {
-      const events = (await h.api('GET', '/api/v1/agents/peer-a/events?limit=200')).body.events as { type: string; task: number; timestamp: string; payload: any }[];
+    it("get_agent_cost_breakdown sums the tasks' end events: cost and tokens per task, per model on the REST answer", async () => {
+      const events = (await h.api('GET', '/api/v1/agents/peer-a/events?limit=200')).body.events as {
+        type: string;
+        task: number;
+        timestamp: string;
+        payload: any;
+      }[];
       const ends = events.filter((e) => e.type === 'task_completed');
       expect(ends.length).to.be.greaterThan(1);
       const cost = await sdk.ok('get_agent_cost_breakdown', ['peer-a']);
       expect(cost.agent).to.equal('peer-a');
       expect(cost.taskCount).to.equal(new Set(events.map((e) => e.task)).size);
-      expect(cost.totalCost).to.be.closeTo(ends.reduce((s, e) => s + e.payload.cost_usd, 0), 1e-9);
+      expect(cost.totalCost).to.be.closeTo(
+        ends.reduce((s, e) => s + e.payload.cost_usd, 0),
+        1e-9,
+      );
       expect(cost.totalCost).to.be.greaterThan(0);
       for (const e of ends) {
         const t = cost.tasks.find((x: { completedAt: string }) => x.completedAt === e.timestamp);

@@ -26,58 +26,60 @@ const WORKER_MAIN = fileURLToPath(new URL('../../cmd/agentplane-worker/main.js',
 const task = { model: 'claude-sonnet-4-5', role: 'worker' as const, mcpServers: [] };
 
 /** With `warmPool`, the fixture returns once the pool is ready, so the first new agent takes a slot. */
-const fixtureWith = (warmPool = 0): Parameters<typeof runtimeConformance>[1] => async () => {
-  const model = await startScriptedModel({ apiKey: TEST_API_KEY });
-  const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-runtime-'));
-  const logger = createLogger({ level: 'silent' });
-  let channelUrl = '';
-  const credentials = new CredentialRegistry();
-  const proxy = new ModelProxy({ upstream: model.url, apiKey: TEST_API_KEY, credentials, meter: new UsageMeter(new Metrics()), logger });
-  const runtime = new LocalRuntime({
-    dataDir,
-    logger,
-    model: {
-      baseUrl: () => `${channelUrl}${MODEL_PROXY_PATH}`,
-      issue: (ref, uid) => credentials.issue(ref, uid),
-      rebind: (from, to, uid) => credentials.rebind(from, to, uid),
-      revoke: (ref) => credentials.revoke(ref),
-    },
-    warmPool,
-    stopGraceMs: 2000,
-    logSink: () => {},
-    workerMain: WORKER_MAIN,
-    channelUrl: () => channelUrl,
-  });
-  // The worker channel route alone, on loopback: what the server serves workers.
-  const app = Fastify({ forceCloseConnections: true });
-  await app.register(websocket);
-  await app.register(workerChannelRoutes(runtime.channel));
-  await app.register(modelProxyRoutes(proxy));
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  channelUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  runtime.startPool();
-  if (warmPool) await eventually(async () => runtime.poolReady === warmPool, 60_000, 'the warm pool ready');
+const fixtureWith =
+  (warmPool = 0): Parameters<typeof runtimeConformance>[1] =>
+  async () => {
+    const model = await startScriptedModel({ apiKey: TEST_API_KEY });
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-runtime-'));
+    const logger = createLogger({ level: 'silent' });
+    let channelUrl = '';
+    const credentials = new CredentialRegistry();
+    const proxy = new ModelProxy({ upstream: model.url, apiKey: TEST_API_KEY, credentials, meter: new UsageMeter(new Metrics()), logger });
+    const runtime = new LocalRuntime({
+      dataDir,
+      logger,
+      model: {
+        baseUrl: () => `${channelUrl}${MODEL_PROXY_PATH}`,
+        issue: (ref, uid) => credentials.issue(ref, uid),
+        rebind: (from, to, uid) => credentials.rebind(from, to, uid),
+        revoke: (ref) => credentials.revoke(ref),
+      },
+      warmPool,
+      stopGraceMs: 2000,
+      logSink: () => {},
+      workerMain: WORKER_MAIN,
+      channelUrl: () => channelUrl,
+    });
+    // The worker channel route alone, on loopback: what the server serves workers.
+    const app = Fastify({ forceCloseConnections: true });
+    await app.register(websocket);
+    await app.register(workerChannelRoutes(runtime.channel));
+    await app.register(modelProxyRoutes(proxy));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    channelUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    runtime.startPool();
+    if (warmPool) await eventually(async () => runtime.poolReady === warmPool, 60_000, 'the warm pool ready');
 
-  return {
-    runtime,
-    workspaceExists: async (ref) => existsSync(runtime.workspace(ref)),
-    groupExists: async (group) => runtime.groups().includes(group),
-    crash: async (ref) => {
-      const pid = runtime.pid(ref);
-      if (pid === undefined) throw new Error(`no worker process for ${ref.name}`);
-      process.kill(pid, 'SIGKILL');
-    },
-    quickTask: () => ({ ...task, instructions: '@say done' }),
-    longTask: () => ({ ...task, instructions: `@bash ${busyFor(600)}\n@say finished` }),
-    close: async () => {
-      await runtime.close();
-      proxy.close();
-      await app.close();
-      await model.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    return {
+      runtime,
+      workspaceExists: async (ref) => existsSync(runtime.workspace(ref)),
+      groupExists: async (group) => runtime.groups().includes(group),
+      crash: async (ref) => {
+        const pid = runtime.pid(ref);
+        if (pid === undefined) throw new Error(`no worker process for ${ref.name}`);
+        process.kill(pid, 'SIGKILL');
+      },
+      quickTask: () => ({ ...task, instructions: '@say done' }),
+      longTask: () => ({ ...task, instructions: `@bash ${busyFor(600)}\n@say finished` }),
+      close: async () => {
+        await runtime.close();
+        proxy.close();
+        await app.close();
+        await model.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
   };
-};
 
 runtimeConformance('LocalRuntime', fixtureWith());
 // A new agent takes over a pre-started worker: everything the runtime promises still holds.

@@ -18,8 +18,7 @@ const SECRET_VALUE = 'stored-secret-c41e97b2';
 // In another process's environment and command line: tools see no process outside their sandbox.
 const CANARY = 'server-env-canary-5a7e2c90';
 
-const outputs = (evs: AgentEvent[]): string[] =>
-  evs.filter((e) => e.type === 'tool_result').map((e) => (e.payload as { output: string }).output);
+const outputs = (evs: AgentEvent[]): string[] => evs.filter((e) => e.type === 'tool_result').map((e) => (e.payload as { output: string }).output);
 
 /** The worker's node process: in the runtime child's process group, running the worker's main on the sandbox's node. */
 function workerNodePid(groupLeader: number): number | undefined {
@@ -85,7 +84,9 @@ describe('tool sandbox (integration)', function () {
     });
 
     it('sees the data directory as empty but for its own workspace', () => {
-      expect(out[1]).to.match(/workspaces/).and.to.match(/prober/);
+      expect(out[1])
+        .to.match(/workspaces/)
+        .and.to.match(/prober/);
       expect(out[1]).not.to.match(/state\.db|events\.db|secrets|sibling/);
     });
 

@@ -63,7 +63,10 @@ describe('secret bindings and connector egress (integration)', function () {
   const attackerSaw = (): string => JSON.stringify(attacker.requests);
   const expectAttackerSawNothing = (): void => {
     for (const v of VALUES) expect(attackerSaw(), 'attacker').to.not.contain(v);
-    expect(attacker.requests.filter((r) => r.authorization), 'Authorization headers at the attacker').to.deep.equal([]);
+    expect(
+      attacker.requests.filter((r) => r.authorization),
+      'Authorization headers at the attacker',
+    ).to.deep.equal([]);
   };
 
   /** Runs a task on a (new) agent and returns its events once it ended. */
@@ -129,7 +132,12 @@ describe('secret bindings and connector egress (integration)', function () {
     it('matches on path segments: the same server under another path is refused', async () => {
       const r = await api('POST', '/api/v1/connectors', { name: 'sibling', url: `${mcp.url}x`, authSecretName: 'victim-token', authSecretKey: 'token' });
       expect(r.status, r.text).to.equal(422);
-      const below = await api('POST', '/api/v1/connectors', { name: 'below', url: `${mcp.url}/deeper`, authSecretName: 'victim-token', authSecretKey: 'token' });
+      const below = await api('POST', '/api/v1/connectors', {
+        name: 'below',
+        url: `${mcp.url}/deeper`,
+        authSecretName: 'victim-token',
+        authSecretKey: 'token',
+      });
       expect(below.status, below.text).to.equal(201);
       expect((await api('DELETE', '/api/v1/connectors/below')).status).to.equal(200);
     });
@@ -233,10 +241,14 @@ describe('secret bindings and connector egress (integration)', function () {
       // Creating the secret re-checks the connectors that name it (in the background).
       const s = await api('POST', '/api/v1/secrets', { name: 'late-token', data: { token: LATE_TOKEN } });
       expect(s.status).to.equal(201);
-      const status = await eventually(async () => {
-        const r = await api('GET', '/api/v1/connectors/pre');
-        return r.body.status.message.includes('not bound') && r.body.status;
-      }, 20_000, 'the background check of "pre" to refuse');
+      const status = await eventually(
+        async () => {
+          const r = await api('GET', '/api/v1/connectors/pre');
+          return r.body.status.message.includes('not bound') && r.body.status;
+        },
+        20_000,
+        'the background check of "pre" to refuse',
+      );
       expect(status.phase).to.equal('Error');
       const tools = await api('GET', '/api/v1/connectors/pre/tools');
       expect(tools.status, tools.text).to.equal(422);
@@ -256,7 +268,13 @@ describe('secret bindings and connector egress (integration)', function () {
 
   describe('namespaces', () => {
     it('resolve a connector secret in the connector own namespace only', async () => {
-      const c = await api('POST', '/api/v1/connectors', { name: 'grab', namespace: 'evil', url: attacker.url, authSecretName: 'victim-token', authSecretKey: 'token' });
+      const c = await api('POST', '/api/v1/connectors', {
+        name: 'grab',
+        namespace: 'evil',
+        url: attacker.url,
+        authSecretName: 'victim-token',
+        authSecretKey: 'token',
+      });
       expect(c.status, c.text).to.equal(201);
       const tools = await api('GET', '/api/v1/connectors/grab/tools?namespace=evil');
       expect(tools.status).to.equal(409);
@@ -271,14 +289,24 @@ describe('secret bindings and connector egress (integration)', function () {
 
   describe('server egress', () => {
     it('refuses link-local and metadata URLs even when private ones are allowed (400 REST, 422 aggregated)', async () => {
-      for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://metadata.google.internal/computeMetadata/v1/', 'http://[fd00:ec2::254]/', 'http://169.254.10.10:8080/mcp']) {
+      for (const url of [
+        'http://169.254.169.254/latest/meta-data/',
+        'http://metadata.google.internal/computeMetadata/v1/',
+        'http://[fd00:ec2::254]/',
+        'http://169.254.10.10:8080/mcp',
+      ]) {
         const r = await api('POST', '/api/v1/connectors', { name: 'meta', url });
         expect(r.status, url).to.equal(400);
         expect(r.body.reason).to.equal('Invalid');
         expect(r.body.details.causes[0].field).to.equal('url');
         expect(r.body.details.causes[0].message).to.match(/metadata|link-local/);
       }
-      const agg = await api('POST', AGG, { apiVersion: 'agentplane.io/v1alpha1', kind: 'Connector', metadata: { name: 'meta' }, spec: { url: 'http://169.254.169.254/' } });
+      const agg = await api('POST', AGG, {
+        apiVersion: 'agentplane.io/v1alpha1',
+        kind: 'Connector',
+        metadata: { name: 'meta' },
+        spec: { url: 'http://169.254.169.254/' },
+      });
       expect(agg.status, agg.text).to.equal(422);
       expect(agg.body.details.causes[0].field).to.equal('spec.url');
       const moved = await api('PATCH', `${AGG}/legit`, { spec: { url: 'http://169.254.169.254/mcp' } }, MERGE);
@@ -292,7 +320,12 @@ describe('secret bindings and connector egress (integration)', function () {
     });
 
     it('no secret value in any response, event or log line', async () => {
-      for (const [ns, agent] of [['default', 'rightful'], ['default', 'after-rebind'], ['default', 'pre-user'], ['evil', 'grabber']]) {
+      for (const [ns, agent] of [
+        ['default', 'rightful'],
+        ['default', 'after-rebind'],
+        ['default', 'pre-user'],
+        ['evil', 'grabber'],
+      ]) {
         texts.push((await api('GET', `/api/v1/agents/${agent}/events?namespace=${ns}&limit=200`)).text);
       }
       const all = texts.join('\n');
@@ -370,13 +403,17 @@ describe('agentplane serve: allowing private connector URLs (integration)', func
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
     const exited = new Promise<void>((r) => child.on('exit', () => r()));
-    const url = await eventually(async () => {
-      for (const l of lines) {
-        const m = /"msg":"agentplane is serving".*?"url":"([^"]+)"|"url":"([^"]+)".*?"msg":"agentplane is serving"/.exec(l);
-        if (m) return m[1] ?? m[2];
-      }
-      return undefined;
-    }, 30_000, 'server up');
+    const url = await eventually(
+      async () => {
+        for (const l of lines) {
+          const m = /"msg":"agentplane is serving".*?"url":"([^"]+)"|"url":"([^"]+)".*?"msg":"agentplane is serving"/.exec(l);
+          if (m) return m[1] ?? m[2];
+        }
+        return undefined;
+      },
+      30_000,
+      'server up',
+    );
     return {
       url: url,
       stop: async () => {

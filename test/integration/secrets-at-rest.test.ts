@@ -132,11 +132,17 @@ describe('secrets at rest (integration)', function () {
     const exposed = join(keyDir, 'exposed.key');
     writeFileSync(exposed, randomBytes(32));
     chmodSync(exposed, 0o644);
-    let err = await h.restart({ secretsKeyFile: exposed }).then(() => undefined, (e: Error) => e);
+    let err = await h.restart({ secretsKeyFile: exposed }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err?.message).to.contain('group or others').and.to.contain('chmod 600');
     const other = join(keyDir, 'other.key');
     writeFileSync(other, randomBytes(32), { mode: 0o600 });
-    err = await h.restart({ secretsKeyFile: other }).then(() => undefined, (e: Error) => e);
+    err = await h.restart({ secretsKeyFile: other }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err?.message).to.contain('another key').and.to.contain('default/echo-token');
     expect(readFileSync(secretFile('echo-token')).equals(before), 'secret file unchanged').to.equal(true);
     // The data directory's own key still opens everything.
@@ -150,9 +156,15 @@ describe('secrets at rest (integration)', function () {
     await h.server.close(); // everything flushed: databases, WAL, workspaces, session files
     const files = filesUnder(h.dataDir);
     // The scan sees what the server stored: the databases, the workspace, the engine's files.
-    expect(files.some((f) => f.endsWith('.db')), 'databases scanned').to.equal(true);
+    expect(
+      files.some((f) => f.endsWith('.db')),
+      'databases scanned',
+    ).to.equal(true);
     expect(holding(files, PROBE).length, `files holding the probe text among ${files.length}`).to.be.greaterThan(1);
-    expect(holding(files, PROBE).some((f) => f.endsWith('probe.txt')), 'the workspace').to.equal(true);
+    expect(
+      holding(files, PROBE).some((f) => f.endsWith('probe.txt')),
+      'the workspace',
+    ).to.equal(true);
     expect(h.logs.length, 'log lines captured').to.be.greaterThan(0);
     const logs = h.logs.join('\n');
     for (const v of VALUES) {

@@ -41,8 +41,18 @@ describe('server-side apply in the embedded home, against the recorded oracle', 
     const entries = agent.body.metadata.managedFields as { manager: string; operation: string; fieldsV1: { 'f:spec': Record<string, unknown> } }[];
     expect(entries.map((e) => `${e.manager}:${e.operation}`)).to.deep.equal(['agentplane-rest:Update']);
     expect(entries[0].fieldsV1['f:spec']).to.include.keys('f:model', 'f:instructions', 'f:lifecycle');
-    const config = JSON.stringify({ apiVersion: `${GROUP}/v1alpha1`, kind: 'Agent', metadata: { name: 'rest-made' }, spec: { instructions: '@say hi', model: 'm-kubectl' } });
-    const refused = await send('PATCH', `/apis/${GROUP}/v1alpha1/namespaces/ssa/agents/rest-made?fieldManager=kubectl`, { 'content-type': 'application/apply-patch+yaml' }, config);
+    const config = JSON.stringify({
+      apiVersion: `${GROUP}/v1alpha1`,
+      kind: 'Agent',
+      metadata: { name: 'rest-made' },
+      spec: { instructions: '@say hi', model: 'm-kubectl' },
+    });
+    const refused = await send(
+      'PATCH',
+      `/apis/${GROUP}/v1alpha1/namespaces/ssa/agents/rest-made?fieldManager=kubectl`,
+      { 'content-type': 'application/apply-patch+yaml' },
+      config,
+    );
     expect(refused.status).to.equal(409);
     expect(refused.body.message).to.equal('Apply failed with 1 conflict: conflict with "agentplane-rest" using agentplane.io/v1alpha1: .spec.model');
   });

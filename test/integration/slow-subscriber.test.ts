@@ -43,7 +43,9 @@ describe('slow event subscribers', function () {
     await Promise.all([fast.opened(), opened(slow)]);
     const slowGot: number[] = [];
     slow.on('message', (d) => slowGot.push((JSON.parse((d as Buffer).toString()) as AgentEvent).seq));
-    const slowClosed = new Promise<{ code: number; reason: string }>((resolve) => slow.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
+    const slowClosed = new Promise<{ code: number; reason: string }>((resolve) =>
+      slow.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+    );
     slow.pause(); // stops reading: the server's writes pile up
 
     // The agent's side: bursts of appends, as a worker's events arrive.

@@ -11,7 +11,6 @@ const AGENTS = ['ann', 'ben', 'cat', 'dan', 'eli'];
 const SQUADS = ['red', 'blue'];
 const ROUNDS = 25;
 
-
 interface SquadView {
   name: string;
   phase: string;
@@ -41,8 +40,7 @@ describe('squad operations under concurrency (integration)', function () {
       async () => (await h.api('DELETE', `/api/v1/squads/${squad}/members/${agent}`)).status,
       async () => (await h.api('PATCH', `/api/v1/agents/${agent}`, { lifecycle: 'Sleep' })).status,
       async () => (await h.api('PATCH', `/api/v1/agents/${agent}`, { lifecycle: 'Wake' })).status,
-      async () =>
-        (await h.api('POST', '/api/v1/squads', { name: squad, members: [{ ref: { name: agent } }, { ref: { name: other } }] })).status,
+      async () => (await h.api('POST', '/api/v1/squads', { name: squad, members: [{ ref: { name: agent } }, { ref: { name: other } }] })).status,
     ];
     return pick(ops);
   }

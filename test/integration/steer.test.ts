@@ -131,7 +131,10 @@ describe('steering (integration)', function () {
         const r = await h.api('PATCH', '/api/v1/agents/idler', body);
         expect(r.status, JSON.stringify(body)).to.equal(400);
         expect(r.body).to.include({ reason: 'Invalid', code: 400 });
-        expect(r.body.details.causes.map((c: { field: string }) => c.field), JSON.stringify(body)).to.include(field);
+        expect(
+          r.body.details.causes.map((c: { field: string }) => c.field),
+          JSON.stringify(body),
+        ).to.include(field);
       }
     });
 

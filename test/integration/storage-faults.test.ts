@@ -99,7 +99,10 @@ describe('storage faults (integration)', function () {
           statuses.push(w.status);
           if (w.status === 503) refusal = w.body;
         }
-        expect(statuses.every((s) => s === 201 || s === 503), `statuses ${statuses.join(',')}`).to.equal(true);
+        expect(
+          statuses.every((s) => s === 201 || s === 503),
+          `statuses ${statuses.join(',')}`,
+        ).to.equal(true);
         expect(refusal, `statuses ${statuses.join(',')}`).to.not.equal(undefined);
         expect(refusal).to.deep.include({ reason: 'ServiceUnavailable', code: 503 });
         expect(refusal.error).to.match(/^storage unavailable: the disk holding the server’s data is full \(SQLITE_FULL\); retry once space is freed$/);
@@ -138,10 +141,14 @@ describe('storage faults (integration)', function () {
       }
 
       // Space is back: the task ends, once, and new writes succeed.
-      const writer = await eventually(async () => {
-        const a = await getAgent(h, 'writer');
-        return a && ['Complete', 'Error'].includes(a.taskStatus) && a;
-      }, 60_000, 'the writer’s task to end');
+      const writer = await eventually(
+        async () => {
+          const a = await getAgent(h, 'writer');
+          return a && ['Complete', 'Error'].includes(a.taskStatus) && a;
+        },
+        60_000,
+        'the writer’s task to end',
+      );
       const hist = (await h.api('GET', '/api/v1/agents/writer/events?limit=200')).body.events as AgentEvent[];
       ws.close();
       const ends = hist.filter((e) => ['task_completed', 'task_cancelled', 'error'].includes(e.type));
@@ -153,7 +160,11 @@ describe('storage faults (integration)', function () {
       expect(ends[0].type).to.equal('task_completed');
       expect(writer.lastTaskMessage).to.equal('wrote');
       const dropped = h.logs.some((l) => l.includes('an event could not be stored and is dropped'));
-      if (!dropped) expect(hist.map((e) => e.type), 'every event of the task is stored').to.include.members(['task_started', 'tool_call', 'tool_result', 'task_completed']);
+      if (!dropped)
+        expect(
+          hist.map((e) => e.type),
+          'every event of the task is stored',
+        ).to.include.members(['task_started', 'tool_call', 'tool_result', 'task_completed']);
       const seqs = hist.map((e) => e.seq);
       expect(seqs, 'no gap in seqs').to.deep.equal(seqs.map((_, i) => seqs[0] + i));
       console.log(`      full disk: the writer's stored events ${hist.map((e) => e.type).join(', ')}; ended ${writer.taskStatus}`);

@@ -189,10 +189,14 @@ describe('warm engine (integration)', function () {
     it('give back worker and engine after the idle timeout, say so, and come back for the next task in the same session', async () => {
       await runTask(h, 'napper', '@say before the nap');
       expect(engines(h, 'napper')).to.have.length(1);
-      const released = await eventually(async () => {
-        const c = await workerReady(h, 'napper');
-        return c?.reason === 'Released' ? c : undefined;
-      }, 30_000, 'WorkerReady reason Released');
+      const released = await eventually(
+        async () => {
+          const c = await workerReady(h, 'napper');
+          return c?.reason === 'Released' ? c : undefined;
+        },
+        30_000,
+        'WorkerReady reason Released',
+      );
       expect(released.status).to.equal('False');
       expect(released.message).to.match(/released after 2s without a task/);
       await eventually(async () => agentProcesses(h, 'napper').length === 0, 10_000, 'no process left for the agent');

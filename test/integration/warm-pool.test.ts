@@ -89,10 +89,14 @@ describe('warm pool (integration)', function () {
   it('resumes the session in the same directory after the idle release', async () => {
     const pid = local().pid(ref('claimer'))!;
     const credential = local().issuedSecrets(ref('claimer'))?.ANTHROPIC_API_KEY;
-    await eventually(async () => {
-      const r = await h.api('GET', `${AGG}/claimer`);
-      return (r.body.status?.conditions as Condition[] | undefined)?.find((c) => c.type === 'WorkerReady')?.reason === 'Released';
-    }, 30_000, 'released');
+    await eventually(
+      async () => {
+        const r = await h.api('GET', `${AGG}/claimer`);
+        return (r.body.status?.conditions as Condition[] | undefined)?.find((c) => c.type === 'WorkerReady')?.reason === 'Released';
+      },
+      30_000,
+      'released',
+    );
     await eventually(async () => !alive(pid), 10_000, 'the claimed slot process gone');
     expect(h.server.modelProxy.credentials.authenticate(credential)).to.equal(undefined);
 
@@ -111,10 +115,14 @@ describe('warm pool (integration)', function () {
     const before = local().poolPids();
     const r = await h.api('POST', '/api/v1/agents', { name: 'other', instructions: '@say on another model', model: 'scripted-model-2' });
     expect(r.status, JSON.stringify(r.body)).to.be.oneOf([200, 201]);
-    const [req] = await eventually(async () => {
-      const reqs = h.model.requests.filter((q) => q.hasTools && q.lastUserText === '@say on another model');
-      return reqs.length ? reqs : undefined;
-    }, 30_000, 'the task reached the model');
+    const [req] = await eventually(
+      async () => {
+        const reqs = h.model.requests.filter((q) => q.hasTools && q.lastUserText === '@say on another model');
+        return reqs.length ? reqs : undefined;
+      },
+      30_000,
+      'the task reached the model',
+    );
     expect(req?.model).to.equal('scripted-model-2');
     expect(before).to.include(local().pid(ref('other')));
     expect(h.logs.some((l) => l.includes('pre-started with other settings'))).to.equal(true);

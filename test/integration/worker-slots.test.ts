@@ -39,10 +39,14 @@ describe('worker slots (integration)', function () {
       await ws.until((evs) => evs.some((e) => e.type === 'tool_call' && e.task === 2));
       const queued = await h.api('POST', '/api/v1/agents', { name: 'second', instructions: '@say my turn' });
       expect(queued.status).to.equal(201);
-      const waiting = await eventually(async () => {
-        const c = await workerReady(h, 'second');
-        return c?.reason === 'Queued' ? c : undefined;
-      }, 30_000, 'second waits for a slot');
+      const waiting = await eventually(
+        async () => {
+          const c = await workerReady(h, 'second');
+          return c?.reason === 'Queued' ? c : undefined;
+        },
+        30_000,
+        'second waits for a slot',
+      );
       expect(waiting).to.include({ status: 'False', message: 'waiting for a worker: all 1 allowed (--max-workers) are busy' });
       expect(await metric(h, 'agentplane_workers_waiting')).to.equal('agentplane_workers_waiting 1');
       const second = await h.api('GET', '/api/v1/agents/second');

@@ -58,9 +58,14 @@ ${extra}`;
   const toolOutputs = (name: string) => podToolOutputs(c, NS, name);
   const agentPods = (name: string) => livePods(c, NS, `agentplane.io/agent=${name}`);
   const squadPods = (squad: string) => livePods(c, NS, `agentplane.io/squad=${squad},!agentplane.io/agent`);
-  const runningContainers = (pod: PodJson) => (pod.status.containerStatuses ?? []).filter((s) => s.state && 'running' in s.state).map((s) => s.name).sort();
+  const runningContainers = (pod: PodJson) =>
+    (pod.status.containerStatuses ?? [])
+      .filter((s) => s.state && 'running' in s.state)
+      .map((s) => s.name)
+      .sort();
   const containerIds = (pod: PodJson) => Object.fromEntries((pod.status.containerStatuses ?? []).map((s) => [s.name, `${s.containerID}/${s.restartCount}`]));
-  const labelled = async (name: string) => (await kubectl('get', KINDS, '-n', NS, '-l', `agentplane.io/agent=${name}`, '-o', 'name')).split('\n').filter(Boolean);
+  const labelled = async (name: string) =>
+    (await kubectl('get', KINDS, '-n', NS, '-l', `agentplane.io/agent=${name}`, '-o', 'name')).split('\n').filter(Boolean);
 
   onNodeSuite(NS, (cluster, plane) => {
     c = cluster;
@@ -74,10 +79,14 @@ ${extra}`;
       expect(done, done.join(',')).to.include('task_completed');
       // The kubelet reports a started container to the API on its own schedule, which a quick
       // task can beat: the pod that ran it shows Running soon after, not necessarily already.
-      const pod = await eventually(async () => {
-        const [p] = await agentPods('solo');
-        return p?.status.phase === 'Running' ? p : undefined;
-      }, 30_000, 'the agent pod Running');
+      const pod = await eventually(
+        async () => {
+          const [p] = await agentPods('solo');
+          return p?.status.phase === 'Running' ? p : undefined;
+        },
+        30_000,
+        'the agent pod Running',
+      );
       expect(await jsonpath('pvc/agent-solo-workspace', '.status.phase')).to.equal('Bound');
       expect(await labelled('solo')).to.include.members([
         `pod/${pod.metadata.name}`,
@@ -93,9 +102,12 @@ ${extra}`;
 
     it("a manager runs as its namespace's manager service account, limited to agentplane.io there", async () => {
       const [pod] = await agentPods('solo');
-      const spec = (await c.json<{ spec: { serviceAccountName?: string; automountServiceAccountToken?: boolean } }>(['get', 'pod', pod.metadata.name, '-n', NS])).spec;
+      const spec = (
+        await c.json<{ spec: { serviceAccountName?: string; automountServiceAccountToken?: boolean } }>(['get', 'pod', pod.metadata.name, '-n', NS])
+      ).spec;
       expect(spec).to.deep.include({ serviceAccountName: 'agentplane-manager', automountServiceAccountToken: true });
-      const can = async (...args: string[]) => (await c.kubectl(['auth', 'can-i', ...args, `--as=system:serviceaccount:${NS}:agentplane-manager`], { allowFail: true })).stdout.trim();
+      const can = async (...args: string[]) =>
+        (await c.kubectl(['auth', 'can-i', ...args, `--as=system:serviceaccount:${NS}:agentplane-manager`], { allowFail: true })).stdout.trim();
       expect(await can('create', 'agents.agentplane.io', '-n', NS)).to.equal('yes');
       expect(await can('create', 'agents.agentplane.io', '-n', 'default')).to.equal('no');
       expect(await can('get', 'secrets', '-n', NS)).to.equal('no');
@@ -106,7 +118,9 @@ ${extra}`;
       await apply(agentYaml('plain', '@say plain', '  role: worker\n'));
       await eventually(async () => (await taskStatus('plain')) === 'Complete', 120_000, 'plain task');
       const [pod] = await agentPods('plain');
-      const spec = (await c.json<{ spec: { serviceAccountName?: string; automountServiceAccountToken?: boolean } }>(['get', 'pod', pod.metadata.name, '-n', NS])).spec;
+      const spec = (
+        await c.json<{ spec: { serviceAccountName?: string; automountServiceAccountToken?: boolean } }>(['get', 'pod', pod.metadata.name, '-n', NS])
+      ).spec;
       expect(spec.automountServiceAccountToken).to.equal(false);
       await kubectl('delete', 'agent', 'plain', '-n', NS);
     });
@@ -153,10 +167,14 @@ ${extra}`;
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       await eventually(async () => (await taskStatus('ada')) === 'Complete' && (await taskStatus('bob')) === 'Complete', 120_000, 'both first tasks');
       // Both containers ran their tasks; the kubelet's report of them may come a moment later.
-      await eventually(async () => {
-        const [p] = await squadPods('crew');
-        return p !== undefined && runningContainers(p).join() === 'ada,bob';
-      }, 30_000, 'the squad pod with both containers running');
+      await eventually(
+        async () => {
+          const [p] = await squadPods('crew');
+          return p !== undefined && runningContainers(p).join() === 'ada,bob';
+        },
+        30_000,
+        'the squad pod with both containers running',
+      );
       for (const m of ['ada', 'bob']) expect(await jsonpath(`pvc/agent-${m}-workspace`, '.status.phase')).to.equal('Bound');
       expect(await agentPods('ada'), 'no solo pod for a member').to.deep.equal([]);
     });
@@ -220,7 +238,11 @@ ${extra}`;
       // A member that left stays an agent with its workspace (bob is asleep, so it has no pod).
       expect(await jsonpath('pvc/agent-bob-workspace', '.status.phase')).to.equal('Bound');
       expect(await phase('bob')).to.equal('Sleeping');
-      await eventually(async () => (await agentPods('ada')).some((p) => p.status.phase === 'Running' && !p.metadata.labels?.['agentplane.io/squad']), 90_000, 'ada in a solo pod');
+      await eventually(
+        async () => (await agentPods('ada')).some((p) => p.status.phase === 'Running' && !p.metadata.labels?.['agentplane.io/squad']),
+        90_000,
+        'ada in a solo pod',
+      );
       const sent = await rest('POST', '/api/v1/agents', { name: 'ada', namespace: NS, instructions: '@bash cat mine.txt\n@say ada solo again' });
       expect(sent.status).to.equal(200);
       await eventually(async () => (await jsonpath('agent/ada', '.status.lastTaskMessage')) === 'ada solo again', 120_000, 'ada runs solo');
@@ -233,14 +255,24 @@ ${extra}`;
       await c.kubectl(['apply', '-f', '-'], {
         input: ['ann', 'bea'].map((n) => agentYaml(n, `@say ${n} here`).replace(`namespace: ${NS}`, `namespace: ${ns}`)).join('---\n'),
       });
-      const created = await rest('POST', '/api/v1/squads', { name: 'pair', namespace: ns, members: [{ name: 'cid', spec: { instructions: '@say cid here' } }, { name: 'dee', spec: { instructions: '@say dee here' } }] });
+      const created = await rest('POST', '/api/v1/squads', {
+        name: 'pair',
+        namespace: ns,
+        members: [
+          { name: 'cid', spec: { instructions: '@say cid here' } },
+          { name: 'dee', spec: { instructions: '@say dee here' } },
+        ],
+      });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const running = async () => (await livePods(c, ns, 'app.kubernetes.io/managed-by=agentplane')).filter((p) => p.status.phase === 'Running').length;
       await eventually(async () => (await running()) === 3, 120_000, 'two solo pods and the squad pod running');
 
       await kubectl('delete', 'namespace', ns, '--wait=false');
       const left = async () => {
-        const res = await c.kubectl(['get', 'agents.agentplane.io,squads.agentplane.io,pods,pvc,secrets,configmaps', '-n', ns, '-o', 'name', '--ignore-not-found'], { allowFail: true });
+        const res = await c.kubectl(
+          ['get', 'agents.agentplane.io,squads.agentplane.io,pods,pvc,secrets,configmaps', '-n', ns, '-o', 'name', '--ignore-not-found'],
+          { allowFail: true },
+        );
         return res.stdout.split('\n').filter((l) => l && !l.endsWith('/kube-root-ca.crt'));
       };
       await eventually(async () => (await c.kubectl(['get', 'namespace', ns], { allowFail: true })).code !== 0, 90_000, 'the namespace gone');
@@ -249,7 +281,7 @@ ${extra}`;
       // volumes are not): every claim's volume was released and deleted.
       const volumesOf = async () =>
         (await c.json<{ items: { spec: { claimRef?: { namespace?: string } } }[] }>(['get', 'pv'])).items.filter((v) => v.spec.claimRef?.namespace === ns);
-      await eventually(async () => (await volumesOf()).length === 0, 60_000, 'the claims\' volumes deleted');
+      await eventually(async () => (await volumesOf()).length === 0, 60_000, "the claims' volumes deleted");
     });
   });
 });

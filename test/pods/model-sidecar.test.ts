@@ -15,7 +15,17 @@ import { MODEL_PROXY_CONTAINER } from '../../pkg/api/agent.js';
 import { MODEL_KEY_PATH, MODEL_PROXY_PORT } from '../../pkg/runtime/kubernetes/objects.js';
 import { type ScriptedModel, startScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { eventually } from '../support/harness.js';
-import { agentEvents, type Agentplane, type Cluster, clusterUp, describeFailure, livePods, registerAgentplane, type StoredEvent, toolOutputs } from '../support/pods.js';
+import {
+  agentEvents,
+  type Agentplane,
+  type Cluster,
+  clusterUp,
+  describeFailure,
+  livePods,
+  registerAgentplane,
+  type StoredEvent,
+  toolOutputs,
+} from '../support/pods.js';
 
 const NS = 'sidecar-e2e';
 const INSTALL_NS = 'agentplane-system';
@@ -61,7 +71,8 @@ describe('e2e: the model-proxy sidecar in agent and squad pods', function () {
   const apply = (yaml: string) => c.kubectl(['apply', '-f', '-'], { input: yaml });
   const jsonpath = (ref: string, path: string, ns = NS) => kubectl('get', ref, '-n', ns, '-o', `jsonpath={${path}}`);
   const taskStatus = (name: string) => jsonpath(`agent/${name}`, '.status.taskStatus');
-  const secretValue = async (name: string, key: string, ns = NS) => Buffer.from(await jsonpath(`secret/${name}`, `.data.${key.replace(/\./g, '\\.')}`, ns), 'base64').toString();
+  const secretValue = async (name: string, key: string, ns = NS) =>
+    Buffer.from(await jsonpath(`secret/${name}`, `.data.${key.replace(/\./g, '\\.')}`, ns), 'base64').toString();
   const podSpec = async (selector: string) => {
     const [pod] = await livePods(c, NS, selector);
     expect(pod, `a pod for ${selector}`).to.not.equal(undefined);
@@ -94,7 +105,16 @@ describe('e2e: the model-proxy sidecar in agent and squad pods', function () {
     // The model API as pods reach it: on the host, at the pods' gateway.
     model = await startScriptedModel({ host: c.gateway, apiKey: KEY });
     ap = await registerAgentplane(c, { AGENTPLANE_MODEL_PROXY: 'sidecar' });
-    await kubectl('create', 'secret', 'generic', SECRET, '-n', INSTALL_NS, `--from-literal=ANTHROPIC_API_KEY=${KEY}`, `--from-literal=ANTHROPIC_BASE_URL=${model.url}`);
+    await kubectl(
+      'create',
+      'secret',
+      'generic',
+      SECRET,
+      '-n',
+      INSTALL_NS,
+      `--from-literal=ANTHROPIC_API_KEY=${KEY}`,
+      `--from-literal=ANTHROPIC_BASE_URL=${model.url}`,
+    );
     await kubectl('create', 'namespace', NS);
   });
 
@@ -131,7 +151,10 @@ spec:
       expect(usage!.output_tokens).to.be.greaterThan(0);
       const reqs = model.requests.filter((r) => r.lastUserText.includes(MARKER));
       expect(reqs.length, 'the model saw the task').to.be.greaterThan(0);
-      expect(reqs.every((r) => r.apiKey === KEY), 'every request carried the mirrored key').to.equal(true);
+      expect(
+        reqs.every((r) => r.apiKey === KEY),
+        'every request carried the mirrored key',
+      ).to.equal(true);
       // The server never saw the request, only the sidecar's reports, and still timed it.
       expect(await serverMetrics()).to.match(/^agentplane_task_first_model_request_seconds_count [1-9]/m);
     });
@@ -155,7 +178,10 @@ spec:
     it("the sidecar's resident memory (printed; docs/kubernetes-runtime.md)", async () => {
       const [pod] = await livePods(c, NS, 'agentplane.io/agent=rightful');
       const ps = await kubectl('exec', pod.metadata.name, '-n', NS, '-c', MODEL_PROXY_CONTAINER, '--', 'ps', '-eo', 'rss=,args=');
-      const rows = ps.split('\n').filter(Boolean).map((l) => l.trim().split(/\s+/));
+      const rows = ps
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.trim().split(/\s+/));
       const rss = (argv0: string) => Number(rows.find((r) => r[1].endsWith(argv0))?.[0] ?? NaN);
       const node = rss('node');
       const tini = rss('tini');
@@ -179,11 +205,15 @@ spec:
         probe('ps -eww -o pid,user,args'),
         // The filesystem, mounts included (secret volumes are tmpfs), and the usual places.
         // (/usr and node_modules left out: the engine's own code names the key prefix.)
-        probe(`printf '%s%s\\n' ${MARKER.slice(0, 19)} ${MARKER.slice(19)} >> /tmp/pat; grep -rIls -f /tmp/pat --exclude=pat --exclude-dir=proc --exclude-dir=sys --exclude-dir=usr --exclude-dir=node_modules / ; echo scanned`),
+        probe(
+          `printf '%s%s\\n' ${MARKER.slice(0, 19)} ${MARKER.slice(19)} >> /tmp/pat; grep -rIls -f /tmp/pat --exclude=pat --exclude-dir=proc --exclude-dir=sys --exclude-dir=usr --exclude-dir=node_modules / ; echo scanned`,
+        ),
         probe(`ls -laR /var/run/secrets ${MODEL_KEY_PATH} /var/run/agentplane`),
         probe(`grep -c ' /var/run/agentplane' /proc/self/mountinfo`),
         // The model through the sidecar without a credential, and with its own.
-        probe(`curl -s http://127.0.0.1:${MODEL_PROXY_PORT}/v1/models || (exec 3<>/dev/tcp/127.0.0.1/${MODEL_PROXY_PORT} && printf 'GET /v1/models HTTP/1.0\\r\\n\\r\\n' >&3 && head -c 300 <&3)`),
+        probe(
+          `curl -s http://127.0.0.1:${MODEL_PROXY_PORT}/v1/models || (exec 3<>/dev/tcp/127.0.0.1/${MODEL_PROXY_PORT} && printf 'GET /v1/models HTTP/1.0\\r\\n\\r\\n' >&3 && head -c 300 <&3)`,
+        ),
         probe('ls /squad; cat /squad/*/*.txt'),
         '@say probed',
       ].join('\n');
@@ -196,7 +226,11 @@ spec:
         ],
       });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
-      await eventually(async () => ['Complete', 'Failed'].includes(await taskStatus('prober')) && ['Complete', 'Failed'].includes(await taskStatus('sib')), 240_000, 'both members');
+      await eventually(
+        async () => ['Complete', 'Failed'].includes(await taskStatus('prober')) && ['Complete', 'Failed'].includes(await taskStatus('sib')),
+        240_000,
+        'both members',
+      );
       out = await toolOutputs(c, NS, 'prober');
       for (const a of ['prober', 'sib', 'rightful']) {
         secrets[`${a} token`] = await secretValue(`agent-${a}-worker`, 'token');
@@ -211,7 +245,10 @@ spec:
       expect(await taskStatus('sib')).to.equal('Complete');
       const spec = await podSpec('agentplane.io/squad=crew,!agentplane.io/agent');
       expect(spec.initContainers?.map((x) => x.name)).to.deep.equal([MODEL_PROXY_CONTAINER]);
-      expect(spec.initContainers![0].volumeMounts!.map((m) => m.mountPath)).to.include.members(['/var/run/agentplane/agents/prober', '/var/run/agentplane/agents/sib']);
+      expect(spec.initContainers![0].volumeMounts!.map((m) => m.mountPath)).to.include.members([
+        '/var/run/agentplane/agents/prober',
+        '/var/run/agentplane/agents/sib',
+      ]);
     });
 
     it('finds the model key in no environment, command line or file, and `ps -eww` shows it nowhere', () => {
@@ -274,7 +311,11 @@ spec:
     it('the key rotated back: the next tasks complete again, without a new pod', async () => {
       const [before] = await livePods(c, NS, 'agentplane.io/agent=rightful');
       await setKey(KEY);
-      await eventually(async () => (await runTask('rightful', '@say back in business')).end.type === 'task_completed', 240_000, 'a task completing with the good key');
+      await eventually(
+        async () => (await runTask('rightful', '@say back in business')).end.type === 'task_completed',
+        240_000,
+        'a task completing with the good key',
+      );
       const [after] = await livePods(c, NS, 'agentplane.io/agent=rightful');
       expect(after?.metadata.uid, 'the same pod').to.equal(before?.metadata.uid);
     });

@@ -24,7 +24,12 @@ interface Peer {
 }
 interface PolicyJson {
   metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string>; ownerReferences?: { uid: string }[] };
-  spec: { podSelector: { matchLabels?: Record<string, string> }; policyTypes: string[]; ingress?: unknown[]; egress: { to?: Peer[]; ports?: { protocol: string; port: number }[] }[] };
+  spec: {
+    podSelector: { matchLabels?: Record<string, string> };
+    policyTypes: string[];
+    ingress?: unknown[];
+    egress: { to?: Peer[]; ports?: { protocol: string; port: number }[] }[];
+  };
 }
 
 describe('e2e: a NetworkPolicy for every agent pod on a real node', function () {
@@ -79,14 +84,21 @@ ${body
   /** DNS and the worker listener (where this node's pods dial it: the bridge address), for every mode. */
   function expectBaseRules(p: PolicyJson, serverPort: number): void {
     const [dns, server] = p.spec.egress;
-    expect(dns.ports).to.deep.equal([{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }]);
-    expect(dns.to).to.deep.equal([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }]);
+    expect(dns.ports).to.deep.equal([
+      { protocol: 'UDP', port: 53 },
+      { protocol: 'TCP', port: 53 },
+    ]);
+    expect(dns.to).to.deep.equal([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } },
+    ]);
     expect(server).to.deep.equal({ to: [{ ipBlock: { cidr: `${c.gateway}/32` } }], ports: [{ protocol: 'TCP', port: serverPort }] });
   }
 
   /** The worker listener's port, from the URL the agent's ConfigMap gives its worker. */
   async function serverPort(agent: string): Promise<number> {
-    const url = (await kubectl('get', 'configmaps', '-n', NS, '-l', `agentplane.io/agent=${agent}`, '-o', 'jsonpath={.items[0].data.AGENTPLANE_SERVER_URL}')).trim();
+    const url = (
+      await kubectl('get', 'configmaps', '-n', NS, '-l', `agentplane.io/agent=${agent}`, '-o', 'jsonpath={.items[0].data.AGENTPLANE_SERVER_URL}')
+    ).trim();
     return Number(new URL(url).port);
   }
 
@@ -146,7 +158,8 @@ ${body
     const listener: Server = createServer((s) => s.end());
     await new Promise<void>((resolve) => listener.listen(0, c.gateway, resolve));
     const port = (listener.address() as { port: number }).port;
-    const clusterIp = (await c.kubectl(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}'], { allowFail: true })).stdout.trim() || '10.0.0.1';
+    const clusterIp =
+      (await c.kubectl(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}'], { allowFail: true })).stdout.trim() || '10.0.0.1';
     const apiPort = Number(new URL(c.kc.getCurrentCluster()!.server).port);
     const targets = [
       ['host', c.gateway, port],
@@ -169,11 +182,16 @@ ${body
     expect(Object.keys(seen), out).to.have.members(['host', 'metadata', 'apiserver-service', 'apiserver-host']);
     console.log(`      from the egress None pod: ${out}`);
 
-    const plugins = readdirSync(join(c.dir, 'node/cni/net.d')).flatMap((f) => (JSON.parse(readFileSync(join(c.dir, 'node/cni/net.d', f), 'utf8')) as { plugins: { type: string }[] }).plugins.map((x) => x.type));
+    const plugins = readdirSync(join(c.dir, 'node/cni/net.d')).flatMap((f) =>
+      (JSON.parse(readFileSync(join(c.dir, 'node/cni/net.d', f), 'utf8')) as { plugins: { type: string }[] }).plugins.map((x) => x.type),
+    );
     if (seen.host === 'connected') {
       // The policy forbids the host's port and the pod reached it: nothing enforces policies
       // here. That is what the node's CNI configuration says: no policy-enforcing plugin.
-      expect(plugins.filter((t) => !['bridge', 'host-local', 'portmap', 'loopback', 'firewall', 'tuning', 'bandwidth'].includes(t)), `CNI plugins: ${plugins.join(', ')}`).to.deep.equal([]);
+      expect(
+        plugins.filter((t) => !['bridge', 'host-local', 'portmap', 'loopback', 'firewall', 'tuning', 'bandwidth'].includes(t)),
+        `CNI plugins: ${plugins.join(', ')}`,
+      ).to.deep.equal([]);
       console.log(`      the node's CNI plugins (${plugins.join(', ')}) do not enforce NetworkPolicy: the objects above are all this node checks`);
     } else {
       // A plugin that enforces: what the policy forbids is unreachable.
@@ -203,7 +221,9 @@ ${body
       const p = await policyOf(pod);
       await expectSelectsOnly(pod, p);
       const members = pod.spec.containers.map((x) => x.name) as ('ada' | 'bob')[];
-      expect(p.metadata.annotations, `${pod.metadata.name} (${members.join(', ')})`).to.include({ 'agentplane.io/egress': members.includes('bob') ? 'None' : 'Open' });
+      expect(p.metadata.annotations, `${pod.metadata.name} (${members.join(', ')})`).to.include({
+        'agentplane.io/egress': members.includes('bob') ? 'None' : 'Open',
+      });
       expect(p.metadata.ownerReferences?.map((o) => o.uid)).to.have.members(members.map((m) => uids[m]));
     }
     expect(pods.flatMap((p) => p.spec.containers.map((x) => x.name))).to.have.members(['ada', 'bob']);
@@ -241,6 +261,10 @@ ${body
 
     await kubectl('delete', 'squads', '--all', '-n', NS);
     await kubectl('delete', 'agents', '--all', '-n', NS);
-    await eventually(async () => (await policies('agentplane.io/agent')).length + (await policies('agentplane.io/squad')).length === 0, 90_000, 'no agent’s or squad’s policy left');
+    await eventually(
+      async () => (await policies('agentplane.io/agent')).length + (await policies('agentplane.io/squad')).length === 0,
+      90_000,
+      'no agent’s or squad’s policy left',
+    );
   });
 });

@@ -101,7 +101,10 @@ describe('KubernetesRuntime on a real node', () => {
         close: async () => {
           await runtime.close();
           // What the cases left (stopped workers' claims, Secrets): the next fixture starts clean.
-          await c.kubectl(['delete', 'pods,pvc,secrets,configmaps', '-n', NS, '-l', 'app.kubernetes.io/managed-by=agentplane', '--wait=true', '--timeout=60s'], { allowFail: true });
+          await c.kubectl(
+            ['delete', 'pods,pvc,secrets,configmaps', '-n', NS, '-l', 'app.kubernetes.io/managed-by=agentplane', '--wait=true', '--timeout=60s'],
+            { allowFail: true },
+          );
           proxy.close();
           await app.close();
           await model.close();

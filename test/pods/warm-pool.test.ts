@@ -110,7 +110,11 @@ spec:
   it('asleep and woken, the agent runs in a pod of its own that mounts the claim it took; the slot’s Secret and ConfigMap are gone', async () => {
     const claim = (await names('persistentvolumeclaims', 'agentplane.io/agent=quick'))[0].replace('persistentvolumeclaim/', '');
     expect((await ap.rest('PATCH', `/api/v1/agents/quick?namespace=${NS}`, { lifecycle: 'Sleep' })).status).to.equal(200);
-    await eventually(async () => (await jsonpath('agent/quick', '.status.status')) === 'Sleeping' && (await agentPods('quick')).length === 0, 60_000, 'quick asleep, pod gone');
+    await eventually(
+      async () => (await jsonpath('agent/quick', '.status.status')) === 'Sleeping' && (await agentPods('quick')).length === 0,
+      60_000,
+      'quick asleep, pod gone',
+    );
     const sent = await ap.rest('POST', '/api/v1/agents', { name: 'quick', namespace: NS, instructions: '@bash cat note.txt\n@say woken' });
     expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
     await eventually(async () => (await lastMessage('quick')) === 'woken', 150_000, 'quick woken');

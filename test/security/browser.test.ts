@@ -35,7 +35,13 @@ interface Raw {
 function raw(h: Harness | number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: typeof h === 'number' ? h : h.server.port, method, path, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } },
+      {
+        host: '127.0.0.1',
+        port: typeof h === 'number' ? h : h.server.port,
+        method,
+        path,
+        headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers },
+      },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += String(c)));
@@ -109,7 +115,13 @@ describe('browser-facing hardening (security)', function () {
       expect(list.body.error).to.include('evil.example').and.include('--allowed-hosts');
       expect(JSON.stringify(list.body)).not.to.include('victim');
 
-      const create = await raw(h, 'POST', '/api/v1/agents', { host: `evil.example:${port}`, ...json }, JSON.stringify({ name: 'rebound', instructions: '@bash id > /tmp/pwned\n@say ok' }));
+      const create = await raw(
+        h,
+        'POST',
+        '/api/v1/agents',
+        { host: `evil.example:${port}`, ...json },
+        JSON.stringify({ name: 'rebound', instructions: '@bash id > /tmp/pwned\n@say ok' }),
+      );
       expectRefusal(create, 421, 'MisdirectedRequest');
       expect(await getAgent(h, 'rebound')).to.equal(undefined);
 
@@ -124,7 +136,17 @@ describe('browser-facing hardening (security)', function () {
     });
 
     it('answers loopback names and the allowed hosts, with any port', async () => {
-      for (const host of [`127.0.0.1:${port}`, `127.8.9.10:${port}`, `localhost:${port}`, 'localhost', `[::1]:${port}`, `agents.example:${port}`, 'AGENTS.example', `ci.corp.example:${port}`, 'corp.example']) {
+      for (const host of [
+        `127.0.0.1:${port}`,
+        `127.8.9.10:${port}`,
+        `localhost:${port}`,
+        'localhost',
+        `[::1]:${port}`,
+        `agents.example:${port}`,
+        'AGENTS.example',
+        `ci.corp.example:${port}`,
+        'corp.example',
+      ]) {
         const r = await raw(h, 'GET', '/api/v1/agents', { host });
         expect(r.status, host).to.equal(200);
       }
@@ -140,7 +162,12 @@ describe('browser-facing hardening (security)', function () {
       const tokenFile = join(dir, 'tokens.yaml');
       writeFileSync(tokenFile, tokenFileYaml([{ user: 'admin', token: 'admin-hosts-0a1b2c3d' }]));
       const cliPort = await freePort();
-      const p = await startServerProcess({ port: cliPort, dataDir: join(dir, 'data'), model: { url: h.model.url, apiKey: 'unused' }, args: ['--allowed-hosts', 'cli.example, other.example', '--token-file', tokenFile, '--no-metrics-auth'] });
+      const p = await startServerProcess({
+        port: cliPort,
+        dataDir: join(dir, 'data'),
+        model: { url: h.model.url, apiKey: 'unused' },
+        args: ['--allowed-hosts', 'cli.example, other.example', '--token-file', tokenFile, '--no-metrics-auth'],
+      });
       try {
         expect((await raw(cliPort, 'GET', '/api/v1/agents', { host: `cli.example:${cliPort}` })).status, 'allowed, then asked for a token').to.equal(401);
         expect((await raw(cliPort, 'GET', '/api/v1/agents', { host: 'other.example' })).status).to.equal(401);
@@ -156,11 +183,21 @@ describe('browser-facing hardening (security)', function () {
 
   describe('cross-site requests (Origin, Sec-Fetch-Site)', () => {
     it('refuses a state-changing request from a foreign Origin', async () => {
-      const create = await raw(h, 'POST', '/api/v1/agents', { origin: 'http://evil.example', ...json }, JSON.stringify({ name: 'csrf', instructions: '@say hi' }));
+      const create = await raw(
+        h,
+        'POST',
+        '/api/v1/agents',
+        { origin: 'http://evil.example', ...json },
+        JSON.stringify({ name: 'csrf', instructions: '@say hi' }),
+      );
       expectRefusal(create, 403, 'Forbidden');
       expect(create.body.error).to.include('http://evil.example');
       // Another port on the same host is another origin.
-      expectRefusal(await raw(h, 'POST', '/api/v1/agents', { origin: 'http://127.0.0.1:1', ...json }, JSON.stringify({ name: 'csrf', instructions: '@say hi' })), 403, 'Forbidden');
+      expectRefusal(
+        await raw(h, 'POST', '/api/v1/agents', { origin: 'http://127.0.0.1:1', ...json }, JSON.stringify({ name: 'csrf', instructions: '@say hi' })),
+        403,
+        'Forbidden',
+      );
       // A sandboxed frame's opaque origin.
       expectRefusal(await raw(h, 'DELETE', '/api/v1/agents/victim', { origin: 'null' }), 403, 'Forbidden');
       expect(await getAgent(h, 'csrf')).to.equal(undefined);
@@ -183,7 +220,11 @@ describe('browser-facing hardening (security)', function () {
       expectRefusal(plain, 415, 'UnsupportedMediaType');
       expect(plain.body.error).to.include('text/plain').and.include('application/json');
       // A form, and a body without any type, likewise; the aggregated API's cancel too.
-      expectRefusal(await raw(h, 'POST', '/api/v1/agents/victim/cancel', { 'content-type': 'application/x-www-form-urlencoded' }, 'a=b'), 415, 'UnsupportedMediaType');
+      expectRefusal(
+        await raw(h, 'POST', '/api/v1/agents/victim/cancel', { 'content-type': 'application/x-www-form-urlencoded' }, 'a=b'),
+        415,
+        'UnsupportedMediaType',
+      );
       expectRefusal(await raw(h, 'POST', '/api/v1/agents/victim/cancel', {}, 'x'), 415, 'UnsupportedMediaType');
       const agg = await raw(h, 'POST', '/apis/agentplane.io/v1alpha1/namespaces/default/agents/victim/cancel', { 'content-type': 'text/plain' }, '{}');
       expect(agg.status).to.equal(415);
@@ -193,7 +234,13 @@ describe('browser-facing hardening (security)', function () {
 
     it('lets same-origin requests (the dashboard) through: REST and WebSocket', async () => {
       const origin = `http://127.0.0.1:${port}`;
-      const create = await raw(h, 'POST', '/api/v1/agents', { origin, 'sec-fetch-site': 'same-origin', ...json }, JSON.stringify({ name: 'same-origin', instructions: '@say hi' }));
+      const create = await raw(
+        h,
+        'POST',
+        '/api/v1/agents',
+        { origin, 'sec-fetch-site': 'same-origin', ...json },
+        JSON.stringify({ name: 'same-origin', instructions: '@say hi' }),
+      );
       expect(create.status, JSON.stringify(create.body)).to.equal(201);
       const ws = await upgrade(h, '/api/v1/agents/same-origin/ws', { origin, 'sec-fetch-site': 'same-origin' });
       expect(ws).to.have.property('opened');

@@ -31,7 +31,9 @@ interface Seen {
 }
 
 /** A plain listener on loopback that records every request; `route` answers it. */
-async function recorder(route: (url: string, port: number) => { status: number; headers?: Record<string, string> }): Promise<{ server: Server; port: number; seen: Seen[] }> {
+async function recorder(
+  route: (url: string, port: number) => { status: number; headers?: Record<string, string> },
+): Promise<{ server: Server; port: number; seen: Seen[] }> {
   const seen: Seen[] = [];
   let port = 0;
   const server = createServer((req, res) => {
@@ -110,7 +112,14 @@ describe('connector credentials and tool egress (security)', function () {
     it('(a) a cross-origin 307 from the bound URL: the redirect target never sees the header secret, and the task ends properly', async () => {
       const url = `http://127.0.0.1:${trap.port}/cross/mcp`;
       expect((await h.api('POST', '/api/v1/secrets', { name: 'cross', data: { token: HDR_TOKEN }, allowedUrls: [url] })).status).to.equal(201);
-      const c = await h.api('POST', '/api/v1/connectors', { name: 'cross', url, authSecretName: 'cross', authSecretKey: 'token', authType: 'header', headerName: 'X-Tool-Key' });
+      const c = await h.api('POST', '/api/v1/connectors', {
+        name: 'cross',
+        url,
+        authSecretName: 'cross',
+        authSecretKey: 'token',
+        authType: 'header',
+        headerName: 'X-Tool-Key',
+      });
       expect(c.status, c.text).to.equal(201);
       const evs = await runTask(h, 'redirected', '@tool mcp__cross__echo {"text":"hi"}\n@say done anyway', { connectors: ['cross'] });
       expect(evs.at(-1)!.type, JSON.stringify(evs.map((e) => e.type))).to.equal('task_completed');
@@ -123,7 +132,7 @@ describe('connector credentials and tool egress (security)', function () {
       expect(h.logs.some((l) => l.includes('answered a redirect') && l.includes('"name":"redirected"'))).to.equal(true);
     });
 
-    it('(b) a same-origin 307 outside the bound path: no credential is sent there, by the gateway or by the server\'s own checks', async () => {
+    it("(b) a same-origin 307 outside the bound path: no credential is sent there, by the gateway or by the server's own checks", async () => {
       const url = `http://127.0.0.1:${trap.port}/same/mcp`;
       expect((await h.api('POST', '/api/v1/secrets', { name: 'same', data: { token: SAME_TOKEN }, allowedUrls: [url] })).status).to.equal(201);
       expect((await h.api('POST', '/api/v1/connectors', { name: 'same', url, authSecretName: 'same', authSecretKey: 'token' })).status).to.equal(201);
@@ -135,21 +144,28 @@ describe('connector credentials and tool egress (security)', function () {
       const bound = trap.seen.filter((s) => s.url === '/same/mcp');
       expect(bound.length).to.be.greaterThan(1);
       for (const s of bound) expect(s.headers.authorization).to.equal(`Bearer ${SAME_TOKEN}`);
-      expect(trap.seen.filter((s) => s.url.startsWith('/same/outside')), 'requests to the redirect target').to.deep.equal([]);
+      expect(
+        trap.seen.filter((s) => s.url.startsWith('/same/outside')),
+        'requests to the redirect target',
+      ).to.deep.equal([]);
     });
 
-    it('(d) a task calls the connector\'s tool through the gateway: the MCP server sees the secret, the engine process holds none', async () => {
+    it("(d) a task calls the connector's tool through the gateway: the MCP server sees the secret, the engine process holds none", async () => {
       expect((await h.api('POST', '/api/v1/secrets', { name: 'echo', data: { token: TOKEN }, allowedUrls: [mcp.url] })).status).to.equal(201);
       expect((await h.api('POST', '/api/v1/connectors', { name: 'echo', url: mcp.url, authSecretName: 'echo', authSecretKey: 'token' })).status).to.equal(201);
       const evs = await runTask(h, 'caller', '@tool mcp__echo__echo {"text":"through the gateway"}\n@say done', { connectors: ['echo'] });
       const result = evs.find((e) => e.type === 'tool_result');
-      expect(result?.payload, JSON.stringify(evs.map((e) => [e.type, e.payload]))).to.deep.include({ tool: 'mcp__echo__echo', isError: false, output: 'echo: through the gateway' });
+      expect(result?.payload, JSON.stringify(evs.map((e) => [e.type, e.payload]))).to.deep.include({
+        tool: 'mcp__echo__echo',
+        isError: false,
+        output: 'echo: through the gateway',
+      });
       expect(mcp.calls).to.include('through the gateway');
       expect(new Set(mcp.tokensSeen)).to.deep.equal(new Set([TOKEN]));
       // The engine stays up between tasks (warm session): find it by its environment.
       const workspace = join(h.dataDir, 'workspaces', 'default', 'caller');
       const engines = enginePids(workspace);
-      expect(engines, 'the agent\'s engine process').to.have.length.greaterThan(0);
+      expect(engines, "the agent's engine process").to.have.length.greaterThan(0);
       for (const pid of engines) {
         for (const file of ['environ', 'cmdline']) {
           const text = readFileSync(`/proc/${pid}/${file}`, 'utf8');
@@ -160,7 +176,7 @@ describe('connector credentials and tool egress (security)', function () {
       expect(processesWith(TOKEN), 'command lines holding the secret').to.deep.equal([]);
     });
 
-    it('refuses the gateway without the agent\'s credential, for a connector not attached to the agent, and across namespaces', async () => {
+    it("refuses the gateway without the agent's credential, for a connector not attached to the agent, and across namespaces", async () => {
       const credential = h.server.local!.issuedSecrets({ namespace: 'default', name: 'caller' })!.ANTHROPIC_API_KEY;
       const call = async (path: string, key?: string): Promise<{ status: number; body: any }> => {
         const r = await fetch(`${h.server.modelProxy.url.replace('/internal/v1/model', '')}${path}`, {
@@ -195,7 +211,10 @@ describe('connector credentials and tool egress (security)', function () {
       // The host's own name resolves to loopback here (/etc/hosts), and is no loopback name as written.
       name = hostname();
       const addresses = await lookup(name, { all: true });
-      expect(addresses.map((a) => classifyAddress(a.address)), `${name} must resolve to loopback for this test`).to.include('loopback');
+      expect(
+        addresses.map((a) => classifyAddress(a.address)),
+        `${name} must resolve to loopback for this test`,
+      ).to.include('loopback');
       mcp = createTestMcpServer({ token: TOKEN });
       await mcp.start();
       h = await startHarness({ allowPrivateConnectorUrls: false });
@@ -216,11 +235,13 @@ describe('connector credentials and tool egress (security)', function () {
       expect(result?.payload).to.include({ isError: true });
       expect(mcp.tokensSeen, 'requests that reached the MCP server').to.deep.equal([]);
       expect(mcp.calls).to.deep.equal([]);
-      expect(h.logs.some((l) => l.includes('connector gateway: address refused') && l.includes(`resolves to 127.0.0.1`) && l.includes('"name":"rebound"'))).to.equal(true);
+      expect(
+        h.logs.some((l) => l.includes('connector gateway: address refused') && l.includes(`resolves to 127.0.0.1`) && l.includes('"name":"rebound"')),
+      ).to.equal(true);
     });
   });
 
-  describe('(e) the tools\' egress proxy', () => {
+  describe("(e) the tools' egress proxy", () => {
     let h: Harness;
     let target: Awaited<ReturnType<typeof recorder>>;
     const cred: Record<string, string> = {};
@@ -235,7 +256,11 @@ describe('connector credentials and tool egress (security)', function () {
         ],
       });
       port = h.server.port;
-      for (const [name, templateRef] of [['open', undefined], ['locked', 'locked'], ['listed', 'listed']] as const) {
+      for (const [name, templateRef] of [
+        ['open', undefined],
+        ['locked', 'locked'],
+        ['listed', 'listed'],
+      ] as const) {
         const evs = await runTask(h, name, '@say ready', templateRef ? { templateRef } : {});
         expect(evs.at(-1)!.type).to.equal('task_completed');
         cred[name] = h.server.local!.issuedSecrets({ namespace: 'default', name: name })!.ANTHROPIC_API_KEY!;
@@ -246,7 +271,7 @@ describe('connector credentials and tool egress (security)', function () {
       await close(target?.server);
     });
 
-    it('asks for the agent\'s credential (407) without one or with an unknown one', async () => {
+    it("asks for the agent's credential (407) without one or with an unknown one", async () => {
       for (const c of [undefined, 'apmc_unknown']) {
         const r = await connectThrough(port, `example.com:443`, c);
         expect(r.status).to.equal(407);
@@ -278,10 +303,18 @@ describe('connector credentials and tool egress (security)', function () {
 
     it('refuses plain HTTP (absolute-form) to loopback too', async () => {
       const status = await new Promise<number>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port, path: `http://127.0.0.1:${target.port}/x`, headers: { 'proxy-authorization': `Basic ${Buffer.from(`a:${cred.open}`).toString('base64')}` } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: `http://127.0.0.1:${target.port}/x`,
+            headers: { 'proxy-authorization': `Basic ${Buffer.from(`a:${cred.open}`).toString('base64')}` },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.end();
       });
@@ -333,7 +366,11 @@ describe('connector credentials and tool egress (security)', function () {
         // (Asynchronously: the proxy answers from this process.)
         const curl = (url: string): Promise<string> =>
           new Promise((resolve, reject) =>
-            execFile('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '10', '-x', `http://agent:apmc_test@127.0.0.1:${proxyPort}`, url], (err, out) => (err ? reject(new Error('curl failed', { cause: err })) : resolve(out))),
+            execFile(
+              'curl',
+              ['-s', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '10', '-x', `http://agent:apmc_test@127.0.0.1:${proxyPort}`, url],
+              (err, out) => (err ? reject(new Error('curl failed', { cause: err })) : resolve(out)),
+            ),
           );
         expect(await curl(`http://127.0.0.1:${target.port}/via-curl`)).to.equal('200');
         expect(target.seen.find((s) => s.url === '/via-curl')?.headers['proxy-authorization']).to.equal(undefined);

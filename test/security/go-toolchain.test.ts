@@ -26,7 +26,10 @@ describe('security: the Go toolchain fetched from the module proxy', function ()
     expect(r.stderr).to.match(reason);
     expect(r.stdout).to.equal('');
     expect(existsSync(box.cached), 'nothing cached').to.equal(false);
-    expect(readdirSync(box.root).filter((f) => f.startsWith('tmp.')), 'no scratch dir left').to.deep.equal([]);
+    expect(
+      readdirSync(box.root).filter((f) => f.startsWith('tmp.')),
+      'no scratch dir left',
+    ).to.deep.equal([]);
     // A second run does not take anything left over for the toolchain either.
     expect(box.run().status).to.equal(1);
   };
@@ -41,7 +44,10 @@ describe('security: the Go toolchain fetched from the module proxy', function ()
 
   it('refuses a toolchain with a file added, or one left out', () => {
     refused([...fakeToolchain(), { name: `${PREFIX}bin/go-helper`, data: '#!/bin/sh\n', mode: 0o100755 }], hashMismatch);
-    refused(fakeToolchain().filter((e) => !e.name.endsWith('/src/fmt/print.go')), hashMismatch);
+    refused(
+      fakeToolchain().filter((e) => !e.name.endsWith('/src/fmt/print.go')),
+      hashMismatch,
+    );
   });
 
   it('refuses entries outside the module directory before unpacking (no file written there)', () => {
@@ -55,10 +61,7 @@ describe('security: the Go toolchain fetched from the module proxy', function ()
   it('refuses a symlink entry before unpacking, so nothing is written through it', () => {
     const outside = join(box.root, 'outside');
     mkdirSync(outside);
-    refused(
-      [...fakeToolchain(), { name: `${PREFIX}lib`, data: outside, mode: 0o120777 }, { name: `${PREFIX}lib/planted`, data: 'x' }],
-      badEntries,
-    );
+    refused([...fakeToolchain(), { name: `${PREFIX}lib`, data: outside, mode: 0o120777 }, { name: `${PREFIX}lib/planted`, data: 'x' }], badEntries);
     expect(readdirSync(outside)).to.deep.equal([]);
   });
 

@@ -74,17 +74,21 @@ describe('small leaks (security)', function () {
       // runs before the audit hooks (415 for a text/plain body).
       await h.api('POST', `/api/v1/agents?access_token=${secret}`, { name: 'y', instructions: '@say hi' });
       expect((await h.api('POST', `/api/v1/agents/x/cancel?access_token=${secret}`, 'x', { ...auth, 'content-type': 'text/plain' })).status).to.equal(415);
-      const lines = await eventually(async () => {
-        const text = (() => {
-          try {
-            return readFileSync(log, 'utf8');
-          } catch {
-            return '';
-          }
-        })();
-        const ls = text.split('\n').filter(Boolean);
-        return ls.length >= paths.length + 2 ? ls : undefined;
-      }, 10_000, 'the audit lines');
+      const lines = await eventually(
+        async () => {
+          const text = (() => {
+            try {
+              return readFileSync(log, 'utf8');
+            } catch {
+              return '';
+            }
+          })();
+          const ls = text.split('\n').filter(Boolean);
+          return ls.length >= paths.length + 2 ? ls : undefined;
+        },
+        10_000,
+        'the audit lines',
+      );
       const text = lines.join('\n');
       expect(text).not.to.include(secret);
       expect(text).not.to.include(ADMIN);
@@ -93,7 +97,9 @@ describe('small leaks (security)', function () {
       expect(uris).to.include('/api/v1/agents?ACCESS_TOKEN=<redacted>&namespace=default');
       expect(uris).to.include('/api/v1/agents/x/cancel?token=<redacted>&api_key=<redacted>&id_token=<redacted>');
       expect(uris).to.include('/api/v1/agents?access_token=<redacted>');
-      const guarded = lines.map((l) => JSON.parse(l) as { requestURI: string; responseStatus: { code: number } }).find((e) => e.requestURI === '/api/v1/agents/x/cancel?access_token=<redacted>');
+      const guarded = lines
+        .map((l) => JSON.parse(l) as { requestURI: string; responseStatus: { code: number } })
+        .find((e) => e.requestURI === '/api/v1/agents/x/cancel?access_token=<redacted>');
       expect(guarded?.responseStatus.code).to.equal(415);
       // Nor does the server's own log hold it.
       expect(h.logs.join('\n')).not.to.include(secret);

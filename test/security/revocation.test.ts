@@ -95,7 +95,11 @@ describe('revocation of open connections (security)', function () {
     h = await startHarness({ tokenFile, tokenFileReloadMs: RELOAD_MS });
     const created = await h.api('POST', '/api/v1/agents', { name: 'watched', instructions: '@say first' }, auth(TOKENS.admin));
     expect(created.status, created.text).to.equal(201);
-    await eventually(async () => (await h.api('GET', '/api/v1/agents/watched', undefined, auth(TOKENS.admin))).body.taskStatus === 'Complete', 60_000, 'the first task done');
+    await eventually(
+      async () => (await h.api('GET', '/api/v1/agents/watched', undefined, auth(TOKENS.admin))).body.taskStatus === 'Complete',
+      60_000,
+      'the first task done',
+    );
   });
   after(async () => {
     await h?.close();
@@ -120,7 +124,11 @@ describe('revocation of open connections (security)', function () {
         { user: 'narrowed', namespaces: ['elsewhere'], token: TOKENS.narrowed },
       ]),
     );
-    await eventually(async () => leavingHeader.closed && leavingProtocol.closed && narrowed.closed && watch.endedAt && log.endedAt, CLOSE_WITHIN_MS + 2_000, 'every revoked connection ended');
+    await eventually(
+      async () => leavingHeader.closed && leavingProtocol.closed && narrowed.closed && watch.endedAt && log.endedAt,
+      CLOSE_WITHIN_MS + 2_000,
+      'every revoked connection ended',
+    );
     for (const s of [leavingHeader, leavingProtocol, narrowed]) {
       expect(s.closed).to.include({ code: 4401, reason: 'token revoked' });
       expect(s.closed!.at - removedAt, 'closed within the reload interval').to.be.below(CLOSE_WITHIN_MS);
@@ -134,7 +142,11 @@ describe('revocation of open connections (security)', function () {
     const logBefore = log.text.length;
     const next = await h.api('POST', '/api/v1/agents', { name: 'watched', instructions: '@say second' }, auth(TOKENS.admin));
     expect(next.status, next.text).to.equal(200);
-    await eventually(async () => admin.events.some((e) => e.type === 'task_completed' && (e.payload as { result?: string }).result === 'second'), 60_000, "the admin's socket saw the new task end");
+    await eventually(
+      async () => admin.events.some((e) => e.type === 'task_completed' && (e.payload as { result?: string }).result === 'second'),
+      60_000,
+      "the admin's socket saw the new task end",
+    );
     expect([leavingHeader, leavingProtocol, narrowed].map((s) => s.events.length)).to.deep.equal(seenBefore);
     expect(watch.text.length).to.equal(watchBefore);
     expect(log.text.length).to.equal(logBefore);
@@ -152,7 +164,11 @@ describe('revocation of open connections (security)', function () {
       issuer = await startOidcIssuer(dir, 'agentplane');
       const file = join(dir, 'oidc-tokens.yaml');
       writeFileSync(file, tokenFileYaml([{ user: 'admin', token: TOKENS.admin }], 'grants:\n  - group: devs\n    namespaces: "*"\n    verbs: "*"\n'));
-      oidc = await startHarness({ tokenFile: file, tokenFileReloadMs: RELOAD_MS, oidc: { issuerUrl: issuer.url, clientId: 'agentplane', groupsClaim: 'groups', caFile: issuer.caFile } });
+      oidc = await startHarness({
+        tokenFile: file,
+        tokenFileReloadMs: RELOAD_MS,
+        oidc: { issuerUrl: issuer.url, clientId: 'agentplane', groupsClaim: 'groups', caFile: issuer.caFile },
+      });
       const created = await oidc.api('POST', '/api/v1/agents', { name: 'watched', instructions: '@say hi' }, auth(TOKENS.admin));
       expect(created.status, created.text).to.equal(201);
     });

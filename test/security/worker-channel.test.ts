@@ -15,7 +15,14 @@ import WebSocket from 'ws';
 
 import { TRUNCATED_MARKER } from '../../pkg/api/event-size.js';
 import type { AgentEvent } from '../../pkg/api/event.js';
-import { CONTROL_PATH, MAX_EVENT_BYTES, MODEL_REPORT_PATH, WORKER_MESSAGE_BURST, WORKER_MESSAGES_PER_SECOND, WorkerCloseCode } from '../../pkg/api/worker-protocol.js';
+import {
+  CONTROL_PATH,
+  MAX_EVENT_BYTES,
+  MODEL_REPORT_PATH,
+  WORKER_MESSAGE_BURST,
+  WORKER_MESSAGES_PER_SECOND,
+  WorkerCloseCode,
+} from '../../pkg/api/worker-protocol.js';
 import { busyFor, EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
 
 const REFUSED = 'closing a worker channel: the worker broke the protocol';
@@ -76,7 +83,8 @@ describe('security: the worker channel is untrusted input', function () {
   const tokensOf = async (agent: string): Promise<number> => {
     const metrics = (await h.api('GET', '/metrics')).text;
     let n = 0;
-    for (const line of metrics.split('\n')) if (line.startsWith('agentplane_model_tokens_total{') && line.includes(`agent="${agent}"`)) n += Number(line.split(' ').at(-1));
+    for (const line of metrics.split('\n'))
+      if (line.startsWith('agentplane_model_tokens_total{') && line.includes(`agent="${agent}"`)) n += Number(line.split(' ').at(-1));
     return n;
   };
   const costTotal = async (): Promise<number> => {
@@ -116,7 +124,11 @@ describe('security: the worker channel is untrusted input', function () {
     ['an event without its event', '{"type":"event","taskId":1}', 'event: event is required'],
     ['a hello with a task id of the wrong type', '{"type":"hello","runningTaskId":"1"}', 'runningTaskId must be an integer'],
     ['an unknown message type', '{"type":"shutdown"}', 'unknown message type "shutdown"'],
-    ['a model_retry (the proxy’s event, never a worker’s)', JSON.stringify({ type: 'event', taskId: 1, event: { type: 'model_retry', payload: {} } }), 'event.type must be one of'],
+    [
+      'a model_retry (the proxy’s event, never a worker’s)',
+      JSON.stringify({ type: 'event', taskId: 1, event: { type: 'model_retry', payload: {} } }),
+      'event.type must be one of',
+    ],
   ];
   for (const [what, frame, why] of malformed) {
     it(`${what}: closed with ${WorkerCloseCode.invalid}, logged, and nobody else notices`, async () => {
@@ -138,7 +150,11 @@ describe('security: the worker channel is untrusted input', function () {
     const closed = await dial([`{"type":"hello","pad":"${'x'.repeat(2 * 1024 * 1024)}"}`]);
     // ws's own refusal, before the hub sees a byte of it.
     expect(closed.code).to.equal(1009);
-    await eventually(async () => h.logs.some((l) => l.includes('worker channel error') && l.includes('"name":"prober"') && /payload/i.test(l)), 5000, 'the error logged');
+    await eventually(
+      async () => h.logs.some((l) => l.includes('worker channel error') && l.includes('"name":"prober"') && /payload/i.test(l)),
+      5000,
+      'the error logged',
+    );
     await stillServing();
   });
 
@@ -148,15 +164,26 @@ describe('security: the worker channel is untrusted input', function () {
     const closed = await dial([hello, text('not mine', 99)]);
     expect(closed).to.deep.equal({ code: WorkerCloseCode.outOfOrder, reason: 'an event of task 99, which this worker was never given' });
     refusalLogged(WorkerCloseCode.outOfOrder, 'task 99');
-    expect((await proberEvents()).some((e) => e.task === 99), 'nothing of task 99 stored').to.equal(false);
+    expect(
+      (await proberEvents()).some((e) => e.task === 99),
+      'nothing of task 99 stored',
+    ).to.equal(false);
     await stillServing();
   });
 
   it('a 900 KB event (the reported attack) is stored cut to the event limit, ending with the marker', async () => {
-    const huge = JSON.stringify({ type: 'event', taskId: 1, event: { type: 'tool_result', payload: { id: 'fake', tool: 'Bash', output: 'A'.repeat(900_000), isError: false } } });
+    const huge = JSON.stringify({
+      type: 'event',
+      taskId: 1,
+      event: { type: 'tool_result', payload: { id: 'fake', tool: 'Bash', output: 'A'.repeat(900_000), isError: false } },
+    });
     // The channel stays open for a valid event; the real worker's reconnect replaces it (4409).
     const closed = dial([hello, huge]);
-    const stored = await eventually(async () => (await proberEvents()).find((e) => e.type === 'tool_result' && (e.payload as { id: string }).id === 'fake'), 10_000, 'the event stored');
+    const stored = await eventually(
+      async () => (await proberEvents()).find((e) => e.type === 'tool_result' && (e.payload as { id: string }).id === 'fake'),
+      10_000,
+      'the event stored',
+    );
     const payload = stored.payload as { output: string };
     expect(Buffer.byteLength(JSON.stringify(payload))).to.be.at.most(MAX_EVENT_BYTES);
     expect(payload.output.endsWith(TRUNCATED_MARKER)).to.equal(true);
@@ -265,11 +292,14 @@ describe('security: a task past its event budget ends, and the agent goes on', f
     expect(agent.body.taskStatus).to.equal('Error');
 
     // The agent is not broken: its next task runs and completes.
-    await eventually(async () => (await h.api('POST', '/api/v1/agents', { name: 'chatty', instructions: '@say back to normal' })).status === 200, 60_000, 'the next task accepted');
+    await eventually(
+      async () => (await h.api('POST', '/api/v1/agents', { name: 'chatty', instructions: '@say back to normal' })).status === 200,
+      60_000,
+      'the next task accepted',
+    );
     const next = await ws.untilTaskEnd(2);
     const done = next.find((e) => e.task === 2 && e.type === 'task_completed');
     expect(done, ws.types()).to.not.equal(undefined);
     ws.close();
   });
 });
-

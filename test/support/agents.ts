@@ -17,14 +17,24 @@ export const getAgent = async (h: Harness, name: string, ns = 'default'): Promis
 };
 
 export function waitAgent(h: Harness, name: string, pred: (a: AgentView) => boolean, what = 'agent state', ns = 'default'): Promise<AgentView> {
-  return eventually(async () => {
-    const a = await getAgent(h, name, ns);
-    return a && pred(a) ? a : undefined;
-  }, 45_000, `${name}: ${what}`);
+  return eventually(
+    async () => {
+      const a = await getAgent(h, name, ns);
+      return a && pred(a) ? a : undefined;
+    },
+    45_000,
+    `${name}: ${what}`,
+  );
 }
 
 /** Sends a task (with more agent fields, e.g. templateRef) and waits for it to end; returns its events. */
-export async function runTask(h: Harness, name: string, instructions: string, ns = 'default', fields: Record<string, unknown> = {}): Promise<EventClient['events']> {
+export async function runTask(
+  h: Harness,
+  name: string,
+  instructions: string,
+  ns = 'default',
+  fields: Record<string, unknown> = {},
+): Promise<EventClient['events']> {
   const r = await h.api('POST', '/api/v1/agents', { name, namespace: ns, instructions, ...fields });
   expect([200, 201], JSON.stringify(r.body)).to.include(r.status);
   const ws = new EventClient(`${h.url}/api/v1/agents/${name}/ws?namespace=${ns}`);

@@ -24,7 +24,10 @@ const BATCH = 100;
 async function main(): Promise<void> {
   const bare = process.argv[2] === '--bare' ? process.argv[3] : undefined;
   const url = bare ?? new URL(CONTROL_PATH, process.env.AGENTPLANE_SERVER_URL).toString().replace(/^http/, 'ws');
-  const ws = new WebSocket(url, bare ? {} : { headers: { authorization: `Bearer ${(await workerSecrets()).token}` }, ...serverConnection(process.env.AGENTPLANE_SERVER_SOCKET) });
+  const ws = new WebSocket(
+    url,
+    bare ? {} : { headers: { authorization: `Bearer ${(await workerSecrets()).token}` }, ...serverConnection(process.env.AGENTPLANE_SERVER_SOCKET) },
+  );
   const send = (msg: WorkerMessage): void => ws.send(JSON.stringify(msg));
   ws.on('open', () => send({ type: 'hello' }));
   ws.on('message', (data) => {
@@ -47,7 +50,7 @@ async function run(task: TaskMessage, send: (msg: WorkerMessage) => void, ws: We
       event({ type: 'text', payload: { content: `${stamp} ${'x'.repeat(Math.max(0, spec.size - stamp.length - 1))}` } });
     };
     const start = performance.now();
-    for (let sent = 0; sent < spec.count; ) {
+    for (let sent = 0; sent < spec.count;) {
       if (spec.rate > 0) {
         const due = Math.min(spec.count, Math.floor(((performance.now() - start) * spec.rate) / 1000) + 1);
         for (; sent < due; sent++) text();

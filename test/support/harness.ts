@@ -155,9 +155,7 @@ export class EventClient {
 
   /** Waits for the end of a task: task_completed, task_cancelled or error. */
   untilTaskEnd(task?: number): Promise<AgentEvent[]> {
-    return this.until((evs) =>
-      evs.some((e) => ['task_completed', 'task_cancelled', 'error'].includes(e.type) && (task === undefined || e.task === task)),
-    );
+    return this.until((evs) => evs.some((e) => ['task_completed', 'task_cancelled', 'error'].includes(e.type) && (task === undefined || e.task === task)));
   }
 
   types(): string {
@@ -167,7 +165,6 @@ export class EventClient {
   close(): void {
     this.ws.close();
   }
-
 }
 
 /** Polls until `fn` returns a truthy value. */

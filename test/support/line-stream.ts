@@ -70,5 +70,4 @@ export class LineStream<T = any> {
   close(): void {
     this.abort.abort();
   }
-
 }

@@ -38,14 +38,10 @@ export function createTestMcpServer(opts: TestMcpServerOptions): TestMcpServer {
 
   const newMcp = (): McpServer => {
     const mcp = new McpServer({ name: 'agentplane-test-echo', version: '1.0.0' });
-    mcp.registerTool(
-      'echo',
-      { description: 'Echoes the text back.', inputSchema: { text: z.string() } },
-      async ({ text }) => {
-        calls.push(text);
-        return { content: [{ type: 'text', text: `echo: ${text}` }] };
-      },
-    );
+    mcp.registerTool('echo', { description: 'Echoes the text back.', inputSchema: { text: z.string() } }, async ({ text }) => {
+      calls.push(text);
+      return { content: [{ type: 'text', text: `echo: ${text}` }] };
+    });
     return mcp;
   };
 

@@ -19,11 +19,7 @@ import type { EventDraft } from '../../pkg/api/event.js';
 import { type ObjectRef, refKey } from '../../pkg/api/meta.js';
 import type { AgentRuntime, RuntimeEvent, TaskSpec, WorkerSpec, WorkerStatus } from '../../pkg/runtime/runtime.js';
 
-export type TaskOutcome =
-  | { kind: 'complete'; result: string }
-  | { kind: 'hold' }
-  | { kind: 'fail'; message: string }
-  | { kind: 'crash'; code?: number };
+export type TaskOutcome = { kind: 'complete'; result: string } | { kind: 'hold' } | { kind: 'fail'; message: string } | { kind: 'crash'; code?: number };
 
 /** What a started worker does before it connects (see the header). */
 export type WorkerStartup = 'connect' | 'exit' | 'never';

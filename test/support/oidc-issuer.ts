@@ -47,7 +47,13 @@ export async function startOidcIssuer(dir: string, audience: string): Promise<Oi
       res.end(JSON.stringify(body));
     };
     if (req.url === '/.well-known/openid-configuration') {
-      return send({ issuer: url, jwks_uri: `${url}/keys`, id_token_signing_alg_values_supported: ['RS256', 'ES256'], response_types_supported: ['id_token'], subject_types_supported: ['public'] });
+      return send({
+        issuer: url,
+        jwks_uri: `${url}/keys`,
+        id_token_signing_alg_values_supported: ['RS256', 'ES256'],
+        response_types_supported: ['id_token'],
+        subject_types_supported: ['public'],
+      });
     }
     if (req.url === '/keys') {
       fetches++;
@@ -76,7 +82,7 @@ export async function startOidcIssuer(dir: string, audience: string): Promise<Oi
       if (!key) throw new Error(`no key ${opts.kid}`);
       return new SignJWT(claims)
         .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
-        .setIssuer((claims.iss) ?? url)
+        .setIssuer(claims.iss ?? url)
         .setAudience(opts.audience ?? audience)
         .setIssuedAt()
         .setExpirationTime(opts.expiresIn ?? '1h')

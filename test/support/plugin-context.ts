@@ -24,7 +24,9 @@ export interface TestPluginContext extends PluginContext {
   informers: { agents: Informer<Agent>; squads: Informer<Squad> };
 }
 
-export function testPluginContext(over: Partial<Omit<PluginContext, 'registry' | 'informers'>> & Pick<PluginContext, 'config' | 'provideEventStore'>): TestPluginContext {
+export function testPluginContext(
+  over: Partial<Omit<PluginContext, 'registry' | 'informers'>> & Pick<PluginContext, 'config' | 'provideEventStore'>,
+): TestPluginContext {
   const state = new SqliteState(':memory:');
   const logger = createLogger({ level: 'silent' });
   const admission = new AdmissionChain();

@@ -39,7 +39,10 @@ export async function clusterUp(): Promise<Cluster> {
 export interface PodJson {
   metadata: { name: string; uid: string; labels?: Record<string, string>; annotations?: Record<string, string>; deletionTimestamp?: string };
   spec: { containers: { name: string; env?: { name: string; value?: string }[] }[] };
-  status: { phase?: string; containerStatuses?: { name: string; containerID?: string; restartCount: number; ready: boolean; state?: Record<string, unknown> }[] };
+  status: {
+    phase?: string;
+    containerStatuses?: { name: string; containerID?: string; restartCount: number; ready: boolean; state?: Record<string, unknown> }[];
+  };
 }
 
 /** Live (not terminating) pods matching the label selector. */
@@ -102,7 +105,9 @@ export async function agentEvents(c: Cluster, namespace: string, name: string): 
 
 /** What the agent's tools printed, in order (tool_result outputs from its event history). */
 export async function toolOutputs(c: Cluster, namespace: string, name: string): Promise<string[]> {
-  return (await agentEvents(c, namespace, name)).filter((e) => e.type === 'tool_result').map((e) => (typeof e.payload.output === 'string' ? e.payload.output : JSON.stringify(e.payload.output ?? '')).trim());
+  return (await agentEvents(c, namespace, name))
+    .filter((e) => e.type === 'tool_result')
+    .map((e) => (typeof e.payload.output === 'string' ? e.payload.output : JSON.stringify(e.payload.output ?? '')).trim());
 }
 
 /**

@@ -50,12 +50,29 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
   const port = await freePort();
   const log: string[] = [];
   const args = [
-    '--bind', '127.0.0.1',
-    '--dir', dir,
-    '--daemonize', 'no',
-    '--logfile', '',
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+    '--logfile',
+    '',
     ...(opts.tls
-      ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', opts.tls.certFile, '--tls-key-file', opts.tls.keyFile, '--tls-ca-cert-file', opts.tls.caFile, '--tls-auth-clients', 'no']
+      ? [
+          '--port',
+          '0',
+          '--tls-port',
+          String(port),
+          '--tls-cert-file',
+          opts.tls.certFile,
+          '--tls-key-file',
+          opts.tls.keyFile,
+          '--tls-ca-cert-file',
+          opts.tls.caFile,
+          '--tls-auth-clients',
+          'no',
+        ]
       : ['--port', String(port)]),
     ...(opts.persist ? ['--save', '', '--appendonly', 'yes', '--appendfsync', 'always'] : ['--save', '', '--appendonly', 'no']),
     ...(opts.password !== undefined ? ['--requirepass', opts.password] : []),

@@ -67,7 +67,12 @@ export const SEQUENCES: Sequence[] = [
     name: 'two appliers, a conflict, force and removal',
     object: 'two-appliers',
     steps: [
-      { name: 'alice applies (create)', verb: 'apply', fieldManager: 'alice', body: { metadata: { labels: { team: 'a' } }, spec: { ...base, model: 'm-1', connectors: ['c1'] } } },
+      {
+        name: 'alice applies (create)',
+        verb: 'apply',
+        fieldManager: 'alice',
+        body: { metadata: { labels: { team: 'a' } }, spec: { ...base, model: 'm-1', connectors: ['c1'] } },
+      },
       {
         name: 'bob applies the same instructions (shared) and another connector and label',
         verb: 'apply',
@@ -96,10 +101,30 @@ export const SEQUENCES: Sequence[] = [
     name: 'updates by name and User-Agent, patches, replace, status',
     object: 'updates',
     steps: [
-      { name: 'create, manager from the User-Agent', verb: 'create', userAgent: 'ssa-diff-client/1.0 (linux)', body: { metadata: { labels: { a: '1' } }, spec: { ...base, model: 'm-1' } } },
-      { name: 'flux applies equal values: shared', verb: 'apply', fieldManager: 'flux', body: { metadata: { labels: { a: '1' } }, spec: { ...base, model: 'm-1' } } },
-      { name: 'flux changes the creator\'s model: conflict', verb: 'apply', fieldManager: 'flux', body: { metadata: { labels: { a: '1' } }, spec: { ...base, model: 'm-2' } } },
-      { name: 'merge patch by kubectl-patch', verb: 'merge', fieldManager: 'kubectl-patch', body: { metadata: { labels: { b: '2' } }, spec: { role: 'worker' } } },
+      {
+        name: 'create, manager from the User-Agent',
+        verb: 'create',
+        userAgent: 'ssa-diff-client/1.0 (linux)',
+        body: { metadata: { labels: { a: '1' } }, spec: { ...base, model: 'm-1' } },
+      },
+      {
+        name: 'flux applies equal values: shared',
+        verb: 'apply',
+        fieldManager: 'flux',
+        body: { metadata: { labels: { a: '1' } }, spec: { ...base, model: 'm-1' } },
+      },
+      {
+        name: "flux changes the creator's model: conflict",
+        verb: 'apply',
+        fieldManager: 'flux',
+        body: { metadata: { labels: { a: '1' } }, spec: { ...base, model: 'm-2' } },
+      },
+      {
+        name: 'merge patch by kubectl-patch',
+        verb: 'merge',
+        fieldManager: 'kubectl-patch',
+        body: { metadata: { labels: { b: '2' } }, spec: { role: 'worker' } },
+      },
       {
         name: 'JSON patch by the User-Agent manager',
         verb: 'json',
@@ -109,15 +134,31 @@ export const SEQUENCES: Sequence[] = [
           { op: 'add', path: '/metadata/annotations', value: { note: 'x' } },
         ],
       },
-      { name: 'flux applies a role kubectl-patch owns: conflict', verb: 'apply', fieldManager: 'flux', body: { metadata: { labels: { a: '1' } }, spec: { ...base, model: 'm-1', role: 'manager' } } },
+      {
+        name: 'flux applies a role kubectl-patch owns: conflict',
+        verb: 'apply',
+        fieldManager: 'flux',
+        body: { metadata: { labels: { a: '1' } }, spec: { ...base, model: 'm-1', role: 'manager' } },
+      },
       {
         name: 'replace (PUT) by kubectl-replace drops the label b, role and systemPrompt',
         verb: 'update',
         fieldManager: 'kubectl-replace',
         body: { metadata: { labels: { a: '1' }, annotations: { note: 'x' } }, spec: { ...base, model: 'm-1' } },
       },
-      { name: 'flux forces the model', verb: 'apply', fieldManager: 'flux', force: true, body: { metadata: { labels: { a: '1' } }, spec: { ...base, model: 'm-2' } } },
-      { name: 'status in a merge patch of the main resource is ignored', verb: 'merge', fieldManager: 'kubectl-patch', body: { status: { status: 'Failed', message: 'written by a client' } } },
+      {
+        name: 'flux forces the model',
+        verb: 'apply',
+        fieldManager: 'flux',
+        force: true,
+        body: { metadata: { labels: { a: '1' } }, spec: { ...base, model: 'm-2' } },
+      },
+      {
+        name: 'status in a merge patch of the main resource is ignored',
+        verb: 'merge',
+        fieldManager: 'kubectl-patch',
+        body: { status: { status: 'Failed', message: 'written by a client' } },
+      },
       {
         name: 'status in an applied configuration is not owned',
         verb: 'apply',
@@ -131,11 +172,26 @@ export const SEQUENCES: Sequence[] = [
     name: 'an object created by apply, then edited',
     object: 'apply-create',
     steps: [
-      { name: 'argo applies (create): defaults are nobody\'s', verb: 'apply', fieldManager: 'argocd', body: { spec: base } },
-      { name: 'kubectl-edit sets the model and a label (merge patch)', verb: 'merge', fieldManager: 'kubectl-edit', body: { metadata: { labels: { e: '1' } }, spec: { model: 'edited' } } },
-      { name: 'argo applies model without force: conflict with an Update manager', verb: 'apply', fieldManager: 'argocd', body: { spec: { ...base, model: 'argo' } } },
+      { name: "argo applies (create): defaults are nobody's", verb: 'apply', fieldManager: 'argocd', body: { spec: base } },
+      {
+        name: 'kubectl-edit sets the model and a label (merge patch)',
+        verb: 'merge',
+        fieldManager: 'kubectl-edit',
+        body: { metadata: { labels: { e: '1' } }, spec: { model: 'edited' } },
+      },
+      {
+        name: 'argo applies model without force: conflict with an Update manager',
+        verb: 'apply',
+        fieldManager: 'argocd',
+        body: { spec: { ...base, model: 'argo' } },
+      },
       { name: 'argo applies connectors as a set', verb: 'apply', fieldManager: 'argocd', body: { spec: { ...base, connectors: ['c2', 'c1'] } } },
-      { name: 'helm applies one connector argo has too: shared', verb: 'apply', fieldManager: 'helm', body: { spec: { instructions: base.instructions, connectors: ['c1'] } } },
+      {
+        name: 'helm applies one connector argo has too: shared',
+        verb: 'apply',
+        fieldManager: 'helm',
+        body: { spec: { instructions: base.instructions, connectors: ['c1'] } },
+      },
       { name: 'argo drops both connectors: c1 stays (helm)', verb: 'apply', fieldManager: 'argocd', body: { spec: base } },
     ],
   },
@@ -196,7 +252,12 @@ export const SEQUENCES: Sequence[] = [
           spec: { instructions: base.instructions },
         },
       },
-      { name: 'a merge patch adds an annotation and replaces the finalizers', verb: 'merge', fieldManager: 'kubectl-patch', body: { metadata: { annotations: { note: 'x' }, finalizers: ['example.com/alice', 'example.com/bob', 'example.com/patch'] } } },
+      {
+        name: 'a merge patch adds an annotation and replaces the finalizers',
+        verb: 'merge',
+        fieldManager: 'kubectl-patch',
+        body: { metadata: { annotations: { note: 'x' }, finalizers: ['example.com/alice', 'example.com/bob', 'example.com/patch'] } },
+      },
       {
         name: 'alice stops applying her finalizer, owner reference and annotation: removed',
         verb: 'apply',

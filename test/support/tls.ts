@@ -43,7 +43,23 @@ export async function makeServingCert(dir: string): Promise<Buffer> {
     ].join('\n'),
   );
   await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', join(dir, 'serving-ca.key')]);
-  await openssl(['req', '-x509', '-new', '-key', join(dir, 'serving-ca.key'), '-subj', '/CN=agentplane-test-serving-ca', '-days', '2', '-config', cnf, '-extensions', 'ca', '-out', join(dir, 'serving-ca.crt')]);
+  await openssl([
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    join(dir, 'serving-ca.key'),
+    '-subj',
+    '/CN=agentplane-test-serving-ca',
+    '-days',
+    '2',
+    '-config',
+    cnf,
+    '-extensions',
+    'ca',
+    '-out',
+    join(dir, 'serving-ca.crt'),
+  ]);
   await sign(dir, join(dir, 'serving-ca'), 'serving', '/CN=agentplane', 'server');
   return readFileSync(join(dir, 'serving-ca.crt'));
 }
@@ -60,9 +76,24 @@ async function sign(dir: string, caBase: string, name: string, subject: string, 
   await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', key]);
   await openssl(['req', '-new', '-key', key, '-subj', subject, '-config', join(dir, 'openssl.cnf'), '-out', csr]);
   await openssl([
-    'x509', '-req', '-in', csr, '-CA', `${caBase}.crt`, '-CAkey', `${caBase}.key`, '-days', '2',
-    '-set_serial', `0x${Date.now().toString(16)}${Math.floor(Math.random() * 1e6).toString(16)}`,
-    '-extfile', join(dir, 'openssl.cnf'), '-extensions', ext, '-out', join(dir, `${name}.crt`),
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    `${caBase}.crt`,
+    '-CAkey',
+    `${caBase}.key`,
+    '-days',
+    '2',
+    '-set_serial',
+    `0x${Date.now().toString(16)}${Math.floor(Math.random() * 1e6).toString(16)}`,
+    '-extfile',
+    join(dir, 'openssl.cnf'),
+    '-extensions',
+    ext,
+    '-out',
+    join(dir, `${name}.crt`),
   ]);
 }
 

@@ -16,5 +16,11 @@ const list = (v: readonly string[] | '*' | undefined): string => (v === undefine
 
 /** The `tokens:` section of a token file; `more` (e.g. a `grants:` section) follows it. */
 export function tokenFileYaml(tokens: readonly TestToken[], more = ''): string {
-  return 'tokens:\n' + tokens.map((t) => `  - user: ${t.user}\n    namespaces: ${list(t.namespaces)}\n    verbs: ${list(t.verbs)}\n    tokenHash: ${hashToken(t.token)}\n`).join('') + more;
+  return (
+    'tokens:\n' +
+    tokens
+      .map((t) => `  - user: ${t.user}\n    namespaces: ${list(t.namespaces)}\n    verbs: ${list(t.verbs)}\n    tokenHash: ${hashToken(t.token)}\n`)
+      .join('') +
+    more
+  );
 }

@@ -3,7 +3,8 @@
 
 import { expect } from 'chai';
 
-import { type Agent, agentFromRequest, requestCancel, WORKER_READY, WORKER_RELEASED } from '../../pkg/api/agent.js';
+import { type Agent, agentFromRequest, WORKER_READY, WORKER_RELEASED } from '../../pkg/api/agent.js';
+import { requestCancel } from '../../pkg/api/agent-annotations.js';
 import { setCondition } from '../../pkg/api/condition.js';
 import type { EventDraft } from '../../pkg/api/event.js';
 import type { Squad } from '../../pkg/api/squad.js';
@@ -45,8 +46,18 @@ describe('agent controller parts', () => {
 
     it('wants a worker for an awake agent, none for a sleeping or failed one', () => {
       expect(placementFor(informers, agent())).to.deep.equal({ wanted: true });
-      expect(placementFor(informers, agent((a) => (a.status.status = 'Sleeping')))).to.deep.equal({ wanted: false });
-      expect(placementFor(informers, agent((a) => (a.status.status = 'Failed')))).to.deep.equal({ wanted: false });
+      expect(
+        placementFor(
+          informers,
+          agent((a) => (a.status.status = 'Sleeping')),
+        ),
+      ).to.deep.equal({ wanted: false });
+      expect(
+        placementFor(
+          informers,
+          agent((a) => (a.status.status = 'Failed')),
+        ),
+      ).to.deep.equal({ wanted: false });
     });
 
     it('wants none for an idle released agent until a task comes', () => {
@@ -54,7 +65,12 @@ describe('agent controller parts', () => {
         a.status.conditions = setCondition([], { type: WORKER_READY, status: 'False', reason: WORKER_RELEASED, message: 'released' });
       };
       expect(placementFor(informers, agent(released))).to.deep.equal({ wanted: false, released: true });
-      expect(placementFor(informers, agent((a) => (released(a), (a.spec.task = 2))))).to.deep.equal({ wanted: true });
+      expect(
+        placementFor(
+          informers,
+          agent((a) => (released(a), (a.spec.task = 2))),
+        ),
+      ).to.deep.equal({ wanted: true });
     });
 
     it('mustStop: a worker runs where it should not', () => {
@@ -94,7 +110,7 @@ describe('agent controller parts', () => {
       expect(cancels).to.deep.equal([]);
     });
 
-    it('hands a running task\'s cancel to its worker once, again after forget', async () => {
+    it("hands a running task's cancel to its worker once, again after forget", async () => {
       const a = agent((x) => (busy(x), (x.status.observedTask = 2), (x.status.taskStatus = 'InProgress')));
       const { h, cancels } = handoff(a, true);
       const worker: WorkerStatus = { phase: 'Ready', group: null, runningTask: 2 };

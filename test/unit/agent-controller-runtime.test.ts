@@ -8,7 +8,8 @@ import { PassThrough } from 'node:stream';
 
 import { expect } from 'chai';
 
-import { type Agent, agentFromRequest, ASLEEP, FOLLOW_UPS_ANNOTATION, IDLE_TIMEOUT_ANNOTATION, pendingFollowUps, requestCancel, requestFollowUp, WORKER_READY } from '../../pkg/api/agent.js';
+import { type Agent, agentFromRequest, ASLEEP, WORKER_READY } from '../../pkg/api/agent.js';
+import { FOLLOW_UPS_ANNOTATION, IDLE_TIMEOUT_ANNOTATION, pendingFollowUps, requestCancel, requestFollowUp } from '../../pkg/api/agent-annotations.js';
 import { ApiError } from '../../pkg/api/errors.js';
 import { findCondition, setCondition } from '../../pkg/api/condition.js';
 import type { Connector } from '../../pkg/api/connector.js';
@@ -248,7 +249,10 @@ describe('AgentController on the in-memory runtime', function () {
         requestFollowUp(a, { id: 'f2', content: 'second' });
       });
       await until('both handed over', async () => runtime.steered.length === 2);
-      expect(runtime.steered.map((s) => [s.taskId, s.content])).to.deep.equal([[1, 'first'], [1, 'second']]);
+      expect(runtime.steered.map((s) => [s.taskId, s.content])).to.deep.equal([
+        [1, 'first'],
+        [1, 'second'],
+      ]);
       await until('removed from the agent', async () => pendingFollowUps(await agent()).length === 0);
       expect((await agent()).metadata.annotations ?? {}).to.not.have.property(FOLLOW_UPS_ANNOTATION);
       // A stale entry (an earlier task's) is not handed over.
@@ -269,7 +273,9 @@ describe('AgentController on the in-memory runtime', function () {
       await until('the agent is Failed', async () => (await agent()).status.status === 'Failed');
       const a = await agent();
       expect(await workerReady()).to.include({ status: 'False', reason: 'StartFailed' });
-      expect(a.status.message).to.be.a('string').and.match(/exited 3 times before connecting/);
+      expect(a.status.message)
+        .to.be.a('string')
+        .and.match(/exited 3 times before connecting/);
       await controller.idle();
       await sleep(30);
       expect(runtime.started, 'no more starts while Failed').to.have.length(3);
@@ -328,9 +334,15 @@ describe('AgentController on the in-memory runtime', function () {
       await until('the worker is gone', async () => (await runtime.status(ref)).phase === 'Absent', 5_000);
       expect(Date.now() - done, 'not before the timeout').to.be.at.least(250);
       await until('WorkerReady says Released', async () => (await workerReady())?.reason === 'Released');
-      expect(await workerReady()).to.deep.equal({ status: 'False', reason: 'Released', message: 'no worker: released after 0.3s without a task; the next task starts one' });
+      expect(await workerReady()).to.deep.equal({
+        status: 'False',
+        reason: 'Released',
+        message: 'no worker: released after 0.3s without a task; the next task starts one',
+      });
       expect((await agent()).status.status).to.equal('Running');
-      expect((await metrics.registry.getSingleMetricAsString('agentplane_workers_released_total')).trim().split('\n').at(-1)).to.equal('agentplane_workers_released_total 1');
+      expect((await metrics.registry.getSingleMetricAsString('agentplane_workers_released_total')).trim().split('\n').at(-1)).to.equal(
+        'agentplane_workers_released_total 1',
+      );
       await sleep(100);
       await controller.idle();
       expect(runtime.started, 'not started again without a task').to.have.length(1);
@@ -402,7 +414,9 @@ describe('AgentController on the in-memory runtime', function () {
       // Released by its own pass as its task ended, or by beta's next look: either way for beta.
       expect((await workerReady('alpha'))?.message).to.match(/^no worker: released to make room for (a waiting agent|agent beta) \(all 1 workers were in use/);
       expect(await gauge(metrics, 'agentplane_workers_waiting')).to.equal('agentplane_workers_waiting 0');
-      const starts = (await metrics.registry.getSingleMetricAsString('agentplane_worker_start_seconds')).split('\n').find((l) => l.startsWith('agentplane_worker_start_seconds_count'));
+      const starts = (await metrics.registry.getSingleMetricAsString('agentplane_worker_start_seconds'))
+        .split('\n')
+        .find((l) => l.startsWith('agentplane_worker_start_seconds_count'));
       expect(starts, 'both workers timed from the ask to connected').to.equal('agentplane_worker_start_seconds_count 2');
     });
 
@@ -416,14 +430,19 @@ describe('AgentController on the in-memory runtime', function () {
       await agents.create(agentFromRequest({ name: 'gamma', instructions: '@say third' }, 'default'));
       await until('gamma completed', async () => (await get('gamma')).status.taskStatus === 'Complete');
       expect((await runtime.status(ref)).phase, 'idle alpha made room').to.equal('Absent');
-      expect((await workerReady('alpha'))?.message).to.equal('no worker: released to make room for agent gamma (all 2 workers were in use, --max-workers); the next task starts one');
+      expect((await workerReady('alpha'))?.message).to.equal(
+        'no worker: released to make room for agent gamma (all 2 workers were in use, --max-workers); the next task starts one',
+      );
       expect((await runtime.status(refOf('beta'))).runningTask, 'busy beta kept its worker').to.equal(1);
 
       // alpha's next task: gamma is idle now and gives way; alpha resumes where it was.
       await agents.update('default', 'alpha', (a) => {
         a.spec.instructions = '@say again';
       });
-      await until('alpha’s second task completed', async () => (await get('alpha')).status.observedTask === 2 && (await get('alpha')).status.taskStatus === 'Complete');
+      await until(
+        'alpha’s second task completed',
+        async () => (await get('alpha')).status.observedTask === 2 && (await get('alpha')).status.taskStatus === 'Complete',
+      );
       expect((await runtime.status(refOf('gamma'))).phase).to.equal('Absent');
       expect((await get('alpha')).status.status).to.equal('Running');
     });

@@ -167,10 +167,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
     });
 
     it('reports spec schema causes under spec.*', async () => {
-      const err = await rejection(
-        agents.create(draft('alpha', { instructions: '', role: 'boss' as never, connectors: ['ok', 'Bad1'] })),
-        ApiError,
-      );
+      const err = await rejection(agents.create(draft('alpha', { instructions: '', role: 'boss' as never, connectors: ['ok', 'Bad1'] })), ApiError);
       expect(err.reason).to.equal('Invalid');
       const fields = (err.details.causes ?? []).map((c) => c.field);
       expect(fields).to.include.members(['spec.instructions', 'spec.role', 'spec.connectors[1]']);
@@ -209,7 +206,10 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
         s.taskStatus = 'Complete';
         s.observedTask = 0;
       });
-      const err = await rejection(agents.update('default', 'lagging', (a) => void (a.spec.task += 1)), ApiError);
+      const err = await rejection(
+        agents.update('default', 'lagging', (a) => void (a.spec.task += 1)),
+        ApiError,
+      );
       expect(err.reason).to.equal('Conflict');
     });
 
@@ -253,7 +253,10 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
     it('refuses lowering spec.task with an Invalid cause', async () => {
       await agents.create(draft('down', { task: 3 }));
       await settle('down');
-      const err = await rejection(agents.update('default', 'down', (x) => void (x.spec.task = 2)), ApiError);
+      const err = await rejection(
+        agents.update('default', 'down', (x) => void (x.spec.task = 2)),
+        ApiError,
+      );
       expect(err.reason).to.equal('Invalid');
       expect(err.details.causes).to.deep.equal([{ field: 'spec.task', message: 'may only increase' }]);
     });
@@ -277,7 +280,10 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
 
     it('validates the updated spec', async () => {
       await agents.create(draft('val'));
-      const err = await rejection(agents.update('default', 'val', (x) => void (x.spec.lifecycle = 'Nap' as never)), ApiError);
+      const err = await rejection(
+        agents.update('default', 'val', (x) => void (x.spec.lifecycle = 'Nap' as never)),
+        ApiError,
+      );
       expect(err.reason).to.equal('Invalid');
       expect(err.details.causes?.[0]?.field).to.equal('spec.lifecycle');
       expect((await agents.get('default', 'val'))!.spec.lifecycle).to.equal('');
@@ -315,7 +321,10 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
     });
 
     it('fails with NotFound for a missing agent', async () => {
-      const err = await rejection(agents.update('default', 'ghost', () => undefined), ApiError);
+      const err = await rejection(
+        agents.update('default', 'ghost', () => undefined),
+        ApiError,
+      );
       expect(err.reason).to.equal('NotFound');
       expect(err.code).to.equal(404);
     });
@@ -372,11 +381,7 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
 
     it('applies concurrent status writes without losing any', async () => {
       await agents.create(draft('many', { task: 10 }));
-      await Promise.all(
-        Array.from({ length: 10 }, () =>
-          agents.updateStatus('default', 'many', (s) => void (s.observedTask = s.observedTask + 1)),
-        ),
-      );
+      await Promise.all(Array.from({ length: 10 }, () => agents.updateStatus('default', 'many', (s) => void (s.observedTask = s.observedTask + 1))));
       expect((await agents.get('default', 'many'))!.status.observedTask).to.equal(10);
     });
 
@@ -400,9 +405,15 @@ describe('Agent registry (Registry + agentStrategy on SqliteState)', function ()
     it('refuses status writes that break its rules: observedTask past spec.task or going back', async () => {
       await agents.create(draft('strict', { task: 2 }));
       await agents.updateStatus('default', 'strict', (s) => void (s.observedTask = 2));
-      const past = await rejection(agents.updateStatus('default', 'strict', (s) => void (s.observedTask = 3)), ApiError);
+      const past = await rejection(
+        agents.updateStatus('default', 'strict', (s) => void (s.observedTask = 3)),
+        ApiError,
+      );
       expect(past.details.causes).to.deep.equal([{ field: 'status.observedTask', message: 'may not pass spec.task (2)' }]);
-      const back = await rejection(agents.updateStatus('default', 'strict', (s) => void (s.observedTask = 1)), ApiError);
+      const back = await rejection(
+        agents.updateStatus('default', 'strict', (s) => void (s.observedTask = 1)),
+        ApiError,
+      );
       expect(back.details.causes).to.deep.equal([{ field: 'status.observedTask', message: 'may only increase' }]);
     });
   });

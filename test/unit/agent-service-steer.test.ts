@@ -9,7 +9,8 @@ import path from 'node:path';
 
 import { expect } from 'chai';
 
-import { type Agent, agentFromRequest, dropFollowUp, pendingFollowUps } from '../../pkg/api/agent.js';
+import { type Agent, agentFromRequest } from '../../pkg/api/agent.js';
+import { dropFollowUp, pendingFollowUps } from '../../pkg/api/agent-annotations.js';
 import { ApiError } from '../../pkg/api/errors.js';
 import { AgentService } from '../../pkg/server/services/agent-service.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';

@@ -37,7 +37,9 @@ describe('aggregated API pieces', () => {
 
     it('refuses bad syntax and invalid keys or values with 400', () => {
       for (const bad of ['app in (web', 'app in ()', '=web', 'app=web,', 'bad key=x', 'app=-x-', 'a/b/c=x', 'n>x']) {
-        expect(() => parseLabelSelector(bad), bad).to.throw(ApiError).with.property('code', 400);
+        expect(() => parseLabelSelector(bad), bad)
+          .to.throw(ApiError)
+          .with.property('code', 400);
       }
     });
   });
@@ -71,7 +73,9 @@ describe('aggregated API pieces', () => {
       expect(negotiate('application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json', kinds)).to.deep.equal({ as: 'object' });
       expect(negotiate('application/vnd.kubernetes.protobuf,application/json', kinds)).to.deep.equal({ as: 'object' });
       expect(negotiate('application/json;q=0.5,application/json;as=Table;v=v1;g=meta.k8s.io', kinds)).to.deep.equal({ as: 'Table', version: 'v1' });
-      expect(() => negotiate('application/vnd.kubernetes.protobuf', kinds)).to.throw(ApiError).with.property('code', 406);
+      expect(() => negotiate('application/vnd.kubernetes.protobuf', kinds))
+        .to.throw(ApiError)
+        .with.property('code', 406);
       expect(() => negotiate('application/json;as=Table;v=v2;g=meta.k8s.io', kinds)).to.throw(ApiError);
     });
   });
@@ -97,7 +101,13 @@ describe('aggregated API pieces', () => {
 
   describe('toStatus', () => {
     it('renders Kubernetes reasons and codes; Invalid is 422 with cause reasons', () => {
-      const st = toStatus(invalid('Agent', 'a', [{ field: 'spec.role', message: 'must be one of "manager"' }, { field: 'spec.model', message: 'is required' }]), 'agentplane.io');
+      const st = toStatus(
+        invalid('Agent', 'a', [
+          { field: 'spec.role', message: 'must be one of "manager"' },
+          { field: 'spec.model', message: 'is required' },
+        ]),
+        'agentplane.io',
+      );
       expect(st).to.deep.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Invalid', code: 422 });
       expect(st.details).to.deep.equal({
         name: 'a',

@@ -34,13 +34,7 @@ describe('audit policy', () => {
 
   it('matches user groups, and non-resource URLs by exact path or prefix, never resources', () => {
     const p = policy(
-      [
-        '  - level: Request',
-        '    nonResourceURLs: ["/hooks/*"]',
-        '  - level: None',
-        '    userGroups: [devs]',
-        '    nonResourceURLs: [/other]',
-      ].join('\n'),
+      ['  - level: Request', '    nonResourceURLs: ["/hooks/*"]', '  - level: None', '    userGroups: [devs]', '    nonResourceURLs: [/other]'].join('\n'),
       'Metadata',
     );
     expect(decide(p, { nonResource: { verb: 'post', path: '/hooks/x' } }, alice).level).to.equal('Request');
@@ -58,8 +52,12 @@ describe('audit policy', () => {
   });
 
   it('refuses what it cannot honour, naming the place', () => {
-    expect(() => policy('  - level: Request\n    nonResourceURLs: [/x]\n    namespaces: [a]\n')).to.throw('rules[0]: a rule with nonResourceURLs cannot also name resources or namespaces');
-    expect(() => policy('  - level: Request\n    resources: [{group: "", resources: [a/b/c]}]\n')).to.throw('rules[0].resources[0].resources[0]: must be "resource" or "resource/subresource"');
+    expect(() => policy('  - level: Request\n    nonResourceURLs: [/x]\n    namespaces: [a]\n')).to.throw(
+      'rules[0]: a rule with nonResourceURLs cannot also name resources or namespaces',
+    );
+    expect(() => policy('  - level: Request\n    resources: [{group: "", resources: [a/b/c]}]\n')).to.throw(
+      'rules[0].resources[0].resources[0]: must be "resource" or "resource/subresource"',
+    );
     expect(() => policy('  - level: Request\n    resources: [{group: "", resource: [secrets]}]\n')).to.throw('rules[0].resources[0]: unknown field "resource"');
     expect(() => policy('  - level: Request\n    users: alice\n')).to.throw('rules[0].users: must be a list');
     expect(() => policy('  - {}\n')).to.throw('rules[0].level: must be one of');

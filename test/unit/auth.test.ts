@@ -31,7 +31,15 @@ const only = (p: AuthorizationPlan): RequestAttributes => {
   expect(p.checks).to.have.length(1);
   return p.checks[0];
 };
-const res = (verb: string, resource: string, namespace: string, name = '', subresource = '', group = 'agentplane.io', version = 'v1alpha1'): RequestAttributes => ({
+const res = (
+  verb: string,
+  resource: string,
+  namespace: string,
+  name = '',
+  subresource = '',
+  group = 'agentplane.io',
+  version = 'v1alpha1',
+): RequestAttributes => ({
   resource: { verb, group, version, resource, subresource, namespace, name },
 });
 
@@ -56,7 +64,18 @@ describe('auth: request attributes', () => {
   });
 
   it('treats discovery, OpenAPI, health and metrics as non-resource URLs', () => {
-    for (const path of ['/apis', '/apis/agentplane.io', GV, '/openapi/v2', '/openapi/v3/apis/agentplane.io/v1alpha1', '/metrics', '/version', '/healthz', '/api', '/api/v1']) {
+    for (const path of [
+      '/apis',
+      '/apis/agentplane.io',
+      GV,
+      '/openapi/v2',
+      '/openapi/v3/apis/agentplane.io/v1alpha1',
+      '/metrics',
+      '/version',
+      '/healthz',
+      '/api',
+      '/api/v1',
+    ]) {
       expect(only(plan('GET', path)), path).to.deep.equal({ nonResource: { verb: 'get', path } });
     }
   });
@@ -86,14 +105,20 @@ describe('auth: request attributes', () => {
     expect(first).to.deep.equal({ needsBody: true });
     expect(only(plan('POST', '/api/v1/connectors?namespace=b', { name: 'c', namespace: 'b' }))).to.deep.equal(res('create', 'connectors', 'b'));
     expect(only(plan('POST', '/api/v1/connectors?namespace=a', { name: 'c' }))).to.deep.equal(res('create', 'connectors', 'a'));
-    expect(plan('POST', '/api/v1/agents?namespace=a', { name: 'x', instructions: 'hi' })).to.deep.equal({ checks: [], upsertAgent: { namespace: 'a', name: 'x' } });
+    expect(plan('POST', '/api/v1/agents?namespace=a', { name: 'x', instructions: 'hi' })).to.deep.equal({
+      checks: [],
+      upsertAgent: { namespace: 'a', name: 'x' },
+    });
     expect(() => plan('POST', '/api/v1/connectors?namespace=a', { name: 'c', namespace: 'b' })).to.throw('differs');
     expect(only(plan('POST', '/api/v1/connectors', { name: 'c' }))).to.deep.equal(res('create', 'connectors', 'default'));
     expect(() => plan('POST', '/api/v1/connectors', { name: 'c', namespace: 7 })).to.throw('namespace');
   });
 
   it('leaves create-or-update of an agent to the filter', () => {
-    expect(plan('POST', '/api/v1/agents', { name: 'x', namespace: 'a', instructions: 'hi' })).to.deep.equal({ checks: [], upsertAgent: { namespace: 'a', name: 'x' } });
+    expect(plan('POST', '/api/v1/agents', { name: 'x', namespace: 'a', instructions: 'hi' })).to.deep.equal({
+      checks: [],
+      upsertAgent: { namespace: 'a', name: 'x' },
+    });
     expect(only(plan('POST', '/api/v1/agents', { instructions: 'hi' }))).to.deep.equal(res('create', 'agents', 'default'));
   });
 
@@ -150,7 +175,20 @@ describe('auth: front-proxy headers', () => {
   };
 
   it('reads the user, each group header line and percent-encoded, lowercased extras', () => {
-    const raw = ['X-Remote-User', 'carol', 'x-remote-group', 'a', 'X-Remote-Group', 'b, c', 'X-Remote-Extra-Scopes', 'x', 'x-remote-extra-scopes', 'y', 'X-Remote-Extra-Example.com%2FTeam', 'blue'];
+    const raw = [
+      'X-Remote-User',
+      'carol',
+      'x-remote-group',
+      'a',
+      'X-Remote-Group',
+      'b, c',
+      'X-Remote-Extra-Scopes',
+      'x',
+      'x-remote-extra-scopes',
+      'y',
+      'X-Remote-Extra-Example.com%2FTeam',
+      'blue',
+    ];
     expect(userFromHeaders(raw, rh)).to.deep.equal({ username: 'carol', groups: ['a', 'b, c'], extra: { scopes: ['x', 'y'], 'example.com/team': ['blue'] } });
   });
 
@@ -182,21 +220,67 @@ describe('auth: client certificate chains', function () {
     writeFileSync(
       join(dir, 'cnf'),
       [
-        '[req]', 'distinguished_name = dn', '[dn]',
-        '[ca]', 'basicConstraints = critical, CA:TRUE', 'keyUsage = critical, keyCertSign, cRLSign, digitalSignature',
-        '[client]', 'basicConstraints = critical, CA:FALSE', 'keyUsage = critical, digitalSignature', 'extendedKeyUsage = clientAuth',
-        '[server]', 'basicConstraints = critical, CA:FALSE', 'keyUsage = critical, digitalSignature', 'extendedKeyUsage = serverAuth', '',
+        '[req]',
+        'distinguished_name = dn',
+        '[dn]',
+        '[ca]',
+        'basicConstraints = critical, CA:TRUE',
+        'keyUsage = critical, keyCertSign, cRLSign, digitalSignature',
+        '[client]',
+        'basicConstraints = critical, CA:FALSE',
+        'keyUsage = critical, digitalSignature',
+        'extendedKeyUsage = clientAuth',
+        '[server]',
+        'basicConstraints = critical, CA:FALSE',
+        'keyUsage = critical, digitalSignature',
+        'extendedKeyUsage = serverAuth',
+        '',
       ].join('\n'),
     );
     const key = (n: string) => run('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', join(dir, `${n}.key`)]);
     const selfSigned = async (n: string) => {
       await key(n);
-      await run('openssl', ['req', '-x509', '-new', '-key', join(dir, `${n}.key`), '-subj', `/CN=${n}`, '-days', '2', '-config', join(dir, 'cnf'), '-extensions', 'ca', '-out', join(dir, `${n}.crt`)]);
+      await run('openssl', [
+        'req',
+        '-x509',
+        '-new',
+        '-key',
+        join(dir, `${n}.key`),
+        '-subj',
+        `/CN=${n}`,
+        '-days',
+        '2',
+        '-config',
+        join(dir, 'cnf'),
+        '-extensions',
+        'ca',
+        '-out',
+        join(dir, `${n}.crt`),
+      ]);
     };
     const signed = async (n: string, ca: string, ext: string, subj = `/CN=${n}`) => {
       await key(n);
       await run('openssl', ['req', '-new', '-key', join(dir, `${n}.key`), '-subj', subj, '-config', join(dir, 'cnf'), '-out', join(dir, `${n}.csr`)]);
-      await run('openssl', ['x509', '-req', '-in', join(dir, `${n}.csr`), '-CA', join(dir, `${ca}.crt`), '-CAkey', join(dir, `${ca}.key`), '-days', '2', '-set_serial', String(Date.now()), '-extfile', join(dir, 'cnf'), '-extensions', ext, '-out', join(dir, `${n}.crt`)]);
+      await run('openssl', [
+        'x509',
+        '-req',
+        '-in',
+        join(dir, `${n}.csr`),
+        '-CA',
+        join(dir, `${ca}.crt`),
+        '-CAkey',
+        join(dir, `${ca}.key`),
+        '-days',
+        '2',
+        '-set_serial',
+        String(Date.now()),
+        '-extfile',
+        join(dir, 'cnf'),
+        '-extensions',
+        ext,
+        '-out',
+        join(dir, `${n}.crt`),
+      ]);
     };
     await selfSigned('root');
     await selfSigned('other');

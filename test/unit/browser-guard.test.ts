@@ -17,8 +17,10 @@ describe('browser guard: Host allow-list', () => {
 
   it('allows loopback, the bound host and allowed names; nothing else', () => {
     const ok = hostAllowList({ allowedHosts: ['agents.example', '.corp.example'], bindHost: '10.1.2.3' });
-    for (const h of ['127.0.0.1', '127.1.2.3:80', 'localhost:1', '[::1]', '10.1.2.3:8080', 'agents.example', 'a.b.corp.example', 'corp.example']) expect(ok(h), h).to.equal(true);
-    for (const h of ['evil.example', 'localhost.evil.example', '127.0.0.1.evil.example', 'evilcorp.example', '10.1.2.4', '[::2]', 'agents.example.evil']) expect(ok(h), h).to.equal(false);
+    for (const h of ['127.0.0.1', '127.1.2.3:80', 'localhost:1', '[::1]', '10.1.2.3:8080', 'agents.example', 'a.b.corp.example', 'corp.example'])
+      expect(ok(h), h).to.equal(true);
+    for (const h of ['evil.example', 'localhost.evil.example', '127.0.0.1.evil.example', 'evilcorp.example', '10.1.2.4', '[::2]', 'agents.example.evil'])
+      expect(ok(h), h).to.equal(false);
   });
 
   it('allows any IP literal on a wildcard bind, but no other name', () => {

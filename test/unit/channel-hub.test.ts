@@ -128,9 +128,7 @@ describe('WorkerHub', function () {
         if (w) w(msg);
         else received.push(msg);
       });
-      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-        ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
-      );
+      const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
       await once(ws, 'open');
       return {
         ws,
@@ -210,7 +208,7 @@ describe('WorkerHub', function () {
       expect(hub.authenticate(token)).to.equal(undefined);
     });
 
-    it('does not assign a slot that is not connected, nor an agent\'s grant', async () => {
+    it("does not assign a slot that is not connected, nor an agent's grant", async () => {
       const slot: ObjectRef = { namespace: '.warm-pool', name: 'slot-2' };
       hub.issueToken(slot, 'uid-slot', { slot: true });
       expect(hub.assign(slot, refA, 'uid-a')).to.equal(false);
@@ -399,7 +397,7 @@ describe('WorkerHub', function () {
       expect(hub.runningTask(refA)).to.equal(5);
     });
 
-    it('steer() sends the follow-up and resolves with the worker\'s answer', async () => {
+    it("steer() sends the follow-up and resolves with the worker's answer", async () => {
       const c = await attachWorker(refA, 'uid-a', 5);
       const taken = hub.steer(refA, 5, 'also this', 2000);
       const msg = await c.next();
@@ -410,7 +408,7 @@ describe('WorkerHub', function () {
       expect(await taken).to.equal(true);
 
       const refused = hub.steer(refA, 5, 'too late', 2000);
-      c.send({ type: 'steered', id: (await c.next() as { id: string }).id, accepted: false });
+      c.send({ type: 'steered', id: ((await c.next()) as { id: string }).id, accepted: false });
       expect(await refused).to.equal(false);
     });
 
@@ -437,8 +435,8 @@ describe('WorkerHub', function () {
       expect(hub.connectedCount).to.equal(2);
       hub.send(refB, task(11));
       hub.send(refA, task(22));
-      expect((await b.next())).to.deep.include({ taskId: 11 });
-      expect((await a.next())).to.deep.include({ taskId: 22 });
+      expect(await b.next()).to.deep.include({ taskId: 11 });
+      expect(await a.next()).to.deep.include({ taskId: 22 });
       const from: [string, string][] = [];
       hub.on('event', (ref, uid) => from.push([`${ref.namespace}/${ref.name}`, uid]));
       b.send({ type: 'event', taskId: 11, event: { type: 'text', payload: { content: 'b' } } });
@@ -475,7 +473,7 @@ describe('WorkerHub', function () {
 
       // Messages now go to the second connection.
       hub.send(refA, task(9));
-      expect((await second.next())).to.deep.include({ taskId: 9 });
+      expect(await second.next()).to.deep.include({ taskId: 9 });
       expect(first.received).to.deep.equal([]);
     });
 

@@ -34,10 +34,17 @@ describe('CLI follow: replay in the handshake segment', () => {
       sock.on('close', () => sockets.delete(sock));
       sock.once('data', (req) => {
         const key = /sec-websocket-key: *(\S+)/i.exec(req.toString('latin1'))![1];
-        const accept = createHash('sha1').update(key + WS_GUID).digest('base64');
+        const accept = createHash('sha1')
+          .update(key + WS_GUID)
+          .digest('base64');
         const answer = `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`;
         // The whole finished task at once, and then the socket stays open, as a live stream does.
-        sock.write(Buffer.concat([Buffer.from(answer), ...[event(1, 'task_started'), event(2, 'text'), event(3, 'task_completed')].map((e) => textFrame(JSON.stringify(e)))]));
+        sock.write(
+          Buffer.concat([
+            Buffer.from(answer),
+            ...[event(1, 'task_started'), event(2, 'text'), event(3, 'task_completed')].map((e) => textFrame(JSON.stringify(e))),
+          ]),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -34,7 +34,8 @@ describe('ConnectorController', function () {
   let findings: Map<string, ConnectorPhase>;
 
   const checksOf = (name: string): number[] => checks.get(name) ?? [];
-  const change = (type: WatchEvent<Connector>['type'], c: Connector): void => emit({ type, object: { ...c, metadata: { ...c.metadata, resourceVersion: String(++rv) } } });
+  const change = (type: WatchEvent<Connector>['type'], c: Connector): void =>
+    emit({ type, object: { ...c, metadata: { ...c.metadata, resourceVersion: String(++rv) } } });
 
   beforeEach(async () => {
     checks = new Map();

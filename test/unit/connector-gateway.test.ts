@@ -65,7 +65,7 @@ describe('connector gateway', () => {
     target = () => ({ ok: true, target: { url: `${upstreamUrl}/mcp`, headers: { Authorization: `Bearer ${SECRET}` }, token: SECRET } });
   });
 
-  it('forwards POST, GET and DELETE to the bound URL with the secret instead of the caller\'s credential', async () => {
+  it("forwards POST, GET and DELETE to the bound URL with the secret instead of the caller's credential", async () => {
     for (const method of ['POST', 'GET', 'DELETE']) {
       const res = await fetch(gatewayUrl, {
         method,

@@ -86,20 +86,14 @@ describe('Connector validation', () => {
   });
 
   it('wants the secret reference both-or-neither', () => {
-    expect(check(request({ authSecretName: 'tok' }))).to.deep.equal([
-      { field: 'authSecretKey', message: 'is required when authSecretName is set' },
-    ]);
-    expect(check(request({ authSecretKey: 'tok' }))).to.deep.equal([
-      { field: 'authSecretName', message: 'is required when authSecretKey is set' },
-    ]);
+    expect(check(request({ authSecretName: 'tok' }))).to.deep.equal([{ field: 'authSecretKey', message: 'is required when authSecretName is set' }]);
+    expect(check(request({ authSecretKey: 'tok' }))).to.deep.equal([{ field: 'authSecretName', message: 'is required when authSecretKey is set' }]);
     expect(fields(check(request({ authSecretName: 'tok', authSecretKey: 'bad key' })))).to.deep.equal(['authSecretKey']);
   });
 
   it('wants headerName with authType header, and only then', () => {
     const secret = { authSecretName: 'tok', authSecretKey: 'token' };
-    expect(check(request({ ...secret, authType: 'header' }))).to.deep.equal([
-      { field: 'headerName', message: 'is required when authType is "header"' },
-    ]);
+    expect(check(request({ ...secret, authType: 'header' }))).to.deep.equal([{ field: 'headerName', message: 'is required when authType is "header"' }]);
     expect(fields(check(request({ ...secret, headerName: 'X-Key' })))).to.deep.equal(['headerName']);
     expect(fields(check(request({ ...secret, authType: 'header', headerName: 'X Key' })))).to.deep.equal(['headerName']);
     expect(fields(check(request({ ...secret, authType: 'header', headerName: 'Content-Type' })))).to.deep.equal(['headerName']);

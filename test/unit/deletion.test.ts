@@ -32,7 +32,13 @@ describe('deletion rules', () => {
   });
 
   it('owner references: apiVersion, kind, name, uid required; one controller at most', () => {
-    const ref = (name: string, controller?: boolean) => ({ apiVersion: 'v1', kind: 'ConfigMap', name, uid: `u-${name}`, ...(controller !== undefined ? { controller } : {}) });
+    const ref = (name: string, controller?: boolean) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name,
+      uid: `u-${name}`,
+      ...(controller !== undefined ? { controller } : {}),
+    });
     expect(validateOwnerReferences([ref('a', true), ref('b', false), ref('c')])).to.deep.equal([]);
     expect(fields(validateOwnerReferences([{ apiVersion: '', kind: '', name: '', uid: '' }]))).to.deep.equal([
       'metadata.ownerReferences[0].apiVersion',
@@ -85,7 +91,10 @@ describe('Registry deletion (on SqliteState)', () => {
     expect(marked.metadata.deletionTimestamp).to.be.a('string');
     expect((await r.delete('default', 'held')).metadata.deletionTimestamp).to.equal(marked.metadata.deletionTimestamp);
 
-    const added = await rejection(r.update('default', 'held', (c) => void c.metadata.finalizers!.push('example.com/c')), ApiError);
+    const added = await rejection(
+      r.update('default', 'held', (c) => void c.metadata.finalizers!.push('example.com/c')),
+      ApiError,
+    );
     expect(added.reason).to.equal('Invalid');
     expect(added.message).to.contain('no new finalizers');
     // deletionTimestamp is the server's: a write cannot clear it.

@@ -7,14 +7,17 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f)),
+];
 
 /** The targets of a document's markdown links that are paths in the repository. */
 function localLinks(doc: string): string[] {
   const text = readFileSync(join(ROOT, doc), 'utf8').replace(/```[\s\S]*?```/g, '');
-  return [...text.matchAll(/\]\(([^)\s]+)\)/g)]
-    .map((m) => m[1].split('#')[0])
-    .filter((t) => t && !/^[a-z][a-z0-9+.-]*:/i.test(t));
+  return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1].split('#')[0]).filter((t) => t && !/^[a-z][a-z0-9+.-]*:/i.test(t));
 }
 
 describe('documentation links', () => {

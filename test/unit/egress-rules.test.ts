@@ -18,7 +18,8 @@ describe('egress rules (tools egress proxy)', () => {
 
   it('Proxy allows exactly the listed hosts and names below a *.domain, not the domain itself', () => {
     const rule = { mode: 'Proxy' as const, allow: ['api.github.com', '*.pypi.org', '203.0.113.5'] };
-    for (const ok of ['api.github.com', 'API.GitHub.com.', 'files.pypi.org', 'a.b.pypi.org', '203.0.113.5']) expect(hostRefusal(rule, ok), ok).to.equal(undefined);
+    for (const ok of ['api.github.com', 'API.GitHub.com.', 'files.pypi.org', 'a.b.pypi.org', '203.0.113.5'])
+      expect(hostRefusal(rule, ok), ok).to.equal(undefined);
     for (const no of ['github.com', 'evil-api.github.com', 'pypi.org', 'notpypi.org', 'pypi.org.evil.test', '203.0.113.6', 'example.com']) {
       expect(hostRefusal(rule, no), no).to.contain('allow-list');
     }
@@ -51,7 +52,9 @@ describe('egress rules (tools egress proxy)', () => {
       egress: 'Proxy',
       egressAllow: ['api.github.com', '*.pypi.org'],
     });
-    expect(templateConfig({ name: 't', egress: 'open' })).to.be.a('string').and.to.contain('egress must be one of Open, Proxy, None');
+    expect(templateConfig({ name: 't', egress: 'open' }))
+      .to.be.a('string')
+      .and.to.contain('egress must be one of Open, Proxy, None');
     expect(templateConfig({ name: 't', egressAllow: ['a.example'] })).to.contain('applies only with egress: Proxy');
     expect(templateConfig({ name: 't', egress: 'Proxy', egressAllow: 'a.example' })).to.contain('must be a list');
     expect(templateConfig({ name: 't', egress: 'Proxy', egressAllow: ['ok.example', 'https://x.example'] })).to.contain('egressAllow [1]');

@@ -181,7 +181,14 @@ describe('address classification (server egress)', () => {
   it('refuses reserved addresses always, and private forms of IPv6 unless allowed', () => {
     const strict = { allowPrivate: false };
     const open = { allowPrivate: true };
-    for (const url of ['http://198.18.0.1/mcp', 'http://255.255.255.255/', 'http://224.0.0.1/', 'http://[ff02::1]/', 'http://[2001:db8::1]/', 'http://[64:ff9b::c612:1]/']) {
+    for (const url of [
+      'http://198.18.0.1/mcp',
+      'http://255.255.255.255/',
+      'http://224.0.0.1/',
+      'http://[ff02::1]/',
+      'http://[2001:db8::1]/',
+      'http://[64:ff9b::c612:1]/',
+    ]) {
       expect(urlEgressRefusal(url, strict), url).to.contain('reserved');
       expect(urlEgressRefusal(url, open), url).to.contain('reserved');
     }
@@ -203,14 +210,28 @@ describe('address classification (server egress)', () => {
   it('refuses link-local and metadata always, loopback and private unless allowed', () => {
     const strict = { allowPrivate: false };
     const open = { allowPrivate: true };
-    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[fd00:ec2::254]/', 'http://metadata.google.internal/computeMetadata/v1', 'http://169.254.1.1:8080/mcp', 'http://[fe80::1]/mcp']) {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data',
+      'http://[fd00:ec2::254]/',
+      'http://metadata.google.internal/computeMetadata/v1',
+      'http://169.254.1.1:8080/mcp',
+      'http://[fe80::1]/mcp',
+    ]) {
       expect(urlEgressRefusal(url, strict), url).to.be.a('string');
       expect(urlEgressRefusal(url, open), url).to.be.a('string');
     }
     expect(urlEgressRefusal('http://169.254.169.254/', open)).to.contain('metadata');
     expect(urlEgressRefusal('http://169.254.1.1/', open)).to.contain('link-local');
     // The URL parser's canonical form: decimal and hex IPv4 notations are the same address.
-    for (const url of ['http://127.0.0.1:9/mcp', 'http://localhost/mcp', 'http://[::1]/', 'http://10.0.0.8/', 'http://192.168.0.2/', 'http://2130706433/', 'http://0x7f.1/']) {
+    for (const url of [
+      'http://127.0.0.1:9/mcp',
+      'http://localhost/mcp',
+      'http://[::1]/',
+      'http://10.0.0.8/',
+      'http://192.168.0.2/',
+      'http://2130706433/',
+      'http://0x7f.1/',
+    ]) {
       expect(urlEgressRefusal(url, strict), url).to.contain('--allow-private-connector-urls');
       expect(urlEgressRefusal(url, open), url).to.equal(undefined);
     }
@@ -287,12 +308,18 @@ describe('guarded fetch (connect-time check)', () => {
 
   it('makes a tools listing fail as Error, saying why, when the name resolves to a refused address', async () => {
     const before = hits.length;
-    const listing = await listMcpTools(`http://tools.rebind.test:${port}/mcp`, { Authorization: 'Bearer tok' }, {
-      fetch: guardedFetch({ allowPrivate: false }, resolver({ 'tools.rebind.test': '10.0.0.7' })),
-      timeoutMs: 2_000,
-    });
+    const listing = await listMcpTools(
+      `http://tools.rebind.test:${port}/mcp`,
+      { Authorization: 'Bearer tok' },
+      {
+        fetch: guardedFetch({ allowPrivate: false }, resolver({ 'tools.rebind.test': '10.0.0.7' })),
+        timeoutMs: 2_000,
+      },
+    );
     expect(listing).to.deep.include({ ok: false, phase: 'Error' });
-    expect((listing as { message: string }).message).to.contain('does not connect').and.to.contain('resolves to 10.0.0.7');
+    expect((listing as { message: string }).message)
+      .to.contain('does not connect')
+      .and.to.contain('resolves to 10.0.0.7');
     expect(hits.length).to.equal(before);
   });
 
@@ -314,7 +341,11 @@ describe('guarded fetch (connect-time check)', () => {
     expect(hits.length).to.equal(before);
     // The MCP SDK follows a same-origin 307 itself, with the same headers: through this fetch it cannot.
     const bound307 = `http://127.0.0.1:${port}/redirect307`;
-    const listing = await listMcpTools(bound307, { Authorization: 'Bearer tok' }, { fetch: fetchOnlyTo(bound307, guardedFetch({ allowPrivate: true })), timeoutMs: 2_000 });
+    const listing = await listMcpTools(
+      bound307,
+      { Authorization: 'Bearer tok' },
+      { fetch: fetchOnlyTo(bound307, guardedFetch({ allowPrivate: true })), timeoutMs: 2_000 },
+    );
     expect(listing.ok).to.equal(false);
     expect(hits.slice(before).filter((h) => h.includes('/elsewhere'))).to.deep.equal([]);
     // Without it the credential would have gone there: the attack this closes.

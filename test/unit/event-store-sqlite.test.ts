@@ -155,7 +155,10 @@ describe('SqliteEventStore', () => {
         sizes.push(walSize());
         await eventually(async () => checkpoints.length > round, 5_000, `checkpoint after round ${round + 1}`);
       }
-      expect(checkpoints.every((m) => m.type === 'checkpointed'), JSON.stringify(checkpoints)).to.equal(true);
+      expect(
+        checkpoints.every((m) => m.type === 'checkpointed'),
+        JSON.stringify(checkpoints),
+      ).to.equal(true);
       // Rounds 2 and 3 wrote from the start of the checkpointed log: it did not grow to 6 MB.
       expect(sizes[2]).to.be.at.most(sizes[0] * 1.5);
       expect(await store.lastSeq(s)).to.equal(6000);

@@ -34,7 +34,12 @@ const API = 'agentplane.io/v1alpha1';
 const T0 = new Date('2026-01-01T00:00:00.123Z');
 
 type Obj = { apiVersion: string; kind: string; metadata: Record<string, unknown> & { managedFields?: ManagedFieldsEntry[] }; spec: Record<string, unknown> };
-const obj = (spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): Obj => ({ apiVersion: API, kind: 'Agent', metadata: { name: 'a', namespace: 'ns', ...metadata }, spec });
+const obj = (spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): Obj => ({
+  apiVersion: API,
+  kind: 'Agent',
+  metadata: { name: 'a', namespace: 'ns', ...metadata },
+  spec,
+});
 
 const fm = new FieldManager(schema, () => T0);
 
@@ -52,7 +57,12 @@ function apply(live: Obj | undefined, config: Record<string, unknown>, manager: 
 }
 const fields = (o: Obj, manager: string, operation = 'Apply'): unknown =>
   o.metadata.managedFields?.find((e) => e.manager === manager && e.operation === operation)?.fieldsV1;
-const config = (spec: Record<string, unknown>, labels?: Record<string, string>) => ({ apiVersion: API, kind: 'Agent', metadata: { name: 'a', ...(labels ? { labels } : {}) }, spec });
+const config = (spec: Record<string, unknown>, labels?: Record<string, string>) => ({
+  apiVersion: API,
+  kind: 'Agent',
+  metadata: { name: 'a', ...(labels ? { labels } : {}) },
+  spec,
+});
 
 function conflictOf(fn: () => unknown): ApiError {
   try {
@@ -77,7 +87,11 @@ describe('field manager: field sets (FieldsV1)', () => {
   it('unions, differences and intersections path by path', () => {
     const a = FieldSet.of(['f:spec', 'f:a'], ['f:spec', 'f:b']);
     const b = FieldSet.of(['f:spec', 'f:b'], ['f:spec', 'f:c']);
-    expect(a.union(b).paths()).to.deep.equal([['f:spec', 'f:a'], ['f:spec', 'f:b'], ['f:spec', 'f:c']]);
+    expect(a.union(b).paths()).to.deep.equal([
+      ['f:spec', 'f:a'],
+      ['f:spec', 'f:b'],
+      ['f:spec', 'f:c'],
+    ]);
     expect(a.difference(b).paths()).to.deep.equal([['f:spec', 'f:a']]);
     expect(a.intersection(b).paths()).to.deep.equal([['f:spec', 'f:b']]);
     expect(a.difference(a).empty()).to.equal(true);
@@ -112,19 +126,36 @@ describe('field manager: extracting and comparing under a schema', () => {
 
   it('marks maps and lists that appear as added nodes, and tells modified and removed leaves', () => {
     const c = compare({ spec: { model: 'm', tags: ['x'] } }, { metadata: { labels: { a: 'b' } }, spec: { model: 'n', env: { A: '1' } } }, schema);
-    expect(c.added.toFieldsV1()).to.deep.equal({ 'f:metadata': { '.': {}, 'f:labels': { '.': {}, 'f:a': {} } }, 'f:spec': { 'f:env': { '.': {}, 'f:A': {} } } });
+    expect(c.added.toFieldsV1()).to.deep.equal({
+      'f:metadata': { '.': {}, 'f:labels': { '.': {}, 'f:a': {} } },
+      'f:spec': { 'f:env': { '.': {}, 'f:A': {} } },
+    });
     expect(c.modified.paths()).to.deep.equal([['f:spec', 'f:model']]);
     expect(c.removed.paths()).to.deep.equal([['f:spec', 'f:tags']]);
   });
 
   it('merges sets and keyed lists item by item, replaces atomic lists and maps', () => {
-    const live = { spec: { connectors: ['a', 'b'], tags: ['x', 'y'], ports: [{ name: 'http', port: 80 }, { name: 'ssh', port: 22 }], selector: { a: '1', b: '2' }, env: { A: '1' } } };
+    const live = {
+      spec: {
+        connectors: ['a', 'b'],
+        tags: ['x', 'y'],
+        ports: [
+          { name: 'http', port: 80 },
+          { name: 'ssh', port: 22 },
+        ],
+        selector: { a: '1', b: '2' },
+        env: { A: '1' },
+      },
+    };
     const cfg = { spec: { connectors: ['c', 'a'], tags: ['z'], ports: [{ name: 'http', port: 8080 }], selector: { c: '3' }, env: { B: '2' } } };
     expect(merge(live, cfg, schema)).to.deep.equal({
       spec: {
         connectors: ['c', 'a', 'b'],
         tags: ['z'],
-        ports: [{ name: 'http', port: 8080 }, { name: 'ssh', port: 22 }],
+        ports: [
+          { name: 'http', port: 8080 },
+          { name: 'ssh', port: 22 },
+        ],
         selector: { c: '3' },
         env: { A: '1', B: '2' },
       },
@@ -145,7 +176,11 @@ describe('field manager: extracting and comparing under a schema', () => {
 
 describe('field manager: updates and applies', () => {
   it('a create owns every field it set, with "." on new nodes; server fields and status are nobody\'s', () => {
-    const o = update(undefined, { ...obj({ model: 'm' }, { uid: 'u', resourceVersion: '1', labels: { a: 'b' } }), status: { phase: 'x' } } as Obj, 'kubectl-create');
+    const o = update(
+      undefined,
+      { ...obj({ model: 'm' }, { uid: 'u', resourceVersion: '1', labels: { a: 'b' } }), status: { phase: 'x' } } as Obj,
+      'kubectl-create',
+    );
     expect(o.metadata.managedFields).to.deep.equal([
       {
         manager: 'kubectl-create',
@@ -206,7 +241,21 @@ describe('field manager: updates and applies', () => {
   });
 
   it('a field that leaves the configuration is removed, items of sets and keyed lists too', () => {
-    const o = apply(undefined, config({ model: 'm', connectors: ['a', 'b'], ports: [{ name: 'h', port: 1 }, { name: 's', port: 2 }] }, { x: '1', y: '2' }), 'm');
+    const o = apply(
+      undefined,
+      config(
+        {
+          model: 'm',
+          connectors: ['a', 'b'],
+          ports: [
+            { name: 'h', port: 1 },
+            { name: 's', port: 2 },
+          ],
+        },
+        { x: '1', y: '2' },
+      ),
+      'm',
+    );
     const next = apply(o, config({ connectors: ['b'], ports: [{ name: 's', port: 2 }] }, { y: '2' }), 'm');
     expect(next.spec).to.deep.equal({ connectors: ['b'], ports: [{ name: 's', port: 2 }] });
     expect(next.metadata.labels).to.deep.equal({ y: '2' });
@@ -282,7 +331,7 @@ describe('field manager: list and map types as published', () => {
     });
   }
 
-  it('the field manager reads the same markers from the strategies\' schemas', () => {
+  it("the field manager reads the same markers from the strategies' schemas", () => {
     const agentFields = new FieldManager(objectSchema(agentStrategy.specSchema));
     expect(agentFields.fieldSet({ spec: { connectors: ['a'] } }).toFieldsV1()).to.deep.equal({ 'f:spec': { 'f:connectors': { 'v:"a"': {} } } });
     const squadFields = new FieldManager(objectSchema(squadStrategy.specSchema));

@@ -94,13 +94,9 @@ describe('secret request validation', () => {
   it('wants at least one key, string values up to 64 KiB, and known fields only', () => {
     expect(validateSchema(secretCreateRequestSchema, { name: 'tok', data: {} }).map((c) => c.field)).to.deep.equal(['data']);
     expect(validateSchema(secretCreateRequestSchema, { name: 'tok', data: { k: 5 } }).map((c) => c.field)).to.deep.equal(['data.k']);
-    expect(validateSchema(secretCreateRequestSchema, { name: 'tok', data: { k: 'x'.repeat(65537) } }).map((c) => c.field)).to.deep.equal([
-      'data.k',
-    ]);
+    expect(validateSchema(secretCreateRequestSchema, { name: 'tok', data: { k: 'x'.repeat(65537) } }).map((c) => c.field)).to.deep.equal(['data.k']);
     expect(validateSchema(secretCreateRequestSchema, { name: 'tok', data: { k: 'x'.repeat(65536) } })).to.deep.equal([]);
-    expect(validateSchema(secretCreateRequestSchema, { name: 'tok', data: { k: 'v' }, value: 'x' }).map((c) => c.field)).to.deep.equal([
-      'value',
-    ]);
+    expect(validateSchema(secretCreateRequestSchema, { name: 'tok', data: { k: 'v' }, value: 'x' }).map((c) => c.field)).to.deep.equal(['value']);
     expect(validateSchema(secretCreateRequestSchema, { name: 'Tok1', data: { k: 'v' } }).map((c) => c.field)).to.deep.equal(['name']);
   });
   it('names a bad key', () => {
@@ -260,7 +256,10 @@ describe('FileSecretStore encryption at rest', () => {
     fs.writeFileSync(path.join(dir, 'default', '.legacy.1234.tmp'), VALUE, { mode: 0o600 });
     const { migrated } = await store.open();
     expect(migrated).to.deep.equal(['default/legacy', 'team/older']);
-    for (const [ns, name] of [['default', 'legacy'], ['team', 'older']] as const) {
+    for (const [ns, name] of [
+      ['default', 'legacy'],
+      ['team', 'older'],
+    ] as const) {
       expect(fs.readFileSync(file(ns, name), 'utf8')).to.not.contain(VALUE);
       expect(JSON.parse(fs.readFileSync(file(ns, name), 'utf8')).encrypted).to.be.an('object');
       expect(mode(file(ns, name))).to.equal(0o600);
@@ -330,7 +329,12 @@ describe('loadSecretsKey', () => {
     fs.writeFileSync(file, randomBytes(32));
     for (const m of [0o640, 0o604, 0o620, 0o602]) {
       fs.chmodSync(file, m);
-      expect(refusal(() => loadSecretsKey(file)), m.toString(8)).to.contain(`mode 0${m.toString(8)}`).and.to.contain('chmod 600');
+      expect(
+        refusal(() => loadSecretsKey(file)),
+        m.toString(8),
+      )
+        .to.contain(`mode 0${m.toString(8)}`)
+        .and.to.contain('chmod 600');
     }
     fs.chmodSync(file, 0o400);
     expect(loadSecretsKey(file)).to.have.length(32);
@@ -340,7 +344,12 @@ describe('loadSecretsKey', () => {
     const file = path.join(dir, 'k');
     for (const n of [0, 16, 31, 33, 44]) {
       fs.writeFileSync(file, randomBytes(n), { mode: 0o600 });
-      expect(refusal(() => loadSecretsKey(file)), String(n)).to.contain(`exactly 32 bytes`).and.to.contain(`holds ${n}`);
+      expect(
+        refusal(() => loadSecretsKey(file)),
+        String(n),
+      )
+        .to.contain(`exactly 32 bytes`)
+        .and.to.contain(`holds ${n}`);
     }
   });
 });

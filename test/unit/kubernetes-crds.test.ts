@@ -69,7 +69,14 @@ describe('Kubernetes storage CRDs', () => {
         labels: { x: 'y' },
         annotations: { note: 'n' },
         managedFields: [
-          { manager: 'kubectl', operation: 'Apply', apiVersion: 'agentplane.io/v1alpha1', time: '2026-01-02T03:04:05Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:task': {} } } },
+          {
+            manager: 'kubectl',
+            operation: 'Apply',
+            apiVersion: 'agentplane.io/v1alpha1',
+            time: '2026-01-02T03:04:05Z',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:spec': { 'f:task': {} } },
+          },
         ],
       },
       spec: { task: 2, nested: { list: [1, null] } },

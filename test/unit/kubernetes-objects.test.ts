@@ -5,7 +5,17 @@ import { expect } from 'chai';
 
 import { groupLabel, groupPodPrefix, labelsFor, objectNames } from '../../pkg/runtime/kubernetes/names.js';
 import { MODEL_PROXY_CONTAINER } from '../../pkg/api/agent.js';
-import { agentHolder, managerAccess, SLOT_CONTAINER, slotHolder, slotPodSpec, workerConfigMap, workerPod, workerSecret, workspaceClaim } from '../../pkg/runtime/kubernetes/objects.js';
+import {
+  agentHolder,
+  managerAccess,
+  SLOT_CONTAINER,
+  slotHolder,
+  slotPodSpec,
+  workerConfigMap,
+  workerPod,
+  workerSecret,
+  workspaceClaim,
+} from '../../pkg/runtime/kubernetes/objects.js';
 import { isCurrent, isSlotPod, placementIn } from '../../pkg/runtime/kubernetes/pod-index.js';
 import { BUILTIN_TEMPLATE, parseTemplate, type WorkerTemplate } from '../../pkg/runtime/kubernetes/template.js';
 
@@ -34,7 +44,11 @@ describe('Kubernetes runtime objects', () => {
     });
     const pod = workerPod({ namespace: 'team-a', group: 'squad:team-a/crew', generateName: 'squad-crew-', members: [{ name: 'ada', template }] });
     expect(pod.metadata!.labels).to.include({ 'agentplane.io/squad': 'crew' }).and.not.have.property('agentplane.io/agent');
-    for (const o of [workerSecret(ada, 'u1', { token: 't', modelCredential: 'm' }), workerConfigMap(ada, { serverUrl: 's', modelBaseUrl: 'b' }), workspaceClaim(ada, template)]) {
+    for (const o of [
+      workerSecret(ada, 'u1', { token: 't', modelCredential: 'm' }),
+      workerConfigMap(ada, { serverUrl: 's', modelBaseUrl: 'b' }),
+      workspaceClaim(ada, template),
+    ]) {
       expect(o.metadata!.labels, o.kind).to.include({ 'agentplane.io/agent': 'ada' });
       expect(o.metadata!.namespace).to.equal('team-a');
     }
@@ -65,8 +79,15 @@ describe('Kubernetes runtime objects', () => {
       namespace: 'team-a',
       group: 'squad:team-a/crew',
       generateName: 'squad-crew-',
-      members: [{ name: 'ada', template }, { name: 'bob', template, wakeIdle: true }],
-      peers: new Map([['ada', 'agent-ada-workspace'], ['bob', 'agent-bob-workspace'], ['cy', 'warm-0a1b2c3d-workspace']]),
+      members: [
+        { name: 'ada', template },
+        { name: 'bob', template, wakeIdle: true },
+      ],
+      peers: new Map([
+        ['ada', 'agent-ada-workspace'],
+        ['bob', 'agent-bob-workspace'],
+        ['cy', 'warm-0a1b2c3d-workspace'],
+      ]),
     });
     expect(pod.spec!.restartPolicy, 'a crashed member restarts in place; a revoked one exits 0 and stays ended').to.equal('OnFailure');
     const [ada, bob] = pod.spec!.containers;
@@ -77,7 +98,11 @@ describe('Kubernetes runtime objects', () => {
     expect(env(ada)).to.not.have.property('AGENTPLANE_WAKE_IDLE');
     expect(env(ada).AGENTPLANE_SQUAD_DIR).to.equal('/squad');
     const claims = pod.spec!.volumes!.filter((v) => v.persistentVolumeClaim).map((v) => v.persistentVolumeClaim!.claimName);
-    expect(claims, "a peer's claim taken from a warm-pool slot keeps its name").to.have.members(['agent-ada-workspace', 'agent-bob-workspace', 'warm-0a1b2c3d-workspace']);
+    expect(claims, "a peer's claim taken from a warm-pool slot keeps its name").to.have.members([
+      'agent-ada-workspace',
+      'agent-bob-workspace',
+      'warm-0a1b2c3d-workspace',
+    ]);
     const mounts = Object.fromEntries(ada.volumeMounts!.map((m) => [m.mountPath, m]));
     expect(mounts['/workspace'].readOnly).to.not.equal(true);
     for (const p of ['/squad/ada', '/squad/bob', '/squad/cy']) expect(mounts[p], p).to.deep.include({ readOnly: true });
@@ -103,7 +128,11 @@ describe('A warm-pool slot (docs/kubernetes-runtime.md "Warm pool")', () => {
   const manager = slotPodSpec(slot, 'fast', template, { model: 'claude-sonnet-4-5', role: 'manager' });
 
   it("names its objects warm-<id>-* (never an agent's agent-*) and labels them with the pool's template, not an agent", () => {
-    const objects = [workerSecret(slot, 'u1', { token: 't', modelCredential: 'm' }), workerConfigMap(slot, { serverUrl: 's', modelBaseUrl: 'b' }), workspaceClaim(slot, template)];
+    const objects = [
+      workerSecret(slot, 'u1', { token: 't', modelCredential: 'm' }),
+      workerConfigMap(slot, { serverUrl: 's', modelBaseUrl: 'b' }),
+      workspaceClaim(slot, template),
+    ];
     expect(objects.map((o) => o.metadata!.name)).to.deep.equal(['warm-0a1b2c3d-worker', 'warm-0a1b2c3d-config', 'warm-0a1b2c3d-workspace']);
     for (const o of objects) {
       expect(o.metadata!.labels, o.kind).to.include({ 'agentplane.io/warm-pool': 'fast', 'app.kubernetes.io/managed-by': 'agentplane' });
@@ -137,7 +166,11 @@ describe('A warm-pool slot (docs/kubernetes-runtime.md "Warm pool")', () => {
 });
 
 describe("A pod's ending, reported as the agent's worker exiting", () => {
-  const pod = (uid: string, phase = 'Running') => ({ metadata: { uid, labels: { 'agentplane.io/agent': 'ada' } }, spec: { containers: [{ name: 'ada' }] }, status: { phase } });
+  const pod = (uid: string, phase = 'Running') => ({
+    metadata: { uid, labels: { 'agentplane.io/agent': 'ada' } },
+    spec: { containers: [{ name: 'ada' }] },
+    status: { phase },
+  });
   const placed = (p: ReturnType<typeof pod>) => placementIn(p, 'ada');
 
   it('only while the pod still runs it: not once the runtime deleted it, nor once a newer pod holds the agent', () => {
@@ -152,7 +185,16 @@ describe("A pod's ending, reported as the agent's worker exiting", () => {
 
 describe('The model-proxy sidecar', () => {
   const modelProxy = { secretName: 'agentplane-model', serverUrl: 'http://10.0.0.1:8081', upstream: 'https://model.example', retry: '{"maxRetries":3}' };
-  const pod = workerPod({ namespace: 'team-a', group: 'squad:team-a/crew', generateName: 'squad-crew-', members: [{ name: 'ada', template }, { name: 'bob', template }], modelProxy });
+  const pod = workerPod({
+    namespace: 'team-a',
+    group: 'squad:team-a/crew',
+    generateName: 'squad-crew-',
+    members: [
+      { name: 'ada', template },
+      { name: 'bob', template },
+    ],
+    modelProxy,
+  });
   const spec = pod.spec!;
   const keyVolume = spec.volumes!.find((v) => v.secret?.secretName === 'agentplane-model')!;
 
@@ -160,10 +202,20 @@ describe('The model-proxy sidecar', () => {
     expect(spec.initContainers).to.have.length(1);
     const sc = spec.initContainers![0];
     expect(sc).to.deep.include({ name: MODEL_PROXY_CONTAINER, image: template.image, restartPolicy: 'Always', args: ['model-proxy'] });
-    expect(sc.securityContext).to.deep.include({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
+    expect(sc.securityContext).to.deep.include({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(spec.shareProcessNamespace).to.equal(undefined);
     const env = Object.fromEntries(sc.env!.map((e) => [e.name, e.value]));
-    expect(env).to.include({ AGENTPLANE_NAMESPACE: 'team-a', AGENTPLANE_SERVER_URL: modelProxy.serverUrl, AGENTPLANE_MODEL_UPSTREAM: modelProxy.upstream, AGENTPLANE_MODEL_RETRY: modelProxy.retry });
+    expect(env).to.include({
+      AGENTPLANE_NAMESPACE: 'team-a',
+      AGENTPLANE_SERVER_URL: modelProxy.serverUrl,
+      AGENTPLANE_MODEL_UPSTREAM: modelProxy.upstream,
+      AGENTPLANE_MODEL_RETRY: modelProxy.retry,
+    });
   });
 
   it('alone mounts the mirrored Secret, and each member’s credential only (not its control token)', () => {
@@ -179,8 +231,22 @@ describe('The model-proxy sidecar', () => {
     }
     const creds = spec.volumes!.filter((v) => v.name.startsWith('model-credential-'));
     expect(creds.map((v) => [v.secret!.secretName, v.secret!.items, v.secret!.optional])).to.deep.equal([
-      ['agent-ada-worker', [{ key: 'model-credential', path: 'model-credential' }, { key: 'report-credential', path: 'report-credential' }], true],
-      ['agent-bob-worker', [{ key: 'model-credential', path: 'model-credential' }, { key: 'report-credential', path: 'report-credential' }], true],
+      [
+        'agent-ada-worker',
+        [
+          { key: 'model-credential', path: 'model-credential' },
+          { key: 'report-credential', path: 'report-credential' },
+        ],
+        true,
+      ],
+      [
+        'agent-bob-worker',
+        [
+          { key: 'model-credential', path: 'model-credential' },
+          { key: 'report-credential', path: 'report-credential' },
+        ],
+        true,
+      ],
     ]);
     // The worker containers reference their Secret's token and model credential by key, never
     // the report credential: the agent's tools cannot post usage reports.
@@ -200,9 +266,19 @@ describe('The model-proxy sidecar', () => {
     const quick = { ...template, modelTaskDeadlineSeconds: 30 };
     const slow = { ...template, modelTaskDeadlineSeconds: 1200 };
     expect(retryOf([{ name: 'ada', template: quick }])).to.deep.equal({ maxRetries: 3, taskDeadlineMs: 30_000 });
-    expect(retryOf([{ name: 'ada', template: quick }, { name: 'bob', template: slow }])).to.deep.equal({ maxRetries: 3, taskDeadlineMs: 1_200_000 });
+    expect(
+      retryOf([
+        { name: 'ada', template: quick },
+        { name: 'bob', template: slow },
+      ]),
+    ).to.deep.equal({ maxRetries: 3, taskDeadlineMs: 1_200_000 });
     // bob has the server's deadline, the 10 min default here.
-    expect(retryOf([{ name: 'ada', template: quick }, { name: 'bob', template }])).to.deep.equal({ maxRetries: 3, taskDeadlineMs: 600_000 });
+    expect(
+      retryOf([
+        { name: 'ada', template: quick },
+        { name: 'bob', template },
+      ]),
+    ).to.deep.equal({ maxRetries: 3, taskDeadlineMs: 600_000 });
   });
 
   it('is absent when the server’s proxy is used', () => {
@@ -232,7 +308,11 @@ describe('Pod templates (template.yaml of a template ConfigMap)', () => {
   });
 
   it('reads a warm pool: its size per namespace, the namespaces, the role (default manager); refuses a bad one by field', () => {
-    expect(parseTemplate('warmPool: {size: 2, namespaces: [team-a, team-b, team-a]}', template).warmPool).to.deep.equal({ size: 2, namespaces: ['team-a', 'team-b'], role: 'manager' });
+    expect(parseTemplate('warmPool: {size: 2, namespaces: [team-a, team-b, team-a]}', template).warmPool).to.deep.equal({
+      size: 2,
+      namespaces: ['team-a', 'team-b'],
+      role: 'manager',
+    });
     expect(parseTemplate('warmPool: {size: 1, namespaces: [team-a], role: worker}', template).warmPool).to.deep.include({ role: 'worker' });
     expect(parseTemplate('warmPool: null', { ...template, warmPool: { size: 1, namespaces: ['x'], role: 'manager' } })).to.not.have.property('warmPool');
     expect(() => parseTemplate('warmPool: {size: 21, namespaces: [a]}', template)).to.throw('warmPool.size must be a whole number from 0 to 20');

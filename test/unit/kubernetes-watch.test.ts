@@ -148,14 +148,7 @@ describe('Kubernetes store watch (KindHub, scripted server)', () => {
     fake.last().send('ERROR', { code: 410, reason: 'Expired', message: 'too old resource version: 101 (300)' });
     fake.last().end();
     await tick();
-    expect(names(evs)).to.deep.equal([
-      'ADDED:x:101',
-      'DELETED:reborn:310',
-      'ADDED:reborn:310',
-      'MODIFIED:changed:320',
-      'ADDED:new:330',
-      'DELETED:gone:500',
-    ]);
+    expect(names(evs)).to.deep.equal(['ADDED:x:101', 'DELETED:reborn:310', 'ADDED:reborn:310', 'MODIFIED:changed:320', 'ADDED:new:330', 'DELETED:gone:500']);
     expect(evs[1].object.metadata.uid).to.equal('uid-old');
     expect(errors).to.deep.equal([]); // a "from now" watch does not end
     await write; // a write the catch-up covered counts as delivered

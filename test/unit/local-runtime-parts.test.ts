@@ -21,7 +21,12 @@ describe('local runtime: a worker’s command and environment', () => {
   it('puts no secret in the environment; a sandboxed worker reaches the server over its socket', () => {
     const spec = { ref: { namespace: 'ns', name: 'a' }, uid: 'u' };
     const tcp = workerEnv(spec, '/w', { socket: undefined, channelUrl: () => 'http://127.0.0.1:1', modelBaseUrl: 'http://127.0.0.1:1/model' });
-    expect(tcp).to.include({ AGENTPLANE_SERVER_URL: 'http://127.0.0.1:1', AGENTPLANE_SECRETS: 'ipc', AGENTPLANE_AGENT_NAME: 'a', ANTHROPIC_BASE_URL: 'http://127.0.0.1:1/model' });
+    expect(tcp).to.include({
+      AGENTPLANE_SERVER_URL: 'http://127.0.0.1:1',
+      AGENTPLANE_SECRETS: 'ipc',
+      AGENTPLANE_AGENT_NAME: 'a',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:1/model',
+    });
     expect(Object.keys(tcp)).to.not.include.members(['ANTHROPIC_API_KEY', 'AGENTPLANE_AGENT_TOKEN']);
     const sock = workerEnv(undefined, '/w', { socket: '/s.sock', channelUrl: () => 'unused', modelBaseUrl: 'http://127.0.0.1:1/model' });
     expect(sock).to.include({ AGENTPLANE_SERVER_URL: 'http://agentplane', AGENTPLANE_SERVER_SOCKET: '/s.sock', ANTHROPIC_BASE_URL: 'http://agentplane/model' });

@@ -62,7 +62,14 @@ async function rig(upstream: string, opts: { apiKey?: string; retry?: Partial<Re
   const url = `${await listen(server)}${PREFIX}`;
   const credential = credentials.issue(ref, 'uid-1');
   return {
-    url, proxy, credentials, meter, metrics, credential, retries, failures,
+    url,
+    proxy,
+    credentials,
+    meter,
+    metrics,
+    credential,
+    retries,
+    failures,
     close: async () => {
       proxy.close();
       await closeServer(server);
@@ -182,7 +189,10 @@ describe('model proxy', function () {
       r.meter.record({ ref, uid: 'uid-1' }, 'claude-a', usage);
       r.meter.record({ ref, uid: 'uid-1' }, 'claude-b', usage);
       r.meter.record({ ref: beta, uid: 'uid-2' }, 'claude-a', usage);
-      const series = async () => (await r.metrics.registry.getSingleMetricAsString('agentplane_model_tokens_total')).split('\n').filter((l) => l.startsWith('agentplane_model_tokens_total{'));
+      const series = async () =>
+        (await r.metrics.registry.getSingleMetricAsString('agentplane_model_tokens_total'))
+          .split('\n')
+          .filter((l) => l.startsWith('agentplane_model_tokens_total{'));
       expect(await series()).to.have.length(6);
       await r.meter.dropSeries(ref);
       expect(await series()).to.deep.equal([
@@ -332,7 +342,9 @@ describe('model proxy against a hand-written upstream', function () {
   it('honours retry-after on a 429', async () => {
     handler = (res, n) =>
       n === 1
-        ? res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end('{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}')
+        ? res
+            .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' })
+            .end('{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}')
         : res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     r.retries.length = 0;
     const t0 = Date.now();

@@ -86,7 +86,10 @@ describe('model-proxy sidecar', () => {
     expect(r.text).to.contain('text_delta').and.to.contain('message_stop');
     expect(model.requests.at(-1)!.apiKey).to.equal('sk-test-one');
     // The request's start (not waited for: the model answered before that report's answer), then its usage.
-    expect(reports.map((x) => [x.credential, x.body.type])).to.deep.equal([['apmr_ada', 'requested'], ['apmr_ada', 'usage']]);
+    expect(reports.map((x) => [x.credential, x.body.type])).to.deep.equal([
+      ['apmr_ada', 'requested'],
+      ['apmr_ada', 'usage'],
+    ]);
     expect(model.requests.at(-1)!.receivedAt - reports[0].at).to.be.below(REPORT_DELAY_MS);
     const usage = reports[1];
     expect((usage.body.usage as { output_tokens: number }).output_tokens).to.be.greaterThan(0);

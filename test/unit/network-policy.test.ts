@@ -12,9 +12,19 @@ import { BUILTIN_TEMPLATE, parseTemplate, type WorkerTemplate } from '../../pkg/
 const template: WorkerTemplate = { ...BUILTIN_TEMPLATE, image: 'agentplane/worker:test' };
 const owner = { apiVersion: 'agentplane.io/v1alpha1', kind: 'Agent', name: 'ada', uid: 'u1', controller: true };
 /** The test node's shape: pods dial the server on the bridge's address. */
-const onNode = egressTargets({ workerUrl: 'http://10.88.0.1:40123', listenPort: 40123, installNamespace: 'agentplane-system', apiServerUrl: 'https://127.0.0.1:6443' });
+const onNode = egressTargets({
+  workerUrl: 'http://10.88.0.1:40123',
+  listenPort: 40123,
+  installNamespace: 'agentplane-system',
+  apiServerUrl: 'https://127.0.0.1:6443',
+});
 /** The manifests' shape: pods dial the agentplane-workers Service. */
-const inCluster = egressTargets({ workerUrl: 'http://agentplane-workers.agentplane-system.svc:8081', listenPort: 8081, installNamespace: 'agentplane-system', apiServerUrl: 'https://34.1.2.3' });
+const inCluster = egressTargets({
+  workerUrl: 'http://agentplane-workers.agentplane-system.svc:8081',
+  listenPort: 8081,
+  installNamespace: 'agentplane-system',
+  apiServerUrl: 'https://34.1.2.3',
+});
 
 describe('A template’s egress (embedded home: the config file’s templates)', () => {
   it('defaults to Open with nothing listed; Proxy keeps its allow-list, lower-cased and without duplicates', () => {
@@ -31,11 +41,17 @@ describe('A template’s egress (embedded home: the config file’s templates)',
     expect(templateConfig({ name: 'x', egress: 'open' })).to.equal('template "x": egress must be one of Open, Proxy, None, got "open"');
     expect(templateConfig({ name: 'x', egress: 'Proxy', egressAllow: 'a.com' })).to.match(/^template "x": egressAllow must be a list of host names/);
     for (const bad of ['*', '*.', 'http://a.com', 'a..com', '-a.com', 'a.com/path', 'a.com:443', '**.a.com', 'a.*.com', '', 7]) {
-      expect(templateConfig({ name: 'x', egress: 'Proxy', egressAllow: ['ok.com', bad] }), JSON.stringify(bad)).to.match(/^template "x": egressAllow \[1\] must be a host name \(api\.example\.com\) or \*\.suffix/);
+      expect(templateConfig({ name: 'x', egress: 'Proxy', egressAllow: ['ok.com', bad] }), JSON.stringify(bad)).to.match(
+        /^template "x": egressAllow \[1\] must be a host name \(api\.example\.com\) or \*\.suffix/,
+      );
     }
     expect(templateConfig({ name: 'x', egressAllow: ['a.com'] })).to.equal('template "x": egressAllow applies only with egress: Proxy (egress is Open)');
-    expect(templateConfig({ name: 'x', egress: 'None', egressAllow: ['a.com'] })).to.equal('template "x": egressAllow applies only with egress: Proxy (egress is None)');
-    expect(templateConfig({ name: 'x', egress: 'Proxy', egressAllow: Array.from({ length: 257 }, (_, i) => `h${i}.com`) })).to.equal('template "x": egressAllow has 257 entries; at most 256');
+    expect(templateConfig({ name: 'x', egress: 'None', egressAllow: ['a.com'] })).to.equal(
+      'template "x": egressAllow applies only with egress: Proxy (egress is None)',
+    );
+    expect(templateConfig({ name: 'x', egress: 'Proxy', egressAllow: Array.from({ length: 257 }, (_, i) => `h${i}.com`) })).to.equal(
+      'template "x": egressAllow has 257 entries; at most 256',
+    );
   });
 });
 
@@ -59,7 +75,14 @@ describe('A template’s egress (cluster home: template.yaml)', () => {
 });
 
 describe('A pod’s NetworkPolicy', () => {
-  const solo = workerPod({ namespace: 'team-a', agent: 'ada', generateName: 'agent-ada-', podId: 'bcdf2456', members: [{ name: 'ada', template }], owners: [owner] });
+  const solo = workerPod({
+    namespace: 'team-a',
+    agent: 'ada',
+    generateName: 'agent-ada-',
+    podId: 'bcdf2456',
+    members: [{ name: 'ada', template }],
+    owners: [owner],
+  });
   const peersOf = (p: ReturnType<typeof podNetworkPolicy>) => p.spec!.egress!.flatMap((r) => r.to ?? []);
   const ipBlocks = (p: ReturnType<typeof podNetworkPolicy>) => peersOf(p).flatMap((t) => (t.ipBlock ? [t.ipBlock] : []));
 
@@ -69,7 +92,11 @@ describe('A pod’s NetworkPolicy', () => {
     expect(solo.metadata!.labels).to.include({ [POD_ID_LABEL]: 'bcdf2456', 'agentplane.io/agent': 'ada' });
     const p = podNetworkPolicy(solo, 'Open', onNode);
     expect(p.metadata).to.deep.include({ name: 'agent-ada-bcdf2456', namespace: 'team-a', ownerReferences: [owner] });
-    expect(p.metadata!.labels).to.include({ 'agentplane.io/agent': 'ada', 'agentplane.io/component': 'network-policy', 'app.kubernetes.io/managed-by': 'agentplane' });
+    expect(p.metadata!.labels).to.include({
+      'agentplane.io/agent': 'ada',
+      'agentplane.io/component': 'network-policy',
+      'app.kubernetes.io/managed-by': 'agentplane',
+    });
     expect(p.spec!.podSelector).to.deep.equal({ matchLabels: { [POD_ID_LABEL]: 'bcdf2456' } });
     const ids = new Set(Array.from({ length: 200 }, newPodId));
     expect(ids.size).to.equal(200);
@@ -84,7 +111,10 @@ describe('A pod’s NetworkPolicy', () => {
       const [dns, server] = p.spec!.egress!;
       expect(dns).to.deep.equal({
         to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
-        ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }],
+        ports: [
+          { protocol: 'UDP', port: 53 },
+          { protocol: 'TCP', port: 53 },
+        ],
       });
       expect(server).to.deep.equal({ to: [{ ipBlock: { cidr: '10.88.0.1/32' } }], ports: [{ protocol: 'TCP', port: 40123 }] });
       expect(p.metadata!.annotations).to.deep.equal({ 'agentplane.io/egress': mode });
@@ -114,7 +144,10 @@ describe('A pod’s NetworkPolicy', () => {
     expect(v6.except).to.include.members(['fc00::/7', 'fe80::/10', '64:ff9b::/96']);
     expect(v6.except, 'kube-apiserver reads ::ffff:0:0/96 as IPv4 and refuses it inside ::/0').to.not.include('::ffff:0:0/96');
     expect(p.spec!.egress![2].ports, 'any port').to.equal(undefined);
-    expect(podNetworkPolicy(solo, 'Open', onNode).spec!.egress![2].to![0].ipBlock!.except, 'a loopback API server is not a pod’s to reach anyway').to.not.include('127.0.0.1/32');
+    expect(
+      podNetworkPolicy(solo, 'Open', onNode).spec!.egress![2].to![0].ipBlock!.except,
+      'a loopback API server is not a pod’s to reach anyway',
+    ).to.not.include('127.0.0.1/32');
   });
 
   it('Proxy and None leave no direct way out: a NetworkPolicy cannot name hosts', () => {
@@ -127,17 +160,35 @@ describe('A pod’s NetworkPolicy', () => {
 
   it('with the model-proxy sidecar, reaches a model API named by address', () => {
     const t = egressTargets({ workerUrl: 'http://10.88.0.1:40123', listenPort: 40123, installNamespace: 'x', modelUpstream: 'http://10.88.0.1:39999' });
-    expect(podNetworkPolicy(solo, 'Open', t).spec!.egress![2]).to.deep.equal({ to: [{ ipBlock: { cidr: '10.88.0.1/32' } }], ports: [{ protocol: 'TCP', port: 39999 }] });
-    expect(egressTargets({ workerUrl: 'http://a.svc:1', listenPort: 1, installNamespace: 'x', modelUpstream: 'https://api.anthropic.com' }).model, 'a name: reached through the public rule').to.equal(undefined);
+    expect(podNetworkPolicy(solo, 'Open', t).spec!.egress![2]).to.deep.equal({
+      to: [{ ipBlock: { cidr: '10.88.0.1/32' } }],
+      ports: [{ protocol: 'TCP', port: 39999 }],
+    });
+    expect(
+      egressTargets({ workerUrl: 'http://a.svc:1', listenPort: 1, installNamespace: 'x', modelUpstream: 'https://api.anthropic.com' }).model,
+      'a name: reached through the public rule',
+    ).to.equal(undefined);
   });
 
   it('a squad pod’s and a warm-pool slot’s select only their pod, labelled as the pod is', () => {
-    const squad = workerPod({ namespace: 'team-a', group: 'squad:team-a/crew', generateName: 'squad-crew-', podId: 'zzzz2222', members: [{ name: 'ada', template }, { name: 'bob', template }] });
+    const squad = workerPod({
+      namespace: 'team-a',
+      group: 'squad:team-a/crew',
+      generateName: 'squad-crew-',
+      podId: 'zzzz2222',
+      members: [
+        { name: 'ada', template },
+        { name: 'bob', template },
+      ],
+    });
     const sp = podNetworkPolicy(squad, podEgress([template, { ...template, egress: 'None' }]), onNode);
     expect(sp.metadata!.name).to.equal('squad-crew-zzzz2222');
     expect(sp.metadata!.labels).to.include({ 'agentplane.io/squad': 'crew' }).and.not.have.property('agentplane.io/agent');
     expect(sp.metadata!.annotations, 'the most closed member decides').to.deep.equal({ 'agentplane.io/egress': 'None' });
-    const slot = workerPod({ ...slotPodSpec(slotHolder('team-a', 'warm-0a1b2c3d', 'fast'), 'fast', template, { model: 'm', role: 'worker' }), podId: 'qqqq4444' });
+    const slot = workerPod({
+      ...slotPodSpec(slotHolder('team-a', 'warm-0a1b2c3d', 'fast'), 'fast', template, { model: 'm', role: 'worker' }),
+      podId: 'qqqq4444',
+    });
     const pp = podNetworkPolicy(slot, 'Open', onNode);
     expect(pp.metadata!.name).to.equal('warm-0a1b2c3d-qqqq4444');
     expect(pp.metadata!.labels).to.include({ 'agentplane.io/warm-pool': 'fast' }).and.not.have.property('agentplane.io/agent');

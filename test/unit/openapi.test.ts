@@ -76,7 +76,10 @@ describe('OpenAPI document', () => {
         expect(op.operationId).to.be.a('string');
         ids.push(op.operationId!);
         // 101: the WebSocket upgrade succeeds by switching protocols.
-        expect(Object.keys(op.responses).some((c) => /^(2\d\d|101)$/.test(c)), op.operationId).to.equal(true);
+        expect(
+          Object.keys(op.responses).some((c) => /^(2\d\d|101)$/.test(c)),
+          op.operationId,
+        ).to.equal(true);
       }
     }
     expect(new Set(ids).size).to.equal(ids.length);
@@ -88,9 +91,7 @@ describe('OpenAPI document', () => {
       for (const m of METHODS) {
         const op = (item as Record<string, OpenAPIV3.OperationObject | undefined>)[m];
         if (!op) continue;
-        const pathParams = (op.parameters ?? [])
-          .map((x) => x as OpenAPIV3.ParameterObject)
-          .filter((x) => x.in === 'path');
+        const pathParams = (op.parameters ?? []).map((x) => x as OpenAPIV3.ParameterObject).filter((x) => x.in === 'path');
         expect(pathParams.map((x) => x.name).sort(), `${m} ${p}`).to.deep.equal([...templated].sort());
         for (const pp of pathParams) expect(pp.required, `${m} ${p} ${pp.name}`).to.equal(true);
       }
@@ -123,8 +124,7 @@ describe('OpenAPI document', () => {
 
   it('points request bodies at the request schemas', () => {
     const body = (op?: OpenAPIV3.OperationObject) =>
-      ((op?.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content['application/json']?.schema as OpenAPIV3.ReferenceObject)
-        ?.$ref;
+      ((op?.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content['application/json']?.schema as OpenAPIV3.ReferenceObject)?.$ref;
     expect(body(doc.paths['/api/v1/agents']!.post)).to.equal('#/components/schemas/AgentTaskRequest');
     expect(body(doc.paths['/api/v1/agents/{name}']!.patch)).to.equal('#/components/schemas/AgentPatchRequest');
   });

@@ -42,10 +42,28 @@ describe('peer compatibility: cost breakdown', () => {
     return [
       ev(1, 'task_started', { instructions: 'x'.repeat(250) }),
       ev(1, 'tool_call', { id: '1', tool: 'Bash', input: {} }),
-      ev(1, 'task_completed', { result: 'ok', cost_usd: 0.5, duration_ms: 1200.4, turns: 2, stop_reason: 'end_turn', session_id: 's', usage: usage(100, 10), model_usage: { 'model-a': usage(100, 10) } }),
+      ev(1, 'task_completed', {
+        result: 'ok',
+        cost_usd: 0.5,
+        duration_ms: 1200.4,
+        turns: 2,
+        stop_reason: 'end_turn',
+        session_id: 's',
+        usage: usage(100, 10),
+        model_usage: { 'model-a': usage(100, 10) },
+      }),
       // Two models: output weighs 5x input, so model-b's 20 output tokens (100) equal model-a's 100 input.
       ev(2, 'task_started', { instructions: 'second' }),
-      ev(2, 'task_completed', { result: 'ok', cost_usd: 1, duration_ms: 10, turns: 1, stop_reason: 'end_turn', session_id: 's', usage: usage(100, 20), model_usage: { 'model-a': usage(100, 0), 'model-b': usage(0, 20) } }),
+      ev(2, 'task_completed', {
+        result: 'ok',
+        cost_usd: 1,
+        duration_ms: 10,
+        turns: 1,
+        stop_reason: 'end_turn',
+        session_id: 's',
+        usage: usage(100, 20),
+        model_usage: { 'model-a': usage(100, 0), 'model-b': usage(0, 20) },
+      }),
       // Before the meter counted by model: its tokens under "unknown".
       ev(3, 'task_started', { instructions: 'third' }),
       ev(3, 'task_completed', { result: 'ok', cost_usd: 0.25, duration_ms: 5, turns: 1, stop_reason: 'end_turn', session_id: 's', usage: usage(7, 3) }),
@@ -82,7 +100,7 @@ describe('peer compatibility: cost breakdown', () => {
     ]);
   });
 
-  it('limit keeps the newest tasks but not the totals; events adds each task\'s events', () => {
+  it("limit keeps the newest tasks but not the totals; events adds each task's events", () => {
     const c = costBreakdown('a', 'default', events(), { limit: 2, events: true });
     expect(c.tasks.map((t) => t.task)).to.deep.equal([4, 5]);
     expect(c).to.include({ taskCount: 5, totalCost: 1.75 });
@@ -100,7 +118,10 @@ describe('peer compatibility: cost breakdown', () => {
 
 describe('peer compatibility: refusals that say what instead', () => {
   it('names fields the peer has and agentplane does not, and leaves other causes alone', () => {
-    const causes = explainPeerFields(validateSchema(agentTaskRequestSchema, { name: 'a', instructions: 'x', memories: [], bogus: 1, model: '' }), PEER_AGENT_FIELDS);
+    const causes = explainPeerFields(
+      validateSchema(agentTaskRequestSchema, { name: 'a', instructions: 'x', memories: [], bogus: 1, model: '' }),
+      PEER_AGENT_FIELDS,
+    );
     expect(causes.find((c) => c.field === 'memories')!.message).to.match(/^is not supported by agentplane: agentplane has no memories/);
     expect(causes.find((c) => c.field === 'bogus')!.message).to.equal('is not a known field');
     expect(causes.find((c) => c.field === 'model')!.message).to.not.contain('supported');
@@ -144,7 +165,8 @@ describe('peer compatibility: refusals that say what instead', () => {
 });
 
 describe('peer compatibility: compaction', () => {
-  const summaryPrompt = 'CRITICAL: Respond with TEXT ONLY.\n\nYour task is to create a detailed summary of the conversation so far.\n\nAdditional Instructions:\nkeep the file names\n\nREMINDER: Do NOT call any tools.';
+  const summaryPrompt =
+    'CRITICAL: Respond with TEXT ONLY.\n\nYour task is to create a detailed summary of the conversation so far.\n\nAdditional Instructions:\nkeep the file names\n\nREMINDER: Do NOT call any tools.';
   const body = (last: unknown) => ({
     model: 'm',
     tools: [{ name: 'Bash' }],
@@ -155,20 +177,33 @@ describe('peer compatibility: compaction', () => {
     ],
   });
 
-  it('the scripted model tells the engine\'s compaction request from a turn, with its instructions, and answers a summary without directives', () => {
-    const req = body({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }, { type: 'text', text: summaryPrompt }] });
+  it("the scripted model tells the engine's compaction request from a turn, with its instructions, and answers a summary without directives", () => {
+    const req = body({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 't1', content: 'ok' },
+        { type: 'text', text: summaryPrompt },
+      ],
+    });
     expect(compactionOf(req)).to.deep.equal({ instructions: 'keep the file names' });
     const turn = summaryTurn(req, 'keep the file names');
     expect(turn.kind).to.equal('message');
     const text = turn.kind === 'message' && turn.content[0].type === 'text' ? turn.content[0].text : '';
-    expect(text).to.match(/^<analysis>[\s\S]*<\/analysis>\n<summary>\n1\. Primary Request and Intent: Fix the build\n2\. Summary instructions followed: keep the file names\n<\/summary>$/);
+    expect(text).to.match(
+      /^<analysis>[\s\S]*<\/analysis>\n<summary>\n1\. Primary Request and Intent: Fix the build\n2\. Summary instructions followed: keep the file names\n<\/summary>$/,
+    );
     expect(text).to.not.contain('@');
-    expect(compactionOf(body({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'create a detailed summary of the conversation so far' }] })), 'a tool\'s output is no request').to.equal(undefined);
+    expect(
+      compactionOf(
+        body({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'create a detailed summary of the conversation so far' }] }),
+      ),
+      "a tool's output is no request",
+    ).to.equal(undefined);
     expect(compactionOf(body({ role: 'user', content: 'Fix it' }))).to.equal(undefined);
     expect(compactionOf({ messages: [{ role: 'user', content: summaryPrompt.replace(/Additional[\s\S]*?\n\n/, '') }] })).to.deep.equal({ instructions: '' });
   });
 
-  it('a compaction waits in the task\'s input as a follow-up does (the task ends once the engine took it), without a user_message', async () => {
+  it("a compaction waits in the task's input as a follow-up does (the task ends once the engine took it), without a user_message", async () => {
     const input = new TaskInput('the task');
     const reported: string[] = [];
     input.onFollowUp((c) => reported.push(c));
@@ -197,7 +232,7 @@ describe('peer compatibility: compaction', () => {
 });
 
 describe('peer compatibility: tokens by model', () => {
-  it('the meter counts a task\'s tokens by the model each response named; a worker cannot claim model_usage', () => {
+  it("the meter counts a task's tokens by the model each response named; a worker cannot claim model_usage", () => {
     const meter = new UsageMeter(new Metrics());
     const ref = { namespace: 'default', name: 'a' };
     const grant = { ref, uid: 'u1' };
@@ -212,7 +247,10 @@ describe('peer compatibility: tokens by model', () => {
     const total = meter.taskEnded(ref, 'u1');
     expect(total).to.deep.equal(usage(16, 4));
 
-    const claimed = { type: 'task_completed' as const, payload: { result: '', cost_usd: 0, duration_ms: 0, turns: 0, stop_reason: 'end_turn', session_id: '', model_usage: { lie: usage(1e9, 0) } } };
+    const claimed = {
+      type: 'task_completed' as const,
+      payload: { result: '', cost_usd: 0, duration_ms: 0, turns: 0, stop_reason: 'end_turn', session_id: '', model_usage: { lie: usage(1e9, 0) } },
+    };
     expect(meteredEnd(claimed, { usage: total, byModel }).payload.model_usage).to.deep.equal(byModel);
     expect(meteredEnd(claimed, { usage: undefined, byModel: undefined }).payload).to.not.have.property('model_usage');
     expect(meteredEnd(claimed, undefined).payload).to.not.have.property('model_usage');

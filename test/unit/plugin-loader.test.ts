@@ -111,10 +111,7 @@ describe('plugin loader', function () {
   });
 
   it('loads third-party plugins by absolute and relative path, in order, and tears down in reverse', async () => {
-    const loaded = await loadPlugins(
-      [fixture('good-a.js'), relFixture('good-b.js'), fixture('no-teardown.js'), 'event-store-sqlite'],
-      ctx,
-    );
+    const loaded = await loadPlugins([fixture('good-a.js'), relFixture('good-b.js'), fixture('no-teardown.js'), 'event-store-sqlite'], ctx);
     expect(loaded.names).to.deep.equal(['fixture-a', 'fixture-b', 'fixture-no-teardown', 'event-store-sqlite']);
     expect(log).to.deep.equal(['setup:fixture-a', 'setup:fixture-b', 'setup:fixture-no-teardown']);
     expect(provided).to.have.length(1);
@@ -149,13 +146,7 @@ describe('plugin loader', function () {
     const err = await rejection(loadPlugins([fixture('good-a.js'), relFixture('good-b.js'), throws, fixture('no-teardown.js')], ctx), PluginError);
     expect(err.plugin).to.equal(throws);
     expect(err.message).to.contain('setup failed: database unreachable');
-    expect(log).to.deep.equal([
-      'setup:fixture-a',
-      'setup:fixture-b',
-      'setup:fixture-setup-throws',
-      'teardown:fixture-b',
-      'teardown:fixture-a',
-    ]);
+    expect(log).to.deep.equal(['setup:fixture-a', 'setup:fixture-b', 'setup:fixture-setup-throws', 'teardown:fixture-b', 'teardown:fixture-a']);
   });
 
   it('closes an earlier built-in store when a later plugin fails', async () => {

@@ -93,7 +93,10 @@ describe('PodPool', () => {
     await start();
     await eventually(async () => made.length === 1, 2000, 'a slot');
     const first = made[0];
-    pods.get(first.pod!)!.status = { phase: 'Pending', containerStatuses: [{ name: 'worker', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImageNeverPull' } } }] };
+    pods.get(first.pod!)!.status = {
+      phase: 'Pending',
+      containerStatuses: [{ name: 'worker', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImageNeverPull' } } }],
+    };
     await eventually(async () => discarded.includes(first.id) && made.length === 2, 2000, 'the stuck slot replaced');
     pods.delete(made[1].pod!);
     const t = Date.now();

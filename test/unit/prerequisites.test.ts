@@ -33,7 +33,13 @@ function prerequisites(): Prerequisite[] {
 /** The list as the README's lines: "# make <target>" then "apt-get install -y <packages>". */
 function expectedLines(list: Prerequisite[]): string[] {
   const targets = [...new Set(list.map((p) => p.target))];
-  return targets.flatMap((t) => [`# make ${t}`, `apt-get install -y ${list.filter((p) => p.target === t).map((p) => p.pkg).join(' ')}`]);
+  return targets.flatMap((t) => [
+    `# make ${t}`,
+    `apt-get install -y ${list
+      .filter((p) => p.target === t)
+      .map((p) => p.pkg)
+      .join(' ')}`,
+  ]);
 }
 
 describe('prerequisites: hack/prerequisites.txt, the README and .ci/run', () => {
@@ -48,7 +54,10 @@ describe('prerequisites: hack/prerequisites.txt, the README and .ci/run', () => 
       expect(syntax.status, `${p.pkg}: ${p.check}: ${syntax.stderr}`).to.equal(0);
     }
     const pkgs = list.map((p) => p.pkg);
-    expect(pkgs.filter((p, i) => pkgs.indexOf(p) !== i), 'listed twice').to.deep.equal([]);
+    expect(
+      pkgs.filter((p, i) => pkgs.indexOf(p) !== i),
+      'listed twice',
+    ).to.deep.equal([]);
   });
 
   it("the README's set-up shows exactly the list, one install line per target", () => {

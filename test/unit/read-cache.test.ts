@@ -64,7 +64,10 @@ class LaggingStore implements Store<Agent> {
 }
 
 /** Deletes an agent for good: the delete marks it, removing agentplane's finalizer removes it. */
-async function removeAgentFrom(agents: { delete(ns: string, n: string): Promise<unknown>; removeFinalizer(ns: string, n: string, f: string): Promise<void> }, name: string): Promise<void> {
+async function removeAgentFrom(
+  agents: { delete(ns: string, n: string): Promise<unknown>; removeFinalizer(ns: string, n: string, f: string): Promise<void> },
+  name: string,
+): Promise<void> {
   await agents.delete('default', name);
   await agents.removeFinalizer('default', name, FINALIZER_AGENT_CLEANUP);
 }

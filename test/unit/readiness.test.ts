@@ -20,7 +20,11 @@ describe('/readyz', function () {
         {
           name: 'event-store',
           check: () =>
-            redis === 'up' ? Promise.resolve() : redis === 'down' ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379')) : new Promise<void>(() => {}),
+            redis === 'up'
+              ? Promise.resolve()
+              : redis === 'down'
+                ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379'))
+                : new Promise<void>(() => {}),
         },
       ]),
     );

@@ -27,7 +27,17 @@ describe('credential revocation', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'revocation-'));
     path = join(dir, 'tokens.yaml');
-    writeFileSync(path, tokenFileYaml([{ user: 'a', token: 'tok-a' }, { user: 'b', namespaces: ['x'], token: 'tok-b' }, { user: 'c', token: 'tok-c' }], 'grants:\n  - group: devs\n    namespaces: [x]\n    verbs: "*"\n'));
+    writeFileSync(
+      path,
+      tokenFileYaml(
+        [
+          { user: 'a', token: 'tok-a' },
+          { user: 'b', namespaces: ['x'], token: 'tok-b' },
+          { user: 'c', token: 'tok-c' },
+        ],
+        'grants:\n  - group: devs\n    namespaces: [x]\n    verbs: "*"\n',
+      ),
+    );
     authn = new TokenFileAuthenticator({ path, logger, reloadIntervalMs: 60_000 });
     authn.start();
   });
@@ -46,7 +56,13 @@ describe('credential revocation', () => {
 
   it('revokes a removed token and one whose scope changed, once; keeps an unchanged one', async () => {
     const [a, b, c] = [await listen('tok-a'), await listen('tok-b'), await listen('tok-c')];
-    writeFileSync(path, tokenFileYaml([{ user: 'a', token: 'tok-a' }, { user: 'b', namespaces: ['y'], token: 'tok-b' }]));
+    writeFileSync(
+      path,
+      tokenFileYaml([
+        { user: 'a', token: 'tok-a' },
+        { user: 'b', namespaces: ['y'], token: 'tok-b' },
+      ]),
+    );
     authn.reload();
     expect(a.reasons).to.deep.equal([]);
     expect(b.reasons).to.deep.equal([TOKEN_REVOKED]);

@@ -9,20 +9,24 @@ import { MemoryRuntime } from '../support/memory-runtime.js';
 
 const task = { model: 'claude-sonnet-4-5', role: 'worker' as const, mcpServers: [] };
 
-runtimeConformance('MemoryRuntime', async () => {
-  const runtime = new MemoryRuntime();
-  return {
-    runtime,
-    workspaceExists: async (ref) => runtime.workspaceExists(ref),
-    groupExists: async (group) => runtime.groups().includes(group),
-    crash: async (ref) => {
-      if (!(await runtime.crash(ref))) throw new Error(`no worker runs for ${ref.name}`);
-    },
-    quickTask: () => ({ ...task, instructions: '@say done' }),
-    longTask: () => ({ ...task, instructions: '@hold' }),
-    close: () => runtime.close(),
-  };
-}, { waitMs: 2000, quietMs: 20 });
+runtimeConformance(
+  'MemoryRuntime',
+  async () => {
+    const runtime = new MemoryRuntime();
+    return {
+      runtime,
+      workspaceExists: async (ref) => runtime.workspaceExists(ref),
+      groupExists: async (group) => runtime.groups().includes(group),
+      crash: async (ref) => {
+        if (!(await runtime.crash(ref))) throw new Error(`no worker runs for ${ref.name}`);
+      },
+      quickTask: () => ({ ...task, instructions: '@say done' }),
+      longTask: () => ({ ...task, instructions: '@hold' }),
+      close: () => runtime.close(),
+    };
+  },
+  { waitMs: 2000, quietMs: 20 },
+);
 
 describe('MemoryRuntime scripted outcomes', () => {
   const ref = { namespace: 'default', name: 'm' };

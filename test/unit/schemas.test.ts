@@ -6,9 +6,7 @@ import * as agent from '../../pkg/api/agent.js';
 import * as squad from '../../pkg/api/squad.js';
 import { validateSchema } from '../../pkg/api/validation.js';
 
-const schemas = Object.entries({ ...agent, ...squad }).filter(
-  ([name, v]) => name.endsWith('Schema') && typeof v === 'object' && v !== null && 'type' in v,
-);
+const schemas = Object.entries({ ...agent, ...squad }).filter(([name, v]) => name.endsWith('Schema') && typeof v === 'object' && v !== null && 'type' in v);
 
 describe('JSON Schemas', () => {
   it('finds the schemas to check', () => {
@@ -23,7 +21,7 @@ describe('JSON Schemas', () => {
 
 describe('squad member shape', () => {
   const causesOf = (m: unknown) => squad.memberShapeCauses(m, 'members[0]', 'team-a');
-  it('accepts a ref naming the squad\'s own namespace and refuses another', () => {
+  it("accepts a ref naming the squad's own namespace and refuses another", () => {
     expect(causesOf({ ref: { name: 'a', namespace: 'team-a' } })).to.deep.equal([]);
     expect(causesOf({ ref: { name: 'a', namespace: 'team-b' } })).to.deep.equal([
       { field: 'members[0].ref.namespace', message: 'must be "team-a": a squad\'s members live in the squad\'s namespace' },

@@ -1,14 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
-import {
-  MAX_DELAY_MS,
-  currentTask,
-  nextTurn,
-  parseScript,
-  startScriptedModel,
-  type ScriptedModel,
-  type Turn,
-} from '../../pkg/scriptedmodel/index.js';
+import { MAX_DELAY_MS, currentTask, nextTurn, parseScript, startScriptedModel, type ScriptedModel, type Turn } from '../../pkg/scriptedmodel/index.js';
 
 const reminder = (text: string) => ({ type: 'text', text: `<system-reminder>${text}</system-reminder>` });
 const userTask = (prompt: string) => ({ role: 'user', content: [reminder('env'), reminder('claude.md'), { type: 'text', text: prompt }] });
@@ -65,9 +57,7 @@ describe('scriptedmodel', () => {
 
     it('degrades malformed directives into notes instead of throwing', () => {
       const s = parseScript(
-        ['@tool a {not json', '@tool b [1,2]', '@tool c', '@bash', '@write', '@delay soon', '@delay 999999', '@fail 200', '@tool'].join(
-          '\r\n',
-        ),
+        ['@tool a {not json', '@tool b [1,2]', '@tool c', '@bash', '@write', '@delay soon', '@delay 999999', '@fail 200', '@tool'].join('\r\n'),
       );
       expect(s.directives).to.deep.equal([
         { kind: 'tool', name: 'a', input: {} },
@@ -103,7 +93,15 @@ describe('scriptedmodel', () => {
     });
 
     it('takes the newest scripted text when a failed turn left two tasks in one user message', () => {
-      const task = currentTask([{ role: 'user', content: [{ type: 'text', text: '@fail 500 api_error no' }, { type: 'text', text: '@say fine again' }] }]);
+      const task = currentTask([
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '@fail 500 api_error no' },
+            { type: 'text', text: '@say fine again' },
+          ],
+        },
+      ]);
       expect(task).to.deep.equal({ prompt: '@say fine again', step: 0 });
     });
 
@@ -217,7 +215,11 @@ describe('scriptedmodel', () => {
     it('lets a folded follow-up with directives take over the script', () => {
       const msgs = [...started, folded('Also run two\n@bash echo two\n@say second plan')];
       const t0 = nextTurn(request(msgs));
-      expect(t0.kind === 'message' && t0.content[0]).to.deep.include({ type: 'tool_use', name: 'Bash', input: { command: 'echo two', description: 'Run echo two' } });
+      expect(t0.kind === 'message' && t0.content[0]).to.deep.include({
+        type: 'tool_use',
+        name: 'Bash',
+        input: { command: 'echo two', description: 'Run echo two' },
+      });
       expect(textOfTurn(nextTurn(request([...msgs, toolUse('b'), toolResult('b', 'two')])))).to.equal('second plan');
     });
 
@@ -263,7 +265,13 @@ describe('scriptedmodel', () => {
     });
 
     const user = (text: string): Anthropic.MessageParam[] => [
-      { role: 'user', content: [{ type: 'text', text: '<system-reminder>x</system-reminder>' }, { type: 'text', text }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '<system-reminder>x</system-reminder>' },
+          { type: 'text', text },
+        ],
+      },
     ];
 
     it('listens on 127.0.0.1 with an ephemeral port', () => {
@@ -275,7 +283,10 @@ describe('scriptedmodel', () => {
       const msg = await client.messages.create({
         model: 'claude-x',
         max_tokens: 100,
-        system: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }],
+        system: [
+          { type: 'text', text: 'first' },
+          { type: 'text', text: 'second' },
+        ],
         tools: TOOLS,
         messages: user('@say hello there'),
       });
@@ -308,14 +319,7 @@ describe('scriptedmodel', () => {
       const seen: string[] = [];
       stream.on('streamEvent', (e) => seen.push(e.type));
       const msg = await stream.finalMessage();
-      expect(seen).to.deep.equal([
-        'message_start',
-        'content_block_start',
-        'content_block_delta',
-        'content_block_stop',
-        'message_delta',
-        'message_stop',
-      ]);
+      expect(seen).to.deep.equal(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
       expect(msg.stop_reason).to.equal('tool_use');
       const block = msg.content[0];
       if (block?.type !== 'tool_use') throw new Error(`expected tool_use, got ${block?.type}`);
@@ -372,9 +376,10 @@ describe('scriptedmodel', () => {
 
     it('rejects a wrong key with 401 and accepts the right Bearer token', async () => {
       const wrong = new Anthropic({ apiKey: 'sk-wrong', baseURL: model.url, maxRetries: 0 });
-      const err = await wrong.messages
-        .create({ model: 'claude-x', max_tokens: 10, messages: user('@say hi') })
-        .then(() => undefined, (e: unknown) => e);
+      const err = await wrong.messages.create({ model: 'claude-x', max_tokens: 10, messages: user('@say hi') }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).to.be.instanceOf(Anthropic.AuthenticationError);
       const apiErr = err as InstanceType<typeof Anthropic.AuthenticationError>;
       expect(apiErr.status).to.equal(401);
@@ -390,7 +395,10 @@ describe('scriptedmodel', () => {
     it('replies to @fail with the scripted status and error body', async () => {
       const err = await client.messages
         .create({ model: 'claude-x', max_tokens: 10, tools: TOOLS, messages: user('@fail 400 invalid_request_error scripted boom') })
-        .then(() => undefined, (e: unknown) => e);
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(err).to.be.instanceOf(Anthropic.BadRequestError);
       expect((err as InstanceType<typeof Anthropic.BadRequestError>).error).to.deep.equal({
         type: 'error',
@@ -415,9 +423,10 @@ describe('scriptedmodel', () => {
     });
 
     it('closes promptly while a delayed response is pending', async () => {
-      const pending = client.messages
-        .create({ model: 'claude-x', max_tokens: 10, tools: TOOLS, messages: user('@delay 60000\n@say never') })
-        .then(() => 'answered', () => 'failed');
+      const pending = client.messages.create({ model: 'claude-x', max_tokens: 10, tools: TOOLS, messages: user('@delay 60000\n@say never') }).then(
+        () => 'answered',
+        () => 'failed',
+      );
       while (model.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
       const started = Date.now();
       await model.close();

@@ -19,26 +19,64 @@ function run(prog: Buffer, data: { nr: number; arch: number; args?: number[] }):
     throw new Error(`load at ${off}`);
   };
   let a = 0;
-  for (let pc = 0; pc * 8 < prog.length; ) {
+  for (let pc = 0; pc * 8 < prog.length;) {
     const code = prog.readUInt16LE(pc * 8);
     const jt = prog.readUInt8(pc * 8 + 2);
     const jf = prog.readUInt8(pc * 8 + 3);
     const k = prog.readUInt32LE(pc * 8 + 4);
     switch (code) {
-      case 0x20: a = word(k); pc++; break;
-      case 0x15: pc += 1 + (a === k ? jt : jf); break;
-      case 0x35: pc += 1 + (a >= k ? jt : jf); break;
-      case 0x45: pc += 1 + ((a & k) !== 0 ? jt : jf); break;
-      case 0x06: return k;
-      default: throw new Error(`opcode ${code.toString(16)} at ${pc}`);
+      case 0x20:
+        a = word(k);
+        pc++;
+        break;
+      case 0x15:
+        pc += 1 + (a === k ? jt : jf);
+        break;
+      case 0x35:
+        pc += 1 + (a >= k ? jt : jf);
+        break;
+      case 0x45:
+        pc += 1 + ((a & k) !== 0 ? jt : jf);
+        break;
+      case 0x06:
+        return k;
+      default:
+        throw new Error(`opcode ${code.toString(16)} at ${pc}`);
     }
   }
   throw new Error('ran off the end');
 }
 
 const NR: Record<SeccompArch, Record<string, number>> = {
-  x64: { read: 0, write: 1, openat: 257, execve: 59, clone: 56, clone3: 435, unshare: 272, mount: 165, ptrace: 101, ioctl: 16, setns: 308, io_uring_setup: 425, iopl: 172 },
-  arm64: { read: 63, write: 64, openat: 56, execve: 221, clone: 220, clone3: 435, unshare: 97, mount: 40, ptrace: 117, ioctl: 29, setns: 268, io_uring_setup: 425 },
+  x64: {
+    read: 0,
+    write: 1,
+    openat: 257,
+    execve: 59,
+    clone: 56,
+    clone3: 435,
+    unshare: 272,
+    mount: 165,
+    ptrace: 101,
+    ioctl: 16,
+    setns: 308,
+    io_uring_setup: 425,
+    iopl: 172,
+  },
+  arm64: {
+    read: 63,
+    write: 64,
+    openat: 56,
+    execve: 221,
+    clone: 220,
+    clone3: 435,
+    unshare: 97,
+    mount: 40,
+    ptrace: 117,
+    ioctl: 29,
+    setns: 268,
+    io_uring_setup: 425,
+  },
 };
 
 describe('sandbox seccomp filter', () => {

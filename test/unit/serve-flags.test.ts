@@ -39,12 +39,17 @@ describe('serve flags: declared once, documented from the declaration', () => {
   });
 
   it('every docs table that lists serve flags names only declared ones', () => {
-    const docs = readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+    const docs = readdirSync(join(REPO, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`);
     // The tables of serve flags: those in pages that name --events-per-agent, a serve-only flag.
     const pages = docs.filter((f) => read(f).includes('--events-per-agent'));
     expect(pages.length, 'no docs page names --events-per-agent').to.be.greaterThan(0);
     for (const page of pages) {
-      const rows = read(page).split('\n').filter((l) => l.startsWith('|')).join('\n');
+      const rows = read(page)
+        .split('\n')
+        .filter((l) => l.startsWith('|'))
+        .join('\n');
       const unknown = [...flagsIn(rows.replace(/[^`]*(`[^`]*`)?/g, '$1'))].filter((n) => !declared.has(n));
       expect(unknown, `${page}: table cells naming flags serve does not take`).to.deep.equal([]);
     }
@@ -67,6 +72,8 @@ describe('serve flags: declared once, documented from the declaration', () => {
     expect(lookup(SERVE_FLAGS.eventsPerAgent, src({}, {}, {}))).to.equal(undefined);
     expect(lookup(SERVE_FLAGS.port, src({}, {}, {}))).to.equal(8080);
     expect(lookup(SERVE_FLAGS.oidcClientId, src({}, {}, { oidc: { clientId: 'c' } }))).to.equal('c');
-    expect(() => lookup(SERVE_FLAGS.rateLimitBurst, src({ 'rate-limit-burst': '0' }, {}, {}))).to.throw('--rate-limit-burst must be a whole number of at least 1, got "0"');
+    expect(() => lookup(SERVE_FLAGS.rateLimitBurst, src({ 'rate-limit-burst': '0' }, {}, {}))).to.throw(
+      '--rate-limit-burst must be a whole number of at least 1, got "0"',
+    );
   });
 });

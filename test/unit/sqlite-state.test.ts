@@ -64,10 +64,7 @@ describe('SqliteState', () => {
       expect(await gadgets.get('default', 'shared')).to.not.equal(undefined);
 
       expect(thingEvents.map((e) => e.type)).to.deep.equal(['ADDED', 'DELETED']);
-      expect(gadgetEvents.map((e) => `${e.type}:${e.object.metadata.name}`)).to.deep.equal([
-        'ADDED:shared',
-        'ADDED:only-gadget',
-      ]);
+      expect(gadgetEvents.map((e) => `${e.type}:${e.object.metadata.name}`)).to.deep.equal(['ADDED:shared', 'ADDED:only-gadget']);
       stopT();
       stopG();
     } finally {

@@ -9,7 +9,8 @@ import path from 'node:path';
 
 import { expect } from 'chai';
 
-import { type Agent, agentFromRequest, ASLEEP, CANCEL_TASK_ANNOTATION, isBusy } from '../../pkg/api/agent.js';
+import { type Agent, agentFromRequest, ASLEEP, isBusy } from '../../pkg/api/agent.js';
+import { CANCEL_TASK_ANNOTATION } from '../../pkg/api/agent-annotations.js';
 import { setCondition } from '../../pkg/api/condition.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import { ApiError } from '../../pkg/api/errors.js';
@@ -206,12 +207,14 @@ describe('SquadController', function () {
     expect(await claim('c')).to.equal('crew');
     expect(await members('crew')).to.deep.equal(refs('a', 'c'));
     // b is awake now (busy): adding it back is refused.
-    await squads.update(NS, 'crew', (s) => {
-      s.spec.members.push({ ref: { name: 'b' } });
-    }).then(
-      () => expect.fail('b is awake (busy): it may not join again'),
-      (e: unknown) => expect((e as ApiError).code).to.equal(409),
-    );
+    await squads
+      .update(NS, 'crew', (s) => {
+        s.spec.members.push({ ref: { name: 'b' } });
+      })
+      .then(
+        () => expect.fail('b is awake (busy): it may not join again'),
+        (e: unknown) => expect((e as ApiError).code).to.equal(409),
+      );
   });
 
   it('does not request a cancel for an idle member removed', async () => {

@@ -6,8 +6,15 @@ import { StatusWriter } from '../../pkg/controller/status-writer.js';
 
 const ref = { namespace: 'default', name: 'a', uid: 'u-a' };
 let seq = 0;
-const ev = (type: EventType, content = ''): AgentEvent =>
-  ({ seq: ++seq, agentName: 'a', namespace: 'default', task: 1, type, timestamp: new Date().toISOString(), payload: { content } });
+const ev = (type: EventType, content = ''): AgentEvent => ({
+  seq: ++seq,
+  agentName: 'a',
+  namespace: 'default',
+  task: 1,
+  type,
+  timestamp: new Date().toISOString(),
+  payload: { content },
+});
 
 /** A write that records the seqs it applied and takes `ms`. */
 function recorder(ms = 2) {

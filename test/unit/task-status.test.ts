@@ -119,12 +119,7 @@ describe('task-status', () => {
 
     it('never touches status, observedTask or message', () => {
       const s = fresh({ status: 'Sleeping', observedTask: 7, message: 'm' });
-      for (const e of [
-        ev('task_started', { instructions: 'x' }),
-        ev('text', { content: 'y' }),
-        completed('z'),
-        ev('error', { message: 'e', reason: 'r' }),
-      ]) {
+      for (const e of [ev('task_started', { instructions: 'x' }), ev('text', { content: 'y' }), completed('z'), ev('error', { message: 'e', reason: 'r' })]) {
         applyEvent(s, e);
       }
       expect(s.status).to.equal('Sleeping');
@@ -145,13 +140,7 @@ describe('task-status', () => {
         applyEvent(s, e);
         seen.push(`${s.taskStatus}|${s.lastTaskMessage}`);
       }
-      expect(seen).to.deep.equal([
-        'InProgress|Started: go',
-        'InProgress|on it',
-        'InProgress|Read: /w/a.txt',
-        'InProgress|Read: /w/a.txt',
-        'Complete|done',
-      ]);
+      expect(seen).to.deep.equal(['InProgress|Started: go', 'InProgress|on it', 'InProgress|Read: /w/a.txt', 'InProgress|Read: /w/a.txt', 'Complete|done']);
     });
 
     describe('lastTaskMessage formatting', () => {
@@ -232,13 +221,20 @@ describe('task-status', () => {
     it('is true for a write that moved only the message (resourceVersion and managedFields aside)', () => {
       const next = changed((a) => {
         a.status.lastTaskMessage = 'writing the answer';
-        a.metadata.managedFields = [{ manager: 'agentplane', operation: 'Update', apiVersion: 'agentplane.io/v1alpha1', fieldsType: 'FieldsV1', fieldsV1: {}, subresource: 'status' }];
+        a.metadata.managedFields = [
+          { manager: 'agentplane', operation: 'Update', apiVersion: 'agentplane.io/v1alpha1', fieldsType: 'FieldsV1', fieldsV1: {}, subresource: 'status' },
+        ];
       });
       expect(onlyMessageMoved(stored(), next)).to.equal(true);
     });
 
     it('is false when the message stayed, or anything else moved with it', () => {
-      expect(onlyMessageMoved(stored(), changed(() => undefined))).to.equal(false);
+      expect(
+        onlyMessageMoved(
+          stored(),
+          changed(() => undefined),
+        ),
+      ).to.equal(false);
       const alsoMoved: ((a: Agent) => void)[] = [
         (a) => (a.status.taskStatus = 'Complete'),
         (a) => (a.status.sessionId = 's-2'),
@@ -257,4 +253,3 @@ describe('task-status', () => {
     });
   });
 });
-

@@ -80,7 +80,12 @@ describe('TemplateExists admission', () => {
 
     it('refuses a new embedded member naming an unknown template, naming the member and the template', async () => {
       const err = await refusal(() =>
-        templateExists(['gpu']).validate!(sq([{ name: 'm1', spec: { instructions: 'x', templateRef: 'gpu' } }, { name: 'm2', spec: { instructions: 'x', templateRef: 'tpu' } }])),
+        templateExists(['gpu']).validate!(
+          sq([
+            { name: 'm1', spec: { instructions: 'x', templateRef: 'gpu' } },
+            { name: 'm2', spec: { instructions: 'x', templateRef: 'tpu' } },
+          ]),
+        ),
       );
       expect(err.details).to.deep.include({ kind: 'Agent', name: 'm2' });
       expect(err.details.causes).to.deep.equal([{ field: 'templateRef', message: 'template "tpu" not found; known templates: "default", "gpu"' }]);
@@ -88,7 +93,9 @@ describe('TemplateExists admission', () => {
 
     it('accepts ref members, embedded members without templateRef or with a known one, and members already in the squad', async () => {
       const p = templateExists(['gpu']);
-      await p.validate!(sq([{ ref: { name: 'r1' } }, { name: 'm1', spec: { instructions: 'x' } }, { name: 'm2', spec: { instructions: 'x', templateRef: 'gpu' } }]));
+      await p.validate!(
+        sq([{ ref: { name: 'r1' } }, { name: 'm1', spec: { instructions: 'x' } }, { name: 'm2', spec: { instructions: 'x', templateRef: 'gpu' } }]),
+      );
       const old: M[] = [{ name: 'm1', spec: { instructions: 'x', templateRef: 'retired' } }];
       await p.validate!(sq([...old, { ref: { name: 'r1' } }], old));
     });

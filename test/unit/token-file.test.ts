@@ -47,7 +47,9 @@ describe('auth: token file (embedded home)', () => {
   describe('parsing', () => {
     it('reads YAML and JSON, with "*" or lists', () => {
       const h = hashToken('t1');
-      const yaml = parseTokenFile(`tokens:\n  - user: alice\n    namespaces: [team-a, team-b]\n    verbs: [get, list]\n    tokenHash: ${h}\n  - user: root\n    namespaces: "*"\n    verbs: "*"\n    tokenHash: ${hashToken('t2')}\n`);
+      const yaml = parseTokenFile(
+        `tokens:\n  - user: alice\n    namespaces: [team-a, team-b]\n    verbs: [get, list]\n    tokenHash: ${h}\n  - user: root\n    namespaces: "*"\n    verbs: "*"\n    tokenHash: ${hashToken('t2')}\n`,
+      );
       expect(yaml.map((e) => [e.user, e.namespaces, e.verbs])).to.deep.equal([
         ['alice', ['team-a', 'team-b'], ['get', 'list']],
         ['root', ['*'], ['*']],
@@ -59,7 +61,9 @@ describe('auth: token file (embedded home)', () => {
 
     it('refuses a plain token, a bad hash, an unknown verb, a duplicate hash', () => {
       expect(() => parseTokenFile(JSON.stringify({ tokens: [{ user: 'a', namespaces: '*', verbs: '*', token: 'secret' }] }))).to.throw(/store only its hash/);
-      expect(() => parseTokenFile(JSON.stringify({ tokens: [{ user: 'a', namespaces: '*', verbs: '*', tokenHash: 'md5:abc' }] }))).to.throw(/sha256:<64 hex digits>/);
+      expect(() => parseTokenFile(JSON.stringify({ tokens: [{ user: 'a', namespaces: '*', verbs: '*', tokenHash: 'md5:abc' }] }))).to.throw(
+        /sha256:<64 hex digits>/,
+      );
       expect(() => parseTokenFile(JSON.stringify({ tokens: [entry('a', 't', '*', ['get', 'escalate'])] }))).to.throw(/"escalate" is not one of/);
       expect(() => parseTokenFile(JSON.stringify({ tokens: [entry('a', 't'), entry('b', 't')] }))).to.throw(/appears twice/);
       expect(() => parseTokenFile('tokens: [')).to.throw(/not YAML or JSON/);
@@ -101,15 +105,27 @@ describe('auth: token file (embedded home)', () => {
       a.start();
       try {
         // Equal-length tokens: a match on the first entry, on the last, and none.
-        for (const [token, user] of [['tok-aaaa', 'first'], ['tok-cccc', 'third'], ['tok-dddd', undefined]] as const) {
+        for (const [token, user] of [
+          ['tok-aaaa', 'first'],
+          ['tok-cccc', 'third'],
+          ['tok-dddd', undefined],
+        ] as const) {
           calls.length = 0;
           expect((await a.authenticate({ rawHeaders: bearer(token) })).user?.username).to.equal(user);
-          expect(calls, token).to.deep.equal([[32, 32], [32, 32], [32, 32]]);
+          expect(calls, token).to.deep.equal([
+            [32, 32],
+            [32, 32],
+            [32, 32],
+          ]);
         }
         // A token of another length still compares 32-byte hashes (no length leak, no throw).
         calls.length = 0;
         expect((await a.authenticate({ rawHeaders: bearer('x') })).user).to.equal(undefined);
-        expect(calls).to.deep.equal([[32, 32], [32, 32], [32, 32]]);
+        expect(calls).to.deep.equal([
+          [32, 32],
+          [32, 32],
+          [32, 32],
+        ]);
       } finally {
         a.stop();
       }
@@ -208,7 +224,9 @@ describe('auth: token file (embedded home)', () => {
       expect(parseAccessFile('grants: []').tokens).to.deep.equal([]);
       expect(() => parseAccessFile('grants:\n  - user: a\n    group: b\n    namespaces: "*"\n    verbs: "*"\n')).to.throw(/exactly one of "user" or "group"/);
       expect(() => parseAccessFile('grants:\n  - namespaces: "*"\n    verbs: "*"\n')).to.throw(/exactly one of "user" or "group"/);
-      expect(() => parseAccessFile('grants:\n  - group: g\n    namespaces: [Team_A]\n    verbs: "*"\n')).to.throw(/grants\[0\] \(group g\): "namespaces": "Team_A" is not a namespace name/);
+      expect(() => parseAccessFile('grants:\n  - group: g\n    namespaces: [Team_A]\n    verbs: "*"\n')).to.throw(
+        /grants\[0\] \(group g\): "namespaces": "Team_A" is not a namespace name/,
+      );
       expect(() => parseAccessFile('grants: 3')).to.throw(/"grants" must be a list/);
     });
 

@@ -41,9 +41,7 @@ describe('validateSchema with the agent schemas', () => {
     });
 
     it('names a missing required field: instructions "is required"', () => {
-      expect(validateSchema(agentTaskRequestSchema, { name: 'writer' })).to.deep.equal([
-        { field: 'instructions', message: 'is required' },
-      ]);
+      expect(validateSchema(agentTaskRequestSchema, { name: 'writer' })).to.deep.equal([{ field: 'instructions', message: 'is required' }]);
     });
 
     it('reports every missing required field (allErrors)', () => {
@@ -140,13 +138,31 @@ describe('validateSchema with the agent schemas', () => {
     });
 
     it('accepts model identifiers of the providers (dots, colons, slashes, @, brackets)', () => {
-      for (const m of ['claude-sonnet-4-5', 'anthropic.claude-3-5-sonnet-20241022-v2:0', 'claude-sonnet-4@20250514', 'sonnet[1m]', 'arn:aws:bedrock:us-east-1:1:inference-profile/x']) {
+      for (const m of [
+        'claude-sonnet-4-5',
+        'anthropic.claude-3-5-sonnet-20241022-v2:0',
+        'claude-sonnet-4@20250514',
+        'sonnet[1m]',
+        'arn:aws:bedrock:us-east-1:1:inference-profile/x',
+      ]) {
         expect(task({ model: m }), m).to.deep.equal([]);
       }
     });
 
     it('refuses a model with whitespace, control or invisible characters, stating the rule', () => {
-      for (const m of ['claude\nsonnet', 'claude sonnet', ' claude', 'claude\t', 'claude\u0000', 'claude\u007f', 'claude\u0085', 'claude\u200b', 'claude\u202e', 'claude\u2028', 'x'.repeat(257)]) {
+      for (const m of [
+        'claude\nsonnet',
+        'claude sonnet',
+        ' claude',
+        'claude\t',
+        'claude\u0000',
+        'claude\u007f',
+        'claude\u0085',
+        'claude\u200b',
+        'claude\u202e',
+        'claude\u2028',
+        'x'.repeat(257),
+      ]) {
         for (const causes of [task({ model: m }), validateSchema(agentPatchRequestSchema, { model: m })]) {
           const c = causeFor(causes, 'model');
           expect(c.message, JSON.stringify(m)).to.match(/^must be a model identifier without whitespace or control characters, at most 256 characters/);

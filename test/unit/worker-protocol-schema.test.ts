@@ -24,8 +24,16 @@ const GOOD: Record<string, unknown> = {
   task_started: { type: 'event', taskId: 1, event: { type: 'task_started', payload: { instructions: 'go' }, timestamp: ts } },
   text: { type: 'event', taskId: 1, event: { type: 'text', payload: { content: 'hi' }, timestamp: ts } },
   thinking: { type: 'event', taskId: 1, event: { type: 'thinking', payload: { content: '' }, timestamp: ts } },
-  tool_call: { type: 'event', taskId: 1, event: { type: 'tool_call', payload: { id: 'toolu_1', tool: 'Bash', input: { command: 'ls', nested: [1, { a: null }] } }, timestamp: ts } },
-  tool_result: { type: 'event', taskId: 1, event: { type: 'tool_result', payload: { id: 'toolu_1', tool: '', output: 'a\nb', isError: false }, timestamp: ts } },
+  tool_call: {
+    type: 'event',
+    taskId: 1,
+    event: { type: 'tool_call', payload: { id: 'toolu_1', tool: 'Bash', input: { command: 'ls', nested: [1, { a: null }] } }, timestamp: ts },
+  },
+  tool_result: {
+    type: 'event',
+    taskId: 1,
+    event: { type: 'tool_result', payload: { id: 'toolu_1', tool: '', output: 'a\nb', isError: false }, timestamp: ts },
+  },
   user_message: { type: 'event', taskId: 1, event: { type: 'user_message', payload: { content: 'also this' }, timestamp: ts } },
   task_completed: { type: 'event', taskId: 1, event: { type: 'task_completed', payload: completed, timestamp: ts } },
   task_cancelled: { type: 'event', taskId: 2, event: { type: 'task_cancelled', payload: { reason: 'cancelled by request' }, timestamp: ts } },
@@ -55,18 +63,45 @@ const BAD: [string, string, string][] = [
   ['an event without event', '{"type":"event","taskId":1}', 'event is required'],
   ['an event that is null', '{"type":"event","taskId":1,"event":null}', 'event must be a JSON object'],
   ['an unknown event type', event({ type: 'shell', payload: {} }), 'event.type must be one of'],
-  ['a model_retry (the proxy’s, not a worker’s)', event({ type: 'model_retry', payload: { attempt: 1, of: 8, delayMs: 1, status: 529, message: 'x' } }), 'event.type must be one of'],
+  [
+    'a model_retry (the proxy’s, not a worker’s)',
+    event({ type: 'model_retry', payload: { attempt: 1, of: 8, delayMs: 1, status: 529, message: 'x' } }),
+    'event.type must be one of',
+  ],
   ['an event without payload', event({ type: 'text' }), 'event.payload is required'],
   ['a payload that is a string', event({ type: 'text', payload: 'x' }), 'event.payload must be a JSON object'],
   ['text without content', event({ type: 'text', payload: {} }), 'event.payload.content is required'],
   ['text with content a number', event({ type: 'text', payload: { content: 1 } }), 'event.payload.content must be a string'],
   ['tool_call without input', event({ type: 'tool_call', payload: { id: 'a', tool: 'Bash' } }), 'event.payload.input is required'],
-  ['a tool name of 2000 characters', event({ type: 'tool_call', payload: { id: 'a', tool: 'x'.repeat(2000), input: {} } }), 'event.payload.tool must be at most 1024 characters'],
-  ['tool_result with isError a string', event({ type: 'tool_result', payload: { id: 'a', tool: 'Bash', output: '', isError: 'no' } }), 'event.payload.isError must be true or false'],
-  ['task_completed claiming usage', event({ type: 'task_completed', payload: { ...completed, usage: { input_tokens: 1e9, output_tokens: 1e9, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } }), 'event.payload.usage is not a known field'],
-  ['task_completed with a negative cost', event({ type: 'task_completed', payload: { ...completed, cost_usd: -5 } }), 'event.payload.cost_usd must be at least 0'],
+  [
+    'a tool name of 2000 characters',
+    event({ type: 'tool_call', payload: { id: 'a', tool: 'x'.repeat(2000), input: {} } }),
+    'event.payload.tool must be at most 1024 characters',
+  ],
+  [
+    'tool_result with isError a string',
+    event({ type: 'tool_result', payload: { id: 'a', tool: 'Bash', output: '', isError: 'no' } }),
+    'event.payload.isError must be true or false',
+  ],
+  [
+    'task_completed claiming usage',
+    event({
+      type: 'task_completed',
+      payload: { ...completed, usage: { input_tokens: 1e9, output_tokens: 1e9, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } },
+    }),
+    'event.payload.usage is not a known field',
+  ],
+  [
+    'task_completed with a negative cost',
+    event({ type: 'task_completed', payload: { ...completed, cost_usd: -5 } }),
+    'event.payload.cost_usd must be at least 0',
+  ],
   ['task_completed without a result', event({ type: 'task_completed', payload: { ...completed, result: undefined } }), 'event.payload.result is required'],
-  ['an event with a field of the service’s (task)', JSON.stringify({ type: 'event', taskId: 1, event: { type: 'text', task: 9, payload: { content: 'x' } } }), 'event.task is not a known field'],
+  [
+    'an event with a field of the service’s (task)',
+    JSON.stringify({ type: 'event', taskId: 1, event: { type: 'text', task: 9, payload: { content: 'x' } } }),
+    'event.task is not a known field',
+  ],
   ['a timestamp that is no time', event({ type: 'text', payload: { content: 'x' }, timestamp: 'yesterday' }), 'event.timestamp'],
   ['steered without accepted', '{"type":"steered","id":"x"}', 'accepted is required'],
 ];
@@ -102,10 +137,31 @@ describe('worker protocol: what the server accepts from a worker', () => {
       ['a bad shape', greeted, Buffer.from('null'), false, WorkerCloseCode.invalid, 'not a JSON object'],
       ['an event before hello', { greeted: false, grant: { lastTask: 3 } }, msg(GOOD.text), false, WorkerCloseCode.outOfOrder, 'event before hello'],
       ['a second hello', greeted, msg(GOOD['hello, first connect']), false, WorkerCloseCode.outOfOrder, 'a second hello'],
-      ['an event of a task never given', greeted, msg({ ...(GOOD.text as object), taskId: 4 }), false, WorkerCloseCode.outOfOrder, 'task 4, which this worker was never given'],
+      [
+        'an event of a task never given',
+        greeted,
+        msg({ ...(GOOD.text as object), taskId: 4 }),
+        false,
+        WorkerCloseCode.outOfOrder,
+        'task 4, which this worker was never given',
+      ],
       ['an event when no task was given at all', { greeted: true, grant: {} }, msg(GOOD.text), false, WorkerCloseCode.outOfOrder, 'task 1'],
-      ['an event from an unassigned warm-pool slot', { greeted: true, grant: { slot: true, lastTask: 3 } }, msg(GOOD.text), false, WorkerCloseCode.outOfOrder, 'warm-pool slot'],
-      ['a steer answer from an unassigned warm-pool slot', { greeted: true, grant: { slot: true } }, msg(GOOD.steered), false, WorkerCloseCode.outOfOrder, 'warm-pool slot'],
+      [
+        'an event from an unassigned warm-pool slot',
+        { greeted: true, grant: { slot: true, lastTask: 3 } },
+        msg(GOOD.text),
+        false,
+        WorkerCloseCode.outOfOrder,
+        'warm-pool slot',
+      ],
+      [
+        'a steer answer from an unassigned warm-pool slot',
+        { greeted: true, grant: { slot: true } },
+        msg(GOOD.steered),
+        false,
+        WorkerCloseCode.outOfOrder,
+        'warm-pool slot',
+      ],
     ];
     for (const [what, conn, data, binary, code, reason] of refused) {
       it(`refuses ${what} (close code ${code})`, () => {
@@ -131,7 +187,9 @@ describe('worker protocol: what the server accepts from a worker', () => {
     it('cuts a long tool result to fit, ending with the marker, keeping the other fields', () => {
       const d: EventDraft = { type: 'tool_result', payload: { id: 'toolu_1', tool: 'Read', output: 'y'.repeat(50_000), isError: false } };
       const c = capEventSize(d, MAX) as EventDraft<'tool_result'>;
-      expect(payloadBytes(c.payload)).to.be.at.most(MAX).and.above(MAX - 200);
+      expect(payloadBytes(c.payload))
+        .to.be.at.most(MAX)
+        .and.above(MAX - 200);
       expect(c.payload.output.endsWith(TRUNCATED_MARKER)).to.equal(true);
       expect(c.payload).to.deep.include({ id: 'toolu_1', tool: 'Read', isError: false });
       expect((d.payload as { output: string }).output, 'the original is not changed').to.have.length(50_000);
@@ -201,7 +259,10 @@ describe('worker protocol: what the server accepts from a worker', () => {
       expect(out.payload.usage).to.deep.equal(metered);
       // 1000 input at $15/M and 100 output at $75/M at most.
       expect(out.payload.cost_usd).to.be.closeTo(0.0225, 1e-9);
-      expect(meteredEnd({ ...claimed, payload: { ...claimed.payload, cost_usd: 0.001 } }, { usage: metered }).payload.cost_usd, 'a real estimate below the ceiling stays').to.equal(0.001);
+      expect(
+        meteredEnd({ ...claimed, payload: { ...claimed.payload, cost_usd: 0.001 } }, { usage: metered }).payload.cost_usd,
+        'a real estimate below the ceiling stays',
+      ).to.equal(0.001);
     });
 
     it('with nothing metered: no usage and no cost', () => {

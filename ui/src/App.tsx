@@ -50,7 +50,13 @@ export function App() {
             setScopeState(draft.trim());
           }}
         >
-          <input name="scope" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="all namespaces" title="Show one namespace (Enter); empty for all" />
+          <input
+            name="scope"
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            placeholder="all namespaces"
+            title="Show one namespace (Enter); empty for all"
+          />
         </form>
         {getToken() ? (
           <button

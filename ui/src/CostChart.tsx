@@ -23,10 +23,24 @@ export function CostChart({ namespace, series }: { namespace: string; series: { 
     return [{ x: min, y: 0 }, ...[...points].sort((a, b) => a.time - b.time).map((p) => ({ x: p.time, y: (sum += p.cost) }))];
   };
   // The namespace's total, when it is not the one agent's line again.
-  const total = { label: `${namespace} (all agents)`, data: cumulative(all), borderColor: '#111827', backgroundColor: '#111827', borderWidth: 3, stepped: true as const };
+  const total = {
+    label: `${namespace} (all agents)`,
+    data: cumulative(all),
+    borderColor: '#111827',
+    backgroundColor: '#111827',
+    borderWidth: 3,
+    stepped: true as const,
+  };
   const datasets = [
     ...(series.length > 1 ? [total] : []),
-    ...series.map((s, i) => ({ label: s.agent, data: cumulative(s.points), borderColor: COLORS[i % COLORS.length], backgroundColor: COLORS[i % COLORS.length], borderWidth: 1.5, stepped: true as const })),
+    ...series.map((s, i) => ({
+      label: s.agent,
+      data: cumulative(s.points),
+      borderColor: COLORS[i % COLORS.length],
+      backgroundColor: COLORS[i % COLORS.length],
+      borderWidth: 1.5,
+      stepped: true as const,
+    })),
   ];
   const key = JSON.stringify(datasets.map((d) => [d.label, d.data.length, d.data.at(-1)?.y]));
 
@@ -46,7 +60,12 @@ export function CostChart({ namespace, series }: { namespace: string; series: { 
             y: { type: 'linear', beginAtZero: true, title: { display: true, text: 'USD (cumulative)' } },
           },
           plugins: {
-            tooltip: { callbacks: { title: (items) => new Date(items[0]?.parsed.x ?? 0).toLocaleString(), label: (i) => `${i.dataset.label}: $${Number(i.parsed.y).toFixed(4)}` } },
+            tooltip: {
+              callbacks: {
+                title: (items) => new Date(items[0]?.parsed.x ?? 0).toLocaleString(),
+                label: (i) => `${i.dataset.label}: $${Number(i.parsed.y).toFixed(4)}`,
+              },
+            },
           },
         },
       });

@@ -22,9 +22,7 @@ export function addOutputFlags(cmd: Command, list: boolean): Command {
 }
 
 export function registerAgentCommands(program: Command, run: Runner): void {
-  addOutputFlags(program.command('ls').alias('list').description('list agents (status, task, model, age)'), true).action(
-    run(async (s) => show(s, AGENTS)),
-  );
+  addOutputFlags(program.command('ls').alias('list').description('list agents (status, task, model, age)'), true).action(run(async (s) => show(s, AGENTS)));
 
   addOutputFlags(program.command('get').description('show agents as a table; one agent when named').argument('[agent]'), true).action(
     run(async (s, name?: string) => show(s, AGENTS, name === undefined ? undefined : checkName('agent', name))),
@@ -54,10 +52,18 @@ export function registerAgentCommands(program: Command, run: Runner): void {
     .argument('<agent>')
     .action(
       run(async (s, name: string) => {
-        const { status, body } = await s.client.call<{ cancelled?: boolean; taskStatus?: string }>('POST', agentPath(name, '/cancel'), { query: { namespace: s.target.namespace }, kind: 'agent' });
+        const { status, body } = await s.client.call<{ cancelled?: boolean; taskStatus?: string }>('POST', agentPath(name, '/cancel'), {
+          query: { namespace: s.target.namespace },
+          kind: 'agent',
+        });
         // Cancel is idempotent: an idle agent answers 200 with cancelled: false.
         if (body.cancelled === false) s.out(`agent/${name}: nothing to cancel (no task is running)\n`);
-        else s.out(status === 202 ? `agent/${name}: cancel requested (the worker has not confirmed yet; task ${body.taskStatus})\n` : `agent/${name}: task cancelled\n`);
+        else
+          s.out(
+            status === 202
+              ? `agent/${name}: cancel requested (the worker has not confirmed yet; task ${body.taskStatus})\n`
+              : `agent/${name}: task cancelled\n`,
+          );
       }),
     );
 
@@ -66,7 +72,11 @@ export function registerAgentCommands(program: Command, run: Runner): void {
       await s.client.call('PATCH', agentPath(name), { query: { namespace: s.target.namespace }, body: { lifecycle: value }, kind: 'agent' });
       s.out(`agent/${name} ${said}\n`);
     });
-  program.command('sleep').description('put an agent to sleep (after its task, if busy); a new task wakes it').argument('<agent>').action(lifecycle('Sleep', 'asked to sleep'));
+  program
+    .command('sleep')
+    .description('put an agent to sleep (after its task, if busy); a new task wakes it')
+    .argument('<agent>')
+    .action(lifecycle('Sleep', 'asked to sleep'));
   program.command('wake').description('wake a sleeping agent').argument('<agent>').action(lifecycle('Wake', 'woken'));
 
   program
@@ -78,7 +88,11 @@ export function registerAgentCommands(program: Command, run: Runner): void {
       run(async (s, name: string, text: string) => {
         // An idle agent takes the text as a new task: the task number tells which happened.
         const before = await taskNumber(s, name);
-        const { body } = await s.client.call<AgentResponse>('PATCH', agentPath(name), { query: { namespace: s.target.namespace }, body: { instructions: text }, kind: 'agent' });
+        const { body } = await s.client.call<AgentResponse>('PATCH', agentPath(name), {
+          query: { namespace: s.target.namespace },
+          body: { instructions: text },
+          kind: 'agent',
+        });
         const after = await taskNumber(s, name);
         if (before !== undefined && after !== undefined && after > before) {
           s.out(`agent/${name} was idle: started task ${after} with it (follow it with \`agentplane logs -f ${name} -n ${s.target.namespace}\`)\n`);
@@ -106,7 +120,8 @@ async function describe(s: Session, name: string): Promise<void> {
   const { body: a } = await s.client.call<AgentResponse>('GET', agentPath(name), { query: { namespace: ns }, kind: 'agent' });
   const n = Math.min(200, Math.max(1, Number(s.opts.events) || 10));
   const { body: h } = await s.client.call<{ events: AgentEvent[] }>('GET', agentPath(name, '/events'), { query: { namespace: ns, limit: n }, kind: 'agent' });
-  const none = (v: string | string[] | null | undefined): string => (v === undefined || v === null || v === '' || (Array.isArray(v) && !v.length) ? '<none>' : Array.isArray(v) ? v.join(', ') : String(v));
+  const none = (v: string | string[] | null | undefined): string =>
+    v === undefined || v === null || v === '' || (Array.isArray(v) && !v.length) ? '<none>' : Array.isArray(v) ? v.join(', ') : String(v);
   const rows: [string, string | string[] | undefined][] = [
     ['Name', a.name],
     ['Namespace', a.namespace],
@@ -124,7 +139,15 @@ async function describe(s: Session, name: string): Promise<void> {
   s.out('Events:\n');
   const evs = [...h.events].sort((x, y) => x.seq - y.seq);
   if (!evs.length) s.out('  <none>\n');
-  else s.out(indent(renderTable(['Seq', 'Task', 'Type', 'Age', 'Detail'], evs.map((e) => [e.seq, e.task, e.type, age(e.timestamp), detail(e)]))));
+  else
+    s.out(
+      indent(
+        renderTable(
+          ['Seq', 'Task', 'Type', 'Age', 'Detail'],
+          evs.map((e) => [e.seq, e.task, e.type, age(e.timestamp), detail(e)]),
+        ),
+      ),
+    );
 }
 
 /** One line about an event, for describe's table. */
@@ -210,7 +233,12 @@ async function logs(s: Session, name: string): Promise<void> {
     enough = (evs) => (only !== undefined ? evs[0].task < only : evs[0].task < evs.at(-1)!.task);
   }
   const shown = pick(await history(s, name, enough));
-  const renderer = new EventRenderer({ style: s.style, write: s.out, spinners: Boolean(follow) && s.style.interactive, callLines: Boolean(follow) && !s.style.interactive });
+  const renderer = new EventRenderer({
+    style: s.style,
+    write: s.out,
+    spinners: Boolean(follow) && s.style.interactive,
+    callLines: Boolean(follow) && !s.style.interactive,
+  });
   const print = (ev: AgentEvent): void => {
     if (json) s.out(`${JSON.stringify(ev)}\n`);
     else renderer.event(ev);

@@ -5,7 +5,10 @@ import { configPath, type Context, loadConfig, normalizeServer, saveConfig } fro
 import { CliError, EXIT } from '../exit-codes.js';
 import { renderObject, renderTable } from '../output.js';
 
-export function registerConfigCommands(program: Command, guard: (fn: (...args: never[]) => void | Promise<void>) => (...args: unknown[]) => Promise<void>): void {
+export function registerConfigCommands(
+  program: Command,
+  guard: (fn: (...args: never[]) => void | Promise<void>) => (...args: unknown[]) => Promise<void>,
+): void {
   const config = program.command('config').description(`named contexts: server, namespace and token (file: ${displayPath()})`);
   const out = (t: string): void => void process.stdout.write(t);
 
@@ -15,7 +18,8 @@ export function registerConfigCommands(program: Command, guard: (fn: (...args: n
     .action(
       guard(() => {
         const cfg = loadConfig(configPath());
-        if (!cfg.contexts.length) return void process.stderr.write(`No contexts in ${configPath()}; add one with \`agentplane config set-context <name> --server <url>\`.\n`);
+        if (!cfg.contexts.length)
+          return void process.stderr.write(`No contexts in ${configPath()}; add one with \`agentplane config set-context <name> --server <url>\`.\n`);
         out(
           renderTable(
             ['Current', 'Name', 'Server', 'Namespace', 'Token'],
@@ -46,7 +50,11 @@ export function registerConfigCommands(program: Command, guard: (fn: (...args: n
         const path = configPath();
         const cfg = loadConfig(path);
         if (!cfg.contexts.some((c) => c.name === name)) {
-          throw new CliError(`context "${name}" not found in ${path}`, cfg.contexts.length ? `known contexts: ${cfg.contexts.map((c) => c.name).join(', ')}` : 'create it with `agentplane config set-context`', EXIT.USAGE);
+          throw new CliError(
+            `context "${name}" not found in ${path}`,
+            cfg.contexts.length ? `known contexts: ${cfg.contexts.map((c) => c.name).join(', ')}` : 'create it with `agentplane config set-context`',
+            EXIT.USAGE,
+          );
         }
         saveConfig(path, { ...cfg, currentContext: name });
         out(`Switched to context "${name}".\n`);

@@ -53,7 +53,9 @@ export function registerConnectorCommands(program: Command, run: Runner): void {
     }),
   );
 
-  addOutputFlags(connector.command('ls').alias('list').description('list connectors (service, URL, status, age)'), true).action(run(async (s) => show(s, CONNECTORS)));
+  addOutputFlags(connector.command('ls').alias('list').description('list connectors (service, URL, status, age)'), true).action(
+    run(async (s) => show(s, CONNECTORS)),
+  );
 
   connector
     .command('rm')
@@ -64,7 +66,10 @@ export function registerConnectorCommands(program: Command, run: Runner): void {
     .action(
       run(async (s, names: string[]) => {
         for (const name of names) {
-          await s.client.call('DELETE', connectorPath(name), { query: { namespace: s.target.namespace, force: s.opts.force ? 'true' : undefined }, kind: 'connector' });
+          await s.client.call('DELETE', connectorPath(name), {
+            query: { namespace: s.target.namespace, force: s.opts.force ? 'true' : undefined },
+            kind: 'connector',
+          });
           s.out(`connector/${name} deleted\n`);
         }
       }),
@@ -72,13 +77,21 @@ export function registerConnectorCommands(program: Command, run: Runner): void {
 
   addOutputFlags(connector.command('tools').description('the tools a connector offers, as its server lists them now').argument('<name>'), false).action(
     run(async (s, name: string) => {
-      const { body } = await s.client.call<ConnectorTool[] | { tools?: ConnectorTool[] }>('GET', connectorPath(name, '/tools'), { query: { namespace: s.target.namespace }, kind: 'connector' });
+      const { body } = await s.client.call<ConnectorTool[] | { tools?: ConnectorTool[] }>('GET', connectorPath(name, '/tools'), {
+        query: { namespace: s.target.namespace },
+        kind: 'connector',
+      });
       const format = outputFormat(s.opts.output);
       if (format === 'json' || format === 'yaml') return s.out(renderObject(body, format));
       const tools: { name: string; description?: string }[] = Array.isArray(body) ? body : (body.tools ?? []);
       if (format === 'name') return tools.forEach((t) => s.out(`${t.name}\n`));
       if (!tools.length) return s.err(`connector/${name} lists no tools.\n`);
-      s.out(renderTable(['Name', 'Description'], tools.map((t) => [t.name, format === 'wide' ? t.description : (t.description ?? '').split('\n')[0].slice(0, 80)])));
+      s.out(
+        renderTable(
+          ['Name', 'Description'],
+          tools.map((t) => [t.name, format === 'wide' ? t.description : (t.description ?? '').split('\n')[0].slice(0, 80)]),
+        ),
+      );
     }),
   );
 }

@@ -41,7 +41,8 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
   const o = s.opts as { model?: string; connector: string[]; systemPrompt?: string; role?: string; template?: string; json?: boolean; onInterrupt?: string };
   const interactive = s.style.interactive && Boolean(process.stdin.isTTY);
   const mode = (o.onInterrupt ?? (interactive ? 'ask' : 'cancel')) as InterruptMode;
-  if (!INTERRUPT_MODES.includes(mode)) throw new CliError(`--on-interrupt must be one of ${INTERRUPT_MODES.join(', ')}, got "${o.onInterrupt}"`, undefined, EXIT.USAGE);
+  if (!INTERRUPT_MODES.includes(mode))
+    throw new CliError(`--on-interrupt must be one of ${INTERRUPT_MODES.join(', ')}, got "${o.onInterrupt}"`, undefined, EXIT.USAGE);
   if (mode === 'ask' && !interactive) throw new CliError('--on-interrupt ask needs a terminal to ask on', 'use cancel or detach', EXIT.USAGE);
 
   const ns = s.target.namespace;
@@ -122,7 +123,10 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
 /** The newest event's seq; 0 for an agent that does not exist yet (or has no events). */
 async function lastSeq(s: Session, name: string): Promise<number> {
   try {
-    const { body } = await s.client.call<{ events: AgentEvent[] }>('GET', `/api/v1/agents/${encodeURIComponent(name)}/events`, { query: { namespace: s.target.namespace, limit: 1 }, kind: 'agent' });
+    const { body } = await s.client.call<{ events: AgentEvent[] }>('GET', `/api/v1/agents/${encodeURIComponent(name)}/events`, {
+      query: { namespace: s.target.namespace, limit: 1 },
+      kind: 'agent',
+    });
     return Math.max(0, ...body.events.map((e) => e.seq));
   } catch (err) {
     if (err instanceof ApiCallError && err.status === 404) return 0;
@@ -140,7 +144,9 @@ function ask(s: Session, renderer: EventRenderer): Promise<'cancel' | 'detach' |
     // terminal's line buffer waiting for Enter.
     stdin.setRawMode(true);
     stdin.resume();
-    s.out(`\n${c.bold('Interrupted.')} Cancel the task ${c.bold('[c]')}, detach and leave it running ${c.bold('[d]')}, or keep watching ${c.bold('[any other key]')}? `);
+    s.out(
+      `\n${c.bold('Interrupted.')} Cancel the task ${c.bold('[c]')}, detach and leave it running ${c.bold('[d]')}, or keep watching ${c.bold('[any other key]')}? `,
+    );
     stdin.once('data', (d: Buffer) => {
       stdin.setRawMode(false);
       stdin.pause();

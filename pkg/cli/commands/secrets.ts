@@ -42,13 +42,22 @@ export function registerSecretCommands(program: Command, run: Runner): void {
       .argument('<name>')
       .argument('[pairs...]', 'KEY=VALUE')
       .option('--from-file <key=path>', "a key's value from a file (repeat for more)", collect, [])
-      .option('--allowed-url <prefix>', 'a URL prefix the secret may be sent to (repeat for more; default: bound to the first connector naming it)', collect, []),
+      .option(
+        '--allowed-url <prefix>',
+        'a URL prefix the secret may be sent to (repeat for more; default: bound to the first connector naming it)',
+        collect,
+        [],
+      ),
     false,
   ).action(
     run(async (s, name: string, pairs: string[]) => {
       const { fromFile = [], allowedUrl = [] } = s.opts;
       const body = { data: secretData(pairs, fromFile), ...(allowedUrl.length ? { allowedUrls: allowedUrl } : {}) };
-      const { status, body: saved } = await s.client.call<SecretResponse>('PUT', `/api/v1/secrets/${encodeURIComponent(checkName('secret', name))}`, { query: { namespace: s.target.namespace }, body, kind: 'secret' });
+      const { status, body: saved } = await s.client.call<SecretResponse>('PUT', `/api/v1/secrets/${encodeURIComponent(checkName('secret', name))}`, {
+        query: { namespace: s.target.namespace },
+        body,
+        kind: 'secret',
+      });
       const format = outputFormat(s.opts.output);
       if (format === 'json' || format === 'yaml') s.out(renderObject(saved, format));
       else s.out(`secret/${name} ${status === 201 ? 'created' : 'replaced'} (keys: ${saved.keys.join(', ')})\n`);
@@ -82,7 +91,10 @@ export function registerSecretCommands(program: Command, run: Runner): void {
     .action(
       run(async (s, names: string[]) => {
         for (const name of names) {
-          await s.client.call('DELETE', `/api/v1/secrets/${encodeURIComponent(checkName('secret', name))}`, { query: { namespace: s.target.namespace }, kind: 'secret' });
+          await s.client.call('DELETE', `/api/v1/secrets/${encodeURIComponent(checkName('secret', name))}`, {
+            query: { namespace: s.target.namespace },
+            kind: 'secret',
+          });
           s.out(`secret/${name} deleted\n`);
         }
       }),

@@ -30,7 +30,14 @@ export function registerSquadCommands(program: Command, run: Runner): void {
       await show(s, SQUADS, checkName('squad', name));
       const { body } = await s.client.call<SquadResponse>('GET', squadPath(name), { query: { namespace: s.target.namespace }, kind: 'squad' });
       s.out('\nMembers:\n');
-      s.out(indent(renderTable(['Agent', 'Phase', 'Task'], body.members.map((m) => [m.name, m.phase, m.taskStatus]))));
+      s.out(
+        indent(
+          renderTable(
+            ['Agent', 'Phase', 'Task'],
+            body.members.map((m) => [m.name, m.phase, m.taskStatus]),
+          ),
+        ),
+      );
       if (body.breakUpRequested) s.out('\nBreak-up requested: the squad dissolves once every member sleeps.\n');
       if (body.orphanedSince) s.out(`\nOrphaned for ${age(body.orphanedSince)} (deleted after ${body.orphanTTL}).\n`);
     }),
@@ -59,14 +66,24 @@ export function registerSquadCommands(program: Command, run: Runner): void {
 
   addOutputFlags(squad.command('add').description('add a sleeping agent to a squad').argument('<squad>').argument('<agent>'), false).action(
     run(async (s, name: string, agent: string) => {
-      const { body } = await s.client.call<SquadResponse>('POST', squadPath(name, '/members'), { query: { namespace: s.target.namespace }, body: { ref: { name: checkName('agent', agent) } }, kind: 'squad' });
+      const { body } = await s.client.call<SquadResponse>('POST', squadPath(name, '/members'), {
+        query: { namespace: s.target.namespace },
+        body: { ref: { name: checkName('agent', agent) } },
+        kind: 'squad',
+      });
       printSquad(s, body, `gained agent/${agent}`);
     }),
   );
 
-  addOutputFlags(squad.command('rm').description('remove an agent from a squad (it becomes solo, workspace kept)').argument('<squad>').argument('<agent>'), false).action(
+  addOutputFlags(
+    squad.command('rm').description('remove an agent from a squad (it becomes solo, workspace kept)').argument('<squad>').argument('<agent>'),
+    false,
+  ).action(
     run(async (s, name: string, agent: string) => {
-      const { body } = await s.client.call<SquadResponse>('DELETE', squadPath(name, `/members/${encodeURIComponent(checkName('agent', agent))}`), { query: { namespace: s.target.namespace }, kind: 'squad' });
+      const { body } = await s.client.call<SquadResponse>('DELETE', squadPath(name, `/members/${encodeURIComponent(checkName('agent', agent))}`), {
+        query: { namespace: s.target.namespace },
+        kind: 'squad',
+      });
       printSquad(s, body, `lost agent/${agent}`);
     }),
   );

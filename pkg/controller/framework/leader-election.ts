@@ -158,10 +158,7 @@ export class LeaderElector {
         },
         done,
       )
-      .then(
-        (abort) => (this.follow === follow ? (follow.abort = abort) : abort.abort()),
-        done,
-      );
+      .then((abort) => (this.follow === follow ? (follow.abort = abort) : abort.abort()), done);
   }
 
   private unwatchLease(): void {
@@ -208,7 +205,10 @@ export class LeaderElector {
         namespace: this.o.namespace,
         name: this.o.name,
         // resourceVersion: a conflicting write by another candidate makes this one fail (409).
-        body: { ...this.record(acquireTime, now, transitions), metadata: { name: this.o.name, namespace: this.o.namespace, resourceVersion: lease.metadata?.resourceVersion ?? '' } },
+        body: {
+          ...this.record(acquireTime, now, transitions),
+          metadata: { name: this.o.name, namespace: this.o.namespace, resourceVersion: lease.metadata?.resourceVersion ?? '' },
+        },
       });
       this.observe(updated);
       return true;

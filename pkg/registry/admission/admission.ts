@@ -100,10 +100,7 @@ export function storageReader<T>(r: {
  * (yet): the cache may lag a write acknowledged a moment ago, and an existence check must not
  * refuse an object that exists. Lists come from storage, exact.
  */
-export function readThrough<T>(
-  cache: { get(namespace: string, name: string): T | undefined },
-  storage: Parameters<typeof storageReader<T>>[0],
-): Reader<T> {
+export function readThrough<T>(cache: { get(namespace: string, name: string): T | undefined }, storage: Parameters<typeof storageReader<T>>[0]): Reader<T> {
   const exact = storageReader(storage);
   return { get: (ns, name) => cache.get(ns, name) ?? exact.get(ns, name), list: (ns) => exact.list(ns) };
 }

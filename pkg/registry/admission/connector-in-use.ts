@@ -8,9 +8,7 @@ import type { AdmissionPlugin, Attributes, Reader } from './admission.js';
 
 /** The live agents of a namespace that list the connector. */
 export async function connectorUsers(agents: Reader<Agent>, namespace: string, connector: string): Promise<string[]> {
-  return (await agents.list(namespace))
-    .filter((a) => !a.metadata.deletionTimestamp && a.spec.connectors.includes(connector))
-    .map((a) => a.metadata.name);
+  return (await agents.list(namespace)).filter((a) => !a.metadata.deletionTimestamp && a.spec.connectors.includes(connector)).map((a) => a.metadata.name);
 }
 
 export function connectorInUse(agents: Reader<Agent>): AdmissionPlugin {
@@ -22,10 +20,13 @@ export function connectorInUse(agents: Reader<Agent>): AdmissionPlugin {
       const users = await connectorUsers(agents, a.namespace, a.name);
       if (!users.length) return;
       const list = users.map((u) => `"${u}"`).join(', ');
-      throw conflict(`connector "${a.name}" is attached to agent${users.length > 1 ? 's' : ''} ${list}; detach it from them first (or delete with ?force=true)`, {
-        kind: CONNECTOR_KIND,
-        name: a.name,
-      });
+      throw conflict(
+        `connector "${a.name}" is attached to agent${users.length > 1 ? 's' : ''} ${list}; detach it from them first (or delete with ?force=true)`,
+        {
+          kind: CONNECTOR_KIND,
+          name: a.name,
+        },
+      );
     },
   };
 }

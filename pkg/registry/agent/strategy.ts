@@ -12,8 +12,8 @@ import {
   deriveAgentStatus,
   isBusy,
   RESERVED_AGENT_NAMES,
-  validateIdleTimeoutAnnotation,
 } from '../../api/agent.js';
+import { validateIdleTimeoutAnnotation } from '../../api/agent-annotations.js';
 import { FINALIZER_AGENT_CLEANUP } from '../../api/deletion.js';
 import { type Cause, conflict, type ApiError } from '../../api/errors.js';
 import { API_VERSION, NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE } from '../../api/meta.js';
@@ -128,14 +128,7 @@ export const agentStrategy: Strategy<Agent> = {
       ageColumn,
       column('Message', 'Latest activity line of the current task.', 1),
     ],
-    row: (a, now) => [
-      a.metadata.name,
-      a.status.status,
-      orNone(a.status.taskStatus),
-      a.spec.model,
-      age(a.metadata, now),
-      orNone(a.status.lastTaskMessage),
-    ],
+    row: (a, now) => [a.metadata.name, a.status.status, orNone(a.status.taskStatus), a.spec.model, age(a.metadata, now), orNone(a.status.lastTaskMessage)],
   },
 
   selectableFields: (a) => ({
@@ -161,4 +154,3 @@ function defaultSpec(a: Agent): void {
   a.spec.connectors ??= [];
   a.spec.lifecycle ??= '';
 }
-

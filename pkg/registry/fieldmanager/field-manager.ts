@@ -33,7 +33,10 @@ export interface WriteOwner {
 
 export class FieldManager {
   /** `schema` is the whole object's (see objectSchema). Status is never owned: writes here ignore it. */
-  constructor(private readonly schema: TypeSchema, private readonly now: () => Date = () => new Date()) {}
+  constructor(
+    private readonly schema: TypeSchema,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   /** The object's fields as a manager would own them (no server fields, no status). */
   fieldSet(obj: unknown): FieldSet {

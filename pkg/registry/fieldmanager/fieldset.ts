@@ -158,7 +158,13 @@ export const index = (i: number): PathElement => `i:${i}`;
 export const valueElement = (v: unknown): PathElement => `v:${JSON.stringify(v)}`;
 /** `k:{...}` with the key fields in name order, as Kubernetes writes them. */
 export const keyElement = (keys: Record<string, unknown>): PathElement =>
-  `k:${JSON.stringify(Object.fromEntries(Object.keys(keys).sort().map((k) => [k, keys[k]])))}`;
+  `k:${JSON.stringify(
+    Object.fromEntries(
+      Object.keys(keys)
+        .sort()
+        .map((k) => [k, keys[k]]),
+    ),
+  )}`;
 
 /** A path as kube-apiserver prints it in conflicts: `.spec.model`, `.spec.members[name="a"]`, `.x[="v"]`. */
 export function pathString(path: Path): string {
@@ -170,7 +176,9 @@ export function pathString(path: Path): string {
           return `.${body}`;
         case 'k': {
           const keys = JSON.parse(body) as Record<string, unknown>;
-          return `[${Object.entries(keys).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`;
+          return `[${Object.entries(keys)
+            .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+            .join(',')}]`;
         }
         case 'v':
           return `[=${body}]`;

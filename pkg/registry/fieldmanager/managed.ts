@@ -39,7 +39,12 @@ export function decodeManaged(entries: unknown): Managed[] {
     } catch {
       continue;
     }
-    const id: ManagerId = { manager: e.manager, operation: e.operation, apiVersion: e.apiVersion ?? '', ...(e.subresource ? { subresource: e.subresource } : {}) };
+    const id: ManagerId = {
+      manager: e.manager,
+      operation: e.operation,
+      apiVersion: e.apiVersion ?? '',
+      ...(e.subresource ? { subresource: e.subresource } : {}),
+    };
     out.push({ id, set, ...(e.time ? { time: e.time } : {}) });
   }
   return out;
@@ -49,7 +54,13 @@ export function decodeManaged(entries: unknown): Managed[] {
 export function encodeManaged(managed: Managed[]): ManagedFieldsEntry[] {
   return managed
     .filter((m) => !m.set.empty())
-    .sort((a, b) => cmp(a.id.operation, b.id.operation) || cmp(a.time ?? '', b.time ?? '') || cmp(a.id.manager, b.id.manager) || cmp(a.id.subresource ?? '', b.id.subresource ?? ''))
+    .sort(
+      (a, b) =>
+        cmp(a.id.operation, b.id.operation) ||
+        cmp(a.time ?? '', b.time ?? '') ||
+        cmp(a.id.manager, b.id.manager) ||
+        cmp(a.id.subresource ?? '', b.id.subresource ?? ''),
+    )
     .map((m) => ({
       manager: m.id.manager,
       operation: m.id.operation,

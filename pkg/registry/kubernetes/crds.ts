@@ -112,11 +112,7 @@ const CRD_API = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customr
  * Goes through CustomObjectsApi so the body is sent as written (the typed CRD client would
  * drop the x-kubernetes-* keys it only knows in camelCase).
  */
-export async function ensureCrds(
-  kc: KubeConfig,
-  kinds: readonly string[] = RECORD_KINDS,
-  opts: { group?: string; timeoutMs?: number } = {},
-): Promise<void> {
+export async function ensureCrds(kc: KubeConfig, kinds: readonly string[] = RECORD_KINDS, opts: { group?: string; timeoutMs?: number } = {}): Promise<void> {
   const api = kc.makeApiClient(CustomObjectsApi);
   const wanted = kinds.map((k) => recordCrd(k, opts.group));
   await Promise.all(wanted.map((crd) => apply(api, crd)));

@@ -81,9 +81,7 @@ export function toApiError(err: unknown, ctx: ErrorContext): ApiError {
       return invalid(
         ctx.kind,
         ctx.name,
-        causes.length
-          ? causes.map((c) => ({ field: c.field ?? '', message: c.message ?? c.reason ?? 'invalid' }))
-          : [{ field: '', message: detail }],
+        causes.length ? causes.map((c) => ({ field: c.field ?? '', message: c.message ?? c.reason ?? 'invalid' })) : [{ field: '', message: detail }],
       );
     }
     case 429:

@@ -199,13 +199,10 @@ export class Upstream {
       this.backoff = Math.min(Math.max(100, this.backoff * 2), MAX_BACKOFF_MS);
       this.timer = setTimeout(() => this.connect(), this.backoff);
     };
-    this.src.watch.watch(this.src.path, params, onEvent, onDone).then(
-      (ctl) => {
-        if (conn === this.conn) this.abort = ctl;
-        else ctl.abort();
-      },
-      onDone,
-    );
+    this.src.watch.watch(this.src.path, params, onEvent, onDone).then((ctl) => {
+      if (conn === this.conn) this.abort = ctl;
+      else ctl.abort();
+    }, onDone);
   }
 
   private emit(type: RecordEventType, rec: StorageRecord): void {

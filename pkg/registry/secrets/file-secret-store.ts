@@ -146,12 +146,7 @@ export class FileSecretStore implements SecretStore {
     return metaOf(namespace, name, body);
   }
 
-  async replace(
-    namespace: string,
-    name: string,
-    data: Record<string, string>,
-    allowedUrls?: string[],
-  ): Promise<{ secret: SecretMeta; created: boolean }> {
+  async replace(namespace: string, name: string, data: Record<string, string>, allowedUrls?: string[]): Promise<{ secret: SecretMeta; created: boolean }> {
     const file = this.file(namespace, name);
     return this.serialized(file, async () => {
       // Another key's secret is not replaced (the key is wrong, not the secret); a damaged file is.
@@ -322,9 +317,7 @@ export class FileSecretStore implements SecretStore {
   /** The path of a secret; names are checked here too, so no input can point outside the root. */
   private file(namespace: string, name: string): string {
     if (!name || name.length > NAME_MAX_LENGTH || !nameRe.test(name)) {
-      throw invalid(SECRET_KIND, undefined, [
-        { field: 'name', message: `must be ${NAME_RULE}` },
-      ]);
+      throw invalid(SECRET_KIND, undefined, [{ field: 'name', message: `must be ${NAME_RULE}` }]);
     }
     return join(this.dir(namespace), name + SUFFIX);
   }

@@ -69,12 +69,7 @@ export class KubernetesSecretStore implements SecretStore {
     return metaOf(made, namespace, name);
   }
 
-  async replace(
-    namespace: string,
-    name: string,
-    data: Record<string, string>,
-    allowedUrls?: string[],
-  ): Promise<{ secret: SecretMeta; created: boolean }> {
+  async replace(namespace: string, name: string, data: Record<string, string>, allowedUrls?: string[]): Promise<{ secret: SecretMeta; created: boolean }> {
     check(namespace, name);
     for (let attempt = 1; ; attempt++) {
       const cur = await this.read(namespace, name);
@@ -254,7 +249,9 @@ function metaOf(s: V1Secret, namespace: string, name: string): SecretMeta {
 }
 
 const damaged = (namespace: string, name: string): Error =>
-  new Error(`secret ${namespace}/${name}: its annotation ${ALLOWED_URLS_ANNOTATION} is not a JSON array of URL prefixes (edited by hand?); replace the secret to repair it`);
+  new Error(
+    `secret ${namespace}/${name}: its annotation ${ALLOWED_URLS_ANNOTATION} is not a JSON array of URL prefixes (edited by hand?); replace the secret to repair it`,
+  );
 
 const notOurs = (namespace: string, name: string): ApiError =>
   new ApiError(

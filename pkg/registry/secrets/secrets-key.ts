@@ -36,8 +36,7 @@ export function loadSecretsKey(path: string, o: LoadSecretsKeyOptions = {}): Buf
   if (!st.isFile()) throw new SecretsKeyError(`the secrets key file ${path} is not a regular file`);
   if ((st.mode & 0o077) !== 0) {
     throw new SecretsKeyError(
-      `the secrets key file ${path} is accessible to group or others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}); ` +
-        `run "chmod 600 ${path}"`,
+      `the secrets key file ${path} is accessible to group or others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}); ` + `run "chmod 600 ${path}"`,
     );
   }
   const key = readFileSync(path);

@@ -114,53 +114,56 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
 
   async create(obj: T): Promise<T> {
     const { namespace, name } = obj.metadata;
-    const created = guard(this.db.transaction(() => {
-      if (this.sel.get(this.kind, namespace, name)) throw alreadyExists(this.kind, name);
-      const rv = this.bump.get()!.rv;
-      const out = structuredClone(obj);
-      out.metadata.uid = out.metadata.uid || randomUUID();
-      out.metadata.resourceVersion = String(rv);
-      out.metadata.creationTimestamp = out.metadata.creationTimestamp || new Date().toISOString();
-      this.ins.run(this.kind, namespace, name, rv, JSON.stringify(out));
-      return out;
-    }));
+    const created = guard(
+      this.db.transaction(() => {
+        if (this.sel.get(this.kind, namespace, name)) throw alreadyExists(this.kind, name);
+        const rv = this.bump.get()!.rv;
+        const out = structuredClone(obj);
+        out.metadata.uid = out.metadata.uid || randomUUID();
+        out.metadata.resourceVersion = String(rv);
+        out.metadata.creationTimestamp = out.metadata.creationTimestamp || new Date().toISOString();
+        this.ins.run(this.kind, namespace, name, rv, JSON.stringify(out));
+        return out;
+      }),
+    );
     this.emit({ type: 'ADDED', object: created });
     return structuredClone(created);
   }
 
   async update(obj: T): Promise<T> {
     const { namespace, name } = obj.metadata;
-    const updated = guard(this.db.transaction(() => {
-      const cur = this.read(namespace, name);
-      if (!cur) throw notFound(this.kind, name, namespace);
-      if (cur.metadata.uid !== obj.metadata.uid || cur.metadata.resourceVersion !== obj.metadata.resourceVersion) {
-        throw conflict(
-          `the object has been modified; please apply your changes to the latest version and try again`,
-          { kind: this.kind, name },
-        );
-      }
-      const rv = this.bump.get()!.rv;
-      const out = structuredClone(obj);
-      out.metadata.resourceVersion = String(rv);
-      this.upd.run(rv, JSON.stringify(out), this.kind, namespace, name);
-      return out;
-    }));
+    const updated = guard(
+      this.db.transaction(() => {
+        const cur = this.read(namespace, name);
+        if (!cur) throw notFound(this.kind, name, namespace);
+        if (cur.metadata.uid !== obj.metadata.uid || cur.metadata.resourceVersion !== obj.metadata.resourceVersion) {
+          throw conflict(`the object has been modified; please apply your changes to the latest version and try again`, { kind: this.kind, name });
+        }
+        const rv = this.bump.get()!.rv;
+        const out = structuredClone(obj);
+        out.metadata.resourceVersion = String(rv);
+        this.upd.run(rv, JSON.stringify(out), this.kind, namespace, name);
+        return out;
+      }),
+    );
     this.emit({ type: 'MODIFIED', object: updated });
     return structuredClone(updated);
   }
 
   async delete(namespace: string, name: string, pre: { resourceVersion?: string } = {}): Promise<T | undefined> {
-    const removed = guard(this.db.transaction(() => {
-      const cur = this.read(namespace, name);
-      if (!cur) return undefined;
-      if (pre.resourceVersion && pre.resourceVersion !== cur.metadata.resourceVersion) {
-        throw conflict('the object has been modified; delete precondition failed', { kind: this.kind, name });
-      }
-      const rv = this.bump.get()!.rv;
-      this.del.run(this.kind, namespace, name);
-      cur.metadata.resourceVersion = String(rv);
-      return cur;
-    }));
+    const removed = guard(
+      this.db.transaction(() => {
+        const cur = this.read(namespace, name);
+        if (!cur) return undefined;
+        if (pre.resourceVersion && pre.resourceVersion !== cur.metadata.resourceVersion) {
+          throw conflict('the object has been modified; delete precondition failed', { kind: this.kind, name });
+        }
+        const rv = this.bump.get()!.rv;
+        this.del.run(this.kind, namespace, name);
+        cur.metadata.resourceVersion = String(rv);
+        return cur;
+      }),
+    );
     if (removed) this.emit({ type: 'DELETED', object: removed });
     return removed;
   }

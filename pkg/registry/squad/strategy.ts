@@ -27,10 +27,7 @@ export const squadStrategy: Strategy<Squad> = {
   },
 
   validate(s) {
-    const causes: Cause[] = [
-      ...validateObjectName(s.metadata.name, s.metadata.namespace),
-      ...validateSchema(squadSpecSchema, s.spec, 'spec'),
-    ];
+    const causes: Cause[] = [...validateObjectName(s.metadata.name, s.metadata.namespace), ...validateSchema(squadSpecSchema, s.spec, 'spec')];
     if (s.spec.orphanTTL && causes.every((c) => c.field !== 'spec.orphanTTL') && parseDuration(s.spec.orphanTTL) <= 0) {
       causes.push({ field: 'spec.orphanTTL', message: 'must be longer than zero' });
     }

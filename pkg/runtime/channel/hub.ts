@@ -187,7 +187,10 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
 
   private onMessage(conn: Conn, data: WebSocket.RawData, isBinary: boolean, log: () => Logger): void {
     if (!conn.rate.take()) {
-      return this.refuse(conn, log, WorkerCloseCode.flooding, 'too many messages', { perSecond: this.limits.messagesPerSecond, burst: this.limits.messageBurst });
+      return this.refuse(conn, log, WorkerCloseCode.flooding, 'too many messages', {
+        perSecond: this.limits.messagesPerSecond,
+        burst: this.limits.messageBurst,
+      });
     }
     const checked = checkWorkerMessage(conn, data, isBinary, this.limits);
     if ('error' in checked) return this.refuse(conn, log, checked.code, checked.error);

@@ -226,7 +226,12 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
       const current = isCurrent(pod, this.pods.live(ref), this.objects.deleting);
       if (p.own && (ended || pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded')) {
         if (wanted && current && this.once(`${uid}/${name}/ended`)) {
-          this.exited(ref, ended?.exitCode ?? null, ended?.signal ? String(ended.signal) : null, `pod ended (${ended?.reason ?? pod.status?.reason ?? pod.status?.phase})`);
+          this.exited(
+            ref,
+            ended?.exitCode ?? null,
+            ended?.signal ? String(ended.signal) : null,
+            `pod ended (${ended?.reason ?? pod.status?.reason ?? pod.status?.phase})`,
+          );
         }
         if (!pod.metadata?.deletionTimestamp && !this.objects.deleting.has(uid)) void this.objects.deletePod(pod).catch(() => undefined);
         continue;
@@ -247,7 +252,10 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
     }
     if (c.type === 'delete') {
       // However the pod went (the runtime, kubectl, the node), its NetworkPolicy goes with it.
-      if (pod.metadata?.labels?.[POD_ID_LABEL]) void this.objects.deletePolicy(ns, pod.metadata.name!).catch((err) => this.o.logger.warn({ namespace: ns, pod: pod.metadata?.name, err: String(err) }, 'pod NetworkPolicy not deleted'));
+      if (pod.metadata?.labels?.[POD_ID_LABEL])
+        void this.objects
+          .deletePolicy(ns, pod.metadata.name!)
+          .catch((err) => this.o.logger.warn({ namespace: ns, pod: pod.metadata?.name, err: String(err) }, 'pod NetworkPolicy not deleted'));
       this.objects.deleting.delete(uid);
       for (const k of [...this.reported]) if (k.startsWith(`${uid}/`)) this.reported.delete(k);
     }

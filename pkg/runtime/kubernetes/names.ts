@@ -88,7 +88,11 @@ export function groupLabel(group: string): string {
   const squad = SQUAD_GROUP.exec(group)?.[1];
   if (squad) return squad;
   const hash = createHash('sha256').update(group).digest('hex').slice(0, 8);
-  const base = group.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 50);
+  const base = group
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 50);
   return `${base || 'group'}-${hash}`;
 }
 

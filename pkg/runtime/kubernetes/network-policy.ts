@@ -68,7 +68,9 @@ export function egressTargets(i: EgressTargetInputs): EgressTargets {
   const server = workerIp
     ? { peers: [{ ipBlock: { cidr: hostCidr(workerIp) } }], ports: [...new Set([urlPort(worker), i.listenPort])] }
     : {
-        peers: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': i.installNamespace } }, podSelector: { matchLabels: { ...SERVER_POD_LABELS } } }],
+        peers: [
+          { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': i.installNamespace } }, podSelector: { matchLabels: { ...SERVER_POD_LABELS } } },
+        ],
         ports: [i.listenPort],
       };
   const targets: EgressTargets = {
@@ -101,7 +103,13 @@ export function podNetworkPolicy(pod: V1Pod, mode: EgressMode, t: EgressTargets)
   if (!meta.name || !id) throw new Error('a pod needs its name and pod-id label before its NetworkPolicy is made');
   const tcp = (ports: number[]): V1NetworkPolicyPort[] => ports.map((port) => ({ protocol: 'TCP', port }));
   const egress: NonNullable<V1NetworkPolicy['spec']>['egress'] = [
-    { to: t.dns, ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] },
+    {
+      to: t.dns,
+      ports: [
+        { protocol: 'UDP', port: 53 },
+        { protocol: 'TCP', port: 53 },
+      ],
+    },
     { to: t.server.peers, ports: tcp(t.server.ports) },
   ];
   if (t.model) egress.push({ to: t.model.peers, ports: tcp(t.model.ports) });

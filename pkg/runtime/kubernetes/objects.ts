@@ -3,11 +3,36 @@
 // the pod its container runs in (solo, or one container per member in a squad's pod). Pure
 // functions of their inputs, so the shapes are unit-tested without a cluster.
 
-import type { V1ConfigMap, V1Container, V1ObjectMeta, V1Role, V1RoleBinding, V1ServiceAccount, V1OwnerReference, V1PersistentVolumeClaim, V1Pod, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type {
+  V1ConfigMap,
+  V1Container,
+  V1ObjectMeta,
+  V1Role,
+  V1RoleBinding,
+  V1ServiceAccount,
+  V1OwnerReference,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1Secret,
+  V1Volume,
+  V1VolumeMount,
+} from '@kubernetes/client-node';
 import type { ObjectRef } from '../../api/meta.js';
 import { MODEL_PROXY_CONTAINER } from '../../api/agent.js';
 import type { PrestartSettings } from '../../api/worker-protocol.js';
-import { type Component, GROUP_ANNOTATION, labelsFor, type ObjectNames, objectNames, POD_ID_LABEL, POOL_ROLE_ANNOTATION, slotNames, UID_ANNOTATION, WARM_POOL_LABEL, WORKER_STATE_ANNOTATION } from './names.js';
+import {
+  type Component,
+  GROUP_ANNOTATION,
+  labelsFor,
+  type ObjectNames,
+  objectNames,
+  POD_ID_LABEL,
+  POOL_ROLE_ANNOTATION,
+  slotNames,
+  UID_ANNOTATION,
+  WARM_POOL_LABEL,
+  WORKER_STATE_ANNOTATION,
+} from './names.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../modelproxy/retry.js';
 import type { WorkerTemplate } from './template.js';
 
@@ -213,7 +238,9 @@ export function workerPod(p: WorkerPodSpec): V1Pod {
       restartPolicy: p.group && !p.agent ? 'OnFailure' : 'Never',
       // Only a manager talks to the API (to orchestrate sub-agents), with a token for its own
       // namespace; every other worker has no Kubernetes credentials at all.
-      ...(p.members.some((m) => m.manager) ? { serviceAccountName: MANAGER_ACCOUNT, automountServiceAccountToken: true } : { automountServiceAccountToken: false }),
+      ...(p.members.some((m) => m.manager)
+        ? { serviceAccountName: MANAGER_ACCOUNT, automountServiceAccountToken: true }
+        : { automountServiceAccountToken: false }),
       enableServiceLinks: false,
       terminationGracePeriodSeconds: 10,
       securityContext: {
@@ -282,11 +309,7 @@ function workerContainer(m: PodMember, i: number, squadMounts: V1VolumeMount[], 
       runAsGroup: m.template.runAsGroup,
       capabilities: { drop: ['ALL'] },
     },
-    volumeMounts: [
-      { name: `workspace-${i}`, mountPath: WORKSPACE_PATH },
-      { name: `tmp-${i}`, mountPath: '/tmp' },
-      ...squadMounts,
-    ],
+    volumeMounts: [{ name: `workspace-${i}`, mountPath: WORKSPACE_PATH }, { name: `tmp-${i}`, mountPath: '/tmp' }, ...squadMounts],
   };
 }
 
@@ -380,7 +403,11 @@ export function managerAccess(namespace: string): [V1ServiceAccount, V1Role, V1R
       metadata,
       rules: [
         { apiGroups: ['agentplane.io'], resources: ['agents', 'squads', 'connectors'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
-        { apiGroups: ['agentplane.io'], resources: ['agents/status', 'agents/events', 'agents/log', 'squads/status', 'connectors/status'], verbs: ['get', 'list', 'watch'] },
+        {
+          apiGroups: ['agentplane.io'],
+          resources: ['agents/status', 'agents/events', 'agents/log', 'squads/status', 'connectors/status'],
+          verbs: ['get', 'list', 'watch'],
+        },
         { apiGroups: ['agentplane.io'], resources: ['agents/cancel'], verbs: ['create'] },
       ],
     },

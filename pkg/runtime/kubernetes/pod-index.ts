@@ -26,7 +26,11 @@ export class PodIndex {
   private readonly informer;
   private stopWatch?: () => void;
 
-  constructor(kubeConfig: KubeConfig, private readonly logger: Logger, onChange: (c: PodChange) => void) {
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly logger: Logger,
+    onChange: (c: PodChange) => void,
+  ) {
     const core = kubeConfig.makeApiClient(CoreV1Api);
     this.informer = makeInformer<V1Pod>(kubeConfig, '/api/v1/pods', () => core.listPodForAllNamespaces({ labelSelector: WORKER_SELECTOR }), WORKER_SELECTOR);
     this.informer.on('add', (pod) => onChange({ type: 'add', pod }));

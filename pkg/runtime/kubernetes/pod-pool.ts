@@ -133,7 +133,12 @@ export class PodPool {
    */
   take(namespace: string, templateName: string, role: Role): PodSlot | undefined {
     const key = keyOf({ namespace, templateName, role });
-    const pods = new Set(this.o.pods().filter((p) => !podEnded(p)).map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`));
+    const pods = new Set(
+      this.o
+        .pods()
+        .filter((p) => !podEnded(p))
+        .map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`),
+    );
     const slot = [...this.slots.values()].find((s) => keyOf(s) === key && s.ready && s.pod && pods.has(`${s.namespace}/${s.pod}`));
     if (!slot) return undefined;
     this.slots.delete(slot.id);
@@ -190,7 +195,11 @@ export class PodPool {
     }
     for (const s of gone) this.slots.delete(s.id);
     if (gone.length) this.report();
-    await Promise.all(gone.map((s) => this.o.discard(s).catch((err) => this.o.logger.warn({ namespace: s.namespace, slot: s.id, err: String(err) }, 'warm pool: could not remove a slot'))));
+    await Promise.all(
+      gone.map((s) =>
+        this.o.discard(s).catch((err) => this.o.logger.warn({ namespace: s.namespace, slot: s.id, err: String(err) }, 'warm pool: could not remove a slot')),
+      ),
+    );
     for (const [key, w] of wants) {
       const f = this.failures.get(key);
       if (f && now < f.notBefore) continue;

@@ -52,7 +52,9 @@ export class SquadPods {
     const claims = await this.objects.claims(namespace, [...new Set([...names, ...peersOf(members.map((m) => m.spec))])]);
     // One network, one model proxy for the pod: every member's ConfigMap must say the same.
     const sidecar = this.objects.sidecarFor(members.map((m) => m.template));
-    const made = await Promise.all(members.map(async (m) => member(m.spec, m.template, await this.objects.prepare(m.spec, m.template, claims.get(m.spec.ref.name), sidecar))));
+    const made = await Promise.all(
+      members.map(async (m) => member(m.spec, m.template, await this.objects.prepare(m.spec, m.template, claims.get(m.spec.ref.name), sidecar))),
+    );
     const peers = new Map([...claims].filter(([n]) => !names.includes(n)));
     await this.objects.createPod(namespace, {
       namespace,

@@ -49,7 +49,20 @@ export const BUILTIN_TEMPLATE: Omit<WorkerTemplate, 'image'> = {
 };
 
 const PULL = ['Always', 'IfNotPresent', 'Never'];
-const FIELDS = ['image', 'imagePullPolicy', 'resources', 'nodeSelector', 'tolerations', 'runAsUser', 'runAsGroup', 'storage', 'modelTaskDeadlineSeconds', 'warmPool', 'egress', 'egressAllow'];
+const FIELDS = [
+  'image',
+  'imagePullPolicy',
+  'resources',
+  'nodeSelector',
+  'tolerations',
+  'runAsUser',
+  'runAsGroup',
+  'storage',
+  'modelTaskDeadlineSeconds',
+  'warmPool',
+  'egress',
+  'egressAllow',
+];
 
 /**
  * Reads a template's YAML over `base`. Throws an Error whose message names the field, so a bad
@@ -122,7 +135,8 @@ function poolSettings(v: unknown): PodPoolSettings | undefined {
   const unknown = Object.keys(o).filter((k) => !['size', 'namespaces', 'role'].includes(k));
   if (unknown.length) throw new Error(`warmPool: unknown field(s) ${unknown.join(', ')}; known: size, namespaces, role`);
   const size = o.size;
-  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > MAX_POOL_SIZE) throw new Error(`warmPool.size must be a whole number from 0 to ${MAX_POOL_SIZE}`);
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > MAX_POOL_SIZE)
+    throw new Error(`warmPool.size must be a whole number from 0 to ${MAX_POOL_SIZE}`);
   if (!Array.isArray(o.namespaces) || o.namespaces.some((n) => typeof n !== 'string' || n.length > NAME_MAX_LENGTH || !NAMESPACE.test(n))) {
     throw new Error('warmPool.namespaces must be a list of namespace names');
   }

@@ -59,7 +59,12 @@ export class WarmSlots {
     const uid = slot.pod ? this.pods.get(namespace, slot.pod)?.metadata?.uid : undefined;
     if (uid) this.objects.deleting.add(uid);
     await Promise.all([
-      ...(slot.pod ? [ignoreMissing(this.objects.core.deleteNamespacedPod({ namespace, name: slot.pod, gracePeriodSeconds: 5 })), this.objects.deletePolicy(namespace, slot.pod)] : []),
+      ...(slot.pod
+        ? [
+            ignoreMissing(this.objects.core.deleteNamespacedPod({ namespace, name: slot.pod, gracePeriodSeconds: 5 })),
+            this.objects.deletePolicy(namespace, slot.pod),
+          ]
+        : []),
       ignoreMissing(this.objects.core.deleteNamespacedSecret({ namespace, name: names.secret })),
       ignoreMissing(this.objects.core.deleteNamespacedConfigMap({ namespace, name: names.config })),
       ignoreMissing(this.objects.core.deleteNamespacedPersistentVolumeClaim({ namespace, name: names.claim })),

@@ -2,7 +2,15 @@
 // settings, the workspace claim, the manager's access, and the pod with its NetworkPolicy. The
 // Kubernetes runtime (kubernetes-runtime.ts) decides when; this makes, replaces and deletes them.
 
-import { CoreV1Api, NetworkingV1Api, RbacAuthorizationV1Api, setHeaderOptions, type V1OwnerReference, type V1Pod, type V1Secret } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  NetworkingV1Api,
+  RbacAuthorizationV1Api,
+  setHeaderOptions,
+  type V1OwnerReference,
+  type V1Pod,
+  type V1Secret,
+} from '@kubernetes/client-node';
 import type { ObjectRef } from '../../api/meta.js';
 import type { WorkerHub } from '../channel/hub.js';
 import type { WorkerSpec } from '../runtime.js';
@@ -94,13 +102,18 @@ export class WorkerObjects {
   async markStopped(ref: ObjectRef): Promise<void> {
     // The model and report credentials go from the Secret too: a squad pod's sidecar, which reads
     // them from its mount, stops accepting and sending them once the kubelet updates the volume.
-    const patch = { metadata: { annotations: { [WORKER_STATE_ANNOTATION]: 'stopped' } }, data: { [MODEL_CREDENTIAL_KEY]: null, [REPORT_CREDENTIAL_KEY]: null } };
+    const patch = {
+      metadata: { annotations: { [WORKER_STATE_ANNOTATION]: 'stopped' } },
+      data: { [MODEL_CREDENTIAL_KEY]: null, [REPORT_CREDENTIAL_KEY]: null },
+    };
     const namespace = ref.namespace;
     const own = objectNames(ref.name);
     const agent = agentSelector(ref.name);
     await Promise.all([
       // A merge patch keeps the other annotations.
-      ignoreMissing(this.core.patchNamespacedSecret({ namespace, name: own.secret, body: patch }, setHeaderOptions('Content-Type', 'application/merge-patch+json'))),
+      ignoreMissing(
+        this.core.patchNamespacedSecret({ namespace, name: own.secret, body: patch }, setHeaderOptions('Content-Type', 'application/merge-patch+json')),
+      ),
       // A Secret and ConfigMap taken over from a warm-pool slot go with the slot's pod: the next
       // worker gets the agent's own.
       this.core.deleteCollectionNamespacedSecret({ namespace, labelSelector: agent, fieldSelector: `metadata.name!=${own.secret}` }),

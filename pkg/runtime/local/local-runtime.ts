@@ -212,7 +212,10 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
       this.issued.set(key, this.issued.get(refKey(slot.ref)) ?? {});
       this.watchSolo(solo, slot.credential);
       if (this.hub.assign(slot.ref, spec.ref, spec.uid)) {
-        this.opts.logger.info({ namespace: spec.ref.namespace, name: spec.ref.name, slot: slot.ref.name, pid: slot.child.pid }, 'worker claimed from the warm pool');
+        this.opts.logger.info(
+          { namespace: spec.ref.namespace, name: spec.ref.name, slot: slot.ref.name, pid: slot.child.pid },
+          'worker claimed from the warm pool',
+        );
         return true;
       }
       this.workers.delete(key);

@@ -7,7 +7,22 @@
 // docs/security.md "Tool sandbox".
 
 import { spawnSync } from 'node:child_process';
-import { accessSync, chmodSync, constants, copyFileSync, lchownSync, lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  copyFileSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../observability/logger.js';
@@ -58,14 +73,11 @@ const INSTALL_HINT = 'install bubblewrap (Debian/Ubuntu: apt-get install bubblew
  * it is unusable; so does `auto` when the server runs as root (tools would run as root, with its
  * capabilities); otherwise `auto` falls back to no sandbox with one warning.
  */
-export function resolveSandbox(
-  mode: SandboxMode,
-  dataDir: string,
-  logger: Logger,
-  env: NodeJS.ProcessEnv = process.env,
-): Sandbox {
+export function resolveSandbox(mode: SandboxMode, dataDir: string, logger: Logger, env: NodeJS.ProcessEnv = process.env): Sandbox {
   if (mode === 'none') {
-    logger.warn('--sandbox none: agent tools are NOT confined: they run as the server\'s user and can read the data directory (stored secrets included), other agents\' workspaces and, as root, anything on the host');
+    logger.warn(
+      "--sandbox none: agent tools are NOT confined: they run as the server's user and can read the data directory (stored secrets included), other agents' workspaces and, as root, anything on the host",
+    );
     return NO_SANDBOX;
   }
   const root = process.getuid?.() === 0;
@@ -83,7 +95,10 @@ export function resolveSandbox(
     );
     return NO_SANDBOX;
   }
-  logger.info({ bwrap: found.bwrap, user: root ? `${SANDBOX_UID}:${SANDBOX_GID}` : 'the server\'s, in a user namespace' }, 'agent tools are confined: each worker runs in a bubblewrap sandbox');
+  logger.info(
+    { bwrap: found.bwrap, user: root ? `${SANDBOX_UID}:${SANDBOX_GID}` : "the server's, in a user namespace" },
+    'agent tools are confined: each worker runs in a bubblewrap sandbox',
+  );
   return bwrapSandbox(found);
 }
 
@@ -191,7 +206,10 @@ function bwrapSandbox(tools: Tools): Sandbox {
 function build(tools: Tools, argv: string[], view: Partial<SandboxView> & { workspace: string | undefined }): string[] {
   const args = [
     // Namespaces: no other process, IPC object or hostname of the host is visible.
-    '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
     '--die-with-parent',
   ];
   // With the server's socket, a network of its own: loopback only, so the host's ports (the
@@ -231,8 +249,27 @@ function build(tools: Tools, argv: string[], view: Partial<SandboxView> & { work
   const seccomp = ['--seccomp', '9'];
   const command = tools.setpriv
     ? [
-        '--', tools.setpriv, `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_GID}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--',
-        tools.bwrap, '--unshare-user', '--disable-userns', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID), '--dev-bind', '/', '/', '--die-with-parent', ...seccomp, '--',
+        '--',
+        tools.setpriv,
+        `--reuid=${SANDBOX_UID}`,
+        `--regid=${SANDBOX_GID}`,
+        '--clear-groups',
+        '--inh-caps=-all',
+        '--bounding-set=-all',
+        '--',
+        tools.bwrap,
+        '--unshare-user',
+        '--disable-userns',
+        '--uid',
+        String(SANDBOX_UID),
+        '--gid',
+        String(SANDBOX_GID),
+        '--dev-bind',
+        '/',
+        '/',
+        '--die-with-parent',
+        ...seccomp,
+        '--',
         ...worker,
       ]
     : [...seccomp, '--', ...worker];

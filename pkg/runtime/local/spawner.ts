@@ -83,8 +83,7 @@ export class Spawner {
       p.proc.pid = r.pid > 0 ? r.pid : undefined;
       noteStarted(p.proc); // to tell it from a later process given its pid (process-group.ts)
       p.proc.emit('spawn');
-    }
-    else if (r.op === 'line') p.lines[r.stream](r.line);
+    } else if (r.op === 'line') p.lines[r.stream](r.line);
     else {
       this.procs.delete(r.id);
       p.proc.exited(r.code, r.signal);

@@ -12,7 +12,6 @@ import type { Logger } from '../../observability/logger.js';
 import { refillDelay, SLOT_NAMESPACE } from '../warm-pool.js';
 import type { RemoteProcess } from './spawner.js';
 
-
 export interface Slot {
   ref: ObjectRef;
   uid: string;

@@ -4,7 +4,20 @@
 // the opened descriptor is checked again, because the agent may swap a directory for a link
 // between the check and the open.
 
-import { closeSync, constants, createReadStream, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  type Stats,
+} from 'node:fs';
 import type { Readable } from 'node:stream';
 import { join, sep } from 'node:path';
 import { ApiError, badRequest } from '../../api/errors.js';

@@ -15,17 +15,7 @@ import { PATCH_CONTENT_TYPES } from './patch.js';
 import { boolParam, type Query } from './query.js';
 import { type AggregatedApiDeps, buildResources, type ResourceDef } from './resources.js';
 import { agentCost, agentEvents, cancelAgent, compactAgent, prepareAgentLog } from './subresources.js';
-import {
-  createVerb,
-  deleteCollectionVerb,
-  deleteVerb,
-  getVerb,
-  listVerb,
-  patchVerb,
-  updateVerb,
-  type VerbRequest,
-  type VerbResponse,
-} from './verbs.js';
+import { createVerb, deleteCollectionVerb, deleteVerb, getVerb, listVerb, patchVerb, updateVerb, type VerbRequest, type VerbResponse } from './verbs.js';
 import { statusOf } from './status.js';
 import { prepareWatch, type WatchSink } from './watch.js';
 
@@ -66,7 +56,8 @@ export function aggregatedApiRoutes(deps: AggregatedApiDeps) {
 /** Errors as metav1.Status, the body parsers of JSON and patch types, 405 for unknown methods. */
 function installProtocol(app: FastifyInstance, resources: ResourceDef[]): void {
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
-    const apiErr = !isApiError(err) && err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? unsupportedMediaType(req.headers['content-type'] ?? '') : toApiError(err);
+    const apiErr =
+      !isApiError(err) && err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? unsupportedMediaType(req.headers['content-type'] ?? '') : toApiError(err);
     if (apiErr.code >= 500) req.log.error({ err }, apiErr.code === 503 ? apiErr.message : 'request failed');
     const status = statusOf(apiErr, resources);
     void reply.status(status.code).type('application/json').send(status);
@@ -260,7 +251,12 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
 
 /** The methods the routes below serve on `path` (for a 405's `Allow`). */
 function allowedFor(path: string): string[] {
-  const parts = path.startsWith(`${BASE}/`) ? path.slice(BASE.length + 1).split('/').filter(Boolean) : [];
+  const parts = path.startsWith(`${BASE}/`)
+    ? path
+        .slice(BASE.length + 1)
+        .split('/')
+        .filter(Boolean)
+    : [];
   if (parts[0] !== 'namespaces') return ['GET'];
   if (parts.length === 3) return ['GET', 'POST', 'DELETE'];
   if (parts.length === 4) return ['GET', 'PUT', 'PATCH', 'DELETE'];

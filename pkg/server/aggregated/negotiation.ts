@@ -6,9 +6,7 @@ import { ApiError } from '../../api/errors.js';
 
 export type MetaKind = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
 
-export type Target =
-  | { as: 'object' }
-  | { as: MetaKind; /** meta.k8s.io version: v1 or v1beta1. */ version: 'v1' | 'v1beta1' };
+export type Target = { as: 'object' } | { as: MetaKind; /** meta.k8s.io version: v1 or v1beta1. */ version: 'v1' | 'v1beta1' };
 
 interface MediaRange {
   type: string;
@@ -23,7 +21,11 @@ export function parseAccept(header: string | undefined): MediaRange[] {
     const params: Record<string, string> = {};
     for (const p of rest) {
       const eq = p.indexOf('=');
-      if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+      if (eq > 0)
+        params[p.slice(0, eq).trim().toLowerCase()] = p
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1');
     }
     const q = params.q !== undefined ? Number(params.q) : 1;
     return { type: type.toLowerCase(), params, q: Number.isFinite(q) ? q : 0, i };

@@ -53,9 +53,12 @@ export function decodeObject<T extends StoredObject>(def: ResourceDef, body: unk
   if (!isObject(body)) throw badRequest(`the request body must be a JSON object (a ${def.kind})`);
   const { apiVersion, kind } = body;
   if (apiVersion !== undefined && apiVersion !== API_VERSION) {
-    throw badRequest(`the API version in the data (${typeof apiVersion === 'string' ? apiVersion : JSON.stringify(apiVersion)}) does not match the expected API version (${API_VERSION})`);
+    throw badRequest(
+      `the API version in the data (${typeof apiVersion === 'string' ? apiVersion : JSON.stringify(apiVersion)}) does not match the expected API version (${API_VERSION})`,
+    );
   }
-  if (kind !== undefined && kind !== def.kind) throw badRequest(`the kind in the data (${typeof kind === 'string' ? kind : JSON.stringify(kind)}) does not match the expected kind (${def.kind})`);
+  if (kind !== undefined && kind !== def.kind)
+    throw badRequest(`the kind in the data (${typeof kind === 'string' ? kind : JSON.stringify(kind)}) does not match the expected kind (${def.kind})`);
   const meta = body.metadata ?? {};
   if (!isObject(meta)) throw badRequest('metadata must be an object');
 
@@ -129,10 +132,7 @@ export function decodeObject<T extends StoredObject>(def: ResourceDef, body: unk
 export function applyIncoming<T extends StoredObject>(def: ResourceDef, cur: T, incoming: T): void {
   const m = incoming.metadata;
   if (m.resourceVersion && m.resourceVersion !== cur.metadata.resourceVersion) {
-    throw conflict(
-      'the object has been modified; please apply your changes to the latest version and try again',
-      { kind: def.kind, name: cur.metadata.name },
-    );
+    throw conflict('the object has been modified; please apply your changes to the latest version and try again', { kind: def.kind, name: cur.metadata.name });
   }
   if (m.uid && m.uid !== cur.metadata.uid) {
     throw conflict(`Precondition failed: UID in precondition: ${m.uid}, UID in object meta: ${cur.metadata.uid}`, { kind: def.kind, name: cur.metadata.name });
@@ -156,7 +156,7 @@ function stringList(v: unknown, field: string, causes: Cause[]): string[] | unde
     causes.push({ field, message: 'must be a list of strings' });
     return undefined;
   }
-  return [...(v)];
+  return [...v];
 }
 
 /** The wire shape of metadata.ownerReferences; the registry validates the content (deletion.ts). */
@@ -202,10 +202,16 @@ function labelCauses(labels: Record<string, string>): Cause[] {
     const prefix = slash >= 0 ? k.slice(0, slash) : undefined;
     const name = slash >= 0 ? k.slice(slash + 1) : k;
     if (!(name.length <= 63 && LABEL_NAME.test(name) && (prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix))))) {
-      causes.push({ field: `metadata.labels`, message: `"${k}" is not a valid label key (an optional DNS prefix and "/", then at most 63 alphanumerics, "-", "_" or ".")` });
+      causes.push({
+        field: `metadata.labels`,
+        message: `"${k}" is not a valid label key (an optional DNS prefix and "/", then at most 63 alphanumerics, "-", "_" or ".")`,
+      });
     }
     if (v.length > 63 || !LABEL_VALUE.test(v)) {
-      causes.push({ field: `metadata.labels.${k}`, message: `"${v}" is not a valid label value (at most 63 alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric)` });
+      causes.push({
+        field: `metadata.labels.${k}`,
+        message: `"${v}" is not a valid label value (at most 63 alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric)`,
+      });
     }
   }
   return causes;

@@ -69,7 +69,7 @@ function resourceDefinitions(r: ResourceDef): Record<string, Schema> {
       properties: {
         apiVersion,
         kind: kindField,
-        metadata: { ...ref(`${META}.ListMeta`), description: "Standard list metadata." },
+        metadata: { ...ref(`${META}.ListMeta`), description: 'Standard list metadata.' },
         items: { type: 'array', items: ref(`${OWN}.${r.kind}`), description: `The ${r.plural}.` },
       },
       'x-kubernetes-group-version-kind': gvk(r.listKind),
@@ -91,7 +91,7 @@ function eventDefinitions(): Record<string, Schema> {
       type: 'object',
       required: ['seq', 'agentName', 'namespace', 'task', 'type', 'timestamp', 'payload'],
       properties: {
-        seq: { type: 'integer', format: 'int64', description: 'Position in the agent\'s stream: 1, 2, 3...' },
+        seq: { type: 'integer', format: 'int64', description: "Position in the agent's stream: 1, 2, 3..." },
         agentName: { type: 'string' },
         namespace: { type: 'string' },
         task: { type: 'integer', format: 'int64', description: 'The task the event belongs to.' },
@@ -129,7 +129,11 @@ function agentOpDefinitions(): Record<string, Schema> {
     };
   };
   return {
-    [`${OWN}.AgentCompaction`]: object('AgentCompaction', "The running task's session is compacted after its current turn (a context_compacted event follows).", compactResponseSchema),
+    [`${OWN}.AgentCompaction`]: object(
+      'AgentCompaction',
+      "The running task's session is compacted after its current turn (a context_compacted event follows).",
+      compactResponseSchema,
+    ),
     [`${OWN}.AgentCost`]: object('AgentCost', "An agent's spending per task and per model, summed from its events.", agentCostResponseSchema),
   };
 }
@@ -150,7 +154,8 @@ function metaDefinitions(): Record<string, Schema> {
         annotations: {
           type: 'object',
           additionalProperties: { type: 'string', default: '' },
-          description: 'Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata.',
+          description:
+            'Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata.',
         },
         creationTimestamp: { ...time, description: 'The time this object was created (set by the server, read-only).' },
         deletionTimestamp: {
@@ -160,7 +165,8 @@ function metaDefinitions(): Record<string, Schema> {
         finalizers: {
           type: 'array',
           items: { type: 'string', default: '' },
-          description: 'Must be empty before the object is deleted from the registry. Each entry is an identifier for the responsible component that will remove the entry from the list.',
+          description:
+            'Must be empty before the object is deleted from the registry. Each entry is an identifier for the responsible component that will remove the entry from the list.',
           'x-kubernetes-list-type': 'set',
           'x-kubernetes-patch-strategy': 'merge',
         },
@@ -189,7 +195,8 @@ function metaDefinitions(): Record<string, Schema> {
         },
         resourceVersion: {
           type: 'string',
-          description: 'An opaque value that represents the internal version of this object, used for optimistic concurrency, change detection and watch (read-only).',
+          description:
+            'An opaque value that represents the internal version of this object, used for optimistic concurrency, change detection and watch (read-only).',
         },
         uid: { type: 'string', description: 'UID is the unique in time and space value for this object (read-only).' },
       },
@@ -243,7 +250,7 @@ function metaDefinitions(): Record<string, Schema> {
       },
     },
     [`${META}.Status`]: {
-      description: 'Status is a return value for calls that don\'t return other objects.',
+      description: "Status is a return value for calls that don't return other objects.",
       type: 'object',
       properties: {
         apiVersion,
@@ -268,7 +275,10 @@ function metaDefinitions(): Record<string, Schema> {
       required: ['apiVersion', 'kind', 'name', 'uid'],
       properties: {
         apiVersion: { type: 'string', default: '', description: 'API version of the referent.' },
-        blockOwnerDeletion: { type: 'boolean', description: 'If true, the owner cannot be deleted from the key-value store until this reference is removed (foreground deletion).' },
+        blockOwnerDeletion: {
+          type: 'boolean',
+          description: 'If true, the owner cannot be deleted from the key-value store until this reference is removed (foreground deletion).',
+        },
         controller: { type: 'boolean', description: 'If true, this reference points to the managing controller.' },
         kind: { type: 'string', default: '', description: 'Kind of the referent.' },
         name: { type: 'string', default: '', description: 'Name of the referent.' },
@@ -302,7 +312,10 @@ function metaDefinitions(): Record<string, Schema> {
       type: 'object',
       required: ['type', 'object'],
       properties: {
-        object: { ...ref(`${RUNTIME}.RawExtension`), description: 'The object (ADDED, MODIFIED, DELETED), a Status (ERROR), or an object with only a resourceVersion (BOOKMARK).' },
+        object: {
+          ...ref(`${RUNTIME}.RawExtension`),
+          description: 'The object (ADDED, MODIFIED, DELETED), a Status (ERROR), or an object with only a resourceVersion (BOOKMARK).',
+        },
         type: { type: 'string', default: '' },
       },
       'x-kubernetes-group-version-kind': [...gvk('WatchEvent'), ...gvk('WatchEvent', '', 'v1')],

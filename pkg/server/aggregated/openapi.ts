@@ -39,7 +39,13 @@ interface PathItem {
 
 const q = (name: string, type: Param['type'], description: string): Param => ({ name, in: 'query', type, description });
 const P = {
-  namespace: { name: 'namespace', in: 'path', type: 'string', required: true, description: 'object name and auth scope, such as for teams and projects' } as Param,
+  namespace: {
+    name: 'namespace',
+    in: 'path',
+    type: 'string',
+    required: true,
+    description: 'object name and auth scope, such as for teams and projects',
+  } as Param,
   name: (kind: string): Param => ({ name: 'name', in: 'path', type: 'string', required: true, description: `name of the ${kind}` }),
   pretty: q('pretty', 'string', "If 'true', then the output is pretty printed (accepted; output is compact)."),
   dryRun: q('dryRun', 'string', 'When present, indicates that modifications should not be persisted. Valid value: All.'),
@@ -51,7 +57,11 @@ const P = {
   ),
   force: q('force', 'boolean', 'Force apply requests (accepted; field ownership is not tracked).'),
   labelSelector: q('labelSelector', 'string', 'A selector to restrict the list of returned objects by their labels.'),
-  fieldSelector: q('fieldSelector', 'string', 'A selector to restrict the list of returned objects by their fields (metadata.name, metadata.namespace, and per resource).'),
+  fieldSelector: q(
+    'fieldSelector',
+    'string',
+    'A selector to restrict the list of returned objects by their fields (metadata.name, metadata.namespace, and per resource).',
+  ),
   limit: q('limit', 'integer', 'At most this many objects; when more follow, metadata.continue and metadata.remainingItemCount are set.'),
   continue: q('continue', 'string', "The previous page's metadata.continue: the next page of the same snapshot (410 Expired when it is gone)."),
   resourceVersion: q(
@@ -59,13 +69,21 @@ const P = {
     'string',
     'Get and list: unset or "" is a consistent read, "0" any cached state, N not older than N. Watch: changes after this version ("" or "0": the current objects first).',
   ),
-  resourceVersionMatch: q('resourceVersionMatch', 'string', 'List: NotOlderThan or Exact (the objects as they were at resourceVersion). Watch: NotOlderThan, with sendInitialEvents.'),
+  resourceVersionMatch: q(
+    'resourceVersionMatch',
+    'string',
+    'List: NotOlderThan or Exact (the objects as they were at resourceVersion). Watch: NotOlderThan, with sendInitialEvents.',
+  ),
   sendInitialEvents: q('sendInitialEvents', 'boolean', 'Watch: start with the current objects, then a BOOKMARK annotated k8s.io/initial-events-end.'),
   timeoutSeconds: q('timeoutSeconds', 'integer', 'Timeout for the list/watch call.'),
   watch: q('watch', 'boolean', 'Watch for changes and return them as a stream of add, update, and remove notifications.'),
   allowWatchBookmarks: q('allowWatchBookmarks', 'boolean', 'Requests watch events with type "BOOKMARK".'),
   gracePeriodSeconds: q('gracePeriodSeconds', 'integer', 'Accepted and ignored.'),
-  propagationPolicy: q('propagationPolicy', 'string', 'Orphan, Background (the default) or Foreground: whether and how the garbage collector deletes dependents.'),
+  propagationPolicy: q(
+    'propagationPolicy',
+    'string',
+    'Orphan, Background (the default) or Foreground: whether and how the garbage collector deletes dependents.',
+  ),
 };
 const listParams = [
   P.allowWatchBookmarks,
@@ -83,7 +101,9 @@ const JSON_TYPES = ['application/json'];
 const WATCH_TYPES = ['application/json', 'application/json;stream=watch'];
 
 /** kube's operation ids: e.g. listAgentplaneIoV1alpha1NamespacedAgent. */
-const GV_ID = `${GROUP.split('.').map((s) => s[0].toUpperCase() + s.slice(1)).join('')}${VERSION[0].toUpperCase()}${VERSION.slice(1)}`;
+const GV_ID = `${GROUP.split('.')
+  .map((s) => s[0].toUpperCase() + s.slice(1))
+  .join('')}${VERSION[0].toUpperCase()}${VERSION.slice(1)}`;
 
 function resourcePaths(r: ResourceDef): Record<string, PathItem> {
   const base = `/apis/${API_VERSION}`;
@@ -95,7 +115,16 @@ function resourcePaths(r: ResourceDef): Record<string, PathItem> {
     [`${base}/namespaces/{namespace}/${r.plural}`]: {
       params: [P.namespace, P.pretty],
       ops: [
-        { method: 'get', id: `list${GV_ID}Namespaced${k}`, action: 'list', description: `list or watch objects of kind ${k}`, params: listParams, responses: { '200': ok(list) }, produces: WATCH_TYPES, kind: k },
+        {
+          method: 'get',
+          id: `list${GV_ID}Namespaced${k}`,
+          action: 'list',
+          description: `list or watch objects of kind ${k}`,
+          params: listParams,
+          responses: { '200': ok(list) },
+          produces: WATCH_TYPES,
+          kind: k,
+        },
         {
           method: 'post',
           id: `create${GV_ID}Namespaced${k}`,
@@ -121,7 +150,15 @@ function resourcePaths(r: ResourceDef): Record<string, PathItem> {
     [`${base}/namespaces/{namespace}/${r.plural}/{name}`]: {
       params: [P.name(k), P.namespace, P.pretty],
       ops: [
-        { method: 'get', id: `read${GV_ID}Namespaced${k}`, action: 'get', description: `read the specified ${k}`, params: [], responses: { '200': ok(obj) }, kind: k },
+        {
+          method: 'get',
+          id: `read${GV_ID}Namespaced${k}`,
+          action: 'get',
+          description: `read the specified ${k}`,
+          params: [],
+          responses: { '200': ok(obj) },
+          kind: k,
+        },
         {
           method: 'put',
           id: `replace${GV_ID}Namespaced${k}`,
@@ -156,19 +193,63 @@ function resourcePaths(r: ResourceDef): Record<string, PathItem> {
     },
     [`${base}/${r.plural}`]: {
       params: [P.pretty],
-      ops: [{ method: 'get', id: `list${GV_ID}${k}ForAllNamespaces`, action: 'list', description: `list or watch objects of kind ${k}`, params: listParams, responses: { '200': ok(list) }, produces: WATCH_TYPES, kind: k }],
+      ops: [
+        {
+          method: 'get',
+          id: `list${GV_ID}${k}ForAllNamespaces`,
+          action: 'list',
+          description: `list or watch objects of kind ${k}`,
+          params: listParams,
+          responses: { '200': ok(list) },
+          produces: WATCH_TYPES,
+          kind: k,
+        },
+      ],
     },
     [`${base}/watch/namespaces/{namespace}/${r.plural}`]: {
       params: [P.namespace, P.pretty, ...listParams],
-      ops: [{ method: 'get', id: `watch${GV_ID}Namespaced${k}List`, action: 'watchlist', description: `watch individual changes to a list of ${k}. deprecated: use the 'watch' parameter with a list operation instead.`, params: [], responses: { '200': ok(`${META}.WatchEvent`) }, produces: WATCH_TYPES, kind: k }],
+      ops: [
+        {
+          method: 'get',
+          id: `watch${GV_ID}Namespaced${k}List`,
+          action: 'watchlist',
+          description: `watch individual changes to a list of ${k}. deprecated: use the 'watch' parameter with a list operation instead.`,
+          params: [],
+          responses: { '200': ok(`${META}.WatchEvent`) },
+          produces: WATCH_TYPES,
+          kind: k,
+        },
+      ],
     },
     [`${base}/watch/namespaces/{namespace}/${r.plural}/{name}`]: {
       params: [P.name(k), P.namespace, P.pretty, ...listParams],
-      ops: [{ method: 'get', id: `watch${GV_ID}Namespaced${k}`, action: 'watch', description: `watch changes to an object of kind ${k}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.`, params: [], responses: { '200': ok(`${META}.WatchEvent`) }, produces: WATCH_TYPES, kind: k }],
+      ops: [
+        {
+          method: 'get',
+          id: `watch${GV_ID}Namespaced${k}`,
+          action: 'watch',
+          description: `watch changes to an object of kind ${k}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.`,
+          params: [],
+          responses: { '200': ok(`${META}.WatchEvent`) },
+          produces: WATCH_TYPES,
+          kind: k,
+        },
+      ],
     },
     [`${base}/watch/${r.plural}`]: {
       params: [P.pretty, ...listParams],
-      ops: [{ method: 'get', id: `watch${GV_ID}${k}ListForAllNamespaces`, action: 'watchlist', description: `watch individual changes to a list of ${k}. deprecated: use the 'watch' parameter with a list operation instead.`, params: [], responses: { '200': ok(`${META}.WatchEvent`) }, produces: WATCH_TYPES, kind: k }],
+      ops: [
+        {
+          method: 'get',
+          id: `watch${GV_ID}${k}ListForAllNamespaces`,
+          action: 'watchlist',
+          description: `watch individual changes to a list of ${k}. deprecated: use the 'watch' parameter with a list operation instead.`,
+          params: [],
+          responses: { '200': ok(`${META}.WatchEvent`) },
+          produces: WATCH_TYPES,
+          kind: k,
+        },
+      ],
     },
   };
   if (r.kind === 'Agent') Object.assign(paths, agentSubresourcePaths(base, r));
@@ -186,9 +267,13 @@ function agentSubresourcePaths(base: string, r: ResourceDef): Record<string, Pat
           method: 'get',
           id: `read${GV_ID}Namespaced${r.kind}Events`,
           action: 'get',
-          description: 'read the agent\'s most recent events (history), oldest first',
+          description: "read the agent's most recent events (history), oldest first",
           params: [
-            q('limit', 'integer', `At most this many events (default ${EVENTS_DEFAULT_LIMIT}, max ${EVENTS_MAX_LIMIT}; a larger value is read as ${EVENTS_MAX_LIMIT}).`),
+            q(
+              'limit',
+              'integer',
+              `At most this many events (default ${EVENTS_DEFAULT_LIMIT}, max ${EVENTS_MAX_LIMIT}; a larger value is read as ${EVENTS_MAX_LIMIT}).`,
+            ),
             q('before', 'integer', 'Only events with a seq below this.'),
           ],
           responses: { '200': { ref: `${OWN}.AgentEventList`, description: 'OK' } },
@@ -217,7 +302,7 @@ function agentSubresourcePaths(base: string, r: ResourceDef): Record<string, Pat
           id: `create${GV_ID}Namespaced${r.kind}Compact`,
           action: 'post',
           description:
-            "compact the running task's session with the engine's own compaction, after its current turn (a context_compacted event follows); 409 when no task is in progress. Body: {} or {\"instructions\": \"what the summary should keep\"}",
+            'compact the running task\'s session with the engine\'s own compaction, after its current turn (a context_compacted event follows); 409 when no task is in progress. Body: {} or {"instructions": "what the summary should keep"}',
           params: [],
           responses: { '200': { ref: `${OWN}.AgentCompaction`, description: 'OK' } },
         },
@@ -246,7 +331,8 @@ function agentSubresourcePaths(base: string, r: ResourceDef): Record<string, Pat
           method: 'get',
           id: `read${GV_ID}Namespaced${r.kind}Log`,
           action: 'get',
-          description: "read the agent's events as lines of JSON: the current task's (or all after `since`), then live ones with follow=true until the agent is deleted (the response then ends)",
+          description:
+            "read the agent's events as lines of JSON: the current task's (or all after `since`), then live ones with follow=true until the agent is deleted (the response then ends)",
           params: [q('follow', 'boolean', 'Keep streaming live events.'), q('since', 'integer', 'Replay every event with a greater seq (0: all).')],
           responses: { '200': { description: 'one JSON event per line' } },
           produces: ['text/plain'],
@@ -310,13 +396,13 @@ function v2Op(op: Op): Schema {
     consumes: op.body?.consumes ?? ['*/*'],
     produces: op.produces ?? JSON_TYPES,
     schemes: ['https'],
-    parameters: [
-      ...(op.body ? [{ name: 'body', in: 'body', required: op.body.required, schema: ref(op.body.ref) }] : []),
-      ...op.params.map(v2Param),
-    ],
+    parameters: [...(op.body ? [{ name: 'body', in: 'body', required: op.body.required, schema: ref(op.body.ref) }] : []), ...op.params.map(v2Param)],
     responses: {
       ...Object.fromEntries(
-        Object.entries(op.responses).map(([code, r]) => [code, { description: r.description, ...(r.ref ? { schema: ref(r.ref) } : { schema: { type: 'string' } }) }]),
+        Object.entries(op.responses).map(([code, r]) => [
+          code,
+          { description: r.description, ...(r.ref ? { schema: ref(r.ref) } : { schema: { type: 'string' } }) },
+        ]),
       ),
       '401': { description: 'Unauthorized' },
       ...Object.fromEntries(Object.entries(errorResponses(op)).map(([code, d]) => [code, { description: d, schema: ref(`${META}.Status`) }])),
@@ -377,7 +463,9 @@ function v3Op(op: Op): Schema {
         ]),
       ),
       '401': { description: 'Unauthorized' },
-      ...Object.fromEntries(Object.entries(errorResponses(op)).map(([code, d]) => [code, { description: d, content: { 'application/json': { schema: ref(`${META}.Status`) } } }])),
+      ...Object.fromEntries(
+        Object.entries(errorResponses(op)).map(([code, d]) => [code, { description: d, content: { 'application/json': { schema: ref(`${META}.Status`) } } }]),
+      ),
     },
     'x-kubernetes-action': op.action,
     ...(op.kind ? { 'x-kubernetes-group-version-kind': gvkOf(op.kind) } : {}),

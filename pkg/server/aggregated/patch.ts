@@ -59,7 +59,13 @@ export function jsonPatch(doc: unknown, ops: unknown): unknown {
 function patchError(e: unknown): ApiError {
   const name = (e as { name?: string }).name ?? '';
   const message = (e as Error).message?.split('\n')[0] ?? String(e);
-  const failed = ['TEST_OPERATION_FAILED', 'OPERATION_PATH_UNRESOLVABLE', 'OPERATION_FROM_UNRESOLVABLE', 'OPERATION_PATH_CANNOT_ADD', 'OPERATION_VALUE_OUT_OF_BOUNDS'];
+  const failed = [
+    'TEST_OPERATION_FAILED',
+    'OPERATION_PATH_UNRESOLVABLE',
+    'OPERATION_FROM_UNRESOLVABLE',
+    'OPERATION_PATH_CANNOT_ADD',
+    'OPERATION_VALUE_OUT_OF_BOUNDS',
+  ];
   if (failed.includes(name)) return new ApiError('Invalid', 422, `the JSON patch could not be applied: ${message}`);
   return badRequest(`invalid JSON patch: ${message}`);
 }
@@ -84,4 +90,3 @@ export function parseApplyConfiguration(body: unknown): Record<string, unknown> 
   if (typeof doc.kind !== 'string' || !doc.kind) throw badRequest('the apply configuration must set kind');
   return doc;
 }
-

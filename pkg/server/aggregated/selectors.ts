@@ -21,8 +21,7 @@ function checkKey(key: string, selector: string): void {
   const slash = key.indexOf('/');
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
-  const ok =
-    name.length > 0 && name.length <= 63 && KEY_NAME.test(name) && (prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix)));
+  const ok = name.length > 0 && name.length <= 63 && KEY_NAME.test(name) && (prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix)));
   if (!ok) throw badRequest(`unable to parse requirement: invalid label key "${key}" in selector "${selector}"`);
 }
 

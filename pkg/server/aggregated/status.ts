@@ -21,7 +21,9 @@ export function statusOf(err: ApiError, resources: ResourceDef[]): Status {
     case 'Conflict':
       return {
         ...status,
-        message: err.message.startsWith('Operation cannot be fulfilled') ? err.message : `Operation cannot be fulfilled on ${resource} "${d.name}": ${err.message}`,
+        message: err.message.startsWith('Operation cannot be fulfilled')
+          ? err.message
+          : `Operation cannot be fulfilled on ${resource} "${d.name}": ${err.message}`,
         details: { ...d, kind: def.plural },
       };
     case 'Invalid': {

@@ -115,7 +115,14 @@ export async function updateVerb(r: VerbRequest): Promise<VerbResponse> {
  * Read-modify-write through the registry: `next` computes the incoming object from the latest
  * stored one (a patch is re-applied on each retry); spec, labels and annotations are taken from it.
  */
-function update(def: ResourceDef, namespace: string, n: string, next: (cur: StoredObject) => StoredObject, dry: boolean, owner: WriteOwner): Promise<StoredObject> {
+function update(
+  def: ResourceDef,
+  namespace: string,
+  n: string,
+  next: (cur: StoredObject) => StoredObject,
+  dry: boolean,
+  owner: WriteOwner,
+): Promise<StoredObject> {
   return def.registry.update(namespace, n, (obj) => applyIncoming(def, obj, next(obj)), { dryRun: dry, owner });
 }
 
@@ -236,7 +243,8 @@ export async function deleteCollectionVerb(r: VerbRequest): Promise<VerbResponse
 /** DeleteOptions from the body (kubectl sends one) and the query. */
 function deleteOptions(r: VerbRequest): DeleteOptions {
   const body = deleteBody(r.body);
-  if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`the body of a DELETE must be a DeleteOptions, not a ${typeof body.kind === 'string' ? body.kind : JSON.stringify(body.kind)}`);
+  if (body.kind !== undefined && body.kind !== 'DeleteOptions')
+    throw badRequest(`the body of a DELETE must be a DeleteOptions, not a ${typeof body.kind === 'string' ? body.kind : JSON.stringify(body.kind)}`);
   const pre = body.preconditions && typeof body.preconditions === 'object' ? (body.preconditions as Record<string, unknown>) : undefined;
   const preconditions = pre
     ? {
@@ -291,7 +299,10 @@ function propagationPolicy(r: VerbRequest, body: Record<string, unknown>): Propa
   if (policy === undefined || policy === null || policy === '') return undefined;
   if (!PROPAGATION_POLICIES.includes(policy as PropagationPolicy)) {
     throw invalid('DeleteOptions', undefined, [
-      { field: 'propagationPolicy', message: `Unsupported value: ${JSON.stringify(policy)}: supported values: ${PROPAGATION_POLICIES.map((p) => `"${p}"`).join(', ')}` },
+      {
+        field: 'propagationPolicy',
+        message: `Unsupported value: ${JSON.stringify(policy)}: supported values: ${PROPAGATION_POLICIES.map((p) => `"${p}"`).join(', ')}`,
+      },
     ]);
   }
   return policy as PropagationPolicy;

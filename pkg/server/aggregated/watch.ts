@@ -62,7 +62,9 @@ function watchOptions(r: WatchRequest, opts: { bookmarkIntervalMs?: number }) {
   const sendInitial = boolParam(q, 'sendInitialEvents');
   const match = single(q, 'resourceVersionMatch');
   if (sendInitial !== undefined && match !== 'NotOlderThan') {
-    throw invalid('ListOptions', undefined, [{ field: 'resourceVersionMatch', message: 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' }]);
+    throw invalid('ListOptions', undefined, [
+      { field: 'resourceVersionMatch', message: 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' },
+    ]);
   }
   if (match && sendInitial === undefined) {
     throw invalid('ListOptions', undefined, [{ field: 'resourceVersionMatch', message: 'is forbidden for watch unless sendInitialEvents is provided' }]);

@@ -51,7 +51,9 @@ export interface RequestRecord {
 export function auditEvent(level: Exclude<AuditLevel, 'None'>, r: RequestRecord, omitManagedFields = false): AuditEvent {
   const attrs = r.attributes;
   const objectRef = 'resource' in attrs ? objectRefOf(attrs.resource, r.body) : undefined;
-  const user = r.user ? { username: r.user.username, ...(r.user.uid ? { uid: r.user.uid } : {}), groups: [...r.user.groups] } : { ...ANONYMOUS, groups: [...ANONYMOUS.groups] };
+  const user = r.user
+    ? { username: r.user.username, ...(r.user.uid ? { uid: r.user.uid } : {}), groups: [...r.user.groups] }
+    : { ...ANONYMOUS, groups: [...ANONYMOUS.groups] };
   const ev: AuditEvent = {
     kind: 'Event',
     apiVersion: 'audit.k8s.io/v1',

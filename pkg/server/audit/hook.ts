@@ -56,18 +56,22 @@ export function installAuditLog(app: FastifyInstance, opts: AuditOptions): void 
     const { level, omitManagedFields } = decide(opts.policy, attributes, req.user ?? ANONYMOUS);
     if (level === 'None') return;
     opts.sink.write(
-      auditEvent(level, {
-        auditID: r[AUDIT_ID],
-        requestURI: redactRequestUri(req.url),
-        attributes,
-        ...(req.user ? { user: req.user } : {}),
-        sourceIPs: sourceIPs(req),
-        ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
-        code: reply.statusCode,
-        body: req.body,
-        received: r[RECEIVED] ?? new Date(Date.now() - reply.elapsedTime),
-        completed: new Date(),
-      }, omitManagedFields),
+      auditEvent(
+        level,
+        {
+          auditID: r[AUDIT_ID],
+          requestURI: redactRequestUri(req.url),
+          attributes,
+          ...(req.user ? { user: req.user } : {}),
+          sourceIPs: sourceIPs(req),
+          ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
+          code: reply.statusCode,
+          body: req.body,
+          received: r[RECEIVED] ?? new Date(Date.now() - reply.elapsedTime),
+          completed: new Date(),
+        },
+        omitManagedFields,
+      ),
     );
   });
 }

@@ -40,7 +40,9 @@ export function parseAuditPolicy(text: string, defaultLevel: AuditLevel): AuditP
   }
   const d = mapping(doc, 'the document', POLICY_FIELDS);
   if (d.apiVersion !== 'audit.k8s.io/v1' || d.kind !== 'Policy') {
-    throw new AuditPolicyError(`expected apiVersion: audit.k8s.io/v1 and kind: Policy, got ${JSON.stringify(d.apiVersion ?? null)} and ${JSON.stringify(d.kind ?? null)}`);
+    throw new AuditPolicyError(
+      `expected apiVersion: audit.k8s.io/v1 and kind: Policy, got ${JSON.stringify(d.apiVersion ?? null)} and ${JSON.stringify(d.kind ?? null)}`,
+    );
   }
   if (!Array.isArray(d.rules)) throw new AuditPolicyError('"rules" must be a list of rules (the first that matches a request sets its level)');
   return {
@@ -84,10 +86,11 @@ function parseGroupResources(raw: unknown, at: string): GroupResources {
   if (g.group !== undefined && typeof g.group !== 'string') throw new AuditPolicyError(`${at}.group: must be a string ("" for the core group)`);
   const resources = strings(g.resources, `${at}.resources`);
   for (const [i, res] of resources.entries()) {
-    if (res === '' || res.split('/').length > 2) throw new AuditPolicyError(`${at}.resources[${i}]: must be "resource" or "resource/subresource", got ${JSON.stringify(res)}`);
+    if (res === '' || res.split('/').length > 2)
+      throw new AuditPolicyError(`${at}.resources[${i}]: must be "resource" or "resource/subresource", got ${JSON.stringify(res)}`);
   }
   const resourceNames = strings(g.resourceNames, `${at}.resourceNames`);
-  return { group: (g.group) ?? '', resources, resourceNames };
+  return { group: g.group ?? '', resources, resourceNames };
 }
 
 function mapping(v: unknown, at: string, fields: string[]): Record<string, unknown> {

@@ -14,9 +14,7 @@ export function loggableRequestObject(resource: string | undefined, body: unknow
     if (!(field in out)) continue;
     const v = out[field];
     out[field] =
-      v && typeof v === 'object' && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v).map(([k, val]) => [k, val === null ? null : REDACTED]))
-        : REDACTED;
+      v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).map(([k, val]) => [k, val === null ? null : REDACTED])) : REDACTED;
   }
   return out;
 }

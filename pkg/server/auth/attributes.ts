@@ -62,7 +62,10 @@ const methodVerb = (method: string): string =>
 
 export function planFor(req: RequestFacts): PlanResult {
   const path = req.url.split('?')[0];
-  const segments = path.replace(/^\/+|\/+$/g, '').split('/').map(decodeSegment);
+  const segments = path
+    .replace(/^\/+|\/+$/g, '')
+    .split('/')
+    .map(decodeSegment);
   if (segments[0] === 'apis' && segments.length >= 4) return { checks: [{ resource: apisAttributes(req, segments) }] };
   if (segments[0] === 'api' && segments[1] === 'v1' && segments.length >= 3) return mirrorPlan(req, segments.slice(2));
   return { checks: [nonResource(req.method, path)] };

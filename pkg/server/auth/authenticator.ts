@@ -143,7 +143,11 @@ export class DelegatedAuthenticator {
   async start(): Promise<void> {
     this.current = await this.opts.loadConfig();
     this.log.info(
-      { clientCAs: this.current.clientCA.length, requestHeaderCAs: this.current.requestHeader?.ca.length ?? 0, allowedNames: this.current.requestHeader?.allowedNames },
+      {
+        clientCAs: this.current.clientCA.length,
+        requestHeaderCAs: this.current.requestHeader?.ca.length ?? 0,
+        allowedNames: this.current.requestHeader?.allowedNames,
+      },
       'loaded delegated authentication settings',
     );
     this.timer = setInterval(() => void this.refresh(), this.opts.refreshIntervalMs ?? 30_000);
@@ -175,7 +179,12 @@ export class DelegatedAuthenticator {
   isIdentityHeader(name: string): boolean {
     const n = name.toLowerCase();
     const rh = this.current?.requestHeader;
-    const exact = [...DEFAULT_REQUEST_HEADERS.username, ...DEFAULT_REQUEST_HEADERS.uid, ...DEFAULT_REQUEST_HEADERS.group, ...(rh ? [...rh.usernameHeaders, ...rh.uidHeaders, ...rh.groupHeaders] : [])];
+    const exact = [
+      ...DEFAULT_REQUEST_HEADERS.username,
+      ...DEFAULT_REQUEST_HEADERS.uid,
+      ...DEFAULT_REQUEST_HEADERS.group,
+      ...(rh ? [...rh.usernameHeaders, ...rh.uidHeaders, ...rh.groupHeaders] : []),
+    ];
     if (exact.some((h) => h.toLowerCase() === n)) return true;
     const prefixes = [...DEFAULT_REQUEST_HEADERS.extraPrefix, ...(rh?.extraHeaderPrefixes ?? [])];
     return prefixes.some((p) => n.startsWith(p.toLowerCase()));
@@ -253,7 +262,10 @@ export function userFromHeaders(rawHeaders: string[], rh: RequestHeaderConfig): 
   if (!username) return undefined;
   const uid = first(rh.uidHeaders);
   const groupNames = new Set(rh.groupHeaders.map((g) => g.toLowerCase()));
-  const groups = pairs.filter(([k]) => groupNames.has(k)).map(([, v]) => v.trim()).filter(Boolean);
+  const groups = pairs
+    .filter(([k]) => groupNames.has(k))
+    .map(([, v]) => v.trim())
+    .filter(Boolean);
   const extra: Record<string, string[]> = {};
   for (const prefix of rh.extraHeaderPrefixes.map((p) => p.toLowerCase())) {
     for (const [k, v] of pairs) {

@@ -16,7 +16,9 @@ export interface Decision {
   reason: string;
 }
 
-export type SubjectAccessReviewFn = (spec: V1SubjectAccessReviewSpec) => Promise<{ allowed: boolean; denied?: boolean; reason?: string; evaluationError?: string }>;
+export type SubjectAccessReviewFn = (
+  spec: V1SubjectAccessReviewSpec,
+) => Promise<{ allowed: boolean; denied?: boolean; reason?: string; evaluationError?: string }>;
 
 export interface AuthorizerOptions {
   review: SubjectAccessReviewFn;

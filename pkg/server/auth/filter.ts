@@ -123,7 +123,13 @@ export function installAuthFilter(app: FastifyInstance, opts: AuthFilterOptions)
     if (!user) return refuse(req, reply, new ApiError('Unauthorized', 401, 'Unauthorized'));
     let plan: AuthorizationPlan;
     try {
-      const p = planFor({ method: req.method, url: req.url, query: (req.query ?? {}) as Record<string, string>, hasBody, body: hasBody ? req.body : undefined });
+      const p = planFor({
+        method: req.method,
+        url: req.url,
+        query: (req.query ?? {}) as Record<string, string>,
+        hasBody,
+        body: hasBody ? req.body : undefined,
+      });
       if ('needsBody' in p) return undefined; // decided in preValidation
       plan = p;
     } catch (err) {
@@ -201,7 +207,6 @@ function stripIdentityHeaders(req: FastifyRequest, authn: Pick<DelegatedAuthenti
     if (authn.isIdentityHeader(name)) delete req.headers[name];
   }
 }
-
 
 /** kube-apiserver's Forbidden wording (responsewriters.forbiddenMessage + errors.NewForbidden). */
 export function forbidden(user: UserInfo, attrs: RequestAttributes, reason = ''): ApiError {

@@ -144,7 +144,8 @@ export class OidcAuthenticator {
   private async fetchKeys(): Promise<void> {
     const base = this.o.issuerUrl.replace(/\/$/, '');
     const discovery = (await this.getJson(`${base}/.well-known/openid-configuration`)) as { issuer?: unknown; jwks_uri?: unknown };
-    if (discovery.issuer !== this.o.issuerUrl) throw new Error(`the discovery document names the issuer ${JSON.stringify(discovery.issuer)}, not ${this.o.issuerUrl}`);
+    if (discovery.issuer !== this.o.issuerUrl)
+      throw new Error(`the discovery document names the issuer ${JSON.stringify(discovery.issuer)}, not ${this.o.issuerUrl}`);
     if (typeof discovery.jwks_uri !== 'string' || !discovery.jwks_uri.startsWith('https://')) throw new Error('the discovery document has no https jwks_uri');
     const jwks = (await this.getJson(discovery.jwks_uri)) as JSONWebKeySet;
     if (!Array.isArray(jwks?.keys)) throw new Error('the JWKS has no "keys" list');
@@ -182,7 +183,8 @@ export class OidcAuthenticator {
 /** What went wrong, in words a user can act on; never the token. */
 function reason(err: unknown): string {
   if (err instanceof joseErrors.JWTExpired) return 'the token has expired';
-  if (err instanceof joseErrors.JWTClaimValidationFailed) return `claim "${err.claim}" is not valid: ${err.reason === 'check_failed' ? 'unexpected value' : err.reason}`;
+  if (err instanceof joseErrors.JWTClaimValidationFailed)
+    return `claim "${err.claim}" is not valid: ${err.reason === 'check_failed' ? 'unexpected value' : err.reason}`;
   if (err instanceof joseErrors.JWKSNoMatchingKey) return 'the token is not signed by a key of the issuer';
   if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'the token signature does not verify';
   if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'the token is signed with an algorithm that is not accepted';

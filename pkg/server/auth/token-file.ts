@@ -112,7 +112,8 @@ function parseTokens(list: unknown[]): TokenEntry[] {
     const at = `tokens[${i}]`;
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new TokenFileError(`${at}: must be a mapping`);
     const e = raw as Record<string, unknown>;
-    if ('token' in e) throw new TokenFileError(`${at}: holds a plain "token"; store only its hash, as tokenHash: sha256:<hex> (printf %s "$TOKEN" | sha256sum)`);
+    if ('token' in e)
+      throw new TokenFileError(`${at}: holds a plain "token"; store only its hash, as tokenHash: sha256:<hex> (printf %s "$TOKEN" | sha256sum)`);
     if (typeof e.user !== 'string' || e.user.trim() === '') throw new TokenFileError(`${at}: "user" must be a non-empty string`);
     const hashText = typeof e.tokenHash === 'string' ? e.tokenHash.trim().toLowerCase() : '';
     const m = HASH_RE.exec(hashText);
@@ -363,7 +364,10 @@ export function startTokenFileAuth(o: TokenFileAuthOptions): RequestAuth & { tok
  * OIDC users' connections end at their token's expiry (oidc.ts) and also when a reload changes
  * the grants that name them.
  */
-function grantsRevoke(oidc: OidcAuthenticator, tokenFile: TokenFileAuthenticator): { authenticate: OidcAuthenticator['authenticate']; isIdentityHeader(name: string): boolean } {
+function grantsRevoke(
+  oidc: OidcAuthenticator,
+  tokenFile: TokenFileAuthenticator,
+): { authenticate: OidcAuthenticator['authenticate']; isIdentityHeader(name: string): boolean } {
   return {
     isIdentityHeader: () => oidc.isIdentityHeader(),
     authenticate: async (input) => {
@@ -377,7 +381,10 @@ function grantsRevoke(oidc: OidcAuthenticator, tokenFile: TokenFileAuthenticator
 
 /** 127.0.0.0/8, ::1 (also v4-mapped loopback) and `localhost`: the binds that need no auth. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
   const v4 = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
   return !!v4 && v4.slice(1).every((o) => Number(o) <= 255) && v4[1] === '127';

@@ -40,9 +40,12 @@ export const PEER_EVENT_CURSORS: Readonly<Record<string, string>> = {
 export function beforeSeq(q: Query): number | undefined {
   const raw = q.before;
   if (typeof raw === 'string' && raw !== '' && !/^\d+$/.test(raw)) {
-    throw badRequest(`query parameter "before" is an event seq (an integer, 1 or more), not ${JSON.stringify(raw.slice(0, 64))}: timestamps are not cursors here`, {
-      causes: [{ field: 'before', message: 'must be an event seq (an integer 1 or more); timestamps are not supported' }],
-    });
+    throw badRequest(
+      `query parameter "before" is an event seq (an integer, 1 or more), not ${JSON.stringify(raw.slice(0, 64))}: timestamps are not cursors here`,
+      {
+        causes: [{ field: 'before', message: 'must be an event seq (an integer 1 or more); timestamps are not supported' }],
+      },
+    );
   }
   return intParam(q, 'before', { min: 1 });
 }

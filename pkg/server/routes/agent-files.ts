@@ -31,7 +31,7 @@ export function agentFileRoutes(service: Pick<AgentService, 'get'>, access: Work
       throw new ApiError(
         'NotImplemented',
         501,
-        'workspace files can only be read when agents run as local worker processes (the embedded home); agents in pods keep their workspace in a volume this server does not mount: use `kubectl exec` into the agent\'s pod',
+        "workspace files can only be read when agents run as local worker processes (the embedded home); agents in pods keep their workspace in a volume this server does not mount: use `kubectl exec` into the agent's pod",
       );
     }
     return access;
@@ -73,5 +73,7 @@ function downloadOf(q: Query): boolean {
   if (Array.isArray(v)) throw badRequest('query parameter "download" is given more than once');
   if (v === '1' || v === 'true' || v === '') return true;
   if (v === '0' || v === 'false') return false;
-  throw badRequest('query parameter "download" must be "1" (or "true") for the raw file, or "0"', { causes: [{ field: 'download', message: 'must be 1, true, 0 or false' }] });
+  throw badRequest('query parameter "download" must be "1" (or "true") for the raw file, or "0"', {
+    causes: [{ field: 'download', message: 'must be 1, true, 0 or false' }],
+  });
 }

@@ -86,7 +86,11 @@ export function agentStreamRoutes(service: AgentService, events: EventLog, metri
           const agent = await service.get(namespaceOf(q), req.params.name);
           intParam(q, 'since', { min: 0 });
           if (req.headers.upgrade?.toLowerCase() !== 'websocket') {
-            throw new ApiError('UpgradeRequired', 426, 'this endpoint streams events over a WebSocket: send the request as a WebSocket upgrade (Upgrade: websocket)');
+            throw new ApiError(
+              'UpgradeRequired',
+              426,
+              'this endpoint streams events over a WebSocket: send the request as a WebSocket upgrade (Upgrade: websocket)',
+            );
           }
           if ((open.get(agent.metadata.uid) ?? 0) >= max) throw tooManySubscribers(req.params.name, max);
         },

@@ -9,7 +9,8 @@
 // the store").
 
 import { randomUUID } from 'node:crypto';
-import { AGENT_KIND, type Agent, isBusy, pendingFollowUps, requestFollowUp } from '../../api/agent.js';
+import { AGENT_KIND, type Agent, isBusy } from '../../api/agent.js';
+import { pendingFollowUps, requestFollowUp } from '../../api/agent-annotations.js';
 import { type CompactRequest, compactRequestSchema, type CompactResponse } from '../../api/agent-ops.js';
 import { ApiError, conflict, invalid } from '../../api/errors.js';
 import { validateSchema } from '../../api/validation.js';
@@ -34,19 +35,29 @@ export class AgentCompaction {
     const ended = (a: Agent | undefined): boolean => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress';
     const id = randomUUID();
     let stored = true;
-    const after = await this.agents.update(namespace, name, (a) => {
-      stored = !ended(a);
-      if (stored) requestFollowUp(a, { id, content: instructions, compact: true });
-    }, { owner: REST_OWNER });
+    const after = await this.agents.update(
+      namespace,
+      name,
+      (a) => {
+        stored = !ended(a);
+        if (stored) requestFollowUp(a, { id, content: instructions, compact: true });
+      },
+      { owner: REST_OWNER },
+    );
     if (!stored) throw nothingRunning(name, task);
     const waiting = (a: Agent | undefined): boolean => !!a && a.spec.task === task && pendingFollowUps(a).some((f) => f.id === id);
     const { agent: now, settled } = await waitForAgent(this.agents, { namespace, name }, (a) => !waiting(a), after, this.timeoutMs);
     if (!settled) {
-      throw new ApiError('ServiceUnavailable', 503, `agent "${name}" is busy but its worker did not take the compaction in time; it stays queued for the task (do not send it again)`, {
-        kind: AGENT_KIND,
-        name,
-        retryAfterSeconds: 1,
-      });
+      throw new ApiError(
+        'ServiceUnavailable',
+        503,
+        `agent "${name}" is busy but its worker did not take the compaction in time; it stays queued for the task (do not send it again)`,
+        {
+          kind: AGENT_KIND,
+          name,
+          retryAfterSeconds: 1,
+        },
+      );
     }
     // Taken, or dropped with a task that ended first (then there is nothing left to compact).
     if (ended(now)) throw nothingRunning(name, task);
@@ -63,8 +74,11 @@ export class AgentCompaction {
 /** 409: compaction works inside a running task; the reason says so, and what to do. */
 function nothingRunning(name: string, ended?: number): ApiError {
   const why = ended !== undefined ? `its task ${ended} ended before the compaction reached it` : 'it has no task in progress';
-  return conflict(`agent "${name}" has nothing running to compact: ${why}; compaction summarises a running task's session between two of its turns, so send it while a task runs`, {
-    kind: AGENT_KIND,
-    name,
-  });
+  return conflict(
+    `agent "${name}" has nothing running to compact: ${why}; compaction summarises a running task's session between two of its turns, so send it while a task runs`,
+    {
+      kind: AGENT_KIND,
+      name,
+    },
+  );
 }

@@ -24,7 +24,7 @@ export class AgentCosts {
     if (!agent) throw notFound(AGENT_KIND, name, namespace);
     const stream = streamOf(agent);
     const all: AgentEvent[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await this.events.since(stream, after, PAGE);
       all.push(...page);
       if (page.length < PAGE) break;

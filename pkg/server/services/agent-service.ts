@@ -13,10 +13,8 @@ import {
   type AgentTaskRequest,
   agentTaskRequestSchema,
   isBusy,
-  pendingFollowUps,
-  requestCancel,
-  requestFollowUp,
 } from '../../api/agent.js';
+import { pendingFollowUps, requestCancel, requestFollowUp } from '../../api/agent-annotations.js';
 import { randomUUID } from 'node:crypto';
 import { ApiError, conflict, invalid, notFound } from '../../api/errors.js';
 import type { AgentEvent } from '../../api/event.js';
@@ -83,23 +81,33 @@ export class AgentService {
     // A second write, as a PATCH after the assignment: in the assigning write the strategy would
     // read "Sleep" on a sleeping agent as the old action and reset it (a task wakes it for good).
     if (req.lifecycle === undefined) return { agent: assigned, created: false };
-    const agent = await this.agents.update(namespace, req.name, (a) => {
-      a.spec.lifecycle = req.lifecycle!;
-    }, { owner: REST_OWNER });
+    const agent = await this.agents.update(
+      namespace,
+      req.name,
+      (a) => {
+        a.spec.lifecycle = req.lifecycle!;
+      },
+      { owner: REST_OWNER },
+    );
     return { agent, created: false };
   }
 
   /** A new task for an existing agent, with the settings the request gives. */
   private assign(namespace: string, req: AgentTaskRequest): Promise<Agent> {
-    return this.agents.update(namespace, req.name, (a) => {
-      a.spec.instructions = req.instructions;
-      a.spec.task += 1;
-      if (req.systemPrompt !== undefined) a.spec.systemPrompt = req.systemPrompt;
-      if (req.model !== undefined) a.spec.model = req.model;
-      if (req.templateRef !== undefined) a.spec.templateRef = req.templateRef;
-      if (req.role !== undefined) a.spec.role = req.role;
-      if (req.connectors !== undefined) a.spec.connectors = req.connectors;
-    }, { owner: REST_OWNER });
+    return this.agents.update(
+      namespace,
+      req.name,
+      (a) => {
+        a.spec.instructions = req.instructions;
+        a.spec.task += 1;
+        if (req.systemPrompt !== undefined) a.spec.systemPrompt = req.systemPrompt;
+        if (req.model !== undefined) a.spec.model = req.model;
+        if (req.templateRef !== undefined) a.spec.templateRef = req.templateRef;
+        if (req.role !== undefined) a.spec.role = req.role;
+        if (req.connectors !== undefined) a.spec.connectors = req.connectors;
+      },
+      { owner: REST_OWNER },
+    );
   }
 
   get(namespace: string, name: string): Promise<Agent> {
@@ -122,12 +130,17 @@ export class AgentService {
     let after = await this.agents.mustGet(namespace, name);
     const { instructions, ...settings } = req;
     if (Object.keys(settings).length) {
-      after = await this.agents.update(namespace, name, (a) => {
-        if (req.connectors !== undefined) a.spec.connectors = req.connectors;
-        if (req.lifecycle !== undefined) a.spec.lifecycle = req.lifecycle;
-        if (req.model !== undefined) a.spec.model = req.model;
-        if (req.systemPrompt !== undefined) a.spec.systemPrompt = req.systemPrompt;
-      }, { owner: REST_OWNER });
+      after = await this.agents.update(
+        namespace,
+        name,
+        (a) => {
+          if (req.connectors !== undefined) a.spec.connectors = req.connectors;
+          if (req.lifecycle !== undefined) a.spec.lifecycle = req.lifecycle;
+          if (req.model !== undefined) a.spec.model = req.model;
+          if (req.systemPrompt !== undefined) a.spec.systemPrompt = req.systemPrompt;
+        },
+        { owner: REST_OWNER },
+      );
     }
     return instructions === undefined ? after : this.instruct(namespace, name, instructions);
   }
@@ -169,15 +182,25 @@ export class AgentService {
     const id = randomUUID();
     const ended = (a: Agent | undefined): boolean => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress';
     let stored = true;
-    const after = await this.agents.update(namespace, name, (a) => {
-      stored = !ended(a);
-      if (stored) requestFollowUp(a, { id, content });
-    }, { owner: REST_OWNER });
+    const after = await this.agents.update(
+      namespace,
+      name,
+      (a) => {
+        stored = !ended(a);
+        if (stored) requestFollowUp(a, { id, content });
+      },
+      { owner: REST_OWNER },
+    );
     if (!stored) return undefined;
     const waiting = (a: Agent | undefined): boolean => !!a && a.spec.task === task && pendingFollowUps(a).some((f) => f.id === id);
     const { agent: now, settled } = await this.waitFor(namespace, name, (a) => !waiting(a), after);
     if (!settled) {
-      throw new ApiError('ServiceUnavailable', 503, `agent "${name}" is busy but its worker did not take the follow-up in time; it stays queued for the task (do not send it again)`, { kind: AGENT_KIND, name });
+      throw new ApiError(
+        'ServiceUnavailable',
+        503,
+        `agent "${name}" is busy but its worker did not take the follow-up in time; it stays queued for the task (do not send it again)`,
+        { kind: AGENT_KIND, name },
+      );
     }
     if (!ended(now)) return now;
     // Taken just before the task ended, or dropped with it: its user_message tells which.
@@ -198,13 +221,18 @@ export class AgentService {
     // The request is stored on the agent; the agent controller acts on it wherever the worker is.
     let idle: Agent | undefined;
     const agent = await this.agents
-      .update(namespace, name, (a) => {
-        if (!isBusy(a)) {
-          idle = a;
-          throw NOTHING_RUNNING;
-        }
-        requestCancel(a, reason);
-      }, { owner: REST_OWNER })
+      .update(
+        namespace,
+        name,
+        (a) => {
+          if (!isBusy(a)) {
+            idle = a;
+            throw NOTHING_RUNNING;
+          }
+          requestCancel(a, reason);
+        },
+        { owner: REST_OWNER },
+      )
       .catch((err: unknown) => {
         if (err === NOTHING_RUNNING && idle) return undefined;
         throw err;

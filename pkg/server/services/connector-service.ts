@@ -121,9 +121,14 @@ export class ConnectorService {
     // Without force the ConnectorInUse admission plugin refuses while agents list it.
     for (const agent of force ? users : []) {
       try {
-        await this.o.agents.update(namespace, agent, (a) => {
-          a.spec.connectors = a.spec.connectors.filter((n) => n !== name);
-        }, { owner: REST_OWNER });
+        await this.o.agents.update(
+          namespace,
+          agent,
+          (a) => {
+            a.spec.connectors = a.spec.connectors.filter((n) => n !== name);
+          },
+          { owner: REST_OWNER },
+        );
         this.log.info({ namespace, agent, connector: name }, 'connector detached from agent (forced delete)');
       } catch (err) {
         if (!(err instanceof ApiError && err.reason === 'NotFound')) throw err;
@@ -198,9 +203,11 @@ export class ConnectorService {
       error: new ApiError(reason, code, message, { kind: CONNECTOR_KIND, name }),
     });
     const agentName = grant.ref.name;
-    if (grant.ref.namespace !== namespace) return refuse('Forbidden', 403, `agent "${agentName}" may use connectors of its own namespace "${grant.ref.namespace}" only`);
+    if (grant.ref.namespace !== namespace)
+      return refuse('Forbidden', 403, `agent "${agentName}" may use connectors of its own namespace "${grant.ref.namespace}" only`);
     const agent = await this.o.agents.get(namespace, agentName);
-    if (!agent || agent.metadata.uid !== grant.uid || agent.metadata.deletionTimestamp) return refuse('Forbidden', 403, `agent "${agentName}" no longer exists`);
+    if (!agent || agent.metadata.uid !== grant.uid || agent.metadata.deletionTimestamp)
+      return refuse('Forbidden', 403, `agent "${agentName}" no longer exists`);
     if (!agent.spec.connectors.includes(name)) return refuse('Forbidden', 403, `connector "${name}" is not attached to agent "${agentName}"`);
     const c = await this.o.connectors.get(namespace, name);
     if (!c) return refuse('NotFound', 404, `connector "${name}" not found in namespace "${namespace}"`);

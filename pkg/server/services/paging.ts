@@ -30,7 +30,12 @@ export function pageQuery(q: Query): PageQuery {
 }
 
 /** A consistent page of the objects `keep` selects, in namespace/name order. */
-export async function readPage<T extends StoredObject>(reads: ReadCache<T>, namespace: string | undefined, page: PageQuery, keep?: (obj: T) => boolean): Promise<Page<T>> {
+export async function readPage<T extends StoredObject>(
+  reads: ReadCache<T>,
+  namespace: string | undefined,
+  page: PageQuery,
+  keep?: (obj: T) => boolean,
+): Promise<Page<T>> {
   const res = await reads.list({
     ...(namespace !== undefined ? { namespace } : {}),
     ...(keep ? { matches: (o) => keep(o as T) } : {}),

@@ -86,7 +86,8 @@ export class SecretService {
       else data[k] = v;
     }
     // A secret always holds at least one key (as POST and PUT require).
-    if (!Object.keys(data).length) throw invalid(SECRET_KIND, name, [{ field: 'data', message: 'the patch would remove every key; delete the secret instead' }]);
+    if (!Object.keys(data).length)
+      throw invalid(SECRET_KIND, name, [{ field: 'data', message: 'the patch would remove every key; delete the secret instead' }]);
     // Read-modify-write: not atomic against a concurrent writer of the same secret (last write wins).
     const { secret } = await this.store.replace(namespace, name, data);
     this.changed(secret, 'patched');

@@ -2,9 +2,9 @@
 // rules (the agent exists, is asleep, is in no other squad) are the SquadMembership admission
 // plugin's, applied to every writer alike.
 
-import { type Agent, WORKER_READY } from '../../api/agent.js';
+import { AGENT_KIND, type Agent, WORKER_READY } from '../../api/agent.js';
 import { isTrue } from '../../api/condition.js';
-import { ApiError, invalid } from '../../api/errors.js';
+import { ApiError, conflict, invalid } from '../../api/errors.js';
 import { DEFAULT_NAMESPACE } from '../../api/meta.js';
 import {
   memberName,
@@ -41,13 +41,16 @@ export class SquadService {
     const namespace = (typeof req?.namespace === 'string' && req.namespace) || DEFAULT_NAMESPACE;
     if (Array.isArray(req?.members)) req.members.forEach((m, i) => causes.push(...memberShapeCauses(m, `members[${i}]`, namespace)));
     if (causes.length) throw invalid(SQUAD_KIND, typeof req?.name === 'string' ? req.name : undefined, causes);
-    return this.squads.create({
-      apiVersion: '',
-      kind: SQUAD_KIND,
-      metadata: { name: req.name, namespace, uid: '', resourceVersion: '', generation: 0, creationTimestamp: '' },
-      spec: { members: req.members, orphanTTL: req.orphanTTL ?? '', breakUp: false },
-      status: { phase: 'Pending' },
-    }, { owner: REST_OWNER });
+    return this.squads.create(
+      {
+        apiVersion: '',
+        kind: SQUAD_KIND,
+        metadata: { name: req.name, namespace, uid: '', resourceVersion: '', generation: 0, creationTimestamp: '' },
+        spec: { members: req.members, orphanTTL: req.orphanTTL ?? '', breakUp: false },
+        status: { phase: 'Pending' },
+      },
+      { owner: REST_OWNER },
+    );
   }
 
   get(namespace: string, name: string): Promise<Squad> {
@@ -63,11 +66,19 @@ export class SquadService {
     const causes = [...validateSchema(squadMemberSchema, body), ...memberShapeCauses(body, '(body)', namespace)];
     if (causes.length) throw invalid('SquadMember', undefined, causes);
     const member = body as SquadMember;
-    // A member listed twice is the strategy's rule (400, pkg/registry/squad/strategy.ts), as for
-    // every writer (docs/decisions.md "Each rule once").
-    return this.squads.update(namespace, name, (s) => {
-      s.spec.members.push(member);
-    }, { owner: REST_OWNER });
+    const agent = memberName(member);
+    return this.squads.update(
+      namespace,
+      name,
+      (s) => {
+        // Adding a member the squad has is a conflict with its state (409), read from the object
+        // this write changes; a list naming an agent twice is a malformed object, the strategy's
+        // 400 (docs/decisions.md "Each rule once").
+        if (memberNames(s).includes(agent)) throw conflict(`agent "${agent}" is already a member of squad "${name}"`, { kind: AGENT_KIND, name: agent });
+        s.spec.members.push(member);
+      },
+      { owner: REST_OWNER },
+    );
   }
 
   /**
@@ -81,10 +92,15 @@ export class SquadService {
     const causes = explainPeerFields(validateSchema(squadPatchRequestSchema, body), PEER_AGENT_FIELDS);
     if (Array.isArray(req?.members)) req.members.forEach((m, i) => causes.push(...memberShapeCauses(m, `members[${i}]`, namespace)));
     if (causes.length) throw invalid(SQUAD_KIND, name, causes);
-    return this.squads.update(namespace, name, (s) => {
-      if (req.members !== undefined) s.spec.members = req.members;
-      if (req.orphanTTL !== undefined) s.spec.orphanTTL = req.orphanTTL;
-    }, { owner: REST_OWNER });
+    return this.squads.update(
+      namespace,
+      name,
+      (s) => {
+        if (req.members !== undefined) s.spec.members = req.members;
+        if (req.orphanTTL !== undefined) s.spec.orphanTTL = req.orphanTTL;
+      },
+      { owner: REST_OWNER },
+    );
   }
 
   /** The agent leaves the squad and becomes solo; the squad controller cancels its task in flight. */
@@ -93,15 +109,25 @@ export class SquadService {
     if (!memberNames(squad).includes(agent)) {
       throw new ApiError('NotFound', 404, `agent "${agent}" is not a member of squad "${name}"`, { kind: SQUAD_KIND, name });
     }
-    return this.squads.update(namespace, name, (s) => {
-      s.spec.members = s.spec.members.filter((m) => memberName(m) !== agent);
-    }, { owner: REST_OWNER });
+    return this.squads.update(
+      namespace,
+      name,
+      (s) => {
+        s.spec.members = s.spec.members.filter((m) => memberName(m) !== agent);
+      },
+      { owner: REST_OWNER },
+    );
   }
 
   async breakUp(namespace: string, name: string): Promise<Squad> {
-    return this.squads.update(namespace, name, (s) => {
-      s.spec.breakUp = true;
-    }, { owner: REST_OWNER });
+    return this.squads.update(
+      namespace,
+      name,
+      (s) => {
+        s.spec.breakUp = true;
+      },
+      { owner: REST_OWNER },
+    );
   }
 
   /** Deletes the squad record; members become solo agents with their workspaces. */

@@ -78,8 +78,7 @@ function GoneNotice({ gone, name, namespace }: { gone: Gone; name: string; names
     <div className="gone card" role="status" data-testid="agent-gone">
       {gone === 'deleted' ? (
         <>
-          <strong>Agent deleted.</strong> <code>{name}</code> in <code>{namespace}</code> was deleted while this page was open; its events up to then
-          are below.
+          <strong>Agent deleted.</strong> <code>{name}</code> in <code>{namespace}</code> was deleted while this page was open; its events up to then are below.
         </>
       ) : (
         <>

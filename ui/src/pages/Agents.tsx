@@ -119,7 +119,14 @@ function CreateAgent({ defaultNamespace, onCreated }: { defaultNamespace: string
       </div>
       <label>
         Task
-        <textarea name="instructions" required rows={4} value={instructions} onChange={(e) => setInstructions(e.target.value)} placeholder="What should it do?" />
+        <textarea
+          name="instructions"
+          required
+          rows={4}
+          value={instructions}
+          onChange={(e) => setInstructions(e.target.value)}
+          placeholder="What should it do?"
+        />
       </label>
       <button type="submit" disabled={busy}>
         Create and run

@@ -17,7 +17,10 @@ export function ConnectorsPage({ scope }: { scope: string }) {
       {connectors.map((c) => (
         <section key={`${c.namespace}/${c.name}`} className="card" data-connector={c.name}>
           <h2>
-            {c.displayName || c.name} <small className="muted">{c.name} in {c.namespace}</small>{' '}
+            {c.displayName || c.name}{' '}
+            <small className="muted">
+              {c.name} in {c.namespace}
+            </small>{' '}
             <span className={`badge status-${c.status.phase ?? ''}`}>{c.status.phase ?? '—'}</span>
           </h2>
           <p>

@@ -59,7 +59,11 @@ function EventRow({ e }: { e: AgentEvent }) {
   let body: React.ReactNode;
   switch (e.type) {
     case 'task_started':
-      body = <>Task {e.task} started: <q>{String(p.instructions)}</q></>;
+      body = (
+        <>
+          Task {e.task} started: <q>{String(p.instructions)}</q>
+        </>
+      );
       break;
     case 'text':
       body = <span className="text">{String(p.content)}</span>;
@@ -68,7 +72,11 @@ function EventRow({ e }: { e: AgentEvent }) {
       body = <span className="muted">{String(p.content)}</span>;
       break;
     case 'user_message':
-      body = <>Steered: <q>{String(p.content)}</q></>;
+      body = (
+        <>
+          Steered: <q>{String(p.content)}</q>
+        </>
+      );
       break;
     case 'task_completed':
       body = (
@@ -81,7 +89,11 @@ function EventRow({ e }: { e: AgentEvent }) {
       );
       break;
     case 'task_cancelled':
-      body = <>Task {e.task} cancelled: {String(p.reason)}</>;
+      body = (
+        <>
+          Task {e.task} cancelled: {String(p.reason)}
+        </>
+      );
       break;
     case 'error':
       body = <span className="error">{String(p.message)}</span>;
