@@ -13,6 +13,7 @@
 import { Agent as HttpAgent, type IncomingMessage, type OutgoingHttpHeaders, request as httpRequest, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { ApiError, toRestBody } from '../api/errors.js';
+import { HOP_BY_HOP_HEADERS } from '../api/hop-by-hop.js';
 import type { Logger } from '../observability/logger.js';
 import { credentialOf } from '../modelproxy/proxy.js';
 import type { GrantAuthenticator, ModelGrant } from '../modelproxy/index.js';
@@ -42,22 +43,7 @@ export interface ConnectorGatewayOptions {
 
 const METHODS = new Set(['GET', 'POST', 'DELETE']);
 // Never forwarded: hop-by-hop headers, the caller's credential, cookies, what the proxy sets.
-const DROP_REQUEST = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'authorization',
-  'x-api-key',
-  'cookie',
-  'forwarded',
-]);
+const DROP_REQUEST = new Set([...HOP_BY_HOP_HEADERS, 'host', 'authorization', 'x-api-key', 'cookie', 'forwarded']);
 // Never passed back: hop-by-hop headers, a redirect's target, cookies, and an auth challenge
 // (it would send the engine's MCP client looking for an OAuth server on its own).
 const DROP_RESPONSE = new Set([

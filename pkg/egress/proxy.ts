@@ -14,6 +14,7 @@ import { connect, isIP, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { ApiError, toRestBody } from '../api/errors.js';
+import { HOP_BY_HOP_HEADERS } from '../api/hop-by-hop.js';
 import type { ObjectRef } from '../api/meta.js';
 import { agentLogger, componentLogger, type Logger } from '../observability/logger.js';
 import { type AddressClass, classifyAddress } from './addresses.js';
@@ -47,17 +48,7 @@ export interface EgressProxyOptions {
 
 const REALM = 'agentplane egress';
 // Not forwarded on plain HTTP: hop-by-hop headers and the proxy's own credential.
-const HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
+const HOP = new Set([...HOP_BY_HOP_HEADERS]);
 
 type Decision = { ok: true; grant: EgressGrant; log: Logger; refuse: Refusal } | { ok: false; error: ApiError; log?: Logger };
 

@@ -13,6 +13,7 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { ModelRetryPayload } from '../api/event.js';
+import { HOP_BY_HOP_HEADERS } from '../api/hop-by-hop.js';
 import type { Logger } from '../observability/logger.js';
 import type { ModelGrant } from './credentials.js';
 import { DEFAULT_RETRY_POLICY, describeRetry, RETRYABLE_STATUSES, type RetryPolicy, retryDelay } from './retry.js';
@@ -68,23 +69,7 @@ export interface ModelProxyOptions {
 }
 
 // Never forwarded: hop-by-hop headers, the caller's credential, and what the proxy sets itself.
-const DROP_REQUEST = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'content-length',
-  'authorization',
-  'x-api-key',
-  'accept-encoding',
-  'cookie',
-]);
+const DROP_REQUEST = new Set([...HOP_BY_HOP_HEADERS, 'host', 'content-length', 'authorization', 'x-api-key', 'accept-encoding', 'cookie']);
 const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 export class ModelProxy {

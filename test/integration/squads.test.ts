@@ -14,8 +14,7 @@ describe('squads, sleep and wake (integration)', function () {
   const group = (squad: string): string => `squad:default/${squad}`;
   const placement = (name: string) => h.server.local!.placement(ref(name));
   const pid = (name: string) => h.server.local!.pid(ref(name));
-  const workerEnv = (name: string): string =>
-    eventuallyPid(name).then((p) => readFileSync(`/proc/${p}/environ`, 'utf8').split('\0').join('\n')) as unknown as string;
+  const workerEnv = (name: string): Promise<string> => eventuallyPid(name).then((p) => readFileSync(`/proc/${p}/environ`, 'utf8').split('\0').join('\n'));
   const eventuallyPid = (name: string): Promise<number> => eventually(async () => pid(name), 15_000, `${name}'s worker pid`);
   const squadOf = (name: string, members: string[], extra: Record<string, unknown> = {}) =>
     h.api('POST', '/api/v1/squads', { name, members: members.map((m) => ({ ref: { name: m } })), ...extra });
@@ -112,8 +111,8 @@ describe('squads, sleep and wake (integration)', function () {
 
     it('squad pod removed + a member is woken: squad pod rebuilt; the woken member runs its task; other sleeping members start with WAKE_IDLE=true, re-running nothing', async () => {
       await eventually(async () => placement('alice') === group('crew') && placement('bob') === group('crew'), 15_000, 'both in the group');
-      expect(workerEnv('bob')).to.contain('AGENTPLANE_WAKE_IDLE=true');
-      expect(workerEnv('alice')).not.to.contain('AGENTPLANE_WAKE_IDLE');
+      expect(await workerEnv('bob')).to.contain('AGENTPLANE_WAKE_IDLE=true');
+      expect(await workerEnv('alice')).not.to.contain('AGENTPLANE_WAKE_IDLE');
       expect((await getAgent(h, 'bob'))!.status).to.equal('Sleeping');
       const evs = await aliceWs.untilTaskEnd();
       aliceWs.close();
@@ -172,7 +171,7 @@ describe('squads, sleep and wake (integration)', function () {
       expect(r.status).to.equal(200);
       expect(r.body.members.map((m: { name: string }) => m.name)).to.deep.equal(['alice', 'bob', 'carol']);
       await eventually(async () => placement('carol') === group('crew'), 15_000, 'carol injected');
-      expect(workerEnv('carol')).to.contain('AGENTPLANE_WAKE_IDLE=true');
+      expect(await workerEnv('carol')).to.contain('AGENTPLANE_WAKE_IDLE=true');
       const evs = await ws.untilTaskEnd();
       ws.close();
       expect(evs.at(-1)!.type).to.equal('task_completed');
