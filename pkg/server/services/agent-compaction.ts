@@ -8,14 +8,12 @@
 // reaches no worker itself, and every replica answers alike (docs/decisions.md "Steering through
 // the store").
 
-import { randomUUID } from 'node:crypto';
 import { AGENT_KIND, type Agent, isBusy } from '../../api/agent.js';
-import { pendingFollowUps, requestFollowUp } from '../../api/agent-annotations.js';
 import { type CompactRequest, compactRequestSchema, type CompactResponse } from '../../api/agent-ops.js';
 import { ApiError, conflict, invalid } from '../../api/errors.js';
 import { validateSchema } from '../../api/validation.js';
-import { type Registry, REST_OWNER } from '../../registry/registry.js';
-import { waitForAgent } from './agent-wait.js';
+import type { Registry } from '../../registry/registry.js';
+import { handOverFollowUp, taskOver } from './agent-wait.js';
 
 export class AgentCompaction {
   constructor(
@@ -32,22 +30,9 @@ export class AgentCompaction {
     const agent = await this.agents.mustGet(namespace, name);
     const task = agent.spec.task;
     if (!isBusy(agent)) throw nothingRunning(name);
-    const ended = (a: Agent | undefined): boolean => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress';
-    const id = randomUUID();
-    let stored = true;
-    const after = await this.agents.update(
-      namespace,
-      name,
-      (a) => {
-        stored = !ended(a);
-        if (stored) requestFollowUp(a, { id, content: instructions, compact: true });
-      },
-      { owner: REST_OWNER },
-    );
-    if (!stored) throw nothingRunning(name, task);
-    const waiting = (a: Agent | undefined): boolean => !!a && a.spec.task === task && pendingFollowUps(a).some((f) => f.id === id);
-    const { agent: now, settled } = await waitForAgent(this.agents, { namespace, name }, (a) => !waiting(a), after, this.timeoutMs);
-    if (!settled) {
+    const handed = await handOverFollowUp(this.agents, { namespace, name }, task, { content: instructions, compact: true }, this.timeoutMs);
+    if (!handed.stored) throw nothingRunning(name, task);
+    if (!handed.settled) {
       throw new ApiError(
         'ServiceUnavailable',
         503,
@@ -60,7 +45,7 @@ export class AgentCompaction {
       );
     }
     // Taken, or dropped with a task that ended first (then there is nothing left to compact).
-    if (ended(now)) throw nothingRunning(name, task);
+    if (taskOver(handed.agent, task)) throw nothingRunning(name, task);
     return {
       agent: name,
       namespace,

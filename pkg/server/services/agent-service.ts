@@ -14,8 +14,7 @@ import {
   agentTaskRequestSchema,
   isBusy,
 } from '../../api/agent.js';
-import { pendingFollowUps, requestCancel, requestFollowUp } from '../../api/agent-annotations.js';
-import { randomUUID } from 'node:crypto';
+import { requestCancel } from '../../api/agent-annotations.js';
 import { ApiError, conflict, invalid, notFound } from '../../api/errors.js';
 import type { AgentEvent } from '../../api/event.js';
 import { DEFAULT_NAMESPACE } from '../../api/meta.js';
@@ -28,7 +27,7 @@ import { streamOf } from '../../controller/agent-controller.js';
 import { watchAgentGone } from '../event-follow.js';
 import { REST_OWNER } from '../../registry/registry.js';
 import { type Page, type PageQuery, readOne, readPage } from './paging.js';
-import { waitForAgent } from './agent-wait.js';
+import { handOverFollowUp, taskOver, waitForAgent } from './agent-wait.js';
 
 /** Ends an update that has nothing to write: the task ended before the cancel was stored. */
 const NOTHING_RUNNING = new Error('nothing running');
@@ -179,22 +178,10 @@ export class AgentService {
   private async steer(agent: Agent, content: string): Promise<Agent | undefined> {
     const { namespace, name } = agent.metadata;
     const task = agent.spec.task;
-    const id = randomUUID();
-    const ended = (a: Agent | undefined): boolean => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress';
-    let stored = true;
-    const after = await this.agents.update(
-      namespace,
-      name,
-      (a) => {
-        stored = !ended(a);
-        if (stored) requestFollowUp(a, { id, content });
-      },
-      { owner: REST_OWNER },
-    );
-    if (!stored) return undefined;
-    const waiting = (a: Agent | undefined): boolean => !!a && a.spec.task === task && pendingFollowUps(a).some((f) => f.id === id);
-    const { agent: now, settled } = await this.waitFor(namespace, name, (a) => !waiting(a), after);
-    if (!settled) {
+    const handed = await handOverFollowUp(this.agents, { namespace, name }, task, { content }, this.wait.timeoutMs);
+    if (!handed.stored) return undefined;
+    const now = handed.agent;
+    if (!handed.settled) {
       throw new ApiError(
         'ServiceUnavailable',
         503,
@@ -202,7 +189,7 @@ export class AgentService {
         { kind: AGENT_KIND, name },
       );
     }
-    if (!ended(now)) return now;
+    if (!taskOver(now, task)) return now;
     // Taken just before the task ended, or dropped with it: its user_message tells which.
     const recent = await this.events.list(streamOf(now), { limit: 50 });
     return recent.some((e) => e.task === task && e.type === 'user_message' && (e.payload as { content?: string }).content === content) ? now : undefined;

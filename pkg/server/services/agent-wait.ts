@@ -1,9 +1,11 @@
 // Waiting for an agent to reach a state, as the REST operations that answer once something
 // happened (cancel, delete, steering, compaction) do.
 
+import { randomUUID } from 'node:crypto';
 import type { Agent } from '../../api/agent.js';
+import { type FollowUp, pendingFollowUps, requestFollowUp } from '../../api/agent-annotations.js';
 import type { ObjectRef } from '../../api/meta.js';
-import type { Registry } from '../../registry/registry.js';
+import { type Registry, REST_OWNER } from '../../registry/registry.js';
 
 /**
  * Waits until `done` holds for the agent (undefined once it is gone), or `timeoutMs` passes.
@@ -41,4 +43,36 @@ export async function waitForAgent(
     clearTimeout(timer);
     unsubscribe();
   }
+}
+
+/** The agent's task `task` is over (or the agent is gone): nothing more can be handed to it. */
+export const taskOver = (a: Agent | undefined, task: number): boolean => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress';
+
+/**
+ * Stores a follow-up (steering, or a compaction request) on the agent for its running task
+ * `task`, and waits until the agent controller has handed it to the worker, which removes it.
+ * `stored` false: the task was over before the write. `settled` false: not taken within
+ * `timeoutMs` (it stays queued for the task).
+ */
+export async function handOverFollowUp(
+  agents: Registry<Agent>,
+  ref: ObjectRef,
+  task: number,
+  followUp: Omit<FollowUp, 'id'>,
+  timeoutMs: number,
+): Promise<{ stored: false } | { stored: true; agent: Agent; settled: boolean }> {
+  const id = randomUUID();
+  let stored = true;
+  const after = await agents.update(
+    ref.namespace,
+    ref.name,
+    (a) => {
+      stored = !taskOver(a, task);
+      if (stored) requestFollowUp(a, { id, ...followUp });
+    },
+    { owner: REST_OWNER },
+  );
+  if (!stored) return { stored: false };
+  const waiting = (a: Agent | undefined): boolean => !!a && a.spec.task === task && pendingFollowUps(a).some((f) => f.id === id);
+  return { stored: true, ...(await waitForAgent(agents, ref, (a) => !waiting(a), after, timeoutMs)) };
 }
