@@ -139,15 +139,51 @@ stop_proc() { stop_procs "$1"; }
 
 # Starting the apiserver only once etcd accepts connections keeps its log free of a
 # burst of gRPC dial errors, and turns an etcd that cannot start into a clear error.
-wait_etcd() { # client port
+# etcd logs at warn, so a slow start on a busy CI machine prints nothing: wait while it
+# lives (60 s), and say which of "died" or "too slow" it was.
+wait_etcd() { # client port -> 0 up, 1 died, 2 too slow
   local _
-  for _ in $(seq 100); do
+  for _ in $(seq 600); do
     (exec 3<> "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    live_pid etcd >/dev/null || break
+    live_pid etcd >/dev/null || return 1
     sleep 0.1
   done
-  tail -n 20 "$STATE_DIR/etcd.log" >&2 || true
-  die "etcd did not come up; full log: $STATE_DIR/etcd.log"
+  return 2
+}
+
+# The ports are free when chosen but another process may bind one before etcd does
+# (other tests open loopback listeners meanwhile): then etcd dies with "address already
+# in use", and new ports are picked, three times at most.
+start_etcd() { # sets etcd_port peer_port api_port
+  local attempt rc
+  for attempt in 1 2 3; do
+    read -r etcd_port peer_port api_port < <(free_ports)
+    rm -rf "$STATE_DIR/etcd"
+    start_proc etcd "$BIN/etcd" \
+      --name=agentplane-cp \
+      --data-dir="$STATE_DIR/etcd" \
+      --listen-client-urls="http://127.0.0.1:$etcd_port" \
+      --advertise-client-urls="http://127.0.0.1:$etcd_port" \
+      --listen-peer-urls="http://127.0.0.1:$peer_port" \
+      --initial-advertise-peer-urls="http://127.0.0.1:$peer_port" \
+      --initial-cluster="agentplane-cp=http://127.0.0.1:$peer_port" \
+      --unsafe-no-fsync \
+      --log-level=warn
+    rc=0; wait_etcd "$etcd_port" || rc=$?
+    ((rc == 0)) && return 0
+    if ((rc == 1)) && grep -q "address already in use" "$STATE_DIR/etcd.log"; then
+      rm -f "$STATE_DIR/etcd.pid"
+      mark "etcd: a port was taken (attempt $attempt), picking others"
+      continue
+    fi
+    tail -n 20 "$STATE_DIR/etcd.log" >&2 || true
+    if ((rc == 2)); then
+      stop_proc etcd
+      die "etcd did not accept connections within 60 s; full log: $STATE_DIR/etcd.log"
+    fi
+    die "etcd exited; full log: $STATE_DIR/etcd.log"
+  done
+  die "etcd: no free ports after 3 attempts; full log: $STATE_DIR/etcd.log"
 }
 
 readyz() { # -> success when the apiserver reports ready
@@ -317,27 +353,15 @@ cmd_up() {
   mark "certificates"
 
   local etcd_port peer_port api_port
-  read -r etcd_port peer_port api_port < <(free_ports)
+  # Plain HTTP on loopback only, like envtest. --unsafe-no-fsync: the data is thrown
+  # away on `down`, and fsync dominates etcd latency on CI disks.
+  start_etcd
   cat > "$STATE_DIR/ports.env" <<EOF
 ETCD_CLIENT_PORT=$etcd_port
 ETCD_PEER_PORT=$peer_port
 APISERVER_PORT=$api_port
 EOF
   local server="https://127.0.0.1:$api_port"
-
-  # Plain HTTP on loopback only, like envtest. --unsafe-no-fsync: the data is thrown
-  # away on `down`, and fsync dominates etcd latency on CI disks.
-  start_proc etcd "$BIN/etcd" \
-    --name=agentplane-cp \
-    --data-dir="$STATE_DIR/etcd" \
-    --listen-client-urls="http://127.0.0.1:$etcd_port" \
-    --advertise-client-urls="http://127.0.0.1:$etcd_port" \
-    --listen-peer-urls="http://127.0.0.1:$peer_port" \
-    --initial-advertise-peer-urls="http://127.0.0.1:$peer_port" \
-    --initial-cluster="agentplane-cp=http://127.0.0.1:$peer_port" \
-    --unsafe-no-fsync \
-    --log-level=warn
-  wait_etcd "$etcd_port"
   mark "etcd ready"
 
   local -a mode_flags=()
