@@ -110,7 +110,10 @@ bench-pods: build control-plane
 
 # Many agents running tasks at once and many WebSocket subscribers on one embedded server
 # (--demo, loopback): every event to every subscriber in order, no 5xx, memory back after idle;
-# figures beside a one-agent baseline (bench/load.ts). LOAD_AGENTS, LOAD_SUBSCRIBERS scale it.
+# figures beside a one-agent baseline (bench/load.ts). Then the API while they ran beside a quiet
+# window, and fairness: LOAD_FAIR_A tasks in one namespace, then one in another, timed to its
+# start (issue 31). LOAD_AGENTS, LOAD_SUBSCRIBERS, LOAD_FAIR_A scale it; BENCH_ADMISSION_FLAGS
+# sets the server's admission flags (bench/api-probe.ts).
 load: build
 	$(NODE) dist/bench/load.js
 

@@ -6,7 +6,7 @@
 
 import { performance } from 'node:perf_hooks';
 import { percentile } from './stats.js';
-import { letters } from './native.js';
+import { letters } from './api-probe.js';
 import { forEachConcurrently, startBenchServer } from './support.js';
 
 const BIG = 10_000;

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 
 import { controlPlaneUp, REPO, type ControlPlane } from '../test/support/control-plane.js';
+import { type Client, letters } from './api-probe.js';
 import { fmt, percentile, table } from './stats.js';
 
 const run = promisify(execFile);
@@ -24,27 +25,12 @@ const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
 const AGENTS = '/apis/agentplane.io/v1alpha1/namespaces';
 const CONFIGMAPS = '/api/v1/namespaces';
 
-/** Agent names take no digits: 0 -> "a", 25 -> "z", 26 -> "ba". */
-export const letters = (n: number): string => {
-  let s = '';
-  do {
-    s = String.fromCharCode(97 + (n % 26)) + s;
-    n = Math.floor(n / 26);
-  } while (n > 0);
-  return s;
-};
-
-interface Client {
-  call(method: string, path: string, body?: unknown, accept?: string): Promise<{ status: number; body: string }>;
-  close(): void;
-}
-
 /**
  * Keep-alive HTTPS connections as the admin (the kubeconfig's client certificate): to
  * kube-apiserver, or with `direct` to agentplane itself (its serving CA; it accepts the same
  * client certificate), which splits the aggregator's hop from agentplane's own time.
  */
-async function client(kubeconfig: string, direct?: { url: string; ca: Buffer }): Promise<Client> {
+export async function client(kubeconfig: string, direct?: { url: string; ca: Buffer }): Promise<Client> {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
   const opts: { ca?: Buffer; cert?: Buffer; key?: Buffer } = {};

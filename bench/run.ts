@@ -2,6 +2,7 @@
 // Everything runs on loopback against the scripted model, with bounded loops and a watchdog.
 
 import { cpus, platform, arch } from 'node:os';
+import { apiLoadBudgetMs, apiLoadFigures, printApiLoad } from './api-load.js';
 import { type EngineFigures, engineFigures, type PoolFigures, poolFigures } from './engine.js';
 import { IDLE_AGENTS, IDLE_MEMORY_HEADER, type IdleMemoryFigures, idleMemoryBudgetMs, idleMemoryFigures, idleMemoryRows } from './idle-memory.js';
 import { IDLE_PAUSE_MS, idleTaskLatency, wakeLatency, warmUp, type LatencySamples } from './latency.js';
@@ -25,7 +26,11 @@ const ENGINE_ROUNDS = 10;
 const WARM_POOL = 2;
 /** 10 minutes for the other sections; the idle-memory section's own bound (it grows with its agents) on top when it runs. */
 const IDLE_SECTION = !process.env.BENCH_ONLY || process.env.BENCH_ONLY === 'idle-memory';
-const WATCHDOG_MS = (process.env.BENCH_ONLY === 'idle-memory' ? 0 : 600_000) + (IDLE_SECTION ? idleMemoryBudgetMs(IDLE_AGENTS) + 60_000 : 0);
+const API_LOAD_SECTION = !process.env.BENCH_ONLY || process.env.BENCH_ONLY === 'api-load';
+const WATCHDOG_MS =
+  (process.env.BENCH_ONLY === 'idle-memory' || process.env.BENCH_ONLY === 'api-load' ? 0 : 600_000) +
+  (IDLE_SECTION ? idleMemoryBudgetMs(IDLE_AGENTS) + 60_000 : 0) +
+  (API_LOAD_SECTION ? apiLoadBudgetMs() + 60_000 : 0);
 
 /** Latency figures, each printed as one section. Add wake latency here when it exists. */
 const latencyBenches: { title: string; run: (b: BenchServer) => Promise<LatencySamples[]> }[] = [
@@ -47,6 +52,10 @@ async function main(): Promise<void> {
 
   if (process.env.BENCH_ONLY === 'native') {
     printNative(await nativeFigures((s) => console.error(`native: ${s}`)));
+    return;
+  }
+  if (process.env.BENCH_ONLY === 'api-load') {
+    printApiLoad(await apiLoadFigures((s) => console.error(`api-load: ${s}`)));
     return;
   }
   if (process.env.BENCH_ONLY === 'idle-memory') {
@@ -95,6 +104,9 @@ async function main(): Promise<void> {
 
   // BENCH_ONLY=native runs this section alone; it brings its own control plane.
   printNative(await nativeFigures((s) => console.error(`native: ${s}`)));
+
+  // BENCH_ONLY=api-load runs this section alone; it brings its own server and control plane.
+  printApiLoad(await apiLoadFigures((s) => console.error(`api-load: ${s}`)));
 }
 
 function printLists(rows: Parameters<typeof listRows>[0]): void {
