@@ -223,10 +223,15 @@ async function run(url: string, pid: number, prefix: string, agents: number, sub
 async function waitAll(url: string, names: string[], pred: (a: AgentState) => boolean): Promise<void> {
   const deadline = Date.now() + TIMEOUT_MS;
   const c = fetchClient(url);
+  let nextLog = Date.now() + 30_000;
   for (;;) {
     const states = new Map((await listStates(c, '/api/v1/agents?namespace=default')).map((s) => [s.name, s]));
     const pending = names.filter((n) => !states.has(n) || !pred(states.get(n)!));
     if (!pending.length) return;
+    if (Date.now() > nextLog) {
+      console.error(`load: ${names.length - pending.length} of ${names.length} agents there`);
+      nextLog = Date.now() + 30_000;
+    }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${pending.length} agents (${pending.slice(0, 5).join(', ')}...)`);
     await sleep(500);
   }
