@@ -113,18 +113,19 @@ export interface AgentState {
   name: string;
   phase: string;
   taskStatus: string;
-  /** `queue.position` while it waits for admission, when the server has it. */
+  /** Its place in its namespace's line while Queued, when the server has it. */
   position?: number;
 }
 
 export function stateOf(x: Record<string, any>): AgentState {
   const st = (typeof x.status === 'object' && x.status !== null ? x.status : x) as Record<string, any>;
-  const queue = (st.queue ?? x.queue) as { position?: number } | undefined;
+  // REST: `queuePosition`; aggregated API: `status.queue.position` (docs/admission.md).
+  const position = (x.queuePosition ?? (st.queue as { position?: number } | undefined)?.position) as unknown;
   return {
     name: (x.metadata?.name ?? x.name) as string,
     phase: typeof st.status === 'string' ? st.status : '',
     taskStatus: (st.taskStatus ?? '') as string,
-    ...(typeof queue?.position === 'number' ? { position: queue.position } : {}),
+    ...(typeof position === 'number' ? { position } : {}),
   };
 }
 
