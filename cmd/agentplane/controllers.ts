@@ -1,6 +1,7 @@
 // The reconcilers: agents and squads. Made here, started by the leader (leader.ts) once the
 // service is serving, so that they reconcile from synced caches.
 
+import { AGENT_PHASES } from '../../pkg/api/agent.js';
 import { AgentController } from '../../pkg/controller/agent-controller.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
 import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
@@ -33,7 +34,13 @@ export function wireControllers(
     logger: child('agent-controller'),
     taskUsage: m.usageMeter,
     ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
-    ...(runtimeKind === 'local' ? { maxWorkers: o.maxWorkers ?? defaultMaxWorkers() } : {}),
+    admission: {
+      // Pods are placed by the Kubernetes scheduler: --max-workers counts local workers only.
+      ...(runtimeKind === 'local' ? { maxWorkers: o.maxWorkers ?? defaultMaxWorkers() } : {}),
+      namespaceDefaults: { workers: o.namespaceMaxWorkers ?? 0, tasks: o.namespaceMaxTasks ?? 0 },
+      limitsFor: (ns) => o.namespaceLimits?.[ns],
+      startRate: o.startRate ?? 0,
+    },
   });
   // The model proxy reports retries and failures into the agent's task.
   m.controller.set(agents);
@@ -45,7 +52,7 @@ export function wireControllers(
     logger: child('squad-controller'),
   });
   metrics.collectAgentsBy(async () => {
-    const counts: Record<string, number> = { Pending: 0, Running: 0, Sleeping: 0, Failed: 0 };
+    const counts: Record<string, number> = Object.fromEntries(AGENT_PHASES.map((p) => [p, 0]));
     for (const a of s.informers.agents.list()) counts[a.status.status] = (counts[a.status.status] ?? 0) + 1;
     return counts;
   });

@@ -12,6 +12,7 @@ import type { ChannelLimits } from '../../pkg/runtime/channel/limits.js';
 import type { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
 import type { SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import type { AgentRuntime } from '../../pkg/runtime/runtime.js';
+import type { NamespaceLimits } from '../../pkg/controller/admission.js';
 import type { ScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import type { HttpTimeouts } from '../../pkg/server/app.js';
 import type { AuditLevel } from '../../pkg/server/audit/index.js';
@@ -128,6 +129,14 @@ export interface ServeOptions {
    * defaultMaxWorkers(): what the machine's memory holds. Pods are placed by the scheduler.
    */
   maxWorkers?: number;
+  /** Workers that run at once in each namespace (both homes); 0 or absent no limit. */
+  namespaceMaxWorkers?: number;
+  /** Tasks that run at once in each namespace; 0 or absent no limit. */
+  namespaceMaxTasks?: number;
+  /** A namespace's own caps (the config file's "namespaces"), over the two above. */
+  namespaceLimits?: Record<string, NamespaceLimits>;
+  /** Worker starts a second at most; 0 or absent no bound. */
+  startRate?: number;
   /**
    * Workers the local runtime keeps started ahead of any agent, for new solo agents to claim
    * (docs/performance.md "Warm pool"); default 0, none. Pods: not yet.
