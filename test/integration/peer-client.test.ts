@@ -114,7 +114,7 @@ describe(`clients of the peer project: komputer-ai-sdk ${PEER_SDK_VERSION}, agen
       expect(p.body.details.causes.map((c: { field: string }) => c.field)).to.have.members(['effort', 'templateRef']);
     });
 
-    it('priority (an integer, higher first in its namespace\'s line) is taken on create and patch', async () => {
+    it("priority (an integer, higher first in its namespace's line) is taken on create and patch", async () => {
       await sdk.ok('create_agent', ['peer-urgent', '@say ok'], { priority: 5 });
       expect(await getAgent(h, 'peer-urgent')).to.include({ name: 'peer-urgent', priority: 5 });
       await sdk.ok('patch_agent', ['peer-urgent'], { priority: -3 });
