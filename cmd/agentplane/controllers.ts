@@ -8,6 +8,8 @@ import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
 import type { EventLog } from '../../pkg/registry/event-log.js';
 import { defaultMaxWorkers } from '../../pkg/runtime/local/capacity.js';
 import type { AgentRuntime } from '../../pkg/runtime/runtime.js';
+import { NamespaceLimitsConfigMap } from '../../pkg/registry/kubernetes/namespace-limits.js';
+import type { Home } from './homes.js';
 import type { ModelSide } from './model.js';
 import type { Storage } from './storage.js';
 import type { Wiring } from './wiring.js';
@@ -18,12 +20,16 @@ export interface Controllers {
 }
 
 export function wireControllers(
-  { o, child, hooks, metrics, runtimeKind }: Wiring,
+  { o, child, hooks, metrics, runtimeKind, manager }: Wiring,
+  home: Home,
   s: Storage,
   events: EventLog,
   runtime: AgentRuntime,
   m: ModelSide,
 ): Controllers {
+  // The cluster home's per-namespace caps come from a ConfigMap too, over the config file's (docs/admission.md).
+  const limits = home.cluster ? new NamespaceLimitsConfigMap(home.cluster.kubeConfig, home.cluster.installNamespace, child('admission')) : undefined;
+  if (limits) manager.add({ name: 'namespace limits', start: () => limits.start(), stop: () => limits.stop() });
   const agents = new AgentController({
     agents: s.agents,
     informers: s.informers,
@@ -38,7 +44,7 @@ export function wireControllers(
       // Pods are placed by the Kubernetes scheduler: --max-workers counts local workers only.
       ...(runtimeKind === 'local' ? { maxWorkers: o.maxWorkers ?? defaultMaxWorkers() } : {}),
       namespaceDefaults: { workers: o.namespaceMaxWorkers ?? 0, tasks: o.namespaceMaxTasks ?? 0 },
-      limitsFor: (ns) => o.namespaceLimits?.[ns],
+      limitsFor: (ns) => ({ ...o.namespaceLimits?.[ns], ...limits?.limitsFor(ns) }),
       startRate: o.startRate ?? 0,
     },
   });

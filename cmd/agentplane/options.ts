@@ -12,7 +12,7 @@ import type { ChannelLimits } from '../../pkg/runtime/channel/limits.js';
 import type { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
 import type { SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import type { AgentRuntime } from '../../pkg/runtime/runtime.js';
-import type { NamespaceLimits } from '../../pkg/controller/admission.js';
+import type { NamespaceLimits } from '../../pkg/api/namespace-limits.js';
 import type { ScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import type { HttpTimeouts } from '../../pkg/server/app.js';
 import type { AuditLevel } from '../../pkg/server/audit/index.js';

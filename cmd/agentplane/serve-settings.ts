@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { TemplateConfig } from '../../pkg/api/template-settings.js';
-import type { NamespaceLimits } from '../../pkg/controller/admission.js';
+import { type NamespaceLimits, parseNamespaceLimits } from '../../pkg/api/namespace-limits.js';
 import { DEFAULT_CLUSTER_PLUGINS, DEFAULT_PLUGINS } from '../../pkg/plugin/loader.js';
 import type { OidcOptions } from '../../pkg/server/auth/oidc.js';
 import { FlagError, lookup, type Sources } from './flag.js';
@@ -138,14 +138,11 @@ function namespaceLimitsOf(v: unknown): Partial<ServeOptions> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new FlagError(`${where} must be an object of namespace -> {maxWorkers, maxTasks}`);
   const out: Record<string, NamespaceLimits> = {};
   for (const [ns, lim] of Object.entries(v as Record<string, unknown>)) {
-    if (typeof lim !== 'object' || lim === null || Array.isArray(lim)) throw new FlagError(`${where}.${ns} must be an object with maxWorkers and/or maxTasks`);
-    const l: NamespaceLimits = {};
-    for (const [k, n] of Object.entries(lim as Record<string, unknown>)) {
-      if (k !== 'maxWorkers' && k !== 'maxTasks') throw new FlagError(`${where}.${ns}.${k} is not a known field: use maxWorkers or maxTasks`);
-      if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new FlagError(`${where}.${ns}.${k} must be a whole number, 0 for no limit`);
-      l[k === 'maxWorkers' ? 'workers' : 'tasks'] = n;
+    try {
+      out[ns] = parseNamespaceLimits(lim, `${where}.${ns}`);
+    } catch (err) {
+      throw new FlagError((err as Error).message);
     }
-    out[ns] = l;
   }
   return { namespaceLimits: out };
 }

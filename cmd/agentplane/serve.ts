@@ -69,7 +69,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     runtimeRef.set(built);
     const plugins = await wirePlugins(w, home, storage);
     const connectors = wireConnectors(w, home, storage, model, built);
-    const controllers = wireControllers(w, storage, plugins.events, built.runtime, model);
+    const controllers = wireControllers(w, home, storage, plugins.events, built.runtime, model);
     const app = await publicApi(w, home, auditPolicy, storage, plugins.events, built, connectors);
     const wa = await workerApps(w, home, app, built, workerSocket, model, connectors, storage);
     addListeners(w, app, wa, workerSocket, built, channel);

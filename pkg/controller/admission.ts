@@ -15,14 +15,11 @@
 // each lined up), so a restart keeps the order.
 
 import { lineOrder, type Waiter } from '../api/agent-queue.js';
+import type { NamespaceLimits } from '../api/namespace-limits.js';
 
 export type { Waiter };
 
-/** Caps of one namespace; absent or 0 means no cap. */
-export interface NamespaceLimits {
-  workers?: number;
-  tasks?: number;
-}
+export type { NamespaceLimits };
 
 export interface AdmissionLimits {
   /** Workers in all; 0 or absent: no cap. */
