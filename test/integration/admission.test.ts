@@ -57,7 +57,8 @@ describe('admission: caps, queue positions, fairness (integration)', function ()
   this.timeout(240_000);
   let h: Harness;
   before(async () => {
-    h = await startHarness({ maxWorkers: 3, namespaceMaxWorkers: 1, idleTimeoutMs: 0 });
+    // team-t: no cap on workers, one task at a time.
+    h = await startHarness({ maxWorkers: 3, namespaceMaxWorkers: 1, namespaceLimits: { 'team-t': { workers: 0, tasks: 1 } }, idleTimeoutMs: 0 });
   });
   after(async () => {
     await h?.close();
@@ -100,6 +101,31 @@ describe('admission: caps, queue positions, fairness (integration)', function ()
     const q1Start = await startedAt(h, 'team-a', 'q1');
     expect(q1Start >= q3End, `q1 starts (${q1Start}) once q3 is done (${q3End}): a cap of 1`).to.equal(true);
     expect((await getAgent(h, 'q1', 'team-a'))?.status).to.equal('Running');
+  });
+
+  it("caps a namespace's running tasks: a task waits (Queued, NamespaceTaskLimit) with its worker up, and runs when the other ends", async () => {
+    await hold(h, 'team-t', 't-hold');
+    await create(h, 'team-t', 't-next', '@say next');
+    expect(await queued(h, 'team-t', ['t-next'])).to.deep.equal({ 't-next': 1 });
+    const cond = async () =>
+      ((await h.api('GET', agg('team-t', 't-next'))).body.status.conditions as { type: string; status: string; reason: string }[]).filter(
+        (c) => c.type === 'Queued' || c.type === 'WorkerReady',
+      );
+    // Its worker is admitted (no cap on workers here): only the task waits.
+    await eventually(
+      async () => {
+        const cs = await cond();
+        return cs.some((c) => c.type === 'WorkerReady' && c.status === 'True') && cs.some((c) => c.type === 'Queued' && c.reason === 'NamespaceTaskLimit')
+          ? cs
+          : undefined;
+      },
+      60_000,
+      "t-next's worker up, its task waiting",
+    );
+    expect((await events(h, 'team-t', 't-next')).map((e) => e.type)).to.deep.equal([]);
+    expect((await h.api('POST', '/api/v1/agents/t-hold/cancel?namespace=team-t')).status).to.equal(200);
+    await waitAgent(h, 't-next', (a) => a.taskStatus === 'Complete', 't-next ran once t-hold ended', 'team-t');
+    expect((await cond()).find((c) => c.type === 'Queued')).to.include({ status: 'False', reason: 'Admitted' });
   });
 
   it('a restart with agents in line keeps them and their order; every task completes', async () => {
