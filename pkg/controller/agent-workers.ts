@@ -24,7 +24,7 @@ import { squadListing } from '../registry/squad/membership.js';
 import type { AgentRuntime, RuntimeEvent } from '../runtime/runtime.js';
 import type { Result } from './framework/controller.js';
 import { Admission, type AdmissionLimits, type Decision } from './admission.js';
-import { setWorkerReady } from './worker-ready.js';
+import { setWorkerReady, TASK_LIMIT } from './worker-ready.js';
 
 /** Consecutive worker exits without a connection before the agent is marked Failed. */
 const MAX_START_FAILURES = 3;
@@ -50,7 +50,7 @@ export interface AgentWorkersDeps {
 }
 
 export class AgentWorkers {
-  private readonly admission: Admission;
+  private admission: Admission;
   /** When the worker each agent waits for was asked for (agentplane_worker_start_seconds). */
   private readonly starting = new Map<string, number>();
   /** Consecutive exits of each agent's worker before it connected. */
@@ -63,13 +63,22 @@ export class AgentWorkers {
     d.metrics.workerSlots.set(Math.max(0, this.admission.maxWorkers));
   }
 
-  /** The agents' places kept across a restart: their Queued conditions, read once the cache is synced. */
+  /**
+   * Admission as the stored agents show it, when the controller starts (after a restart, or on
+   * becoming leader): queued agents keep their places (their Queued conditions), agents whose
+   * worker was up or starting hold their slots, and running tasks their places; each reconcile
+   * then corrects what the world says otherwise.
+   */
   seed(agents: Agent[]): void {
-    const waiters = agents.flatMap((a) => {
+    this.admission = new Admission(this.d.admission ?? {});
+    for (const a of agents) {
+      const key = refKey(a.metadata);
       const q = findCondition(a.status.conditions, QUEUED);
-      return q?.status === 'True' ? [{ waiter: waiterOf(a), forTask: q.reason === 'NamespaceTaskLimit' }] : [];
-    });
-    this.admission.seed(waiters);
+      const ready = findCondition(a.status.conditions, WORKER_READY);
+      if (q?.status === 'True') this.admission.seed([{ waiter: waiterOf(a), forTask: q.reason === TASK_LIMIT }]);
+      if (ready?.status === 'True' || ready?.reason === 'Starting') this.admission.holdWorker(key);
+      if (a.status.taskStatus === 'InProgress' && a.status.observedTask === a.spec.task) this.admission.holdTask(key);
+    }
     this.settle();
   }
 
