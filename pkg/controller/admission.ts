@@ -54,7 +54,7 @@ class Lines {
   /** Joins, or keeps its place (a priority change moves it). */
   add(w: Waiter): void {
     let line = this.byNs.get(w.namespace);
-    if (!line) this.byNs.set(w.namespace, (line = new Map()));
+    if (!line) this.byNs.set(w.namespace, (line = new Map<string, Waiter>()));
     const cur = line.get(w.key);
     if (cur && cur.priority === w.priority && cur.since <= w.since) return;
     line.set(w.key, cur && cur.since < w.since ? { ...w, since: cur.since } : w);
