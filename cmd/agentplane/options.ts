@@ -12,7 +12,7 @@ import type { ChannelLimits } from '../../pkg/runtime/channel/limits.js';
 import type { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
 import type { SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import type { AgentRuntime } from '../../pkg/runtime/runtime.js';
-import type { ScriptedModel } from '../../pkg/scriptedmodel/index.js';
+import type { ScriptedModelProcess } from '../../pkg/scriptedmodel/index.js';
 import type { HttpTimeouts } from '../../pkg/server/app.js';
 import type { AuditLevel } from '../../pkg/server/audit/index.js';
 import type { OidcOptions } from '../../pkg/server/auth/oidc.js';
@@ -172,7 +172,8 @@ export interface RunningServer {
   local?: LocalRuntime;
   /** The model proxy: its URL (as workers see it) and its credentials (tests and benches). */
   modelProxy: { url: string; credentials: CredentialRegistry };
-  model?: ScriptedModel;
+  /** The demo's scripted model (`--demo`), in its own process. */
+  model?: ScriptedModelProcess;
   /** Whether this replica runs the reconcilers now (always true without leader election). */
   isLeader(): boolean;
   close(): Promise<void>;
