@@ -22,18 +22,40 @@ export function autogroupsEnabled(): boolean {
   return enabled;
 }
 
-/**
- * Gives the session `pid` leads (its autogroup) `niceness`; false when the kernel has no
- * autogroups or refused (the process is gone, or not ours). Only ever makes it nicer.
- */
-export function niceSession(pid: number | undefined, niceness: number): boolean {
-  if (pid === undefined || niceness <= 0 || !autogroupsEnabled()) return false;
+type Outcome = 'done' | 'again' | 'refused';
+
+function trySet(pid: number, niceness: number, write: (path: string, data: string) => void): Outcome {
   try {
-    writeFileSync(`/proc/${pid}/autogroup`, String(niceness));
-    return true;
-  } catch {
-    return false;
+    write(`/proc/${pid}/autogroup`, String(niceness));
+    return 'done';
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EAGAIN' ? 'again' : 'refused';
   }
+}
+
+/**
+ * Gives the session `pid` leads (its autogroup) `niceness`; resolves false when the kernel has
+ * no autogroups or refused (the process is gone, or no longer ours: a setuid bubblewrap). Only
+ * ever makes it nicer. Without CAP_SYS_ADMIN the kernel takes one such write per 100 ms for the
+ * whole machine and answers EAGAIN to others, so a write is tried again, 100 to 200 ms apart,
+ * for up to `giveUpMs`: 50 workers starting at once are all niced within about 5 s.
+ */
+export function niceSession(
+  pid: number | undefined,
+  niceness: number,
+  o: { giveUpMs?: number; write?: (path: string, data: string) => void } = {},
+): Promise<boolean> {
+  if (pid === undefined || niceness <= 0 || !autogroupsEnabled()) return Promise.resolve(false);
+  const write = o.write ?? writeFileSync;
+  const deadline = Date.now() + (o.giveUpMs ?? 10_000);
+  return new Promise((resolve) => {
+    const attempt = (): void => {
+      const r = trySet(pid, niceness, write);
+      if (r !== 'again' || Date.now() > deadline) return resolve(r === 'done');
+      setTimeout(attempt, 100 + Math.random() * 100).unref();
+    };
+    attempt();
+  });
 }
 
 /** The niceness of the session group `pid` is in (`/proc/<pid>/autogroup`), if the kernel has them. */

@@ -96,7 +96,7 @@ export class SquadGroups {
       env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' },
     });
     noteStarted(child);
-    niceSession(child.pid, this.o.niceness);
+    void niceSession(child.pid, this.o.niceness);
     const group: Group = { child, members: new Map(), stopping: new Map() };
     this.groups.set(name, group);
     this.o.forwardLogs(child, { namespace, group: name });
