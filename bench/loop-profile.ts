@@ -7,7 +7,7 @@
 // burst by where the code is and by the project part or package it ran for.
 //
 // LOOP_AGENTS (default 50), LOOP_PROF_DIR (default a temporary folder, kept), LOOP_TIMEOUT_S
-// (default 300). `node dist/bench/loop-profile.js <file.cpuprofile>` summarizes a profile only.
+// (default 300), LOOP_MAIN (the server's main.js; default this build's). `node dist/bench/loop-profile.js <file.cpuprofile>` summarizes a profile only.
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -19,7 +19,8 @@ import { fmt, percentile, table } from './stats.js';
 
 const AGENTS = Number(process.env.LOOP_AGENTS ?? 50);
 const TIMEOUT_MS = Number(process.env.LOOP_TIMEOUT_S ?? 300) * 1000;
-const MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'cmd', 'agentplane', 'main.js');
+// LOOP_MAIN: another build's dist/cmd/agentplane/main.js, to compare two builds with one bench.
+const MAIN = process.env.LOOP_MAIN ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'cmd', 'agentplane', 'main.js');
 const TASK = (i: number): string => `@bash echo loop-${i}\n@say done ${i}`;
 
 interface ProfileNode {

@@ -41,7 +41,8 @@ export async function startScriptedModelProcess(opts: ScriptedModelProcessOption
       const failed = (code: number | null, signal: NodeJS.Signals | null) =>
         reject(new Error(`the scripted model exited before it listened (${signal ?? `code ${code}`})`));
       c.once('exit', failed);
-      c.once('error', reject);
+      // Kept: a later failed kill or send must not be an unhandled 'error' in the server.
+      c.on('error', reject);
       c.once('message', (m: { url: string; port: number }) => {
         c.off('exit', failed);
         c.once('exit', (code, signal) => {
