@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EventLoopMonitor } from '../../pkg/observability/event-loop.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
 
-/** The histogram's samples: their count, and how many were at or above `atLeast` seconds. */
+/** The histogram's samples: their count, and how many were at or above `atLeast` seconds (a bucket bound). */
 async function samples(metrics: Metrics, atLeast: number): Promise<{ count: number; above: number }> {
   const { values } = await metrics.eventLoopDelay.get();
   const count = values.find((v) => v.metricName === 'agentplane_event_loop_delay_seconds_count')!.value;
@@ -28,16 +28,18 @@ describe('EventLoopMonitor (agentplane_event_loop_delay_seconds)', () => {
     const monitor = new EventLoopMonitor(metrics.eventLoopDelay, 10);
     monitor.start();
     try {
-      await sleep(200);
+      await sleep(300);
+      // Idle, most samples are a few ms late at most (a busy machine may preempt this process now and then).
       const idle = await samples(metrics, 0.05);
+      const idleLow = idle.count - (await samples(metrics, 0.01)).above;
       expect(idle.count).to.be.greaterThan(5);
-      expect(idle.above).to.equal(0);
+      expect(idleLow / idle.count).to.be.greaterThan(0.75);
 
       busyWait(80);
       await sleep(50);
       const busy = await samples(metrics, 0.05);
       expect(busy.count).to.be.greaterThan(idle.count);
-      expect(busy.above).to.equal(1);
+      expect(busy.above - idle.above, 'the 80 ms the loop was held').to.be.at.least(1);
     } finally {
       monitor.stop();
     }
