@@ -13,7 +13,7 @@ import type { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
 import type { SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import type { AgentRuntime } from '../../pkg/runtime/runtime.js';
 import type { NamespaceLimits } from '../../pkg/api/namespace-limits.js';
-import type { ScriptedModel } from '../../pkg/scriptedmodel/index.js';
+import type { ScriptedModelProcess } from '../../pkg/scriptedmodel/index.js';
 import type { HttpTimeouts } from '../../pkg/server/app.js';
 import type { AuditLevel } from '../../pkg/server/audit/index.js';
 import type { OidcOptions } from '../../pkg/server/auth/oidc.js';
@@ -181,7 +181,8 @@ export interface RunningServer {
   local?: LocalRuntime;
   /** The model proxy: its URL (as workers see it) and its credentials (tests and benches). */
   modelProxy: { url: string; credentials: CredentialRegistry };
-  model?: ScriptedModel;
+  /** The demo's scripted model (`--demo`), in its own process. */
+  model?: ScriptedModelProcess;
   /** Whether this replica runs the reconcilers now (always true without leader election). */
   isLeader(): boolean;
   close(): Promise<void>;
