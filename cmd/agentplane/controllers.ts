@@ -1,12 +1,15 @@
 // The reconcilers: agents and squads. Made here, started by the leader (leader.ts) once the
 // service is serving, so that they reconcile from synced caches.
 
+import { AGENT_PHASES } from '../../pkg/api/agent.js';
 import { AgentController } from '../../pkg/controller/agent-controller.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
 import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
 import type { EventLog } from '../../pkg/registry/event-log.js';
 import { defaultMaxWorkers } from '../../pkg/runtime/local/capacity.js';
 import type { AgentRuntime } from '../../pkg/runtime/runtime.js';
+import { NamespaceLimitsConfigMap } from '../../pkg/registry/kubernetes/namespace-limits.js';
+import type { Home } from './homes.js';
 import type { ModelSide } from './model.js';
 import type { Storage } from './storage.js';
 import type { Wiring } from './wiring.js';
@@ -17,12 +20,16 @@ export interface Controllers {
 }
 
 export function wireControllers(
-  { o, child, hooks, metrics, runtimeKind }: Wiring,
+  { o, child, hooks, metrics, runtimeKind, manager }: Wiring,
+  home: Home,
   s: Storage,
   events: EventLog,
   runtime: AgentRuntime,
   m: ModelSide,
 ): Controllers {
+  // The cluster home's per-namespace caps come from a ConfigMap too, over the config file's (docs/admission.md).
+  const limits = home.cluster ? new NamespaceLimitsConfigMap(home.cluster.kubeConfig, home.cluster.installNamespace, child('admission')) : undefined;
+  if (limits) manager.add({ name: 'namespace limits', start: () => limits.start(), stop: () => limits.stop() });
   const agents = new AgentController({
     agents: s.agents,
     informers: s.informers,
@@ -33,7 +40,13 @@ export function wireControllers(
     logger: child('agent-controller'),
     taskUsage: m.usageMeter,
     ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
-    ...(runtimeKind === 'local' ? { maxWorkers: o.maxWorkers ?? defaultMaxWorkers() } : {}),
+    admission: {
+      // Pods are placed by the Kubernetes scheduler: --max-workers counts local workers only.
+      ...(runtimeKind === 'local' ? { maxWorkers: o.maxWorkers ?? defaultMaxWorkers() } : {}),
+      namespaceDefaults: { workers: o.namespaceMaxWorkers ?? 0, tasks: o.namespaceMaxTasks ?? 0 },
+      limitsFor: (ns) => ({ ...o.namespaceLimits?.[ns], ...limits?.limitsFor(ns) }),
+      startRate: o.startRate ?? 0,
+    },
   });
   // The model proxy reports retries and failures into the agent's task.
   m.controller.set(agents);
@@ -45,7 +58,7 @@ export function wireControllers(
     logger: child('squad-controller'),
   });
   metrics.collectAgentsBy(async () => {
-    const counts: Record<string, number> = { Pending: 0, Running: 0, Sleeping: 0, Failed: 0 };
+    const counts: Record<string, number> = Object.fromEntries(AGENT_PHASES.map((p) => [p, 0]));
     for (const a of s.informers.agents.list()) counts[a.status.status] = (counts[a.status.status] ?? 0) + 1;
     return counts;
   });

@@ -3,12 +3,13 @@
 
 import type { AgentController } from '../../pkg/controller/agent-controller.js';
 import { CredentialRegistry, ModelProxy, type ModelProxyEvents, UsageMeter } from '../../pkg/modelproxy/index.js';
-import { startScriptedModel, type ScriptedModel } from '../../pkg/scriptedmodel/index.js';
+import { startScriptedModelProcess, type ScriptedModelProcess } from '../../pkg/scriptedmodel/index.js';
 import type { ModelProxyMode } from './runtimes.js';
 import { Late, type Wiring } from './wiring.js';
 
 export interface ModelSide {
-  model?: ScriptedModel;
+  /** The demo's scripted model: a process of its own on loopback (pkg/scriptedmodel/process.ts). */
+  model?: ScriptedModelProcess;
   /** The model endpoint and key the server uses (the demo's, or the environment's). */
   modelEnv: { apiKey?: string | undefined; baseUrl?: string | undefined };
   credentials: CredentialRegistry;
@@ -27,7 +28,8 @@ export async function wireModel(
   { o, logger, child, metrics, manager, runtimeKind }: Wiring,
   templateDeadlineMs: (template: string) => number | undefined,
 ): Promise<ModelSide> {
-  const model = o.demo ? await startScriptedModel({ apiKey: 'agentplane-demo' }) : undefined;
+  // Out of the server's process: its JSON and SSE work for every engine would be on the API's loop.
+  const model = o.demo ? await startScriptedModelProcess({ apiKey: 'agentplane-demo', onTrouble: (what) => child('scripted-model').error(what) }) : undefined;
   if (model) {
     manager.onStop('scripted model', () => model.close());
     logger.info({ modelUrl: model.url }, 'demo mode: agents use the scripted model');
@@ -65,7 +67,7 @@ export async function wireModel(
   });
   manager.onStop('model proxy', () => proxy.close());
   // Pods: their own proxy (a sidecar holding the mirrored key) wherever the mirror puts the key
-  // in their namespace; the demo's scripted model lives in the server, so the server's proxy.
+  // in their namespace; the demo's scripted model is on the server's loopback, so the server's proxy.
   const mirror = o.plugins.includes('credential-mirror');
   const mode: ModelProxyMode = o.pods?.modelProxy ?? (mirror && !o.demo ? 'sidecar' : 'server');
   if (runtimeKind === 'kubernetes') {

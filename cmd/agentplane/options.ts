@@ -12,7 +12,8 @@ import type { ChannelLimits } from '../../pkg/runtime/channel/limits.js';
 import type { LocalRuntime } from '../../pkg/runtime/local/local-runtime.js';
 import type { SandboxMode } from '../../pkg/runtime/local/sandbox.js';
 import type { AgentRuntime } from '../../pkg/runtime/runtime.js';
-import type { ScriptedModel } from '../../pkg/scriptedmodel/index.js';
+import type { NamespaceLimits } from '../../pkg/api/namespace-limits.js';
+import type { ScriptedModelProcess } from '../../pkg/scriptedmodel/index.js';
 import type { HttpTimeouts } from '../../pkg/server/app.js';
 import type { AuditLevel } from '../../pkg/server/audit/index.js';
 import type { OidcOptions } from '../../pkg/server/auth/oidc.js';
@@ -128,6 +129,14 @@ export interface ServeOptions {
    * defaultMaxWorkers(): what the machine's memory holds. Pods are placed by the scheduler.
    */
   maxWorkers?: number;
+  /** Workers that run at once in each namespace (both homes); 0 or absent no limit. */
+  namespaceMaxWorkers?: number;
+  /** Tasks that run at once in each namespace; 0 or absent no limit. */
+  namespaceMaxTasks?: number;
+  /** A namespace's own caps (the config file's "namespaces"), over the two above. */
+  namespaceLimits?: Record<string, NamespaceLimits>;
+  /** Worker starts a second at most; 0 or absent no bound. */
+  startRate?: number;
   /**
    * Workers the local runtime keeps started ahead of any agent, for new solo agents to claim
    * (docs/performance.md "Warm pool"); default 0, none. Pods: not yet.
@@ -172,7 +181,8 @@ export interface RunningServer {
   local?: LocalRuntime;
   /** The model proxy: its URL (as workers see it) and its credentials (tests and benches). */
   modelProxy: { url: string; credentials: CredentialRegistry };
-  model?: ScriptedModel;
+  /** The demo's scripted model (`--demo`), in its own process. */
+  model?: ScriptedModelProcess;
   /** Whether this replica runs the reconcilers now (always true without leader election). */
   isLeader(): boolean;
   close(): Promise<void>;

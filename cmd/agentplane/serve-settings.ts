@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { TemplateConfig } from '../../pkg/api/template-settings.js';
+import { type NamespaceLimits, parseNamespaceLimits } from '../../pkg/api/namespace-limits.js';
 import { DEFAULT_CLUSTER_PLUGINS, DEFAULT_PLUGINS } from '../../pkg/plugin/loader.js';
 import type { OidcOptions } from '../../pkg/server/auth/oidc.js';
 import { FlagError, lookup, type Sources } from './flag.js';
@@ -109,7 +110,14 @@ function limitSettings(s: Sources): Partial<ServeOptions> {
   const idleTimeout = lookup(F.idleTimeout, s);
   const warmPool = lookup(F.warmPool, s);
   const maxWorkers = lookup(F.maxWorkers, s);
+  const namespaceMaxWorkers = lookup(F.namespaceMaxWorkers, s);
+  const namespaceMaxTasks = lookup(F.namespaceMaxTasks, s);
+  const startRate = lookup(F.startRate, s);
   return {
+    ...(namespaceMaxWorkers !== undefined ? { namespaceMaxWorkers } : {}),
+    ...(namespaceMaxTasks !== undefined ? { namespaceMaxTasks } : {}),
+    ...(startRate !== undefined ? { startRate } : {}),
+    ...namespaceLimitsOf(s.config.namespaces),
     ...(rateLimit !== undefined ? { rateLimit } : {}),
     ...(rateLimitBurst !== undefined ? { rateLimitBurst } : {}),
     ...(wsClientsPerAgent !== undefined ? { wsClientsPerAgent } : {}),
@@ -118,6 +126,25 @@ function limitSettings(s: Sources): Partial<ServeOptions> {
     ...(maxWorkers !== undefined ? { maxWorkers } : {}),
     ...(warmPool !== undefined ? { warmPool } : {}),
   };
+}
+
+/**
+ * The config file's "namespaces": each namespace's own caps, `{"team-a": {"maxWorkers": 2,
+ * "maxTasks": 1}}` (docs/admission.md).
+ */
+function namespaceLimitsOf(v: unknown): Partial<ServeOptions> {
+  if (v === undefined) return {};
+  const where = 'config "namespaces"';
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new FlagError(`${where} must be an object of namespace -> {maxWorkers, maxTasks}`);
+  const out: Record<string, NamespaceLimits> = {};
+  for (const [ns, lim] of Object.entries(v as Record<string, unknown>)) {
+    try {
+      out[ns] = parseNamespaceLimits(lim, `${where}.${ns}`);
+    } catch (err) {
+      throw new FlagError((err as Error).message);
+    }
+  }
+  return { namespaceLimits: out };
 }
 
 /** Kubernetes mode: TLS, the install namespace, leader election, the runtime and its pods. */

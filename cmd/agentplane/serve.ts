@@ -12,6 +12,7 @@ import { templateConfigs } from '../../pkg/api/template-settings.js';
 import { Manager } from '../../pkg/manager/manager.js';
 import { MODEL_PROXY_PATH } from '../../pkg/modelproxy/index.js';
 import { componentLogger, createLogger, type Logger } from '../../pkg/observability/logger.js';
+import { EventLoopMonitor } from '../../pkg/observability/event-loop.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
 import { Hooks } from '../../pkg/plugin/hooks.js';
 import { NO_SANDBOX, resolveSandbox } from '../../pkg/runtime/local/sandbox.js';
@@ -43,6 +44,11 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   const { dataDir, auditPolicy } = preflight(o, logger);
   const child = (component: string): Logger => componentLogger(logger, component);
   const manager = new Manager(child('manager'));
+  const metrics = new Metrics({ defaultMetrics: true });
+  // From boot, so a start-up that holds the loop shows; stopped last (or here, if start-up fails).
+  const loop = new EventLoopMonitor(metrics.eventLoopDelay);
+  loop.start();
+  manager.onStop('event-loop monitor', () => loop.stop());
   try {
     // First, so that --sandbox bwrap without a usable bubblewrap stops before anything starts.
     // Agents in pods have the pod for a sandbox: only local workers need bubblewrap.
@@ -53,7 +59,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       logger,
       child,
       manager,
-      metrics: new Metrics({ defaultMetrics: true }),
+      metrics,
       hooks: new Hooks(),
       dataDir,
       templates,
@@ -69,7 +75,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     runtimeRef.set(built);
     const plugins = await wirePlugins(w, home, storage);
     const connectors = wireConnectors(w, home, storage, model, built);
-    const controllers = wireControllers(w, storage, plugins.events, built.runtime, model);
+    const controllers = wireControllers(w, home, storage, plugins.events, built.runtime, model);
     const app = await publicApi(w, home, auditPolicy, storage, plugins.events, built, connectors);
     const wa = await workerApps(w, home, app, built, workerSocket, model, connectors, storage);
     addListeners(w, app, wa, workerSocket, built, channel);
@@ -99,6 +105,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     };
   } catch (err) {
     await manager.stop();
+    loop.stop();
     throw err;
   }
 }

@@ -2,6 +2,7 @@
 // the registries over the home's stores, and the shared informers that controllers, admission and
 // the APIs' reads use. The informers are the first runnable that starts.
 
+import { withQueuePositions } from '../../pkg/api/agent-queue.js';
 import type { Agent } from '../../pkg/api/agent.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import type { Squad } from '../../pkg/api/squad.js';
@@ -52,11 +53,10 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     onRead: (source: string) => metrics.apiReads.inc({ kind, source }),
   });
   const reads = {
-    agents: new ReadCache(
-      informers.agents,
-      agents,
-      readOpts('Agent', () => stores.agents.written()),
-    ),
+    agents: new ReadCache(informers.agents, agents, {
+      ...readOpts('Agent', () => stores.agents.written()),
+      present: (items: Agent[]) => withQueuePositions(items, (ns) => informers.agents.list(ns)),
+    }),
     squads: new ReadCache(
       informers.squads,
       squads,

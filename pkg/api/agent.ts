@@ -55,7 +55,11 @@ export const ROLES: readonly Role[] = ['manager', 'worker'];
 export type Lifecycle = '' | 'Sleep' | 'Wake' | 'AutoDelete';
 export const LIFECYCLES: readonly Lifecycle[] = ['', 'Sleep', 'Wake', 'AutoDelete'];
 
-export type AgentPhase = 'Pending' | 'Running' | 'Sleeping' | 'Failed';
+export type AgentPhase = 'Pending' | 'Queued' | 'Running' | 'Sleeping' | 'Failed';
+export const AGENT_PHASES: readonly AgentPhase[] = ['Pending', 'Queued', 'Running', 'Sleeping', 'Failed'];
+/** The order among queued agents of a namespace: higher first, then first come (docs/admission.md). */
+export const PRIORITY_MIN = -1000;
+export const PRIORITY_MAX = 1000;
 export type TaskStatus = '' | 'InProgress' | 'Complete' | 'Error' | 'Cancelled';
 
 export interface AgentSpec {
@@ -68,6 +72,8 @@ export interface AgentSpec {
   lifecycle: Lifecycle;
   /** Incremented each time a task is assigned; the controller runs task N once. */
   task: number;
+  /** Where the agent's work stands in its namespace's line when it must wait: higher first; default 0. */
+  priority?: number;
 }
 
 export interface AgentStatus {
@@ -81,8 +87,10 @@ export interface AgentStatus {
   sessionId?: string;
   /** Why the agent is Failed (derived, as `status`). */
   message?: string;
-  /** WorkerReady (owned by the agent controller) and Asleep (owned by sleep-wake). */
+  /** WorkerReady and Queued (owned by the agent controller) and Asleep (owned by sleep-wake). */
   conditions?: Condition[];
+  /** Set on reads, never stored: the agent's place in its namespace's line while Queued. */
+  queue?: { position: number };
 }
 
 export type Agent = Resource<AgentSpec, AgentStatus>;
@@ -96,6 +104,11 @@ export const WORKER_READY = 'WorkerReady';
 export const WORKER_RELEASED = 'Released';
 /** The agent was put to sleep (lifecycle Sleep, idle). */
 export const ASLEEP = 'Asleep';
+/**
+ * True while the agent's work waits for admission (a cap or the start rate, docs/admission.md);
+ * its lastTransitionTime is when it lined up, which keeps its place across restarts.
+ */
+export const QUEUED = 'Queued';
 
 /**
  * Whether an update of the agent only moved `lastTaskMessage` (a streaming task's status write):
@@ -124,6 +137,7 @@ export function agentPhase(a: Agent): AgentPhase {
   const retry = a.spec.task > a.status.observedTask;
   if (isTrue(a.status.conditions, ASLEEP) && !isBusy(a)) return 'Sleeping';
   if (ready?.status === 'False' && ready.reason === 'StartFailed' && !retry) return 'Failed';
+  if (isTrue(a.status.conditions, QUEUED) && isBusy(a)) return 'Queued';
   if (ready?.status === 'True' || ready?.reason === WORKER_RELEASED) return 'Running';
   return 'Pending';
 }
@@ -151,6 +165,7 @@ export interface AgentTaskRequest {
    * assignment) would set it: "Sleep" sleeps once the task ends, "AutoDelete" deletes after it.
    */
   lifecycle?: Lifecycle;
+  priority?: number;
 }
 
 /**
@@ -163,6 +178,7 @@ export interface AgentPatchRequest {
   model?: string;
   systemPrompt?: string;
   instructions?: string;
+  priority?: number;
 }
 
 /** AgentResponse (spec 2.2). */
@@ -178,6 +194,9 @@ export interface AgentResponse {
   templateRef: string;
   connectors: string[];
   lifecycle: Lifecycle;
+  priority: number;
+  /** While Queued: the agent's place in its namespace's line (1 goes next). */
+  queuePosition?: number;
 }
 
 export const nameSchema = {
@@ -242,6 +261,12 @@ const agentFields = {
   },
   role: { type: 'string', enum: ROLES, description: 'manager (may orchestrate sub-agents) or worker; default manager' },
   connectors: connectorListSchema,
+  priority: {
+    type: 'integer',
+    minimum: PRIORITY_MIN,
+    maximum: PRIORITY_MAX,
+    description: `an integer from ${PRIORITY_MIN} to ${PRIORITY_MAX}, default 0: when the agent's work waits for a cap, higher goes first within its namespace`,
+  },
 } as const;
 
 export const agentTaskRequestSchema = {
@@ -270,6 +295,7 @@ export const agentPatchRequestSchema = {
     lifecycle: lifecycleSchema,
     model: agentFields.model,
     systemPrompt: agentFields.systemPrompt,
+    priority: agentFields.priority,
     instructions: {
       ...agentFields.instructions,
       description: 'a follow-up for the running task, or a new task when the agent is idle',
@@ -297,8 +323,9 @@ export const agentStatusSchema = {
   properties: {
     status: {
       type: 'string',
-      enum: ['Pending', 'Running', 'Sleeping', 'Failed'],
-      description: 'Pending until the worker is connected, then Running; Sleeping when asleep; Failed when the worker cannot start',
+      enum: AGENT_PHASES,
+      description:
+        'Pending until the worker is connected, then Running; Queued while its work waits for a cap (docs/admission.md); Sleeping when asleep; Failed when the worker cannot start',
     },
     taskStatus: {
       type: 'string',
@@ -316,6 +343,12 @@ export const agentStatusSchema = {
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['type'],
     },
+    queue: {
+      type: 'object',
+      required: ['position'],
+      properties: { position: { type: 'integer', minimum: 1, description: "the agent's place in its namespace's line (1 goes next)" } },
+      description: 'set on reads while the agent is Queued; never stored',
+    },
   },
 } as const;
 
@@ -327,7 +360,7 @@ export const agentResponseSchema = {
     name: { type: 'string' },
     namespace: { type: 'string' },
     model: { type: 'string' },
-    status: { type: 'string', enum: ['Pending', 'Running', 'Sleeping', 'Failed'] },
+    status: { type: 'string', enum: AGENT_PHASES },
     taskStatus: { type: 'string', enum: ['', 'InProgress', 'Complete', 'Error', 'Cancelled'] },
     lastTaskMessage: { type: 'string' },
     createdAt: { type: 'string', format: 'date-time' },
@@ -335,6 +368,8 @@ export const agentResponseSchema = {
     templateRef: { type: 'string' },
     connectors: { type: 'array', items: { type: 'string' } },
     lifecycle: { type: 'string', enum: LIFECYCLES },
+    priority: { type: 'integer' },
+    queuePosition: { type: 'integer', minimum: 1, description: "while Queued: the agent's place in its namespace's line" },
   },
 } as const;
 
@@ -351,6 +386,8 @@ export function toAgentResponse(a: Agent): AgentResponse {
     templateRef: a.spec.templateRef,
     connectors: a.spec.connectors,
     lifecycle: a.spec.lifecycle,
+    priority: a.spec.priority ?? 0,
+    ...(a.status.queue ? { queuePosition: a.status.queue.position } : {}),
   };
 }
 
@@ -369,6 +406,7 @@ export function agentFromRequest(req: Omit<AgentTaskRequest, 'namespace'>, names
       connectors: req.connectors ?? [],
       lifecycle: req.lifecycle ?? '',
       task: 1,
+      ...(req.priority ? { priority: req.priority } : {}),
     },
     status: { status: 'Pending', taskStatus: '', lastTaskMessage: '', observedTask: 0 },
   };

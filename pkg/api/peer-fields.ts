@@ -13,7 +13,6 @@ export const PEER_AGENT_FIELDS: Readonly<Record<string, string>> = {
   memories: 'agentplane has no memories: put standing knowledge in systemPrompt',
   skills: 'agentplane has no skills: put instructions in systemPrompt, tools behind a connector',
   secretRefs: "agents are given no secrets: a secret reaches an MCP server through a connector (authSecretName), never the agent's tools",
-  priority: 'agentplane has no task priorities: queued workers start in the order their tasks came (--max-workers)',
   podSpec: TEMPLATE,
   storage: `${TEMPLATE}; the workspace persists until the agent is deleted`,
   effort: "the engine uses the model's own default effort",

@@ -3,7 +3,7 @@
 //   agent-reconciler.ts  the level-triggered reconcile: worker wanted or not, where, task handed over
 //   placement.ts         where an agent's worker should run (solo, its squad's group, nowhere)
 //   cancel-handoff.ts    a cancel request acted on once: handed to the worker, or settled here
-//   agent-workers.ts     starting, stopping and releasing workers within the slots (worker-slots.ts)
+//   agent-workers.ts     starting, stopping and releasing workers within admission's caps (admission.ts)
 //   event-ingest.ts      worker and service events -> event log -> status (task-status.ts), metering
 //   task-recovery.ts     after a crash or restart: tasks that were running resume or are settled
 //   agent-finalizer.ts   deletion: the running task cancelled, worker and stream removed, finalizer off
@@ -27,6 +27,7 @@ import type { EventLog } from '../registry/event-log.js';
 import type { Registry } from '../registry/registry.js';
 import { memberNames, squadListing } from '../registry/squad/membership.js';
 import type { AgentRuntime, RuntimeEvent } from '../runtime/runtime.js';
+import type { AdmissionLimits } from './admission.js';
 import { AgentFinalizer } from './agent-finalizer.js';
 import { AgentReconciler } from './agent-reconciler.js';
 import { AgentWorkers } from './agent-workers.js';
@@ -55,8 +56,8 @@ export interface AgentControllerDeps {
   resumeGraceMs?: number;
   /** Idle time after which a solo agent's worker (and engine) is released; 0 never. Default 10 min. */
   idleTimeoutMs?: number;
-  /** At most this many workers at once (`--max-workers`); 0 or absent: no limit. */
-  maxWorkers?: number;
+  /** The caps on workers and tasks, and the start rate (admission.ts); absent: none. */
+  admission?: AdmissionLimits;
   /** Reads the clock (tests). */
   now?: () => number;
 }
@@ -97,6 +98,7 @@ export class AgentController {
 
   async start(): Promise<void> {
     await Promise.all([this.d.informers.agents.start(), this.d.informers.squads.start()]);
+    this.workers.seed(this.d.informers.agents.list());
     await this.recovery.recover();
     this.unsubscribe = this.d.runtime.watch((ev) => this.onRuntimeEvent(ev));
     await this.controller.start();

@@ -22,14 +22,14 @@ import type { CancelHandoff } from './cancel-handoff.js';
 import type { TaskUsageSource } from './event-ingest.js';
 import type { Result } from './framework/controller.js';
 import { mustStop, type Placement, placementFor } from './placement.js';
-import { setWorkerReady, WORKER_QUEUED } from './worker-ready.js';
+import { admitted, setQueued, setWorkerReady } from './worker-ready.js';
 
 /** How soon a cancel (or a stored follow-up) the worker could not take is tried again. */
 const CANCEL_RETRY_MS = 500;
 /** How long a worker may take to accept a stored follow-up. */
 const STEER_TIMEOUT_MS = 10_000;
-/** How soon an agent waiting for a worker slot looks again, should no freed slot wake it first. */
-const SLOT_RETRY_MS = 2_000;
+/** How soon an agent waiting in line looks again, should no freed slot or task wake it first. */
+const LINE_RETRY_MS = 10_000;
 
 export interface AgentReconcilerDeps {
   agents: Registry<Agent>;
@@ -74,6 +74,9 @@ export class AgentReconciler {
       return;
     }
     if (worker.phase === 'Absent') return this.startWorker(ref, agent, place, log);
+    // Admission's count follows the world: a task running is held, none running (or waiting) is freed.
+    if (worker.runningTask !== undefined) this.d.workers.holdTask(ref);
+    else if (!(agent.spec.task > agent.status.observedTask)) this.d.workers.freeTask(ref);
     this.d.workers.hold(ref); // a worker found running (a pod after a restart) counts too
     if (worker.phase !== 'Ready') return;
     return this.useWorker(agent, place, worker, log);
@@ -95,12 +98,13 @@ export class AgentReconciler {
     return true;
   }
 
-  /** Asks the runtime for the agent's worker once it has a slot; its `ready` brings us back. */
+  /** Asks the runtime for the agent's worker once admitted; its `ready` brings us back. */
   private async startWorker(ref: ObjectRef, agent: Agent, place: Placement, log: Logger): Promise<Result | void> {
-    if (!(await this.d.workers.takeSlot(agent, log))) {
+    const decision = await this.d.workers.takeSlot(agent, log);
+    if (!decision.admitted) {
       // A stable message: one write when the agent lines up, not one each time the line moves.
-      await this.workerReady(agent, WORKER_QUEUED, `waiting for a worker: all ${this.d.workers.limit} allowed (--max-workers) are busy`);
-      return { requeueAfter: SLOT_RETRY_MS };
+      await setQueued(this.d.agents, agent, decision.reason, decision.message, true);
+      return { requeueAfter: decision.retryMs ?? LINE_RETRY_MS };
     }
     this.d.workers.starts(ref);
     await this.d.runtime.ensure({
@@ -149,8 +153,13 @@ export class AgentReconciler {
     return true;
   }
 
-  private async dispatch(agent: Agent, log: Logger): Promise<void> {
+  private async dispatch(agent: Agent, log: Logger): Promise<Result | void> {
     const ref = agent.metadata;
+    const decision = this.d.workers.takeTask(agent);
+    if (!decision.admitted) {
+      await setQueued(this.d.agents, agent, decision.reason, decision.message, false);
+      return { requeueAfter: LINE_RETRY_MS };
+    }
     const task: TaskSpec = {
       taskId: agent.spec.task,
       instructions: agent.spec.instructions,
@@ -164,6 +173,7 @@ export class AgentReconciler {
     if (!(await this.d.runtime.dispatch(ref, task))) return; // not ready after all; the next `ready` retries
     await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => {
       s.observedTask = Math.max(s.observedTask, task.taskId);
+      s.conditions = admitted(s.conditions ?? []);
     });
     log.info({ task: task.taskId }, 'task dispatched');
   }

@@ -1,17 +1,18 @@
-// The agents' workers as the agent controller starts, stops and releases them: a worker slot
-// before a start (worker-slots.ts counts them; here the longest-idle worker is released to make
-// room, `--max-workers`), the idle clock that releases a solo agent's worker (`--idle-timeout`),
+// The agents' workers as the agent controller starts, stops and releases them: admission before a
+// start and before a task (admission.ts counts and orders; here the longest-idle worker is
+// released to make room), the idle clock that releases a solo agent's worker (`--idle-timeout`),
 // the start time (agentplane_worker_start_seconds) and the count of exits before a worker
 // connected, after which the agent is marked Failed.
 //
-// In memory only, all re-observed: slot holders are rebuilt as the reconciler finds workers
+// In memory only, all re-observed: admission's holders are rebuilt as the reconciler finds workers
 // running (`hold`), the idle clock starts again at the first reconcile after a restart (a worker
 // is released later, never sooner), and start failures count again from zero (a worker that
 // keeps failing is judged again after MAX_START_FAILURES more exits).
 
-import { type Agent, isBusy, WORKER_READY, WORKER_RELEASED } from '../api/agent.js';
+import { type Agent, isBusy, QUEUED, WORKER_READY, WORKER_RELEASED } from '../api/agent.js';
 import { idleTimeoutOf } from '../api/agent-annotations.js';
-import { setCondition } from '../api/condition.js';
+import { waiterOf } from '../api/agent-queue.js';
+import { findCondition, setCondition } from '../api/condition.js';
 import type { AgentEvent, EventDraft } from '../api/event.js';
 import { type ObjectRef, parseRefKey, refKey } from '../api/meta.js';
 import type { Squad } from '../api/squad.js';
@@ -22,8 +23,8 @@ import type { Registry } from '../registry/registry.js';
 import { squadListing } from '../registry/squad/membership.js';
 import type { AgentRuntime, RuntimeEvent } from '../runtime/runtime.js';
 import type { Result } from './framework/controller.js';
-import { WorkerSlots } from './worker-slots.js';
-import { setWorkerReady } from './worker-ready.js';
+import { Admission, type AdmissionLimits, type Decision } from './admission.js';
+import { setWorkerReady, TASK_LIMIT } from './worker-ready.js';
 
 /** Consecutive worker exits without a connection before the agent is marked Failed. */
 const MAX_START_FAILURES = 3;
@@ -38,8 +39,8 @@ export interface AgentWorkersDeps {
   logger: Logger;
   /** Idle time after which a solo agent's worker (and engine) is released; 0 never. Default 10 min. */
   idleTimeoutMs?: number;
-  /** At most this many workers at once (`--max-workers`); 0 or absent: no limit. */
-  maxWorkers?: number;
+  /** The caps on workers and tasks, and the start rate (admission.ts). */
+  admission?: AdmissionLimits;
   /** Reads the clock (tests). */
   now?: () => number;
   /** Appends a service-side event to the agent's current task (event-ingest.ts). */
@@ -49,7 +50,7 @@ export interface AgentWorkersDeps {
 }
 
 export class AgentWorkers {
-  private readonly slots: WorkerSlots;
+  private admission: Admission;
   /** When the worker each agent waits for was asked for (agentplane_worker_start_seconds). */
   private readonly starting = new Map<string, number>();
   /** Consecutive exits of each agent's worker before it connected. */
@@ -58,39 +59,72 @@ export class AgentWorkers {
   private readonly lastActive = new Map<string, number>();
 
   constructor(private readonly d: AgentWorkersDeps) {
-    this.slots = new WorkerSlots(d.maxWorkers ?? 0);
-    d.metrics.workerSlots.set(Math.max(0, this.slots.limit));
-  }
-
-  get limit(): number {
-    return this.slots.limit;
+    this.admission = new Admission(d.admission ?? {});
+    d.metrics.workerSlots.set(Math.max(0, this.admission.maxWorkers));
   }
 
   /**
-   * A slot for the agent's worker. When all are held, the worker idle the longest (a solo agent
-   * with no task) is released to make room; when none is idle, the agent waits in line.
+   * Admission as the stored agents show it, when the controller starts (after a restart, or on
+   * becoming leader): queued agents keep their places (their Queued conditions), agents whose
+   * worker was up or starting hold their slots, and running tasks their places; each reconcile
+   * then corrects what the world says otherwise.
    */
-  async takeSlot(agent: Agent, log: Logger): Promise<boolean> {
-    const key = refKey(agent.metadata);
-    if (this.slots.take(key)) return this.settleSlots(true);
-    const victim = await this.idlest();
-    if (!victim) return this.settleSlots(false);
+  seed(agents: Agent[]): void {
+    this.admission = new Admission(this.d.admission ?? {});
+    for (const a of agents) {
+      const key = refKey(a.metadata);
+      const q = findCondition(a.status.conditions, QUEUED);
+      const ready = findCondition(a.status.conditions, WORKER_READY);
+      if (q?.status === 'True') this.admission.seed([{ waiter: waiterOf(a), forTask: q.reason === TASK_LIMIT }]);
+      if (ready?.status === 'True' || ready?.reason === 'Starting') this.admission.holdWorker(key);
+      if (a.status.taskStatus === 'InProgress' && a.status.observedTask === a.spec.task) this.admission.holdTask(key);
+    }
+    this.settle();
+  }
+
+  /**
+   * Admission of the agent's worker. When every slot is held, the worker idle the longest (a solo
+   * agent with no task) is released to make room; when none is idle, the agent waits in line.
+   */
+  async takeSlot(agent: Agent, log: Logger): Promise<Decision> {
+    const first = this.admission.takeWorker(waiterOf(agent));
+    if (first.admitted || first.reason === 'StartRate') return this.settle(first);
+    // Room within the namespace's cap comes from one of its own workers; within --max-workers, from any.
+    const victim = await this.idlest(first.reason === 'NamespaceWorkerLimit' ? agent.metadata.namespace : undefined);
+    if (!victim) return this.settle(first);
     await this.release(
       victim,
-      `no worker: released to make room for agent ${agent.metadata.name} (all ${this.slots.limit} workers were in use, --max-workers); the next task starts one`,
+      first.reason === 'WorkerLimit'
+        ? `no worker: released to make room for agent ${agent.metadata.name} (all ${this.admission.maxWorkers} workers were in use, --max-workers); the next task starts one`
+        : `no worker: released to make room for agent ${agent.metadata.name} (namespace ${agent.metadata.namespace} was at its cap of workers); the next task starts one`,
     );
     log.info({ released: victim.metadata.name }, 'idle worker released to make room');
-    return this.settleSlots(this.slots.take(key));
+    return this.settle(this.admission.takeWorker(waiterOf(agent)));
+  }
+
+  /** Admission of the agent's next task (the namespace's cap on running tasks). */
+  takeTask(agent: Agent): Decision {
+    return this.settle(this.admission.takeTask(waiterOf(agent)));
+  }
+
+  /** A task found running counts among its namespace's. */
+  holdTask(ref: ObjectRef): void {
+    this.admission.holdTask(refKey(ref));
+  }
+
+  /** The agent runs no task and waits for none: its place among running tasks goes to the next. */
+  freeTask(ref: ObjectRef): void {
+    this.wake(this.admission.freeTask(refKey(ref)));
   }
 
   /** A worker found running (a pod after a restart) holds a slot too. */
   hold(ref: ObjectRef): void {
-    this.slots.hold(refKey(ref));
+    this.admission.holdWorker(refKey(ref));
   }
 
   /** The agent no longer wants a worker, or its worker is removed: its slot or place in line goes to the next. */
   giveUp(ref: ObjectRef): void {
-    this.wake(this.slots.free(refKey(ref)));
+    this.wake(this.admission.freeWorker(refKey(ref)));
   }
 
   /** The agent's worker was asked for: its start time counts from now. */
@@ -134,12 +168,9 @@ export class AgentWorkers {
    * alone: members share one process or pod, kept while any member is awake.
    */
   async releaseWhenIdle(agent: Agent, log: Logger): Promise<Result | void> {
-    if (this.slots.waiting > 0 && this.slots.holds(refKey(agent.metadata))) {
+    if (this.admission.holdsWorker(refKey(agent.metadata)) && this.admission.roomWanted(agent.metadata.namespace)) {
       // Another agent waits for a worker: this idle one makes room now.
-      await this.release(
-        agent,
-        `no worker: released to make room for a waiting agent (all ${this.slots.limit} workers were in use, --max-workers); the next task starts one`,
-      );
+      await this.release(agent, 'no worker: released to make room for a waiting agent (the workers allowed were in use); the next task starts one');
       log.info({}, 'idle worker released to make room');
       return;
     }
@@ -195,22 +226,23 @@ export class AgentWorkers {
   }
 
   private wake(keys: string[]): void {
-    this.d.metrics.workersWaiting.set(this.slots.waiting);
+    this.settle();
     for (const key of keys) {
       this.d.enqueue(parseRefKey(key));
     }
   }
 
-  private settleSlots(taken: boolean): boolean {
-    this.d.metrics.workersWaiting.set(this.slots.waiting);
-    return taken;
+  private settle<T>(decision?: T): T {
+    this.d.metrics.workersWaiting.set(this.admission.waiting);
+    return decision as T;
   }
 
   /** The slot holder idle the longest: a solo agent whose worker is up with nothing to do. */
-  private async idlest(): Promise<Agent | undefined> {
+  private async idlest(inNamespace?: string): Promise<Agent | undefined> {
     let best: { agent: Agent; since: number } | undefined;
-    for (const key of this.slots.held()) {
+    for (const key of this.admission.workerHolders()) {
       const { namespace, name } = parseRefKey(key);
+      if (inNamespace !== undefined && namespace !== inNamespace) continue;
       const a = this.d.informers.agents.get(namespace, name);
       if (!a || isBusy(a) || a.spec.task > a.status.observedTask || squadListing(this.d.informers.squads, a.metadata)) continue;
       const w = await this.d.runtime.status(a.metadata);

@@ -12,6 +12,7 @@ import type { AgentEvent, EventDraft } from '../api/event.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
 import type { Registry } from '../registry/registry.js';
 import type { AgentRuntime, WorkerStatus } from '../runtime/runtime.js';
+import { admitted } from './worker-ready.js';
 
 export type CancelState = 'sent' | 'settled' | 'pending' | undefined;
 
@@ -44,6 +45,7 @@ export class CancelHandoff {
       // Not handed to a worker: settle it here, so it is never dispatched.
       await this.d.agents.updateStatus(namespace, name, (s) => {
         s.observedTask = Math.max(s.observedTask, task);
+        s.conditions = admitted(s.conditions ?? []); // no longer waits in line
       });
       await this.d.emit(agent, { type: 'task_cancelled', payload: { reason: request.reason } });
       return 'settled';

@@ -83,6 +83,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly eventLoopDelay = new Histogram({
+    name: 'agentplane_event_loop_delay_seconds',
+    help: "How late a timer of the server's event loop fired (sampled every 20 ms): what any request, worker message or model call waits behind.",
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2],
+    registers: [this.registry],
+  });
+
   readonly workersReleased = new Counter({
     name: 'agentplane_workers_released_total',
     help: 'Idle agents whose worker (and engine) was released after the idle timeout.',

@@ -12,6 +12,8 @@ export interface ScriptedModelOptions {
   port?: number;
   /** When set, requests presenting another key are rejected with 401. */
   apiKey?: string;
+  /** Whether to keep every request in `requests` (default true; tests read them). */
+  keepRequests?: boolean;
 }
 
 export interface RecordedRequest {
@@ -87,7 +89,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
     const body = parseJson(raw);
     const record = recordOf(path, body, apiKey, receivedAt);
     const compaction = compactionOf(body);
-    requests.push(record);
+    if (opts.keepRequests !== false) requests.push(record);
 
     if (opts.apiKey !== undefined && apiKey !== opts.apiKey) {
       throw new HttpError(401, 'authentication_error', 'invalid x-api-key');

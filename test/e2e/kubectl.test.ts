@@ -173,6 +173,46 @@ describe('kubectl against the aggregated API (e2e)', function () {
     expect(() => readFileSync(join(cp.dir, 'agentplane/workspaces/default/kube-bot/k.txt'))).to.throw();
   });
 
+  it('a namespace capped by the ConfigMap agentplane-limits queues its agents: kubectl get agents shows Queued:N; raising the cap starts them', async () => {
+    await kubectl('create', 'namespace', 'team-q');
+    await kubectl('create', 'configmap', 'agentplane-limits', '-n', 'agentplane-system', '--from-literal=team-q={"maxWorkers": 1}');
+    await apply(agentYaml('q-hold', '@bash node -e "setTimeout(() => {}, 120000)"\n@say held', 'team-q'));
+    await eventually(async () => (await jsonpath('agent/q-hold', '.status.status', 'team-q')) === 'Running' || undefined, 60_000, 'q-hold running');
+    await apply(agentYaml('q-one', '@say one', 'team-q'));
+    await apply(agentYaml('q-two', '@say two', 'team-q'));
+    const rows = await eventually(
+      async () => {
+        const out = await kubectl('get', 'agents', '-n', 'team-q', '--no-headers');
+        const status = Object.fromEntries(
+          out
+            .trim()
+            .split('\n')
+            .map((l) => l.split(/\s+/).slice(0, 2)),
+        );
+        return status['q-one'] === 'Queued:1' && status['q-two'] === 'Queued:2' ? status : undefined;
+      },
+      60_000,
+      'q-one and q-two queued in order',
+    );
+    expect(rows['q-hold']).to.equal('Running');
+    expect(await jsonpath('agent/q-two', '.status.queue.position', 'team-q')).to.equal('2');
+    expect(await jsonpath('agent/q-two', '.status.conditions[?(@.type=="Queued")].reason', 'team-q')).to.equal('NamespaceWorkerLimit');
+    expect(await kubectl('get', 'agents', '-n', 'team-q', '--field-selector', 'status.status=Queued', '-o', 'name')).to.equal(
+      'agent.agentplane.io/q-one\nagent.agentplane.io/q-two\n',
+    );
+
+    await kubectl('patch', 'configmap', 'agentplane-limits', '-n', 'agentplane-system', '--type=merge', '-p', '{"data":{"team-q":"{\\"maxWorkers\\": 3}"}}');
+    for (const n of ['q-one', 'q-two']) {
+      await eventually(
+        async () => (await jsonpath(`agent/${n}`, '.status.taskStatus', 'team-q')) === 'Complete' || undefined,
+        60_000,
+        `${n} ran once the cap rose`,
+      );
+    }
+    expect(await jsonpath('agent/q-hold', '.status.taskStatus', 'team-q')).to.equal('InProgress');
+    await kubectl('delete', 'configmap', 'agentplane-limits', '-n', 'agentplane-system');
+  });
+
   describe('RBAC through the aggregator and the /api/v1 mirror', () => {
     let token: string;
     let limited: string;

@@ -456,13 +456,13 @@ describe('agentplane CLI (integration)', function () {
       for (const c of ['echo1', 'echo2']) expect((await cli(['connector', 'add', c, '--url', mcp.url, '--secret', 'mcp-cred/token'])).code).to.equal(0);
       const model = 'claude-haiku-4-5';
       const task = '@tool mcp__echo1__echo {"text":"via one"}\n@tool mcp__echo2__echo {"text":"via two"}\n@say both used';
-      const r = await cli(['run', 'zeta', '--model', model, '--connector', 'echo1', '--connector', 'echo2', task]);
+      const r = await cli(['run', 'zeta', '--model', model, '--connector', 'echo1', '--connector', 'echo2', '--priority', '7', task]);
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout).to.match(/^✔ mcp__echo1__echo .*→ echo: via one$/m);
       expect(r.stdout).to.match(/^✔ mcp__echo2__echo .*→ echo: via two$/m);
       expect(r.stdout).to.match(/^✔ task 1 completed/m);
       const agent = JSON.parse((await cli(['get', 'zeta', '-o', 'json'])).stdout);
-      expect(agent).to.deep.include({ model, connectors: ['echo1', 'echo2'] });
+      expect(agent).to.deep.include({ model, connectors: ['echo1', 'echo2'], priority: 7 });
       expect(mcp.calls).to.include.members(['via one', 'via two']);
       // The engine asked the model named by --model, offering both connectors' tools.
       const asked = h.model.requests.filter((q) => q.hasTools && q.lastUserText.includes('via one'));
@@ -660,6 +660,9 @@ describe('agentplane CLI (integration)', function () {
       const badName = await cli(['run', 'Bad_Name', 'x']);
       expect(badName.code).to.equal(2);
       expect(badName.stderr).to.include('agent name "Bad_Name" is not valid');
+      const badPriority = await cli(['run', 'agent-x', 'x', '--priority', 'high']);
+      expect(badPriority.code).to.equal(2);
+      expect(badPriority.stderr).to.include('--priority must be a whole number, got "high"');
     });
 
     it('rm deletes agents', async () => {

@@ -37,7 +37,7 @@ describe('dashboard in Chromium (integration)', function () {
     before(async () => {
       mcp = createTestMcpServer({ token: MCP_TOKEN });
       await mcp.start();
-      h = await startHarness();
+      h = await startHarness({ namespaceLimits: { 'team-q': { workers: 1 } } });
       page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       errors = watchErrors(page);
     });
@@ -183,6 +183,21 @@ describe('dashboard in Chromium (integration)', function () {
         expect((await chart.locator('canvas').boundingBox())?.height ?? 0).to.be.greaterThan(100);
       }
       await shot(page, '08-agents-list');
+    });
+
+    it("shows a queued agent's place in its namespace's line (team-q runs one worker at a time)", async () => {
+      const post = (name: string, instructions: string) => h.api('POST', '/api/v1/agents', { name, namespace: 'team-q', instructions });
+      expect((await post('q-hold', `@bash ${busyFor(120)}\n@say held`)).status).to.equal(201);
+      await eventually(async () => expect((await h.api('GET', '/api/v1/agents/q-hold?namespace=team-q')).body.status).to.equal('Running'), {
+        timeoutMs: 60_000,
+      });
+      for (const n of ['q-one', 'q-two']) expect((await post(n, `@say ${n}`)).status).to.equal(201);
+      await page.reload();
+      const ns = page.getByTestId('namespace-team-q');
+      await eventually(async () => expect(await ns.locator('tr[data-agent=q-two] .badge').textContent()).to.equal('Queued #2'), { timeoutMs: 60_000 });
+      expect(await ns.locator('tr[data-agent=q-one] .badge').textContent()).to.equal('Queued #1');
+      await shot(page, '08b-agents-queued');
+      for (const n of ['q-hold', 'q-one', 'q-two']) expect((await h.api('DELETE', `/api/v1/agents/${n}?namespace=team-q`)).status).to.equal(200);
     });
 
     it('shows squads with their members, and connectors with their agents and tools', async () => {

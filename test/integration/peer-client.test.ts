@@ -100,18 +100,28 @@ describe(`clients of the peer project: komputer-ai-sdk ${PEER_SDK_VERSION}, agen
       expect(archive.body.details.causes).to.deep.equal([{ field: 'lifecycle', message: 'must be one of "", "Sleep", "Wake", "AutoDelete"' }]);
     });
 
-    it('fields agentplane does not have (memories, secretRefs, priority, ...) are 400 naming each, with what to do instead', async () => {
+    it('fields agentplane does not have (memories, secretRefs, ...) are 400 naming each, with what to do instead', async () => {
       const r = await sdk.refused('create_agent', ['peer-extra', 'x'], { memories: ['m'], secret_refs: ['s'], priority: 5, skills: ['k'] });
       expect(r.status).to.equal(400);
       const fields = r.body.details.causes.map((c: { field: string }) => c.field);
-      expect(fields).to.have.members(['memories', 'secretRefs', 'priority', 'skills']);
+      expect(fields).to.have.members(['memories', 'secretRefs', 'skills']);
       for (const c of r.body.details.causes) expect(c.message, c.field).to.match(/^is not supported by agentplane: \S/);
       expect(errorOf(r)).to.contain('memories: is not supported by agentplane');
       expect(await getAgent(h, 'peer-extra')).to.equal(undefined);
 
-      const p = await sdk.refused('patch_agent', ['peer-a'], { priority: 1, template_ref: 'other' });
+      const p = await sdk.refused('patch_agent', ['peer-a'], { effort: 'high', template_ref: 'other' });
       expect(p.status).to.equal(400);
-      expect(p.body.details.causes.map((c: { field: string }) => c.field)).to.have.members(['priority', 'templateRef']);
+      expect(p.body.details.causes.map((c: { field: string }) => c.field)).to.have.members(['effort', 'templateRef']);
+    });
+
+    it("priority (an integer, higher first in its namespace's line) is taken on create and patch", async () => {
+      await sdk.ok('create_agent', ['peer-urgent', '@say ok'], { priority: 5 });
+      expect(await getAgent(h, 'peer-urgent')).to.include({ name: 'peer-urgent', priority: 5 });
+      await sdk.ok('patch_agent', ['peer-urgent'], { priority: -3 });
+      expect(await getAgent(h, 'peer-urgent')).to.include({ priority: -3 });
+      const bad = await sdk.refused('patch_agent', ['peer-urgent'], { priority: 5000 });
+      expect(bad.status).to.equal(400);
+      expect(bad.body.details.causes.map((c: { field: string }) => c.field)).to.deep.equal(['priority']);
     });
 
     it('patch_agent sets model and system prompt; list_agents filters it does not have are 400', async () => {

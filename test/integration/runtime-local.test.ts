@@ -14,6 +14,7 @@ import Fastify from 'fastify';
 
 import { createLogger } from '../../pkg/observability/logger.js';
 import { LocalRuntime, WORKER_NICENESS } from '../../pkg/runtime/local/local-runtime.js';
+import { autogroupsEnabled, sessionNiceness } from '../../pkg/runtime/local/session-niceness.js';
 import { startScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
@@ -102,6 +103,14 @@ describe('LocalRuntime worker priority', function () {
       await ready('member');
       expect(getPriority(rt.pid({ namespace: 'default', name: 'member' }))).to.equal(want);
       expect(getPriority(0), 'the server itself is untouched').to.be.lessThan(want);
+      // With the kernel's autogroups each worker's session is a scheduling group of its own: niced too.
+      if (autogroupsEnabled()) {
+        for (const name of ['nicer', 'member']) {
+          const pid = rt.pid({ namespace: 'default', name })!;
+          await eventually(async () => sessionNiceness(pid) === WORKER_NICENESS, 5_000, `${name}'s session niced`);
+        }
+        expect(sessionNiceness(process.pid), "the server's session is untouched").to.be.lessThan(WORKER_NICENESS);
+      }
     } finally {
       await f.close();
     }

@@ -50,7 +50,7 @@ describe('worker slots (integration)', function () {
       expect(waiting).to.include({ status: 'False', message: 'waiting for a worker: all 1 allowed (--max-workers) are busy' });
       expect(await metric(h, 'agentplane_workers_waiting')).to.equal('agentplane_workers_waiting 1');
       const second = await h.api('GET', '/api/v1/agents/second');
-      expect(second.body).to.include({ status: 'Pending', taskStatus: 'InProgress' });
+      expect(second.body).to.include({ status: 'Queued', taskStatus: 'InProgress', queuePosition: 1 });
 
       expect((await h.api('POST', '/api/v1/agents/first/cancel')).status).to.equal(200);
       await ws.untilTaskEnd(2);

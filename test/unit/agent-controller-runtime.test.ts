@@ -391,7 +391,7 @@ describe('AgentController on the in-memory runtime', function () {
   });
 
   describe('worker slots (--max-workers)', () => {
-    const withMaxWorkers = (maxWorkers: number): Promise<Metrics> => restartController({ maxWorkers });
+    const withMaxWorkers = (maxWorkers: number): Promise<Metrics> => restartController({ admission: { maxWorkers } });
     const gauge = async (metrics: Metrics, name: string): Promise<string | undefined> =>
       (await metrics.registry.getSingleMetricAsString(name)).trim().split('\n').at(-1);
 

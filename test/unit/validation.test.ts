@@ -264,6 +264,7 @@ describe('validateSchema with the agent schemas', () => {
         templateRef: 'default',
         connectors: ['github'],
         lifecycle: 'Sleep',
+        priority: 0,
       });
       expect(fieldsOf(validateSchema(agentResponseSchema, { ...res, createdAt: 'yesterday' }))).to.deep.equal(['createdAt']);
     });

@@ -11,7 +11,14 @@ export interface Agent {
   role: string;
   connectors: string[];
   lifecycle: string;
+  priority?: number;
+  /** While Queued: the agent's place in its namespace's line (docs/admission.md). */
+  queuePosition?: number;
 }
+
+/** "Queued #3" while the agent waits in line, else its status. */
+export const statusLabel = (a: Pick<Agent, 'status' | 'queuePosition'>): string =>
+  a.status === 'Queued' && a.queuePosition ? `Queued #${a.queuePosition}` : a.status;
 
 export interface AgentEvent {
   seq: number;

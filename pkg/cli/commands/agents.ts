@@ -125,7 +125,8 @@ async function describe(s: Session, name: string): Promise<void> {
   const rows: [string, string | string[] | undefined][] = [
     ['Name', a.name],
     ['Namespace', a.namespace],
-    ['Status', a.status],
+    ['Status', a.status === 'Queued' && a.queuePosition ? `Queued: position ${a.queuePosition} in namespace ${a.namespace}'s line` : a.status],
+    ['Priority', String(a.priority ?? 0)],
     ['Task', a.taskStatus],
     ['Last Message', a.lastTaskMessage],
     ['Model', a.model],

@@ -30,6 +30,7 @@ export function registerRun(program: Command, run: Runner): void {
     .option('--system-prompt <text>', 'custom system prompt')
     .option('--role <role>', 'manager or worker')
     .option('--template <name>', 'pod template (templateRef)')
+    .option('--priority <n>', "place in the namespace's line when the task waits for a cap: higher first (-1000 to 1000, default 0)")
     .option('--json', 'print the raw events, one JSON object per line')
     .option('--on-interrupt <what>', 'what Ctrl-C does: ask, cancel or detach (default: ask on a terminal, else cancel)')
     .addHelpText('after', '\nExit codes: 0 completed, 1 failed (error event), 3 cancelled, 4 refused by the server, 5 server unreachable, 130 detached.\n')
@@ -38,7 +39,19 @@ export function registerRun(program: Command, run: Runner): void {
 
 async function runTask(s: Session, name: string, task: string): Promise<void> {
   checkName('agent', name);
-  const o = s.opts as { model?: string; connector: string[]; systemPrompt?: string; role?: string; template?: string; json?: boolean; onInterrupt?: string };
+  const o = s.opts as {
+    model?: string;
+    connector: string[];
+    systemPrompt?: string;
+    role?: string;
+    template?: string;
+    priority?: string;
+    json?: boolean;
+    onInterrupt?: string;
+  };
+  const priority = o.priority === undefined ? undefined : Number(o.priority);
+  if (priority !== undefined && !Number.isInteger(priority))
+    throw new CliError(`--priority must be a whole number, got "${o.priority}"`, undefined, EXIT.USAGE);
   const interactive = s.style.interactive && Boolean(process.stdin.isTTY);
   const mode = (o.onInterrupt ?? (interactive ? 'ask' : 'cancel')) as InterruptMode;
   if (!INTERRUPT_MODES.includes(mode))
@@ -55,6 +68,7 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
     ...(o.systemPrompt ? { systemPrompt: o.systemPrompt } : {}),
     ...(o.role ? { role: o.role } : {}),
     ...(o.template ? { templateRef: o.template } : {}),
+    ...(priority !== undefined ? { priority } : {}),
   };
   // Events after the stream's last one before this task are this task's (or later ones').
   const since = await lastSeq(s, name);

@@ -122,13 +122,20 @@ export const agentStrategy: Strategy<Agent> = {
   table: {
     columns: [
       nameColumn,
-      column('Status', 'Pending, Running, Sleeping or Failed.'),
+      column('Status', "Pending, Queued, Running, Sleeping or Failed; a queued agent shows its place in its namespace's line, Queued:1 going next."),
       column('Task', 'Status of the current task: InProgress, Complete, Error or Cancelled.'),
       column('Model', 'The model the agent uses.'),
       ageColumn,
       column('Message', 'Latest activity line of the current task.', 1),
     ],
-    row: (a, now) => [a.metadata.name, a.status.status, orNone(a.status.taskStatus), a.spec.model, age(a.metadata, now), orNone(a.status.lastTaskMessage)],
+    row: (a, now) => [
+      a.metadata.name,
+      a.status.queue ? `Queued:${a.status.queue.position}` : a.status.status,
+      orNone(a.status.taskStatus),
+      a.spec.model,
+      age(a.metadata, now),
+      orNone(a.status.lastTaskMessage),
+    ],
   },
 
   selectableFields: (a) => ({

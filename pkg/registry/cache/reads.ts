@@ -51,7 +51,7 @@ export interface ReadStorage<T> {
   list(filter?: ListFilter): Promise<ListResult<T>>;
 }
 
-export interface ReadCacheOptions {
+export interface ReadCacheOptions<T = unknown> {
   /** The highest resourceVersion at which this process's writes of the kind were acknowledged. */
   written: () => number;
   /**
@@ -63,6 +63,11 @@ export interface ReadCacheOptions {
   /** Told where each get or list was answered from (agentplane_api_reads_total). */
   onRead?: (source: 'cache' | 'storage') => void;
   waitMs?: number;
+  /**
+   * What readers see of the objects read, beside what is stored: fields derived across objects
+   * at read time (an agent's place in its namespace's line). Returns copies; never mutates.
+   */
+  present?: (items: T[]) => T[];
 }
 
 export class ReadCache<T extends StoredObject> {
@@ -72,7 +77,7 @@ export class ReadCache<T extends StoredObject> {
   constructor(
     private readonly informer: Informer<T>,
     private readonly storage: ReadStorage<T>,
-    private readonly opts: ReadCacheOptions,
+    private readonly opts: ReadCacheOptions<T>,
   ) {
     this.waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
   }
@@ -84,10 +89,16 @@ export class ReadCache<T extends StoredObject> {
     else if (rv === undefined || rv === '') cached = await this.fresh();
     else cached = await this.notOlderThan(parseRv(rv), true);
     this.opts.onRead?.(cached ? 'cache' : 'storage');
-    return cached ? this.informer.get(namespace, name) : this.storage.get(namespace, name);
+    const obj = cached ? this.informer.get(namespace, name) : await this.storage.get(namespace, name);
+    return obj && this.opts.present ? this.opts.present([obj])[0] : obj;
   }
 
   async list(r: ListRequest): Promise<ListPage<T>> {
+    const page = await this.page(r);
+    return this.opts.present ? { ...page, items: this.opts.present(page.items) } : page;
+  }
+
+  private async page(r: ListRequest): Promise<ListPage<T>> {
     validateList(r);
     const { items, rv, start, stored } = await this.source(r);
     this.opts.onRead?.(stored ? 'storage' : 'cache');

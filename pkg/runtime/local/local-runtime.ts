@@ -187,7 +187,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
       return;
     }
     const argv = niced(sandbox.wrap([process.execPath, workerMain], { workspace, ...(socket ? { socket } : {}) }), this.niceness());
-    const child = this.spawner.spawn(argv, { cwd: workspace, env, secrets }, workerLogLines(this.opts, log));
+    const child = this.spawner.spawn(argv, { cwd: workspace, env, secrets, niceness: this.niceness() }, workerLogLines(this.opts, log));
     const solo: Solo = { kind: 'solo', ref: spec.ref, child };
     this.workers.set(key, solo);
     this.watchSolo(solo, modelCredential);
@@ -252,7 +252,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     const argv = niced(this.sandbox.wrap([process.execPath, this.opts.workerMain], { workspace: dir, ...(socket ? { socket } : {}) }), this.niceness());
     const secrets = workerSecrets(token, credential);
     this.issued.set(refKey(ref), secrets);
-    const child = this.spawner.spawn(argv, { cwd: dir, env, secrets }, workerLogLines(this.opts, { slot: ref.name }));
+    const child = this.spawner.spawn(argv, { cwd: dir, env, secrets, niceness: this.niceness() }, workerLogLines(this.opts, { slot: ref.name }));
     return { child, credential };
   }
 

@@ -6,6 +6,7 @@
 
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { niceSession } from './session-niceness.js';
 import type { SpawnerCommand, SpawnerReport } from './spawner-protocol.js';
 
 const report = (r: SpawnerReport): void => {
@@ -17,6 +18,7 @@ process.on('message', (cmd: SpawnerCommand) => {
   const [file, ...args] = cmd.argv;
   const child = spawn(file, args, { cwd: cmd.cwd, env: cmd.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   child.on('error', () => undefined); // reported as an exit
+  if (cmd.niceness) void niceSession(child.pid, cmd.niceness);
   for (const stream of ['stdout', 'stderr'] as const) {
     const s = child[stream];
     if (s) createInterface({ input: s }).on('line', (line) => report({ op: 'line', id: cmd.id, stream, line }));

@@ -9,6 +9,8 @@ export interface SpawnCommand {
   /** Sent to the worker as its first IPC message, never put in its environment. */
   secrets?: Record<string, string>;
   cwd: string;
+  /** The niceness of the session the worker leads (session-niceness.ts says why). */
+  niceness?: number;
 }
 
 export type SpawnerCommand = SpawnCommand;

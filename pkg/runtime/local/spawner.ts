@@ -43,12 +43,24 @@ export class Spawner {
   private readonly procs = new Map<number, { proc: RemoteProcess; lines: SpawnedLines }>();
 
   /** Starts `argv` detached (its own process group) with an IPC channel to the spawner. */
-  spawn(argv: string[], opts: { env: Record<string, string>; cwd: string; secrets?: Record<string, string> }, lines: SpawnedLines): RemoteProcess {
+  spawn(
+    argv: string[],
+    opts: { env: Record<string, string>; cwd: string; secrets?: Record<string, string>; niceness?: number },
+    lines: SpawnedLines,
+  ): RemoteProcess {
     const child = this.ensure();
     const id = this.nextId++;
     const proc = new RemoteProcess();
     this.procs.set(id, { proc, lines });
-    const cmd: SpawnerCommand = { op: 'spawn', id, argv, env: opts.env, cwd: opts.cwd, ...(opts.secrets ? { secrets: opts.secrets } : {}) };
+    const cmd: SpawnerCommand = {
+      op: 'spawn',
+      id,
+      argv,
+      env: opts.env,
+      cwd: opts.cwd,
+      ...(opts.secrets ? { secrets: opts.secrets } : {}),
+      ...(opts.niceness ? { niceness: opts.niceness } : {}),
+    };
     child.send(cmd);
     return proc;
   }

@@ -11,6 +11,7 @@ import type { Logger } from '../../observability/logger.js';
 import type { GroupCommand, GroupReport, StartMember } from './group-protocol.js';
 import { noteStarted } from './process-group.js';
 import { killGroup } from './process-kill.js';
+import { niceSession } from './session-niceness.js';
 import { niced } from './worker-env.js';
 
 const GROUP_MAIN = fileURLToPath(new URL('./group-main.js', import.meta.url));
@@ -95,6 +96,7 @@ export class SquadGroups {
       env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' },
     });
     noteStarted(child);
+    void niceSession(child.pid, this.o.niceness);
     const group: Group = { child, members: new Map(), stopping: new Map() };
     this.groups.set(name, group);
     this.o.forwardLogs(child, { namespace, group: name });

@@ -104,6 +104,7 @@ export class AgentService {
         if (req.templateRef !== undefined) a.spec.templateRef = req.templateRef;
         if (req.role !== undefined) a.spec.role = req.role;
         if (req.connectors !== undefined) a.spec.connectors = req.connectors;
+        if (req.priority !== undefined) a.spec.priority = req.priority;
       },
       { owner: REST_OWNER },
     );
@@ -137,6 +138,7 @@ export class AgentService {
           if (req.lifecycle !== undefined) a.spec.lifecycle = req.lifecycle;
           if (req.model !== undefined) a.spec.model = req.model;
           if (req.systemPrompt !== undefined) a.spec.systemPrompt = req.systemPrompt;
+          if (req.priority !== undefined) a.spec.priority = req.priority;
         },
         { owner: REST_OWNER },
       );

@@ -7,7 +7,7 @@ import { api, listError, q } from '../api';
 import { CostChart } from '../CostChart';
 import { ago, costsOf, refreshCosts, usd } from '../costs';
 import { href, usePoll } from '../hooks';
-import type { Agent } from '../types';
+import { type Agent, statusLabel } from '../types';
 
 export const LIST_POLL_MS = 2000;
 
@@ -58,7 +58,7 @@ export function AgentsPage({ scope }: { scope: string }) {
                           <a href={href('agents', a.namespace, a.name)}>{a.name}</a>
                         </td>
                         <td>
-                          <span className={`badge status-${a.status}`}>{a.status}</span>
+                          <span className={`badge status-${a.status}`}>{statusLabel(a)}</span>
                         </td>
                         <td className="task-status">{a.taskStatus || '—'}</td>
                         <td className="model">{a.model || 'default'}</td>

@@ -1,0 +1,57 @@
+// The order of a namespace's line of queued agents (docs/admission.md): one rule, read by the
+// controller that admits them and by the reads that show each its position.
+
+import { type Agent, QUEUED } from './agent.js';
+import { findCondition } from './condition.js';
+
+/** An agent waiting for admission; `key` is its refKey. */
+export interface Waiter {
+  key: string;
+  namespace: string;
+  priority: number;
+  /** When it lined up (ISO time; its Queued condition's lastTransitionTime once written). */
+  since: string;
+}
+
+/** Line order: priority (higher first), then who lined up first, then the name. */
+export function lineOrder(a: Waiter, b: Waiter): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.since !== b.since) return a.since < b.since ? -1 : 1;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+/** The agent as a waiter: its stored Queued time keeps its place; without one it lines up `now`. */
+export function waiterOf(a: Agent, now = (): string => new Date().toISOString()): Waiter {
+  const q = findCondition(a.status.conditions, QUEUED);
+  return {
+    key: `${a.metadata.namespace}/${a.metadata.name}`,
+    namespace: a.metadata.namespace,
+    priority: a.spec.priority ?? 0,
+    since: q?.status === 'True' ? q.lastTransitionTime : now(),
+  };
+}
+
+/**
+ * `items` with `status.queue.position` set on each Queued agent (copies; the rest as they are):
+ * its place among its namespace's Queued agents in `all`, 1 going next.
+ */
+export function withQueuePositions(items: Agent[], all: (namespace: string) => Agent[]): Agent[] {
+  const lines = new Map<string, Map<string, number>>();
+  const lineOf = (ns: string): Map<string, number> => {
+    let line = lines.get(ns);
+    if (!line) {
+      const sorted = all(ns)
+        .filter((a) => a.status.status === 'Queued')
+        .map((a) => waiterOf(a))
+        .sort(lineOrder);
+      line = new Map(sorted.map((w, i) => [w.key, i + 1]));
+      lines.set(ns, line);
+    }
+    return line;
+  };
+  return items.map((a) => {
+    if (a.status.status !== 'Queued') return a;
+    const position = lineOf(a.metadata.namespace).get(`${a.metadata.namespace}/${a.metadata.name}`);
+    return position ? { ...a, status: { ...a.status, queue: { position } } } : a;
+  });
+}
