@@ -113,7 +113,7 @@ export async function apiLoadFigures(log: (s: string) => void): Promise<ApiLoadF
 
 async function embedded(adm: Admission, log: (s: string) => void): Promise<HomeFigures> {
   log('embedded home: serve --demo');
-  const srv = await startDemoServer(adm.args, 'agentplane-api-load-');
+  const srv = await startDemoServer(adm.args, { prefix: 'agentplane-api-load-' });
   const killTree = (): void => {
     for (const { pid } of processTree(srv.child.pid!).reverse()) {
       try {

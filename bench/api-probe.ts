@@ -58,12 +58,24 @@ export const describeAdmission = (a: Admission): string =>
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'cmd', 'agentplane', 'main.js');
 
-/** `agentplane serve --demo` (embedded home, the scripted model in the server) in its own process on loopback. */
-export async function startDemoServer(args: string[], prefix = 'agentplane-load-'): Promise<{ url: string; child: ChildProcess; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  const child = spawn(process.execPath, [MAIN, 'serve', '--demo', '--host', '127.0.0.1', '--port', '0', '--data-dir', join(dir, 'data'), ...args], {
+export interface DemoServerOptions {
+  /** The temporary directory's prefix. */
+  prefix?: string;
+  /** Node's own flags before the script (e.g. --cpu-prof). */
+  nodeArgs?: string[];
+  /** Another build's main.js (to compare two builds); default this build's. */
+  main?: string;
+  /** More environment for the server. */
+  env?: Record<string, string>;
+}
+
+/** `agentplane serve --demo` (embedded home) in its own process on loopback. */
+export async function startDemoServer(args: string[], o: DemoServerOptions = {}): Promise<{ url: string; child: ChildProcess; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), o.prefix ?? 'agentplane-load-'));
+  const argv = [...(o.nodeArgs ?? []), o.main ?? MAIN, 'serve', '--demo', '--host', '127.0.0.1', '--port', '0', '--data-dir', join(dir, 'data'), ...args];
+  const child = spawn(process.execPath, argv, {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, AGENTPLANE_LOG_LEVEL: 'info' },
+    env: { ...process.env, AGENTPLANE_LOG_LEVEL: 'info', ...o.env },
   });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -71,6 +83,7 @@ export async function startDemoServer(args: string[], prefix = 'agentplane-load-
       out += String(d);
       const m = /"url":"(http:\/\/[^"]+)".*agentplane is serving/.exec(out);
       if (m) resolve(m[1]);
+      if (out.length > 1e6) out = out.slice(-1e5); // the server logs for the whole run: keep only the tail
     });
     child.on('exit', (code) => reject(new Error(`the server exited (${code}): ${out.slice(-2000)}`)));
   });

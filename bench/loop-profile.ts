@@ -9,18 +9,17 @@
 // LOOP_AGENTS (default 50), LOOP_PROF_DIR (default a temporary folder, kept), LOOP_TIMEOUT_S
 // (default 300), LOOP_MAIN (the server's main.js; default this build's). `node dist/bench/loop-profile.js <file.cpuprofile>` summarizes a profile only.
 
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { startDemoServer } from './api-probe.js';
 import { fmt, percentile, table } from './stats.js';
 
 const AGENTS = Number(process.env.LOOP_AGENTS ?? 50);
 const TIMEOUT_MS = Number(process.env.LOOP_TIMEOUT_S ?? 300) * 1000;
-// LOOP_MAIN: another build's dist/cmd/agentplane/main.js, to compare two builds with one bench.
-const MAIN = process.env.LOOP_MAIN ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'cmd', 'agentplane', 'main.js');
 const TASK = (i: number): string => `@bash echo loop-${i}\n@say done ${i}`;
 
 interface ProfileNode {
@@ -158,28 +157,19 @@ async function main(): Promise<void> {
     printProfile(summarizeProfile(JSON.parse(readFileSync(process.argv[2], 'utf8')) as CpuProfile));
     return;
   }
-  const dir = mkdtempSync(join(tmpdir(), 'agentplane-loop-'));
   const profDir = process.env.LOOP_PROF_DIR ?? mkdtempSync(join(tmpdir(), 'agentplane-prof-'));
-  const child = spawn(
-    process.execPath,
-    ['--cpu-prof', `--cpu-prof-dir=${profDir}`, MAIN, 'serve', '--demo', '--host', '127.0.0.1', '--port', '0', '--data-dir', join(dir, 'data')],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, AGENTPLANE_LOG_LEVEL: 'info', AGENTPLANE_RATE_LIMIT: '0' } },
-  );
+  let started: { child: ChildProcess } | undefined;
   const watchdog = setTimeout(() => {
     console.error('loop-profile: watchdog fired');
-    child.kill('SIGKILL');
+    started?.child.kill('SIGKILL');
     process.exit(2);
   }, TIMEOUT_MS * 2);
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += String(d);
-      const m = /"url":"(http:\/\/[^"]+)".*agentplane is serving/.exec(out);
-      if (m) resolve(m[1]);
-      if (out.length > 1e6) out = out.slice(-1e5);
-    });
-    child.on('exit', (code) => reject(new Error(`the server exited (${code}): ${out.slice(-2000)}`)));
-  });
+  const { url, child, dir } = (started = await startDemoServer([], {
+    prefix: 'agentplane-loop-',
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
+    ...(process.env.LOOP_MAIN ? { main: process.env.LOOP_MAIN } : {}),
+    env: { AGENTPLANE_RATE_LIMIT: '0' },
+  }));
   const api = async (method: string, path: string, body?: unknown): Promise<any> => {
     const res = await fetch(`${url}${path}`, { method, ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
     const text = await res.text();

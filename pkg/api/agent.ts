@@ -338,7 +338,7 @@ export const agentStatusSchema = {
     message: { type: 'string', description: 'why the agent is Failed' },
     conditions: {
       type: 'array',
-      description: 'WorkerReady (the worker is connected) and Asleep; `status` is derived from them',
+      description: 'WorkerReady (the worker is connected), Queued (its work waits for a cap) and Asleep; `status` is derived from them',
       items: conditionSchema,
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['type'],

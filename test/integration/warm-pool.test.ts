@@ -9,17 +9,9 @@ import { expect } from 'chai';
 import type { Condition } from '../../pkg/api/condition.js';
 import { runTask } from '../support/agents.js';
 import { eventually, type Harness, startHarness } from '../support/harness.js';
+import { alive } from '../support/server-process.js';
 
 const AGG = '/apis/agentplane.io/v1alpha1/namespaces/default/agents';
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** The model credential in a process's environment (the worker's, as the runtime started it). */
 

@@ -140,3 +140,13 @@ export function stillAlive(ids: ProcessId[]): ProcessId[] {
     return s !== undefined && s.start === p.start && s.state !== 'Z';
   });
 }
+
+/** Whether a process with this pid exists (signal 0 checks without signalling). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { startScriptedModelProcess, type ScriptedModelProcess } from '../../pkg/scriptedmodel/index.js';
+import { alive } from '../support/server-process.js';
+import { until } from '../support/waiting.js';
 
 const KEY = 'sk-process-test';
 const TOOLS = [{ name: 'Bash', description: 'run a command', input_schema: { type: 'object', properties: {} } }];
@@ -16,23 +18,6 @@ async function say(url: string, words: string, key = KEY): Promise<string | numb
   if (res.status !== 200) return res.status;
   const msg = (await res.json()) as { content: { type: string; text: string }[] };
   return msg.content.map((b) => b.text).join('');
-}
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 describe('the scripted model in its own process (serve --demo)', function () {
@@ -62,8 +47,8 @@ describe('the scripted model in its own process (serve --demo)', function () {
     model = await startScriptedModelProcess({ apiKey: KEY, onTrouble: (what) => trouble.push(what) });
     const first = model.pid()!;
     process.kill(first, 'SIGKILL');
-    await until('a new process', () => model!.pid() !== first && trouble.length > 0);
-    await until('the model to answer again', async () => (await say(model!.url, 'again').catch(() => 0)) === 'again');
+    await until('a new process', () => model!.pid() !== first && trouble.length > 0, 10_000);
+    await until('the model to answer again', async () => (await say(model!.url, 'again').catch(() => 0)) === 'again', 10_000);
     expect(trouble[0]).to.match(/exited \(SIGKILL\); starting it again/);
   });
 
