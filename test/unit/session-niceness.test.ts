@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { autogroupsEnabled, niceSession, sessionNiceness } from '../../pkg/runtime/local/session-niceness.js';
+import { autogroupsEnabled, niceSession, parseAutogroup, sessionNiceness } from '../../pkg/runtime/local/session-niceness.js';
 import { Spawner } from '../../pkg/runtime/local/spawner.js';
 
 describe('workers lead a session as nice as they are (kernel autogroups)', function () {
@@ -25,6 +25,16 @@ describe('workers lead a session as nice as they are (kernel autogroups)', funct
       for (const p of [niced, plain]) if (p.pid) process.kill(p.pid, 'SIGKILL');
       spawner.close();
     }
+  });
+});
+
+describe('parseAutogroup', () => {
+  it("reads a session group's niceness, and the root group (a session that never called setsid) as 0", () => {
+    expect(parseAutogroup('/autogroup-24782 nice 10\n')).to.equal(10);
+    expect(parseAutogroup('/autogroup-7 nice -5\n')).to.equal(-5);
+    // CI's runner starts the tests in no session group of their own: the file is empty.
+    expect(parseAutogroup('')).to.equal(0);
+    expect(parseAutogroup('garbage')).to.equal(undefined);
   });
 });
 

@@ -58,12 +58,23 @@ export function niceSession(
   });
 }
 
-/** The niceness of the session group `pid` is in (`/proc/<pid>/autogroup`), if the kernel has them. */
+/**
+ * The niceness of the session group `pid` is in (`/proc/<pid>/autogroup`), if the kernel has them.
+ * A process whose session never called setsid() since boot (init's, and what a container runtime
+ * starts without a new session) is in no session group: the file is empty, and it weighs as its
+ * own niceness alone, that is as a group of niceness 0.
+ */
 export function sessionNiceness(pid: number): number | undefined {
   try {
-    const m = / nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'));
-    return m ? Number(m[1]) : undefined;
+    return parseAutogroup(readFileSync(`/proc/${pid}/autogroup`, 'utf8'));
   } catch {
     return undefined;
   }
+}
+
+/** Reads `/autogroup-<id> nice <n>`; an empty file is the root group (niceness 0). */
+export function parseAutogroup(text: string): number | undefined {
+  if (text.trim() === '') return 0;
+  const m = / nice (-?\d+)/.exec(text);
+  return m ? Number(m[1]) : undefined;
 }
