@@ -14,6 +14,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 
 import { controlPlaneUp, REPO, type ControlPlane } from '../test/support/control-plane.js';
 import { type Client, letters } from './api-probe.js';
+import { kubeClientFigures, type KubeClientRow, printKubeClient } from './kube-client.js';
 import { fmt, percentile, table } from './stats.js';
 
 const run = promisify(execFile);
@@ -70,6 +71,8 @@ const agent = (name: string): unknown => ({
 });
 
 export interface NativeFigures {
+  /** agentplane's own client to kube-apiserver, with and without kept-alive connections. */
+  client: KubeClientRow[];
   rows: { label: string; agent: number[]; native: number[]; goal: string; met: (a: number[], n: number[]) => boolean }[];
 }
 
@@ -91,7 +94,9 @@ export async function nativeFigures(log: (s: string) => void): Promise<NativeFig
     const c = await client(cp.kubeconfig);
     const d = await client(cp.kubeconfig, { url, ca: readFileSync(join(cp.dir, 'pki/serving-ca.crt')) });
     try {
-      return await measure(cp, c, d, log);
+      log("agentplane's client to kube-apiserver");
+      const clientRows = await kubeClientFigures(cp.kubeconfig);
+      return { ...(await measure(cp, c, d, log)), client: clientRows };
     } finally {
       c.close();
       d.close();
@@ -101,7 +106,7 @@ export async function nativeFigures(log: (s: string) => void): Promise<NativeFig
   }
 }
 
-async function measure(cp: ControlPlane, c: Client, direct: Client, log: (s: string) => void): Promise<NativeFigures> {
+async function measure(cp: ControlPlane, c: Client, direct: Client, log: (s: string) => void): Promise<Omit<NativeFigures, 'client'>> {
   for (const ns of ['bench-get', 'bench-table', 'bench-create', 'bench-start']) await cp.kubectl(['create', 'namespace', ns]);
 
   log('GET of one object');
@@ -203,4 +208,5 @@ export function printNative(f: NativeFigures): void {
     r.goal.startsWith('(') ? '' : r.met(r.agent, r.native) ? 'met' : 'NOT met',
   ]);
   console.log(table(['ms', 'n', 'agent p50', 'agent p99', 'base p50', 'base p99', 'p50 ratio', 'goal', ''], rows) + '\n');
+  printKubeClient(f.client);
 }

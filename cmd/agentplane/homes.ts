@@ -9,7 +9,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { componentLogger, type Logger } from '../../pkg/observability/logger.js';
 import type { ClusterAccess } from '../../pkg/plugin/types.js';
 import { ensureCrds } from '../../pkg/registry/kubernetes/crds.js';
@@ -24,6 +24,7 @@ import { startDelegatedAuth } from '../../pkg/server/auth/delegated.js';
 import type { RequestAuth } from '../../pkg/server/auth/filter.js';
 import type { OidcOptions } from '../../pkg/server/auth/oidc.js';
 import { startTokenFileAuth } from '../../pkg/server/auth/token-file.js';
+import { KeepAliveKubeConfig } from './kube-config.js';
 
 export interface State {
   store<T extends StoredObject>(kind: string): Store<T>;
@@ -148,7 +149,7 @@ async function warnOfSecretFiles(dataDir: string, secretsKey: Buffer, logger: Lo
 }
 
 export async function kubernetesHome(o: KubernetesHomeOptions, dataDir: string, secretsKey: Buffer, logger: Logger): Promise<Home> {
-  const kc = new KubeConfig();
+  const kc = new KeepAliveKubeConfig();
   if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
   else kc.loadFromCluster();
   await warnOfSecretFiles(dataDir, secretsKey, logger);
@@ -169,6 +170,7 @@ export async function kubernetesHome(o: KubernetesHomeOptions, dataDir: string, 
     close: () => {
       auth.stop();
       state.close();
+      kc.close();
     },
   };
 }
