@@ -49,6 +49,7 @@ export function wireRuntime(w: Wiring, home: Home, sandbox: Sandbox, channel: Ch
       ...(o.workerChannelLimits ? { channelLimits: o.workerChannelLimits } : {}),
       ...(o.workerLogSink ? { logSink: o.workerLogSink } : {}),
       warmPool: o.warmPool ?? 0,
+      ...(o.workerNiceness !== undefined ? { niceness: o.workerNiceness } : {}),
     },
     warmPoolMetrics: { ready: (n) => metrics.warmPoolSlots.set(n), claim: (result) => metrics.warmPoolClaims.inc({ result }) },
     ...(home.cluster ? { cluster: home.cluster } : {}),

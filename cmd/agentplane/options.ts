@@ -129,6 +129,8 @@ export interface ServeOptions {
    * defaultMaxWorkers(): what the machine's memory holds. Pods are placed by the scheduler.
    */
   maxWorkers?: number;
+  /** How much nicer than the server local workers run (0 to 19; default 10, WORKER_NICENESS). */
+  workerNiceness?: number;
   /** Workers that run at once in each namespace (both homes); 0 or absent no limit. */
   namespaceMaxWorkers?: number;
   /** Tasks that run at once in each namespace; 0 or absent no limit. */

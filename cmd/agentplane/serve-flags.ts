@@ -336,6 +336,18 @@ export const SERVE_FLAGS = {
     help: 'workers (each with its engine) that run at once with local workers; beyond, an agent waits (WorkerReady=False, reason Queued) and the worker idle the longest is released to make room. Pods are placed by the Kubernetes scheduler instead',
     section: 'general',
   }),
+  workerNiceness: flag({
+    name: 'worker-niceness',
+    type: 'string',
+    arg: '<0-19>',
+    env: 'AGENTPLANE_WORKER_NICENESS',
+    emptyEnvIsValue: true,
+    config: 'workerNiceness',
+    parse: numberRule('worker-niceness', (n) => Number.isInteger(n) && n >= 0 && n <= 19, 'a whole number from 0 to 19'),
+    defaultHelp: '10',
+    help: 'how much nicer than the server local workers run, their sessions too, so the API keeps the CPU while agents start; they then also yield to every other session on the machine: lower it (0: as the server) where that matters more (docs/decisions.md "Worker priority")',
+    section: 'general',
+  }),
   namespaceMaxWorkers: flag({
     name: 'namespace-max-workers',
     type: 'string',

@@ -110,6 +110,7 @@ function limitSettings(s: Sources): Partial<ServeOptions> {
   const idleTimeout = lookup(F.idleTimeout, s);
   const warmPool = lookup(F.warmPool, s);
   const maxWorkers = lookup(F.maxWorkers, s);
+  const workerNiceness = lookup(F.workerNiceness, s);
   const namespaceMaxWorkers = lookup(F.namespaceMaxWorkers, s);
   const namespaceMaxTasks = lookup(F.namespaceMaxTasks, s);
   const startRate = lookup(F.startRate, s);
@@ -124,6 +125,7 @@ function limitSettings(s: Sources): Partial<ServeOptions> {
     ...(eventsPerAgent !== undefined ? { eventsPerAgent } : {}),
     ...(idleTimeout !== undefined ? { idleTimeoutMs: idleTimeout * 1000 } : {}),
     ...(maxWorkers !== undefined ? { maxWorkers } : {}),
+    ...(workerNiceness !== undefined ? { workerNiceness } : {}),
     ...(warmPool !== undefined ? { warmPool } : {}),
   };
 }

@@ -20,6 +20,7 @@ import type { AgentEvent } from '../api/event.js';
 import { streamOf } from '../controller/agent-controller.js';
 import type { EventLog } from '../registry/event-log.js';
 import type { Registry } from '../registry/registry.js';
+import { onAgentChange } from './agent-changes.js';
 
 const REPLAY_PAGE = 500;
 /** Live events held for a reader while its replay runs; one more and it has fallen behind. */
@@ -122,45 +123,7 @@ export const AGENT_DELETED_CLOSE = { code: 4410, reason: 'agent deleted' } as co
 
 type AgentSource = Pick<Registry<Agent>, 'get' | 'watch'>;
 
-/**
- * One watch of the agents for every live reader of one registry, handing each change only to the
- * readers of that agent. A watch per reader made every agent write cost a copy of the object per
- * reader (the store gives each watcher its own): with 1,000 WebSocket subscribers, a burst of
- * 1,000 task submissions spent 40 s of CPU copying (docs/performance.md "API under load").
- */
-class GoneWatch {
-  private readonly readers = new Map<string, Set<{ uid: string; fire: () => void }>>();
-  private unwatch?: () => void;
-
-  constructor(private readonly agents: AgentSource) {}
-
-  add(agent: Agent, fire: () => void): () => void {
-    const { namespace, name, uid } = agent.metadata;
-    const key = `${namespace}/${name}`;
-    const reader = { uid, fire };
-    let set = this.readers.get(key);
-    if (!set) this.readers.set(key, (set = new Set()));
-    set.add(reader);
-    this.unwatch ??= this.agents.watch((ev) => this.changed(ev.type === 'DELETED', ev.object));
-    return () => {
-      set.delete(reader);
-      if (!set.size && this.readers.get(key) === set) this.readers.delete(key);
-      if (!this.readers.size) {
-        this.unwatch?.();
-        this.unwatch = undefined;
-      }
-    };
-  }
-
-  private changed(deleted: boolean, a: Agent): void {
-    const set = this.readers.get(`${a.metadata.namespace}/${a.metadata.name}`);
-    if (!set) return;
-    for (const r of [...set]) if (deleted || isGone(a, r.uid)) r.fire();
-  }
-}
-
 const isGone = (a: Agent | undefined, uid: string): boolean => !a || a.metadata.uid !== uid || !!a.metadata.deletionTimestamp;
-const goneWatches = new WeakMap<AgentSource, GoneWatch>();
 
 /**
  * Calls `gone` once when the agent is marked for deletion, deleted, or replaced by a new agent
@@ -168,10 +131,8 @@ const goneWatches = new WeakMap<AgentSource, GoneWatch>();
  * a function that stops watching.
  */
 export function watchAgentGone(agents: AgentSource, agent: Agent, gone: () => void): () => void {
-  let hub = goneWatches.get(agents);
-  if (!hub) goneWatches.set(agents, (hub = new GoneWatch(agents)));
   let done = false;
-  const remove = hub.add(agent, () => fire());
+  const remove = onAgentChange(agents, agent.metadata, (a) => isGone(a, agent.metadata.uid) && fire());
   const stop = (): void => {
     done = true;
     remove();

@@ -72,6 +72,11 @@ describe('serve flags: declared once, documented from the declaration', () => {
     expect(lookup(SERVE_FLAGS.eventsPerAgent, src({}, {}, {}))).to.equal(undefined);
     expect(lookup(SERVE_FLAGS.port, src({}, {}, {}))).to.equal(8080);
     expect(lookup(SERVE_FLAGS.oidcClientId, src({}, {}, { oidc: { clientId: 'c' } }))).to.equal('c');
+    expect(lookup(SERVE_FLAGS.workerNiceness, src({}, { AGENTPLANE_WORKER_NICENESS: '0' }, {}))).to.equal(0);
+    expect(lookup(SERVE_FLAGS.workerNiceness, src({}, {}, { workerNiceness: 19 }))).to.equal(19);
+    expect(() => lookup(SERVE_FLAGS.workerNiceness, src({ 'worker-niceness': '20' }, {}, {}))).to.throw(
+      '--worker-niceness must be a whole number from 0 to 19, got "20"',
+    );
     expect(() => lookup(SERVE_FLAGS.rateLimitBurst, src({ 'rate-limit-burst': '0' }, {}, {}))).to.throw(
       '--rate-limit-burst must be a whole number of at least 1, got "0"',
     );

@@ -6,6 +6,7 @@ import type { Agent } from '../../api/agent.js';
 import { type FollowUp, pendingFollowUps, requestFollowUp } from '../../api/agent-annotations.js';
 import type { ObjectRef } from '../../api/meta.js';
 import { type Registry, REST_OWNER } from '../../registry/registry.js';
+import { onAgentChange } from '../agent-changes.js';
 
 /**
  * Waits until `done` holds for the agent (undefined once it is gone), or `timeoutMs` passes.
@@ -30,15 +31,13 @@ export async function waitForAgent(
     if (done(a)) finish(true);
   };
   // Subscribe before reading, so no change falls between the read and the watch.
-  const unsubscribe = agents.watch((ev) => {
-    const m = ev.object.metadata;
-    if (m.namespace === namespace && m.name === name) see(ev.type === 'DELETED' ? undefined : ev.object);
-  });
+  const unsubscribe = onAgentChange(agents, ref, see);
   const timer = setTimeout(() => finish(done(current)), timeoutMs);
   try {
     see(await agents.get(namespace, name));
     const settled = await finished;
-    return { agent: current ?? lastSeen, settled };
+    // What the watch handed over is shared with other waiters: the caller gets its own copy.
+    return { agent: structuredClone(current ?? lastSeen), settled };
   } finally {
     clearTimeout(timer);
     unsubscribe();

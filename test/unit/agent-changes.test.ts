@@ -7,11 +7,13 @@ import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
 import { watchAgentGone } from '../../pkg/server/event-follow.js';
+import { waitForAgent } from '../../pkg/server/services/agent-wait.js';
 import { until } from '../support/waiting.js';
 
-// Every live reader (WebSocket, log?follow) learns when its agent goes: through one watch of the
-// store for all of them, so an agent write costs one copy of the object, not one per reader.
-describe('watchAgentGone: one watch for every live reader', () => {
+// Every live reader (WebSocket, log?follow) learns when its agent goes, and every REST operation
+// that waits for an agent's state sees it: through one watch of the store for all of them, so an
+// agent write costs one copy of the object, not one per waiter (pkg/server/agent-changes.ts).
+describe('one agent watch for every live reader and REST wait', () => {
   let dir: string;
   let state: SqliteState;
   let agents: Registry<Agent>;
@@ -45,9 +47,16 @@ describe('watchAgentGone: one watch for every live reader', () => {
         const agent = (await agents.get('default', name))!;
         stops.push(watchAgentGone(agents, agent, () => fired.push(name)));
       }
+    const known = (await agents.get('default', 'a'))!;
+    const waiting = waitForAgent(agents, known.metadata, (a) => a?.status.taskStatus === 'Complete', known, 5_000);
     expect(open).to.equal(1);
-    // A write that leaves the agent in place tells nobody.
+    // A write that leaves the agent in place tells no reader; the REST wait sees it, in its own copy.
     await agents.updateStatus('default', 'a', (s) => void (s.taskStatus = 'Complete'));
+    const waited = await waiting;
+    expect(waited.settled).to.equal(true);
+    expect(waited.agent.status.taskStatus).to.equal('Complete');
+    waited.agent.status.taskStatus = 'Error';
+    expect((await agents.get('default', 'a'))!.status.taskStatus).to.equal('Complete');
     await agents.delete('default', 'b');
     await until("b's readers told", () => fired.length === 100, 2_000);
     expect(new Set(fired)).to.deep.equal(new Set(['b']));
