@@ -93,6 +93,8 @@ export class Admission {
   private readonly workerLine = new Lines();
   private readonly taskLine = new Lines();
   private tokens: number;
+  /** Agents refused a start token, and when they last asked (ms). */
+  private readonly tokenWaiters = new Map<string, number>();
   private refilledAt: number;
 
   constructor(
@@ -152,7 +154,7 @@ export class Admission {
     if (!this.nextWorkers().includes(w.key)) {
       return { admitted: false, reason: 'WorkerLimit', message: `waiting for a worker: all ${this.maxWorkers} allowed (--max-workers) are busy` };
     }
-    const wait = this.takeToken();
+    const wait = this.takeToken(w.key);
     if (wait > 0)
       return { admitted: false, reason: 'StartRate', message: `waiting to start: at most ${this.limits.startRate} workers start a second`, retryMs: wait };
     this.workerLine.remove(w.key, w.namespace);
@@ -172,6 +174,7 @@ export class Admission {
    */
   freeWorker(key: string): string[] {
     const ns = nsOf(key);
+    this.tokenWaiters.delete(key);
     const had = this.workers.delete(key) || this.workerLine.remove(key, ns);
     const task = this.freeTask(key);
     return had ? [...new Set([...this.nextWorkers(), ...task])] : task;
@@ -251,17 +254,29 @@ export class Admission {
     return n;
   }
 
-  /** Takes a start token; else how long until one is there (ms). */
-  private takeToken(): number {
+  /**
+   * Takes a start token for `key`; else how long until one is there for it (ms). Tokens go in the
+   * fair order as slots do: an agent takes one only when there are enough for those before it
+   * that wait for one too (asked lately). First come, a namespace whose many agents ask again
+   * each time one of theirs ends took nearly every token, and another namespace's one task
+   * waited 5 s to start (docs/admission.md).
+   */
+  private takeToken(key: string): number {
     const rate = this.limits.startRate ?? 0;
     if (rate <= 0) return 0;
     const now = this.now();
-    this.tokens = Math.min(rate, this.tokens + ((now - this.refilledAt) / 1000) * rate);
+    this.tokens = Math.min(Math.max(1, rate), this.tokens + ((now - this.refilledAt) / 1000) * rate);
     this.refilledAt = now;
-    if (this.tokens >= 1) {
+    // One that asked and then never came back (a bug elsewhere) does not hold the others for ever.
+    const stale = Math.max(5_000, 2_000 / rate);
+    const order = this.nextWorkers();
+    const ahead = order.slice(0, Math.max(0, order.indexOf(key))).filter((k) => now - (this.tokenWaiters.get(k) ?? -Infinity) < stale).length;
+    if (this.tokens >= ahead + 1) {
       this.tokens -= 1;
+      this.tokenWaiters.delete(key);
       return 0;
     }
-    return Math.ceil(((1 - this.tokens) / rate) * 1000);
+    this.tokenWaiters.set(key, now);
+    return Math.ceil(((ahead + 1 - this.tokens) / rate) * 1000);
   }
 }

@@ -21,6 +21,14 @@ export const mustStop = (place: Placement, worker: WorkerStatus): boolean =>
   worker.phase !== 'Absent' && (!place.wanted || worker.group !== (place.group ?? null));
 
 /**
+ * Asleep, or about to be: an idle agent whose lifecycle is Sleep sleeps (the sleep-wake plugin
+ * marks it so a moment later). Reading the lifecycle too means an agent created asleep never
+ * starts a worker: one started in that moment was stopped again while it dialed in, and the wake
+ * that followed waited 3 s for that worker to give up before starting another.
+ */
+const asleep = (a: Agent): boolean => a.status.status === 'Sleeping' || (a.spec.lifecycle === 'Sleep' && !isBusy(a));
+
+/**
  * Where the agent's worker should run. A failed agent runs nowhere until a new task asks to
  * retry. A solo agent runs while awake. A squad member runs in
  * its squad's group while any member is awake (asleep members idle there); when all members
@@ -35,12 +43,12 @@ export function placementFor(informers: { agents: Informer<Agent>; squads: Infor
     // worker that is still there, e.g. a pod that outlived a restart).
     const released = findCondition(agent.status.conditions, WORKER_READY)?.reason === WORKER_RELEASED && !isBusy(agent);
     if (released) return { wanted: false, released: true };
-    return { wanted: agent.status.status !== 'Sleeping' };
+    return { wanted: !asleep(agent) };
   }
   const members = memberNames(squad);
   const awake = members.some((m) => {
     const a = m === name ? agent : informers.agents.get(namespace, m);
-    return a && !a.metadata.deletionTimestamp && a.status.status !== 'Sleeping';
+    return a && !a.metadata.deletionTimestamp && !asleep(a);
   });
   return { wanted: awake, group: groupName(namespace, squad.metadata.name), peers: members };
 }

@@ -82,6 +82,34 @@ describe('Admission (caps, lines, fairness, start rate)', () => {
     expect(a.takeWorker(w('a', 'three', 3)).admitted).to.equal(true);
   });
 
+  it("gives start tokens in the fair order: another namespace's one agent goes before a busy namespace's next", () => {
+    let now = 0;
+    const a = new Admission({ startRate: 1, namespaceDefaults: { workers: 4 } }, () => now);
+    expect(a.takeWorker(w('busy', 'b0', 0)).admitted).to.equal(true);
+    expect(a.takeWorker(w('busy', 'b1', 1))).to.deep.include({ admitted: false, reason: 'StartRate' });
+    expect(a.takeWorker(w('calm', 'c0', 2))).to.deep.include({ admitted: false, reason: 'StartRate' });
+    now = 1_000;
+    // One token is there; b1 asks first, but calm runs none and busy one: the token is c0's.
+    const b1 = a.takeWorker(w('busy', 'b1', 1));
+    expect(b1).to.deep.include({ admitted: false, reason: 'StartRate' });
+    expect(b1.admitted ? 0 : b1.retryMs).to.equal(1_000);
+    expect(a.takeWorker(w('calm', 'c0', 2)).admitted).to.equal(true);
+    now = 2_000;
+    expect(a.takeWorker(w('busy', 'b1', 1)).admitted).to.equal(true);
+  });
+
+  it('a start rate below one a second still starts one every 1/rate seconds', () => {
+    let now = 0;
+    const a = new Admission({ startRate: 0.5 }, () => now);
+    expect(a.takeWorker(w('a', 'one', 1)).admitted).to.equal(true);
+    const two = a.takeWorker(w('a', 'two', 2));
+    expect(two.admitted ? 0 : two.retryMs).to.equal(2_000);
+    now = 2_000;
+    expect(a.takeWorker(w('a', 'two', 2)).admitted).to.equal(true);
+    now = 4_000;
+    expect(a.takeWorker(w('a', 'three', 3)).admitted).to.equal(true);
+  });
+
   it('a place given up (deleted, put to sleep) leaves the line; seeded places are kept after a restart', () => {
     const a = new Admission({ maxWorkers: 1 });
     a.takeWorker(w('a', 'holder', 0));

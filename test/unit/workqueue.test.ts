@@ -202,6 +202,29 @@ describe('WorkQueue', function () {
     expect(maxRunning).to.equal(2);
   });
 
+  it("serves namespaces in turn: one namespace's burst of keys does not hold another's key behind it", async () => {
+    const g = gate();
+    const started: string[] = [];
+    queue = new WorkQueue(
+      async (key) => {
+        started.push(key);
+        await g.promise;
+      },
+      logger,
+      { maxConcurrent: 1 },
+    );
+    for (let i = 0; i < 5; i++) queue.add(`busy/a${i}`);
+    queue.add('calm/b0');
+    queue.add('calm/b1');
+    queue.add('cluster-scoped');
+    g.open();
+    await until(() => started.length === 8);
+    await queue.idle();
+    // In each namespace the order they came in; between namespaces, one each in turn (a0 ran at
+    // once, a1 was waiting before calm's first key came).
+    expect(started).to.deep.equal(['busy/a0', 'busy/a1', 'calm/b0', 'cluster-scoped', 'busy/a2', 'calm/b1', 'busy/a3', 'busy/a4']);
+  });
+
   it('defaults to four keys at once', async () => {
     const g = gate();
     let running = 0;
