@@ -15,6 +15,7 @@
 // each lined up), so a restart keeps the order.
 
 import { lineOrder, type Waiter } from '../api/agent-queue.js';
+import { parseRefKey } from '../api/meta.js';
 import type { NamespaceLimits } from '../api/namespace-limits.js';
 
 export type { Waiter };
@@ -83,7 +84,7 @@ class Lines {
   }
 }
 
-const nsOf = (key: string): string => key.slice(0, key.indexOf('/'));
+const nsOf = (key: string): string => parseRefKey(key).namespace;
 
 export class Admission {
   /** Agents whose worker holds a slot, by key -> namespace. */
@@ -151,10 +152,11 @@ export class Admission {
     if (cap > 0 && inNs >= cap) {
       return { admitted: false, reason: 'NamespaceWorkerLimit', message: `waiting for a worker: namespace ${w.namespace} runs ${cap} of ${cap} allowed` };
     }
-    if (!this.nextWorkers().includes(w.key)) {
+    const order = this.nextWorkers();
+    if (!order.includes(w.key)) {
       return { admitted: false, reason: 'WorkerLimit', message: `waiting for a worker: all ${this.maxWorkers} allowed (--max-workers) are busy` };
     }
-    const wait = this.takeToken(w.key);
+    const wait = this.takeToken(w.key, order);
     if (wait > 0)
       return { admitted: false, reason: 'StartRate', message: `waiting to start: at most ${this.limits.startRate} workers start a second`, retryMs: wait };
     this.workerLine.remove(w.key, w.namespace);
@@ -261,7 +263,7 @@ export class Admission {
    * each time one of theirs ends took nearly every token, and another namespace's one task
    * waited 5 s to start (docs/admission.md).
    */
-  private takeToken(key: string): number {
+  private takeToken(key: string, order: string[]): number {
     const rate = this.limits.startRate ?? 0;
     if (rate <= 0) return 0;
     const now = this.now();
@@ -269,7 +271,6 @@ export class Admission {
     this.refilledAt = now;
     // One that asked and then never came back (a bug elsewhere) does not hold the others for ever.
     const stale = Math.max(5_000, 2_000 / rate);
-    const order = this.nextWorkers();
     const ahead = order.slice(0, Math.max(0, order.indexOf(key))).filter((k) => now - (this.tokenWaiters.get(k) ?? -Infinity) < stale).length;
     if (this.tokens >= ahead + 1) {
       this.tokens -= 1;

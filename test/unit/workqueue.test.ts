@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { expect } from 'chai';
 
+import { parseRefKey } from '../../pkg/api/meta.js';
 import { WorkQueue } from '../../pkg/controller/framework/workqueue.js';
 import { KeyedSerializer } from '../../pkg/registry/serializer.js';
 import { createLogger } from '../../pkg/observability/logger.js';
@@ -211,18 +212,18 @@ describe('WorkQueue', function () {
         await g.promise;
       },
       logger,
-      { maxConcurrent: 1 },
+      { maxConcurrent: 1, shardOf: (key) => parseRefKey(key).namespace },
     );
     for (let i = 0; i < 5; i++) queue.add(`busy/a${i}`);
     queue.add('calm/b0');
     queue.add('calm/b1');
-    queue.add('cluster-scoped');
+    queue.add('/cluster-scoped');
     g.open();
     await until(() => started.length === 8);
     await queue.idle();
     // In each namespace the order they came in; between namespaces, one each in turn (a0 ran at
     // once, a1 was waiting before calm's first key came).
-    expect(started).to.deep.equal(['busy/a0', 'busy/a1', 'calm/b0', 'cluster-scoped', 'busy/a2', 'calm/b1', 'busy/a3', 'busy/a4']);
+    expect(started).to.deep.equal(['busy/a0', 'busy/a1', 'calm/b0', '/cluster-scoped', 'busy/a2', 'calm/b1', 'busy/a3', 'busy/a4']);
   });
 
   it('defaults to four keys at once', async () => {

@@ -47,7 +47,8 @@ export class Controller {
 
   constructor(private readonly opts: ControllerOptions) {
     const logger = opts.logger.child({ controller: opts.name });
-    this.queue = new WorkQueue((key) => this.run(key), logger, { maxConcurrent: opts.maxConcurrent });
+    // Namespaces in turn: one namespace's burst does not hold another's objects back.
+    this.queue = new WorkQueue((key) => this.run(key), logger, { maxConcurrent: opts.maxConcurrent, shardOf: (key) => parseRefKey(key).namespace });
   }
 
   /**

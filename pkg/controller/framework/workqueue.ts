@@ -2,23 +2,25 @@
 // at once, a key is processed by one reconcile at a time, and a key added while it is being
 // processed runs once more afterwards. Failures retry with exponential backoff.
 //
-// Unlike client-go's, waiting keys are served round-robin between namespaces (a key's part before
-// its first "/"), in the order they were added within one: a namespace that adds 500 keys at once
-// (500 tasks submitted) no longer holds another namespace's one key behind all of them. That
-// wait was 3.5 s on the 2-core machine, before the other namespace's task could even line up for a
-// worker (docs/admission.md).
+// Unlike client-go's, waiting keys can be served round-robin between shards (`shardOf`; the
+// controllers' shard is the namespace), in the order they were added within one: a namespace
+// that adds 500 keys at once (500 tasks submitted) no longer holds another namespace's one key
+// behind all of them. That wait was 3.5 s on the 2-core machine, before the other namespace's
+// task could even line up for a worker (docs/admission.md).
 
 import type { Logger } from '../../observability/logger.js';
 
 export interface WorkQueueOptions {
   /** Keys reconciled at once (default 4), so a burst of events cannot start unbounded work. */
   maxConcurrent?: number;
+  /** The shard a key waits in; shards are served in turn. Default: one shard, first come first served. */
+  shardOf?: (key: string) => string;
 }
 
 export class WorkQueue {
   /**
-   * Keys waiting for a slot by namespace, oldest first within each (a Set keeps insertion order
-   * and coalesces); the namespaces in the order they are served next.
+   * Keys waiting for a slot by shard, oldest first within each (a Set keeps insertion order and
+   * coalesces); the shards in the order they are served next.
    */
   private readonly pending = new Map<string, Set<string>>();
   private readonly active = new Set<string>();
@@ -28,6 +30,7 @@ export class WorkQueue {
   private readonly failures = new Map<string, number>();
   private readonly idleWaiters: (() => void)[] = [];
   private readonly maxConcurrent: number;
+  private readonly shardOf: (key: string) => string;
   private closed = false;
 
   constructor(
@@ -36,6 +39,7 @@ export class WorkQueue {
     opts: WorkQueueOptions = {},
   ) {
     this.maxConcurrent = Math.max(1, opts.maxConcurrent ?? 4);
+    this.shardOf = opts.shardOf ?? (() => '');
   }
 
   add(key: string): void {
@@ -77,19 +81,19 @@ export class WorkQueue {
   }
 
   private wait(key: string): void {
-    const ns = namespaceOf(key);
-    const keys = this.pending.get(ns);
+    const shard = this.shardOf(key);
+    const keys = this.pending.get(shard);
     if (keys) keys.add(key);
-    else this.pending.set(ns, new Set([key]));
+    else this.pending.set(shard, new Set([key]));
   }
 
-  /** The next key: the oldest of the namespace whose turn it is, which then goes last. */
+  /** The next key: the oldest of the shard whose turn it is, which then goes last. */
   private next(): string | undefined {
-    for (const [ns, keys] of this.pending) {
+    for (const [shard, keys] of this.pending) {
       const key = keys.values().next().value as string;
       keys.delete(key);
-      this.pending.delete(ns);
-      if (keys.size) this.pending.set(ns, keys);
+      this.pending.delete(shard);
+      if (keys.size) this.pending.set(shard, keys);
       return key;
     }
     return undefined;
@@ -122,8 +126,3 @@ export class WorkQueue {
     if (this.active.size === 0) this.idleWaiters.splice(0).forEach((fn) => fn());
   }
 }
-
-const namespaceOf = (key: string): string => {
-  const slash = key.indexOf('/');
-  return slash < 0 ? '' : key.slice(0, slash);
-};
