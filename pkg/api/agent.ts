@@ -2,6 +2,7 @@
 // The schemas here are the single source for validation (ajv) and for the OpenAPI documents.
 
 import { isDeepStrictEqual } from 'node:util';
+import { fromCheckpointSchema } from './checkpoint.js';
 import { type Condition, conditionSchema, findCondition, isTrue } from './condition.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
 
@@ -74,6 +75,8 @@ export interface AgentSpec {
   task: number;
   /** Where the agent's work stands in its namespace's line when it must wait: higher first; default 0. */
   priority?: number;
+  /** "<agent>/<checkpoint>": the workspace and conversation it started from (set on create only). */
+  fromCheckpoint?: string;
 }
 
 export interface AgentStatus {
@@ -87,7 +90,7 @@ export interface AgentStatus {
   sessionId?: string;
   /** Why the agent is Failed (derived, as `status`). */
   message?: string;
-  /** WorkerReady and Queued (owned by the agent controller) and Asleep (owned by sleep-wake). */
+  /** WorkerReady, Queued and Restored (owned by the agent controller) and Asleep (owned by sleep-wake). */
   conditions?: Condition[];
   /** Set on reads, never stored: the agent's place in its namespace's line while Queued. */
   queue?: { position: number };
@@ -166,6 +169,7 @@ export interface AgentTaskRequest {
    */
   lifecycle?: Lifecycle;
   priority?: number;
+  fromCheckpoint?: string;
 }
 
 /**
@@ -197,6 +201,8 @@ export interface AgentResponse {
   priority: number;
   /** While Queued: the agent's place in its namespace's line (1 goes next). */
   queuePosition?: number;
+  /** The checkpoint it started from. */
+  fromCheckpoint?: string;
 }
 
 export const nameSchema = {
@@ -278,6 +284,7 @@ export const agentTaskRequestSchema = {
     name: nameSchema,
     namespace: namespaceSchema,
     ...agentFields,
+    fromCheckpoint: fromCheckpointSchema,
     lifecycle: {
       ...lifecycleSchema,
       description: `${lifecycleSchema.description}: set as a PATCH of lifecycle right after the create (or assignment) would, so "Sleep" sleeps once the task ends`,
@@ -310,6 +317,7 @@ export const agentSpecSchema = {
   required: ['instructions', 'model', 'templateRef', 'role', 'connectors', 'lifecycle', 'task'],
   properties: {
     ...agentFields,
+    fromCheckpoint: fromCheckpointSchema,
     lifecycle: lifecycleSchema,
     task: { type: 'integer', minimum: 0, description: 'task counter; incremented on each assignment' },
   },
@@ -338,7 +346,7 @@ export const agentStatusSchema = {
     message: { type: 'string', description: 'why the agent is Failed' },
     conditions: {
       type: 'array',
-      description: 'WorkerReady (the worker is connected), Queued (its work waits for a cap) and Asleep; `status` is derived from them',
+      description: 'WorkerReady (the worker is connected), Queued (its work waits for a cap), Restored (started from a checkpoint) and Asleep; `status` is derived from WorkerReady, Queued and Asleep',
       items: conditionSchema,
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['type'],
@@ -370,6 +378,7 @@ export const agentResponseSchema = {
     lifecycle: { type: 'string', enum: LIFECYCLES },
     priority: { type: 'integer' },
     queuePosition: { type: 'integer', minimum: 1, description: "while Queued: the agent's place in its namespace's line" },
+    fromCheckpoint: { type: 'string', description: 'the checkpoint it started from, "<agent>/<checkpoint>"' },
   },
 } as const;
 
@@ -388,6 +397,7 @@ export function toAgentResponse(a: Agent): AgentResponse {
     lifecycle: a.spec.lifecycle,
     priority: a.spec.priority ?? 0,
     ...(a.status.queue ? { queuePosition: a.status.queue.position } : {}),
+    ...(a.spec.fromCheckpoint ? { fromCheckpoint: a.spec.fromCheckpoint } : {}),
   };
 }
 
@@ -407,6 +417,7 @@ export function agentFromRequest(req: Omit<AgentTaskRequest, 'namespace'>, names
       lifecycle: req.lifecycle ?? '',
       task: 1,
       ...(req.priority ? { priority: req.priority } : {}),
+      ...(req.fromCheckpoint ? { fromCheckpoint: req.fromCheckpoint } : {}),
     },
     status: { status: 'Pending', taskStatus: '', lastTaskMessage: '', observedTask: 0 },
   };

@@ -1,0 +1,33 @@
+// REST mirror of an agent's checkpoints: /api/v1/agents/:name/checkpoints (docs/checkpoints.md).
+
+import type { FastifyInstance } from 'fastify';
+import { toCheckpointResponse } from '../../api/checkpoint.js';
+import type { CheckpointService } from '../services/checkpoint-service.js';
+import { jsonBody } from '../body.js';
+import { namespaceOf, type Query } from '../params.js';
+
+interface NameParams {
+  name: string;
+}
+
+export function checkpointRoutes(checkpoints: CheckpointService) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.post<{ Params: NameParams }>('/api/v1/agents/:name/checkpoints', async (req, reply) => {
+      const { code, checkpoint } = await checkpoints.create(namespaceOf(req.query as Query), req.params.name, jsonBody(req));
+      return reply.status(code).send(toCheckpointResponse(checkpoint));
+    });
+
+    app.get<{ Params: NameParams }>('/api/v1/agents/:name/checkpoints', async (req) => {
+      const items = await checkpoints.list(namespaceOf(req.query as Query), req.params.name);
+      return { checkpoints: items.map(toCheckpointResponse) };
+    });
+
+    app.get<{ Params: NameParams & { checkpoint: string } }>('/api/v1/agents/:name/checkpoints/:checkpoint', async (req) => {
+      return toCheckpointResponse(await checkpoints.get(namespaceOf(req.query as Query), req.params.name, req.params.checkpoint));
+    });
+
+    app.delete<{ Params: NameParams & { checkpoint: string } }>('/api/v1/agents/:name/checkpoints/:checkpoint', async (req) => {
+      return toCheckpointResponse(await checkpoints.delete(namespaceOf(req.query as Query), req.params.name, req.params.checkpoint));
+    });
+  };
+}

@@ -1,0 +1,110 @@
+// Checkpoints and forks on a real embedded server: real workers and engines, the scripted model.
+// A checkpoint copies an agent's workspace and engine session between two tasks; a new agent
+// created from it sees the files and resumes the conversation (the model is sent the original's
+// earlier prompts), and what either writes afterwards stays its own.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { expect } from 'chai';
+
+import { runTask, waitAgent } from '../support/agents.js';
+import { EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
+
+const AGG = '/apis/agentplane.io/v1alpha1/namespaces/default';
+
+describe('checkpoints and forks (integration)', function () {
+  this.timeout(120_000);
+  let h: Harness;
+  const workspace = (name: string): string => h.server.local!.workspace({ namespace: 'default', name });
+
+  before(async () => {
+    h = await startHarness();
+    await runTask(h, 'orig', '@write notes.txt written by orig\n@say remember the word PLUM');
+  });
+  after(async () => h?.close());
+
+  it('takes a checkpoint of an idle agent at once: 201 Ready, with the task it includes', async () => {
+    const r = await h.api('POST', '/api/v1/agents/orig/checkpoints', { name: 'first' });
+    expect(r.status, JSON.stringify(r.body)).to.equal(201);
+    expect(r.body).to.include({ name: 'first', agent: 'orig', namespace: 'default', phase: 'Ready', task: 1, fromCheckpoint: 'orig/first' });
+    expect(r.body.bytes).to.be.greaterThan(0);
+    const list = await h.api('GET', '/api/v1/agents/orig/checkpoints');
+    expect(list.body.checkpoints.map((c: { name: string }) => c.name)).to.deep.equal(['first']);
+    // The same object in the aggregated API, named "<agent>.<checkpoint>".
+    const obj = await h.api('GET', `${AGG}/agentcheckpoints/orig.first`);
+    expect(obj.status).to.equal(200);
+    expect(obj.body).to.deep.include({ kind: 'AgentCheckpoint', spec: { agent: 'orig' } });
+    expect(obj.body.status.phase).to.equal('Ready');
+  });
+
+  it('starts a fork with the files and the conversation; its writes stay its own', async () => {
+    const events = await runTask(h, 'fork', '@bash cat notes.txt && echo forked >> notes.txt\n@say done', 'default', { fromCheckpoint: 'orig/first' });
+    const result = events.find((e) => e.type === 'tool_result');
+    expect(result?.payload).to.include({ output: 'written by orig' });
+    // The fork's engine resumed the original's session: its model request carries the earlier prompt.
+    const req = h.model.requests.find((r) => r.hasTools && r.lastUserText.startsWith('@bash cat notes.txt'));
+    expect(req?.userTexts[0]).to.equal('@write notes.txt written by orig\n@say remember the word PLUM');
+    expect(readFileSync(join(workspace('fork'), 'notes.txt'), 'utf8')).to.equal('written by origforked\n');
+    expect(readFileSync(join(workspace('orig'), 'notes.txt'), 'utf8')).to.equal('written by orig');
+    const agent = await h.api('GET', '/api/v1/agents/fork');
+    expect(agent.body.fromCheckpoint).to.equal('orig/first');
+  });
+
+  it("leaves the original's later work out of an earlier checkpoint", async () => {
+    await runTask(h, 'orig', '@bash echo later > later.txt\n@say later');
+    await runTask(h, 'fork2', '@bash ls\n@say listed', 'default', { fromCheckpoint: 'orig/first' });
+    const req = h.model.requests.find((r) => r.hasTools && r.lastUserText === '@bash ls\n@say listed');
+    expect(req?.userTexts).to.have.length(2); // the checkpoint's one earlier prompt, then this one
+    const ls = h.model.requests.find((r) => r.lastUserText === '@bash ls\n@say listed' && r.lastToolResult !== undefined);
+    expect(ls?.lastToolResult).to.contain('notes.txt').and.not.contain('later.txt');
+  });
+
+  it('waits for a running task to end before it copies (202 Pending, then Ready)', async () => {
+    const r = await h.api('POST', '/api/v1/agents', { name: 'orig', instructions: '@delay 6500\n@say slow' });
+    expect(r.status).to.equal(200);
+    const ws = new EventClient(`${h.url}/api/v1/agents/orig/ws`);
+    const c = await h.api('POST', '/api/v1/agents/orig/checkpoints', { name: 'mid' });
+    expect(c.status, JSON.stringify(c.body)).to.equal(202);
+    expect(c.body.phase).to.equal('Pending');
+    expect(c.body.message).to.match(/waiting for task 3 of agent "orig" to end/);
+    await ws.untilTaskEnd(3);
+    ws.close();
+    const ready = await eventually(async () => {
+      const g = await h.api('GET', '/api/v1/agents/orig/checkpoints/mid');
+      return g.body.phase === 'Ready' ? g.body : undefined;
+    });
+    expect(ready.task).to.equal(3);
+  });
+
+  it('refuses what it cannot do with a clear error', async () => {
+    const dup = await h.api('POST', '/api/v1/agents/orig/checkpoints', { name: 'first' });
+    expect(dup.status).to.equal(409);
+    expect(dup.body.error).to.equal('agent "orig" already has a checkpoint "first"');
+    const bad = await h.api('POST', '/api/v1/agents/orig/checkpoints', { name: 'Not_A_Name' });
+    expect(bad.status).to.equal(400);
+    const noAgent = await h.api('POST', '/api/v1/agents/nobody/checkpoints', { name: 'x' });
+    expect(noAgent.status).to.equal(404);
+    const missing = await h.api('GET', '/api/v1/agents/orig/checkpoints/nope');
+    expect(missing.status).to.equal(404);
+    expect(missing.body.error).to.equal('agent "orig" has no checkpoint "nope" in namespace "default"');
+    const unknownSource = await h.api('POST', '/api/v1/agents', { name: 'fork3', instructions: '@say hi', fromCheckpoint: 'orig/nope' });
+    expect(unknownSource.status).to.equal(400);
+    expect(JSON.stringify(unknownSource.body)).to.contain('checkpoint \\"orig/nope\\" not found');
+    const malformed = await h.api('POST', '/api/v1/agents', { name: 'fork3', instructions: '@say hi', fromCheckpoint: 'orig' });
+    expect(malformed.status).to.equal(400);
+    const change = await h.api('PATCH', `${AGG}/agents/fork`, { spec: { fromCheckpoint: 'orig/mid' } }, { 'content-type': 'application/merge-patch+json' });
+    expect(change.status).to.equal(422);
+    expect(JSON.stringify(change.body)).to.contain('may only be set on create');
+  });
+
+  it('deletes a checkpoint and its copy; forks made from it keep working', async () => {
+    const d = await h.api('DELETE', '/api/v1/agents/orig/checkpoints/first');
+    expect(d.status).to.equal(200);
+    expect((await h.api('GET', '/api/v1/agents/orig/checkpoints/first')).status).to.equal(404);
+    const copies = join(h.dataDir, 'checkpoints', 'default');
+    await eventually(async () => !(await import('node:fs')).existsSync(join(copies, 'orig.first')), 10_000, 'the copy removed');
+    await runTask(h, 'fork', '@bash cat notes.txt\n@say still here');
+    await waitAgent(h, 'fork', (a) => a.taskStatus === 'Complete');
+  });
+});
