@@ -3,8 +3,11 @@
 // created from it sees the files and resumes the conversation (the model is sent the original's
 // earlier prompts), and what either writes afterwards stays its own.
 
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
@@ -12,6 +15,7 @@ import { runTask, waitAgent } from '../support/agents.js';
 import { EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
 
 const AGG = '/apis/agentplane.io/v1alpha1/namespaces/default';
+const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
 
 describe('checkpoints and forks (integration)', function () {
   this.timeout(120_000);
@@ -98,12 +102,39 @@ describe('checkpoints and forks (integration)', function () {
     expect(JSON.stringify(change.body)).to.contain('may only be set on create');
   });
 
+  it('is driven from the CLI: checkpoint create, ls, get, run --from-checkpoint, rm', async () => {
+    const env = { ...process.env, AGENTPLANE_SERVER: h.url, AGENTPLANE_CLIENT_CONFIG: join(mkdtempSync(join(tmpdir(), 'cp-cli-')), 'config.yaml') };
+    const cli = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+      new Promise((resolve) =>
+        execFile(process.execPath, [MAIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
+          resolve({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
+        ),
+      );
+    const created = await cli('checkpoint', 'create', 'orig', 'cli');
+    expect(created.code, created.stderr).to.equal(0);
+    expect(created.stdout).to.equal('agentcheckpoint/orig.cli taken (task 3)\n');
+    expect(created.stderr).to.contain('--from-checkpoint orig/cli');
+    const ls = await cli('checkpoint', 'ls', 'orig');
+    expect(ls.stdout).to.match(/^NAME\s+AGENT\s+PHASE\s+TASK\s+SIZE\s+AGE\n/);
+    expect(ls.stdout).to.match(/\norig\.cli\s+orig\s+Ready\s+3\s/);
+    const get = await cli('checkpoint', 'get', 'orig', 'cli', '-o', 'json');
+    expect(JSON.parse(get.stdout)).to.include({ name: 'cli', agent: 'orig', phase: 'Ready', fromCheckpoint: 'orig/cli' });
+    const run = await cli('run', 'clifork', '@bash cat notes.txt\n@say ok', '--from-checkpoint', 'orig/cli');
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stdout + run.stderr).to.contain('written by orig');
+    const missing = await cli('run', 'clifork2', '@say hi', '--from-checkpoint', 'orig/none');
+    expect(missing.code).to.equal(4);
+    expect(missing.stderr).to.contain('checkpoint "orig/none" not found');
+    const rm = await cli('checkpoint', 'rm', 'orig', 'cli');
+    expect(rm.stdout).to.equal('agentcheckpoint/orig.cli deleted\n');
+  });
+
   it('deletes a checkpoint and its copy; forks made from it keep working', async () => {
     const d = await h.api('DELETE', '/api/v1/agents/orig/checkpoints/first');
     expect(d.status).to.equal(200);
     expect((await h.api('GET', '/api/v1/agents/orig/checkpoints/first')).status).to.equal(404);
     const copies = join(h.dataDir, 'checkpoints', 'default');
-    await eventually(async () => !(await import('node:fs')).existsSync(join(copies, 'orig.first')), 10_000, 'the copy removed');
+    await eventually(async () => !existsSync(join(copies, 'orig.first')), 10_000, 'the copy removed');
     await runTask(h, 'fork', '@bash cat notes.txt\n@say still here');
     await waitAgent(h, 'fork', (a) => a.taskStatus === 'Complete');
   });

@@ -24,7 +24,8 @@ export function checkpointSources(agents: Reader<Agent>, checkpoints: Reader<Age
     if (!objectName) return; // the schema's rule says what is wrong with it
     const c = await checkpoints.get(a.namespace, objectName);
     const field = 'spec.fromCheckpoint';
-    if (!c || c.metadata.deletionTimestamp) throw invalid(AGENT_KIND, a.name, [{ field, message: `checkpoint "${from}" not found in namespace "${a.namespace}"` }]);
+    if (!c || c.metadata.deletionTimestamp)
+      throw invalid(AGENT_KIND, a.name, [{ field, message: `checkpoint "${from}" not found in namespace "${a.namespace}"` }]);
     if (c.status.phase !== 'Ready') {
       const why = c.status.phase === 'Pending' ? 'is not taken yet; wait until it is Ready' : `failed: ${c.status.message ?? ''}`;
       throw invalid(AGENT_KIND, a.name, [{ field, message: `checkpoint "${from}" ${why}` }]);

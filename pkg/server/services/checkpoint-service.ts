@@ -50,7 +50,8 @@ export class CheckpointService {
       );
     } catch (err) {
       settled.cancel();
-      if (err instanceof ApiError && err.code === 409) throw new ApiError('AlreadyExists', 409, `agent "${agent}" already has a checkpoint "${name}"`, { kind: CHECKPOINT_KIND, name: objectName });
+      if (err instanceof ApiError && err.code === 409)
+        throw new ApiError('AlreadyExists', 409, `agent "${agent}" already has a checkpoint "${name}"`, { kind: CHECKPOINT_KIND, name: objectName });
       throw err;
     }
     const done = await settled.promise;
@@ -75,7 +76,10 @@ export class CheckpointService {
   }
 
   private missing(namespace: string, agent: string, name: string): ApiError {
-    return new ApiError('NotFound', 404, `agent "${agent}" has no checkpoint "${name}" in namespace "${namespace}"`, { kind: CHECKPOINT_KIND, name: checkpointObjectName(agent, name) });
+    return new ApiError('NotFound', 404, `agent "${agent}" has no checkpoint "${name}" in namespace "${namespace}"`, {
+      kind: CHECKPOINT_KIND,
+      name: checkpointObjectName(agent, name),
+    });
   }
 
   /** Resolves with the checkpoint once it is Ready or Failed, or undefined after CREATE_WAIT_MS. */
