@@ -42,6 +42,21 @@ export function checkpointPaths(): OpenAPIV3.PathsObject {
         },
       },
     },
+    '/api/v1/squads/{name}/checkpoints': {
+      post: {
+        operationId: 'createSquadCheckpoint',
+        description:
+          'Takes a checkpoint of every member of the squad at one moment: one AgentCheckpoint per member, named "<member>.<checkpoint>", taken together once no member runs a task. ' +
+          '201 once taken; 202 while a member\'s task runs. A new squad whose members name fromCheckpoint "<member>/<checkpoint>" starts from it. 409 when a member already has a checkpoint of that name.',
+        parameters: [nameParam, nsParam],
+        requestBody: { required: true, content: json(ref('CheckpointCreateRequest')) },
+        responses: {
+          '201': { description: 'taken', content: json(ref('SquadCheckpointResponse')) },
+          '202': { description: "to be taken once the members' running tasks end", content: json(ref('SquadCheckpointResponse')) },
+          ...errors(400, 404, 409, 413, 415),
+        },
+      },
+    },
     '/api/v1/agents/{name}/checkpoints/{checkpoint}': {
       get: {
         operationId: 'getCheckpoint',
@@ -62,5 +77,15 @@ export function checkpointComponents(): Record<string, Schema> {
   return {
     CheckpointCreateRequest: toOpenApi(checkpointCreateRequestSchema),
     CheckpointResponse: toOpenApi(checkpointResponseSchema),
+    SquadCheckpointResponse: {
+      type: 'object',
+      required: ['squad', 'name', 'namespace', 'checkpoints'],
+      properties: {
+        squad: { type: 'string' },
+        name: { type: 'string' },
+        namespace: { type: 'string' },
+        checkpoints: { type: 'array', items: ref('CheckpointResponse'), description: 'one per member, named "<member>.<checkpoint>"' },
+      },
+    },
   };
 }

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { runTask, waitAgent } from '../support/agents.js';
+import { getAgent, runTask, sleepingAgent, waitAgent } from '../support/agents.js';
 import { EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
 
 const AGG = '/apis/agentplane.io/v1alpha1/namespaces/default';
@@ -127,6 +127,50 @@ describe('checkpoints and forks (integration)', function () {
     expect(missing.stderr).to.contain('checkpoint "orig/none" not found');
     const rm = await cli('checkpoint', 'rm', 'orig', 'cli');
     expect(rm.stdout).to.equal('agentcheckpoint/orig.cli deleted\n');
+  });
+
+  it("takes a squad's members at one moment, and a new squad starts from them", async function () {
+    this.timeout(240_000); // two squads of two engines each
+    await sleepingAgent(h, 'mem-a');
+    await sleepingAgent(h, 'mem-b');
+    expect((await h.api('POST', '/api/v1/squads', { name: 'sq', members: [{ ref: { name: 'mem-a' } }, { ref: { name: 'mem-b' } }] })).status).to.equal(201);
+    const r = await h.api('POST', '/api/v1/squads/sq/checkpoints', { name: 'snap' });
+    expect(r.status, JSON.stringify(r.body)).to.equal(201);
+    expect(r.body).to.include({ squad: 'sq', name: 'snap', namespace: 'default' });
+    const taken = r.body.checkpoints as { agent: string; squad: string; phase: string; takenAt: string }[];
+    expect(taken.map((c) => [c.agent, c.squad, c.phase])).to.deep.equal([
+      ['mem-a', 'sq', 'Ready'],
+      ['mem-b', 'sq', 'Ready'],
+    ]);
+    expect(taken[0]!.takenAt).to.equal(taken[1]!.takenAt);
+    const again = await h.api('POST', '/api/v1/squads/sq/checkpoints', { name: 'snap' });
+    expect(again.status).to.equal(409);
+    const fork = await h.api('POST', '/api/v1/squads', {
+      name: 'sq2',
+      members: [
+        { name: 'mem-a2', spec: { instructions: '@bash cat me.txt\n@say a2', fromCheckpoint: 'mem-a/snap' } },
+        { name: 'mem-b2', spec: { instructions: '@bash cat me.txt\n@say b2', fromCheckpoint: 'mem-b/snap' } },
+      ],
+    });
+    expect(fork.status, JSON.stringify(fork.body)).to.equal(201);
+    for (const [name, file] of [
+      ['mem-a2', 'mem-a'],
+      ['mem-b2', 'mem-b'],
+    ] as const) {
+      await eventually(async () => (await getAgent(h, name))?.taskStatus === 'Complete', 120_000, `${name}: its first task done`);
+      const evs = await h.api('GET', `/api/v1/agents/${name}/events?limit=50`);
+      const result = (evs.body.events as { type: string; payload: { output?: string } }[]).find((e) => e.type === 'tool_result');
+      expect(result?.payload.output).to.equal(file);
+    }
+    const badFork = await h.api('POST', '/api/v1/squads', {
+      name: 'sq3',
+      members: [
+        { name: 'mem-a3', spec: { instructions: '@say a', fromCheckpoint: 'mem-a/none' } },
+        { name: 'mem-b3', spec: { instructions: '@say b' } },
+      ],
+    });
+    expect(badFork.status).to.equal(400);
+    expect(JSON.stringify(badFork.body)).to.contain('checkpoint \\"mem-a/none\\" not found');
   });
 
   it('deletes a checkpoint and its copy; forks made from it keep working', async () => {
