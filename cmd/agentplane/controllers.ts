@@ -3,6 +3,7 @@
 
 import { AGENT_PHASES } from '../../pkg/api/agent.js';
 import { AgentController } from '../../pkg/controller/agent-controller.js';
+import { BudgetGuard } from '../../pkg/controller/budget-guard.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
 import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
 import type { EventLog } from '../../pkg/registry/event-log.js';
@@ -50,6 +51,16 @@ export function wireControllers(
   });
   // The model proxy reports retries and failures into the agent's task.
   m.controller.set(agents);
+  const budgets = new BudgetGuard({
+    agents: s.agents,
+    cache: s.informers.agents,
+    usage: m.usageMeter,
+    tasks: agents,
+    metrics,
+    logger: child('budgets'),
+  });
+  m.budget.set(budgets);
+  hooks.agentDeleted.push(async (agent) => budgets.forget(agent.metadata));
   const squads = new SquadController({
     squads: s.squads,
     agents: s.agents,

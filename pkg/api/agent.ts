@@ -2,6 +2,7 @@
 // The schemas here are the single source for validation (ajv) and for the OpenAPI documents.
 
 import { isDeepStrictEqual } from 'node:util';
+import { type AgentBudget, type AgentSpend, agentBudgetSchema, agentSpendSchema } from './budget.js';
 import { type Condition, conditionSchema, findCondition, isTrue } from './condition.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
 
@@ -55,8 +56,8 @@ export const ROLES: readonly Role[] = ['manager', 'worker'];
 export type Lifecycle = '' | 'Sleep' | 'Wake' | 'AutoDelete';
 export const LIFECYCLES: readonly Lifecycle[] = ['', 'Sleep', 'Wake', 'AutoDelete'];
 
-export type AgentPhase = 'Pending' | 'Queued' | 'Running' | 'Sleeping' | 'Failed';
-export const AGENT_PHASES: readonly AgentPhase[] = ['Pending', 'Queued', 'Running', 'Sleeping', 'Failed'];
+export type AgentPhase = 'Pending' | 'Queued' | 'Running' | 'Paused' | 'Sleeping' | 'Failed';
+export const AGENT_PHASES: readonly AgentPhase[] = ['Pending', 'Queued', 'Running', 'Paused', 'Sleeping', 'Failed'];
 /** The order among queued agents of a namespace: higher first, then first come (docs/admission.md). */
 export const PRIORITY_MIN = -1000;
 export const PRIORITY_MAX = 1000;
@@ -74,6 +75,8 @@ export interface AgentSpec {
   task: number;
   /** Where the agent's work stands in its namespace's line when it must wait: higher first; default 0. */
   priority?: number;
+  /** Enforced by the model proxy before every model request (docs/budgets.md). */
+  budget?: AgentBudget;
 }
 
 export interface AgentStatus {
@@ -91,6 +94,8 @@ export interface AgentStatus {
   conditions?: Condition[];
   /** Set on reads, never stored: the agent's place in its namespace's line while Queued. */
   queue?: { position: number };
+  /** Model spend of the agent's ended tasks (docs/budgets.md). */
+  spend?: AgentSpend;
 }
 
 export type Agent = Resource<AgentSpec, AgentStatus>;
@@ -109,6 +114,8 @@ export const ASLEEP = 'Asleep';
  * its lastTransitionTime is when it lined up, which keeps its place across restarts.
  */
 export const QUEUED = 'Queued';
+/** True while a budget holds the agent's task (onExceed Pause; owned by the budget guard). */
+export const PAUSED = 'Paused';
 
 /**
  * Whether an update of the agent only moved `lastTaskMessage` (a streaming task's status write):
@@ -138,6 +145,7 @@ export function agentPhase(a: Agent): AgentPhase {
   if (isTrue(a.status.conditions, ASLEEP) && !isBusy(a)) return 'Sleeping';
   if (ready?.status === 'False' && ready.reason === 'StartFailed' && !retry) return 'Failed';
   if (isTrue(a.status.conditions, QUEUED) && isBusy(a)) return 'Queued';
+  if (isTrue(a.status.conditions, PAUSED) && isBusy(a)) return 'Paused';
   if (ready?.status === 'True' || ready?.reason === WORKER_RELEASED) return 'Running';
   return 'Pending';
 }
@@ -166,6 +174,7 @@ export interface AgentTaskRequest {
    */
   lifecycle?: Lifecycle;
   priority?: number;
+  budget?: AgentBudget;
 }
 
 /**
@@ -179,6 +188,8 @@ export interface AgentPatchRequest {
   systemPrompt?: string;
   instructions?: string;
   priority?: number;
+  /** null removes the budget. */
+  budget?: AgentBudget | null;
 }
 
 /** AgentResponse (spec 2.2). */
@@ -197,6 +208,8 @@ export interface AgentResponse {
   priority: number;
   /** While Queued: the agent's place in its namespace's line (1 goes next). */
   queuePosition?: number;
+  budget?: AgentBudget;
+  spend?: AgentSpend;
 }
 
 export const nameSchema = {
@@ -267,6 +280,7 @@ const agentFields = {
     maximum: PRIORITY_MAX,
     description: `an integer from ${PRIORITY_MIN} to ${PRIORITY_MAX}, default 0: when the agent's work waits for a cap, higher goes first within its namespace`,
   },
+  budget: agentBudgetSchema,
 } as const;
 
 export const agentTaskRequestSchema = {
@@ -296,6 +310,8 @@ export const agentPatchRequestSchema = {
     model: agentFields.model,
     systemPrompt: agentFields.systemPrompt,
     priority: agentFields.priority,
+    // `null` (which removes the budget) is taken by the service before the schema is applied.
+    budget: { ...agentBudgetSchema, description: `${agentBudgetSchema.description}; null removes it` },
     instructions: {
       ...agentFields.instructions,
       description: 'a follow-up for the running task, or a new task when the agent is idle',
@@ -325,7 +341,7 @@ export const agentStatusSchema = {
       type: 'string',
       enum: AGENT_PHASES,
       description:
-        'Pending until the worker is connected, then Running; Queued while its work waits for a cap (docs/admission.md); Sleeping when asleep; Failed when the worker cannot start',
+        'Pending until the worker is connected, then Running; Queued while its work waits for a cap (docs/admission.md); Paused while a budget holds its task (docs/budgets.md); Sleeping when asleep; Failed when the worker cannot start',
     },
     taskStatus: {
       type: 'string',
@@ -338,7 +354,8 @@ export const agentStatusSchema = {
     message: { type: 'string', description: 'why the agent is Failed' },
     conditions: {
       type: 'array',
-      description: 'WorkerReady (the worker is connected), Queued (its work waits for a cap) and Asleep; `status` is derived from them',
+      description:
+        'WorkerReady (the worker is connected), Queued (its work waits for a cap), Paused (a budget holds its task) and Asleep; `status` is derived from them',
       items: conditionSchema,
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['type'],
@@ -349,6 +366,7 @@ export const agentStatusSchema = {
       properties: { position: { type: 'integer', minimum: 1, description: "the agent's place in its namespace's line (1 goes next)" } },
       description: 'set on reads while the agent is Queued; never stored',
     },
+    spend: agentSpendSchema,
   },
 } as const;
 
@@ -370,6 +388,8 @@ export const agentResponseSchema = {
     lifecycle: { type: 'string', enum: LIFECYCLES },
     priority: { type: 'integer' },
     queuePosition: { type: 'integer', minimum: 1, description: "while Queued: the agent's place in its namespace's line" },
+    budget: agentBudgetSchema,
+    spend: agentSpendSchema,
   },
 } as const;
 
@@ -388,6 +408,8 @@ export function toAgentResponse(a: Agent): AgentResponse {
     lifecycle: a.spec.lifecycle,
     priority: a.spec.priority ?? 0,
     ...(a.status.queue ? { queuePosition: a.status.queue.position } : {}),
+    ...(a.spec.budget ? { budget: a.spec.budget } : {}),
+    ...(a.status.spend ? { spend: a.status.spend } : {}),
   };
 }
 
@@ -407,6 +429,7 @@ export function agentFromRequest(req: Omit<AgentTaskRequest, 'namespace'>, names
       lifecycle: req.lifecycle ?? '',
       task: 1,
       ...(req.priority ? { priority: req.priority } : {}),
+      ...(req.budget ? { budget: req.budget } : {}),
     },
     status: { status: 'Pending', taskStatus: '', lastTaskMessage: '', observedTask: 0 },
   };
