@@ -3,7 +3,7 @@
 
 import type { AgentController } from '../../pkg/controller/agent-controller.js';
 import { CredentialRegistry, ModelProxy, type ModelProxyEvents, UsageMeter } from '../../pkg/modelproxy/index.js';
-import type { BudgetGate } from '../../pkg/modelproxy/proxy.js';
+import type { ReportBudgets } from '../../pkg/modelproxy/reports.js';
 import { startScriptedModelProcess, type ScriptedModelProcess } from '../../pkg/scriptedmodel/index.js';
 import type { ModelProxyMode } from './runtimes.js';
 import { Late, type Wiring } from './wiring.js';
@@ -23,7 +23,7 @@ export interface ModelSide {
   /** Set once the agent controller exists: it receives the proxy's task events. */
   controller: Late<Pick<AgentController, 'taskEvent' | 'failTask'>>;
   /** Set with the controllers: the budgets checked before every model request (docs/budgets.md). */
-  budget: Late<BudgetGate>;
+  budget: Late<ReportBudgets>;
 }
 
 /** `templateDeadlineMs`: a template's own retry deadline (the runtime knows templates; made later). */
@@ -44,7 +44,7 @@ export async function wireModel(
   const credentials = new CredentialRegistry();
   const usageMeter = new UsageMeter(metrics, { deadlineMs: templateDeadlineMs });
   const controller = new Late<Pick<AgentController, 'taskEvent' | 'failTask'>>('the agent controller');
-  const budget = new Late<BudgetGate>('the budget guard');
+  const budget = new Late<ReportBudgets>('the budget guard');
   const events: ModelProxyEvents = {
     retry: (g, payload) =>
       void controller

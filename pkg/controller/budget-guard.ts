@@ -25,7 +25,8 @@ import { setCondition } from '../api/condition.js';
 import type { BudgetEventPayload, EventDraft, TokenUsage } from '../api/event.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
 import type { ModelGrant } from '../modelproxy/credentials.js';
-import type { BudgetGate, BudgetVerdict } from '../modelproxy/proxy.js';
+import type { BudgetVerdict } from '../modelproxy/proxy.js';
+import type { ReportBudgets } from '../modelproxy/reports.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Lister } from '../registry/cache/informer.js';
@@ -67,7 +68,7 @@ interface Check {
 
 type Decision = { kind: 'allow'; warnings: Check[] } | { kind: 'Stop' | 'Pause'; check: Check };
 
-export class BudgetGuard implements BudgetGate {
+export class BudgetGuard implements ReportBudgets {
   /** Per agent: its current task (`uid:task`) and the budgets that warned in it (`scope:name`). */
   private readonly warned = new Map<string, { task: string; budgets: Set<string> }>();
   private readonly now: () => Date;
@@ -104,6 +105,11 @@ export class BudgetGuard implements BudgetGate {
     } finally {
       if (held) await this.resume(held);
     }
+  }
+
+  /** Whether any budget applies to the agent (its own, or its namespace's). */
+  applies(ref: ObjectRef): boolean {
+    return !!this.d.cache.get(ref.namespace, ref.name)?.spec.budget || !!this.d.budgetsOf?.(ref.namespace).length;
   }
 
   /** The budgets that apply to the agent's running task, read now. */
