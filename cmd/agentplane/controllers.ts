@@ -4,6 +4,7 @@
 import { AGENT_PHASES } from '../../pkg/api/agent.js';
 import { AgentController } from '../../pkg/controller/agent-controller.js';
 import { BudgetGuard } from '../../pkg/controller/budget-guard.js';
+import { spendOf } from '../../pkg/api/budget.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
 import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
 import type { EventLog } from '../../pkg/registry/event-log.js';
@@ -51,9 +52,11 @@ export function wireControllers(
   });
   // The model proxy reports retries and failures into the agent's task.
   m.controller.set(agents);
+  s.runningSpend.of = (a) => spendOf(m.usageMeter.taskModels(a.metadata, a.metadata.uid));
   const budgets = new BudgetGuard({
     agents: s.agents,
     cache: s.informers.agents,
+    budgetsOf: (ns) => s.informers.budgets.list(ns).map((b) => ({ name: b.metadata.name, spec: b.spec })),
     usage: m.usageMeter,
     tasks: agents,
     metrics,

@@ -15,6 +15,8 @@ import { agentOpRoutes } from '../../pkg/server/routes/agent-ops.js';
 import { agentStreamRoutes } from '../../pkg/server/routes/agent-stream.js';
 import { agentRoutes } from '../../pkg/server/routes/agents.js';
 import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
+import { budgetRoutes } from '../../pkg/server/routes/budgets.js';
+import { BudgetService } from '../../pkg/server/services/budget-service.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/system.js';
@@ -97,7 +99,10 @@ export async function publicApi(
   await app.register(uiRoutes());
   await app.register(squadRoutes(new SquadService(s.squads, agents, reads.squads)));
   await app.register(connectorRoutes(c.connectors));
+  await app.register(budgetRoutes(new BudgetService(s.budgets, reads.budgets)));
   await app.register(secretRoutes(c.secrets));
-  await app.register(aggregatedApiRoutes({ agents, squads: s.squads, connectors: s.connectors, agentService: service, compaction, costs, events, reads }));
+  await app.register(
+    aggregatedApiRoutes({ agents, squads: s.squads, connectors: s.connectors, budgets: s.budgets, agentService: service, compaction, costs, events, reads }),
+  );
   return app;
 }

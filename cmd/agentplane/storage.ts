@@ -4,10 +4,13 @@
 
 import { withQueuePositions } from '../../pkg/api/agent-queue.js';
 import type { Agent } from '../../pkg/api/agent.js';
+import type { Budget } from '../../pkg/api/budget.js';
+import { type RunningSpend, withBudgetStatus } from '../../pkg/api/budget-spend.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import type { Squad } from '../../pkg/api/squad.js';
 import { AdmissionChain } from '../../pkg/registry/admission/admission.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
+import { budgetStrategy } from '../../pkg/registry/budget/strategy.js';
 import { Informer } from '../../pkg/registry/cache/informer.js';
 import { ReadCache } from '../../pkg/registry/cache/reads.js';
 import { WatermarkedStore } from '../../pkg/registry/cache/watermark.js';
@@ -23,8 +26,11 @@ export interface Storage {
   agents: Registry<Agent>;
   squads: Registry<Squad>;
   connectors: Registry<Connector>;
-  informers: { agents: Informer<Agent>; squads: Informer<Squad>; connectors: Informer<Connector> };
-  reads: { agents: ReadCache<Agent>; squads: ReadCache<Squad>; connectors: ReadCache<Connector> };
+  budgets: Registry<Budget>;
+  informers: { agents: Informer<Agent>; squads: Informer<Squad>; connectors: Informer<Connector>; budgets: Informer<Budget> };
+  reads: { agents: ReadCache<Agent>; squads: ReadCache<Squad>; connectors: ReadCache<Connector>; budgets: ReadCache<Budget> };
+  /** Set with the model side: the running tasks' spend, which Budgets' status counts too. */
+  runningSpend: { of?: RunningSpend };
 }
 
 export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home): Storage {
@@ -34,17 +40,21 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     agents: new WatermarkedStore(home.state.store<Agent>('Agent')),
     squads: new WatermarkedStore(home.state.store<Squad>('Squad')),
     connectors: new WatermarkedStore(home.state.store<Connector>('Connector')),
+    budgets: new WatermarkedStore(home.state.store<Budget>('Budget')),
   };
   // kube-controller-manager's garbage collector serves the cluster home only (propagationPolicy).
   const regOpts = { garbageCollector: !!o.kubernetes };
   const agents = new Registry<Agent>(stores.agents, agentStrategy, admission, regOpts);
   const squads = new Registry<Squad>(stores.squads, squadStrategy, admission, regOpts);
   const connectors = new Registry<Connector>(stores.connectors, connectorStrategy, admission, regOpts);
+  const budgets = new Registry<Budget>(stores.budgets, budgetStrategy, admission, regOpts);
   const informers = {
     agents: new Informer(agents, child('informer')),
     squads: new Informer(squads, child('informer')),
     connectors: new Informer(connectors, child('informer')),
+    budgets: new Informer(budgets, child('informer')),
   };
+  const runningSpend: Storage['runningSpend'] = {};
   // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
   // several replicas (leader election) the others write too: consistent reads go to storage.
   const readOpts = (kind: string, written: () => number) => ({
@@ -67,6 +77,10 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
       connectors,
       readOpts('Connector', () => stores.connectors.written()),
     ),
+    budgets: new ReadCache(informers.budgets, budgets, {
+      ...readOpts('Budget', () => stores.budgets.written()),
+      present: (items: Budget[]) => withBudgetStatus(items, (ns) => informers.agents.list(ns), runningSpend.of),
+    }),
   };
   indexMembership(informers.agents, informers.squads);
   manager.add({
@@ -74,5 +88,5 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     start: async () => void (await Promise.all(Object.values(informers).map((i) => i.start()))),
     stop: () => Object.values(informers).forEach((i) => i.stop()),
   });
-  return { admission, agents, squads, connectors, informers, reads };
+  return { admission, agents, squads, connectors, budgets, informers, reads, runningSpend };
 }

@@ -5,6 +5,7 @@
 
 import type { Cause } from './errors.js';
 import type { TokenUsage } from './event.js';
+import { NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
 
 export type OnExceed = 'Stop' | 'Pause';
 export const ON_EXCEED: readonly OnExceed[] = ['Stop', 'Pause'];
@@ -156,7 +157,7 @@ export function describeReading(r: BudgetReading): string {
 
 export const BUDGET_KIND = 'Budget';
 
-/** A namespace's Budget: every agent of the namespace together, per period. */
+/** A namespace's Budget: every agent of the namespace together, per UTC period. */
 export interface BudgetSpec {
   period: Period;
   maxCostUsd?: number;
@@ -170,4 +171,96 @@ export interface BudgetStatus {
   spent?: Spend;
   /** The most used limit's share, 0 to 1 (more once exceeded). */
   used?: number;
+  /** Each agent's part of `spent`, most first (agents that spent nothing left out). */
+  agents?: ({ name: string } & Spend)[];
+}
+
+export type Budget = Resource<BudgetSpec, BudgetStatus>;
+
+const periodSchema = { type: 'string', enum: PERIODS, description: '"day" or "month" (UTC): the spend counts from the start of the current one' } as const;
+
+const budgetFields = {
+  period: periodSchema,
+  maxCostUsd: { type: 'number', minimum: 0, description: `${limitDescriptions.maxCostUsd}, by all the namespace's agents in the period` },
+  maxTokens: { type: 'integer', minimum: 0, description: `${limitDescriptions.maxTokens}, by all the namespace's agents in the period` },
+  onExceed: { type: 'string', enum: ON_EXCEED, description: `${limitDescriptions.onExceed}; applies to every task of the namespace that asks the model` },
+} as const;
+
+export const budgetSpecSchema = {
+  $id: 'BudgetSpec',
+  type: 'object',
+  additionalProperties: false,
+  required: ['period', 'onExceed'],
+  properties: budgetFields,
+} as const;
+
+const spendStatusProps = { ...spendProps } as const;
+
+export const budgetStatusSchema = {
+  $id: 'BudgetStatus',
+  type: 'object',
+  properties: {
+    periodStart: { type: 'string', description: 'the current period: its UTC day (YYYY-MM-DD) or month (YYYY-MM)' },
+    spent: { type: 'object', required: ['tokens', 'costUsd'], properties: spendStatusProps, description: "the namespace's agents' spend in the period" },
+    used: { type: 'number', minimum: 0, description: "the most used limit's share: 0.8 warns, 1 acts" },
+    agents: {
+      type: 'array',
+      items: { type: 'object', required: ['name', 'tokens', 'costUsd'], properties: { name: { type: 'string' }, ...spendStatusProps } },
+      description: "each agent's part of spent, most first",
+    },
+  },
+  description: 'computed on every read from the agents (never stored)',
+} as const;
+
+export const budgetRequestSchema = {
+  $id: 'BudgetRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'period', 'onExceed'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 63, pattern: NAME_PATTERN, description: NAME_RULE },
+    namespace: { type: 'string', minLength: 1, maxLength: 63, pattern: NAMESPACE_PATTERN, description: NAMESPACE_RULE },
+    ...budgetFields,
+  },
+} as const;
+
+export const budgetPatchRequestSchema = {
+  $id: 'BudgetPatchRequest',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  // `null` for a limit (which removes it) is taken by the service before the schema is applied.
+  properties: budgetFields,
+} as const;
+
+/** POST /api/v1/budgets. */
+export interface BudgetRequest extends BudgetSpec {
+  name: string;
+  namespace?: string;
+}
+
+/** PATCH /api/v1/budgets/:name: the fields given change; a limit set to null is removed. */
+export type BudgetPatchRequest = Partial<Omit<BudgetSpec, 'maxCostUsd' | 'maxTokens'>> & { maxCostUsd?: number | null; maxTokens?: number | null };
+
+export interface BudgetResponse extends BudgetSpec {
+  name: string;
+  namespace: string;
+  createdAt: string;
+  periodStart: string;
+  spent: Spend;
+  used: number;
+  agents: ({ name: string } & Spend)[];
+}
+
+export function toBudgetResponse(b: Budget): BudgetResponse {
+  return {
+    name: b.metadata.name,
+    namespace: b.metadata.namespace,
+    createdAt: b.metadata.creationTimestamp,
+    ...b.spec,
+    periodStart: b.status.periodStart ?? '',
+    spent: b.status.spent ?? { tokens: 0, costUsd: 0 },
+    used: b.status.used ?? 0,
+    agents: b.status.agents ?? [],
+  };
 }

@@ -17,10 +17,10 @@ import {
   describeReading,
   readBudget,
   type Spend,
-  spendIn,
   spendOf,
   WARNING_SHARE,
 } from '../api/budget.js';
+import { budgetStatus } from '../api/budget-spend.js';
 import { setCondition } from '../api/condition.js';
 import type { BudgetEventPayload, EventDraft, TokenUsage } from '../api/event.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
@@ -131,8 +131,7 @@ export class BudgetGuard implements ReportBudgets {
     const now = this.now();
     const agents = this.d.cache.list(namespace);
     for (const b of budgets) {
-      let spent: Spend = { tokens: 0, costUsd: 0 };
-      for (const a of agents) spent = addSpend(addSpend(spent, spendIn(a.status.spend, b.spec.period, now)), isBusy(a) ? running(a) : spent0);
+      const spent = budgetStatus(b.spec, agents, now, running).spent!;
       this.gauge(namespace, 'namespace', b.name, b.spec.period, spent);
       const reading = readBudget(b.spec, spent);
       if (reading) out.push({ scope: 'namespace', name: b.name, onExceed: b.spec.onExceed, reading });
@@ -217,8 +216,6 @@ export class BudgetGuard implements ReportBudgets {
     }
   }
 }
-
-const spent0: Spend = { tokens: 0, costUsd: 0 };
 
 const budgetName = (c: Check): string => (c.scope === 'agent' ? "the agent's budget" : `namespace Budget "${c.name}"`);
 

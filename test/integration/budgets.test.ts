@@ -128,6 +128,95 @@ describe('budgets (integration)', function () {
     expect(done.status).to.equal('Running');
   });
 
+  it('a namespace Budget covers every agent of the namespace: one agent’s spend stops the other too', async () => {
+    const ns = 'team-shared';
+    const run = (name: string, instructions: string) => runTask(h, name, instructions, ns);
+    await run('ada', '@say warmed up');
+    await run('bob', '@say warmed up');
+    const spent = async (name: string) =>
+      eventually(async () => ((await getAgent(h, name, ns)) as unknown as { spend?: Spend })?.spend ?? false, 10_000, `${name}: spend`);
+    const both = (await spent('ada')).tokens + (await spent('bob')).tokens;
+    const maxTokens = Math.ceil(both / 0.85);
+
+    const bad = await h.api('POST', '/api/v1/budgets', { name: 'team', namespace: ns, period: 'week', onExceed: 'Stop' });
+    expect(bad.status).to.equal(400);
+    expect(JSON.stringify(bad.body)).to.contain('period');
+    const noLimit = await h.api('POST', '/api/v1/budgets', { name: 'team', namespace: ns, period: 'day', onExceed: 'Stop' });
+    expect(noLimit.status).to.equal(400);
+    expect(JSON.stringify(noLimit.body)).to.contain('must set maxTokens or maxCostUsd');
+    const made = await h.api('POST', '/api/v1/budgets', { name: 'team', namespace: ns, period: 'day', maxTokens, onExceed: 'Stop' });
+    expect(made.status, JSON.stringify(made.body)).to.equal(201);
+    const listed = await h.api('GET', `/api/v1/budgets?namespace=${ns}`);
+    const team = (listed.body as { budgets: { name: string; spent: Spend; used: number; periodStart: string; agents: { name: string }[] }[] }).budgets[0];
+    expect(team.name).to.equal('team');
+    expect(team.spent.tokens).to.equal(both);
+    expect(team.periodStart).to.equal(new Date().toISOString().slice(0, 10));
+    expect(team.used).to.be.within(0.8, 1);
+    expect(team.agents.map((a) => a.name).sort()).to.deep.equal(['ada', 'bob']);
+
+    // ada's next task warns (namespace scope), then is stopped in the middle.
+    const evs = (await run('ada', TWO_STEPS('ada'))).filter((e) => e.task === 2);
+    const trace = JSON.stringify(evs.map((e) => [e.type, e.payload]));
+    expect(evs.find((e) => e.type === 'budget_warning')?.payload, trace).to.deep.include({ scope: 'namespace', name: 'team', max: maxTokens });
+    expect(evs.at(-1)!.type, trace).to.equal('error');
+    expect(evs.at(-1)!.payload as { reason: string; message: string }).to.deep.include({ reason: 'BudgetExceeded' });
+    expect((evs.at(-1)!.payload as { message: string }).message).to.match(/^namespace Budget "team" is spent/);
+    expect(modelSawStep('ada-step-one-ran')).to.equal(false);
+
+    // bob spent nothing more, and still his first request is refused: the budget is the namespace's.
+    const before = h.model.requests.length;
+    const bobs = (await run('bob', '@say bob-second-task')).filter((e) => e.task === 2);
+    expect(bobs.at(-1)!.type, JSON.stringify(bobs)).to.equal('error');
+    expect((bobs.at(-1)!.payload as { reason: string }).reason).to.equal('BudgetExceeded');
+    expect(
+      h.model.requests.slice(before).some((r) => r.lastUserText.includes('bob-second-task')),
+      'bob’s task reached the model',
+    ).to.equal(false);
+
+    // Raised: bob works again. The aggregated API shows the Budget with its spend.
+    const raised = await h.api('PATCH', `/api/v1/budgets/team?namespace=${ns}`, { maxTokens: maxTokens * 100 });
+    expect(raised.status, JSON.stringify(raised.body)).to.equal(200);
+    expect((await run('bob', '@say bob-third-task')).at(-1)!.type).to.equal('task_completed');
+    const agg = await h.api('GET', `/apis/agentplane.io/v1alpha1/namespaces/${ns}/budgets/team`);
+    expect(agg.status).to.equal(200);
+    expect(agg.body).to.deep.include({ kind: 'Budget', apiVersion: 'agentplane.io/v1alpha1' });
+    expect(agg.body.spec).to.deep.equal({ period: 'day', maxTokens: maxTokens * 100, onExceed: 'Stop' });
+    expect(agg.body.status.spent.tokens).to.be.above(both);
+    const metrics = await h.api('GET', '/metrics');
+    expect(metrics.text).to.match(new RegExp(`agentplane_budget_spent_tokens\\{namespace="${ns}",scope="namespace",name="team",period="day"\\} \\d+`));
+    expect((await h.api('DELETE', `/api/v1/budgets/team?namespace=${ns}`)).status).to.equal(200);
+    expect((await h.api('GET', `/api/v1/budgets/team?namespace=${ns}`)).status).to.equal(404);
+  });
+
+  it('the aggregated API serves Budgets and agents’ spec.budget: discovery, OpenAPI (kubectl explain), validation', async () => {
+    const disc = await h.api('GET', '/apis/agentplane.io/v1alpha1');
+    const budgets = (disc.body as { resources: { name: string; kind: string; namespaced: boolean }[] }).resources.find((r) => r.name === 'budgets');
+    expect(budgets).to.deep.include({ kind: 'Budget', namespaced: true });
+    const doc = (await h.api('GET', '/openapi/v3/apis/agentplane.io/v1alpha1')).body as { components: { schemas: Record<string, any> } };
+    const specOf = (kind: string): string => {
+      const spec = doc.components.schemas[`io.agentplane.v1alpha1.${kind}`].properties.spec as { $ref?: string };
+      return JSON.stringify(spec.$ref ? doc.components.schemas[spec.$ref.split('/').at(-1)!] : spec);
+    };
+    expect(specOf('Budget')).to.contain('period').and.to.contain('onExceed');
+    expect(specOf('Agent')).to.contain('maxTokens').and.to.contain('perTask');
+    const bad = await h.api('POST', '/apis/agentplane.io/v1alpha1/namespaces/default/budgets', {
+      apiVersion: 'agentplane.io/v1alpha1',
+      kind: 'Budget',
+      metadata: { name: 'monthly' },
+      spec: { period: 'month', onExceed: 'Pause' },
+    });
+    expect(bad.status).to.equal(422);
+    expect(JSON.stringify(bad.body)).to.contain('must set maxTokens or maxCostUsd');
+    const made = await h.api('POST', '/apis/agentplane.io/v1alpha1/namespaces/default/budgets', {
+      apiVersion: 'agentplane.io/v1alpha1',
+      kind: 'Budget',
+      metadata: { name: 'monthly' },
+      spec: { period: 'month', maxCostUsd: 1000, onExceed: 'Pause' },
+    });
+    expect(made.status, JSON.stringify(made.body)).to.equal(201);
+    expect((await h.api('DELETE', '/apis/agentplane.io/v1alpha1/namespaces/default/budgets/monthly')).status).to.equal(200);
+  });
+
   it('PATCH budget null removes it', async () => {
     const r = await h.api('PATCH', '/api/v1/agents/pauser', { budget: null });
     expect(r.status, JSON.stringify(r.body)).to.equal(200);
