@@ -11,6 +11,7 @@ import { styleFor } from './style.js';
 import { registerAgentCommands } from './commands/agents.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
+import { registerBudgetCommands } from './commands/budgets.js';
 import { registerRun } from './commands/run.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerSquadCommands } from './commands/squads.js';
@@ -74,6 +75,7 @@ export function buildProgram(): Command {
   registerAgentCommands(program, withSession);
   registerSquadCommands(program, withSession);
   registerConnectorCommands(program, withSession);
+  registerBudgetCommands(program, withSession);
   registerSecretCommands(program, withSession);
   registerConfigCommands(program, guarded);
   program

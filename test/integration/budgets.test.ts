@@ -4,6 +4,11 @@
 // request: the second task's first request goes (after a budget_warning, at 85%), the next
 // one does not reach the model.
 
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
 import { getAgent, runTask, waitAgent } from '../support/agents.js';
@@ -15,6 +20,8 @@ interface Spend {
   day?: { start: string; tokens: number };
   month?: { start: string; tokens: number };
 }
+
+const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
 
 const TWO_STEPS = (tag: string): string => `@bash echo ${tag}-step-one-ran\n@bash echo ${tag}-step-two-ran\n@say ${tag} done`;
 
@@ -215,6 +222,42 @@ describe('budgets (integration)', function () {
     });
     expect(made.status, JSON.stringify(made.body)).to.equal(201);
     expect((await h.api('DELETE', '/apis/agentplane.io/v1alpha1/namespaces/default/budgets/monthly')).status).to.equal(200);
+  });
+
+  it('the CLI sets an agent’s budget, shows budget and spend (describe), and manages namespace Budgets', async () => {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      AGENTPLANE_CLIENT_CONFIG: join(mkdtempSync(join(tmpdir(), 'budget-cli-')), 'config.yaml'),
+      AGENTPLANE_SERVER: h.url,
+    };
+    for (const k of ['AGENTPLANE_NAMESPACE', 'AGENTPLANE_TOKEN', 'AGENTPLANE_CONTEXT']) delete env[k];
+    const cli = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+      new Promise((resolve) =>
+        execFile(process.execPath, [MAIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
+          resolve({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
+        ),
+      );
+    const set = await cli('budget', 'agent', 'stopper', '--max-tokens', '900000', '--on-exceed', 'Pause', '--per-task');
+    expect(set.code, set.stderr).to.equal(0);
+    expect(set.stdout).to.contain('Budget: 900000 tokens per task; on exceed Pause');
+    expect(set.stdout).to.match(/Spend: {2}\d+ tokens, \$\d+\.\d{4} in all; today \d+ tokens/);
+    expect((await h.api('GET', '/api/v1/agents/stopper')).body.budget).to.deep.equal({ maxTokens: 900000, onExceed: 'Pause', perTask: true });
+    const described = await cli('describe', 'stopper');
+    expect(described.stdout).to.match(/^Budget: +900000 tokens per task; on exceed Pause$/m);
+    expect(described.stdout).to.match(/^Spend: +\d+ tokens/m);
+    const bad = await cli('budget', 'agent', 'stopper', '--max-tokens', 'lots');
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.contain('--max-tokens must be a number');
+
+    const add = await cli('budget', 'add', 'daily', '--period', 'day', '--max-cost-usd', '50', '--on-exceed', 'Pause');
+    expect(add.code, add.stderr).to.equal(0);
+    const ls = await cli('budget', 'ls');
+    expect(ls.stdout).to.match(/^NAME\s+PERIOD\s+LIMIT\s+USED\s+ONEXCEED\s+AGE/m);
+    expect(ls.stdout).to.match(/^daily\s+day\s+\$50\s+\d+%\s+Pause/m);
+    expect((await cli('budget', 'set', 'daily', '--max-cost-usd', '75')).code).to.equal(0);
+    expect((await h.api('GET', '/api/v1/budgets/daily')).body.maxCostUsd).to.equal(75);
+    expect((await cli('budget', 'rm', 'daily')).stdout).to.contain('budget/daily deleted');
+    expect((await cli('budget', 'agent', 'stopper', '--clear')).stdout).to.contain('Budget: <none>');
   });
 
   it('PATCH budget null removes it', async () => {
