@@ -153,7 +153,8 @@ export class ServerReporter implements UsageSink, ModelProxyEvents, BudgetGate {
     if (this.budgeted.get(refKey(grant.ref)) === false) return { allow: true };
     const answer = await this.send(grant, { type: 'admit' }, signal);
     if (answer && typeof answer === 'object' && (answer as BudgetAnswer).allow === false) {
-      return { allow: false, message: String((answer as { message?: unknown }).message ?? 'a budget is spent') };
+      const message = (answer as { message?: unknown }).message;
+      return { allow: false, message: typeof message === 'string' ? message : 'a budget is spent' };
     }
     return { allow: true };
   }

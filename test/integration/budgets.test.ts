@@ -166,7 +166,7 @@ describe('budgets (integration)', function () {
     const trace = JSON.stringify(evs.map((e) => [e.type, e.payload]));
     expect(evs.find((e) => e.type === 'budget_warning')?.payload, trace).to.deep.include({ scope: 'namespace', name: 'team', max: maxTokens });
     expect(evs.at(-1)!.type, trace).to.equal('error');
-    expect(evs.at(-1)!.payload as { reason: string; message: string }).to.deep.include({ reason: 'BudgetExceeded' });
+    expect(evs.at(-1)!.payload).to.deep.include({ reason: 'BudgetExceeded' });
     expect((evs.at(-1)!.payload as { message: string }).message).to.match(/^namespace Budget "team" is spent/);
     expect(modelSawStep('ada-step-one-ran')).to.equal(false);
 

@@ -10,7 +10,9 @@ import type { Strategy } from '../strategy.js';
 import { age, ageColumn, column, nameColumn, objectMetaFields } from '../table.js';
 
 const limitText = (b: Budget): string =>
-  [b.spec.maxTokens !== undefined ? `${b.spec.maxTokens} tokens` : '', b.spec.maxCostUsd !== undefined ? `$${b.spec.maxCostUsd}` : ''].filter(Boolean).join(', ');
+  [b.spec.maxTokens !== undefined ? `${b.spec.maxTokens} tokens` : '', b.spec.maxCostUsd !== undefined ? `$${b.spec.maxCostUsd}` : '']
+    .filter(Boolean)
+    .join(', ');
 
 export const budgetStrategy: Strategy<Budget> = {
   kind: BUDGET_KIND,
