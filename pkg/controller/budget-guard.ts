@@ -21,7 +21,7 @@ import {
   WARNING_SHARE,
 } from '../api/budget.js';
 import { budgetStatus } from '../api/budget-spend.js';
-import { setCondition } from '../api/condition.js';
+import { isTrue, setCondition } from '../api/condition.js';
 import type { BudgetEventPayload, EventDraft, TokenUsage } from '../api/event.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
 import type { ModelGrant } from '../modelproxy/credentials.js';
@@ -86,6 +86,8 @@ export class BudgetGuard implements ReportBudgets {
         if (!agent || agent.metadata.uid !== grant.uid || !isBusy(agent)) return { allow: true };
         const decision = this.decide(agent);
         if (decision.kind === 'allow') {
+          // A hold this process did not see end (a restart while paused) is over too.
+          if (!held && isTrue(agent.status.conditions, PAUSED)) await this.resume(agent);
           await this.warn(agent, decision.warnings);
           return { allow: true };
         }

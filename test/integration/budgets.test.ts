@@ -260,6 +260,20 @@ describe('budgets (integration)', function () {
     expect((await cli('budget', 'agent', 'stopper', '--clear')).stdout).to.contain('Budget: <none>');
   });
 
+  it('Pause, then cancel: the held task ends cancelled and the agent is no longer Paused', async () => {
+    const spend = await warmUp('waiter');
+    const maxTokens = Math.ceil(spend.tokens / 0.85);
+    expect((await h.api('PATCH', '/api/v1/agents/waiter', { budget: { maxTokens, onExceed: 'Pause' } })).status).to.equal(200);
+    expect((await h.api('POST', '/api/v1/agents', { name: 'waiter', instructions: TWO_STEPS('waiter') })).status).to.equal(200);
+    await waitAgent(h, 'waiter', (a) => a.status === 'Paused', 'paused');
+    const cancel = await h.api('POST', '/api/v1/agents/waiter/cancel');
+    expect([200, 202], cancel.text).to.include(cancel.status);
+    const after = await waitAgent(h, 'waiter', (a) => a.taskStatus === 'Cancelled', 'cancelled');
+    await waitAgent(h, 'waiter', (a) => a.status === 'Running', 'not paused');
+    expect(after.taskStatus).to.equal('Cancelled');
+    expect(modelSawStep('waiter-step-one-ran')).to.equal(false);
+  });
+
   it('PATCH budget null removes it', async () => {
     const r = await h.api('PATCH', '/api/v1/agents/pauser', { budget: null });
     expect(r.status, JSON.stringify(r.body)).to.equal(200);
