@@ -9,11 +9,13 @@ import { DEFAULT_RATE_LIMIT, installRateLimit } from '../../pkg/server/rate-limi
 import { AgentCompaction } from '../../pkg/server/services/agent-compaction.js';
 import { AgentCosts } from '../../pkg/server/services/agent-costs.js';
 import { AgentService } from '../../pkg/server/services/agent-service.js';
+import { CheckpointService } from '../../pkg/server/services/checkpoint-service.js';
 import { SquadService } from '../../pkg/server/services/squad-service.js';
 import { agentFileRoutes } from '../../pkg/server/routes/agent-files.js';
 import { agentOpRoutes } from '../../pkg/server/routes/agent-ops.js';
 import { agentStreamRoutes } from '../../pkg/server/routes/agent-stream.js';
 import { agentRoutes } from '../../pkg/server/routes/agents.js';
+import { checkpointRoutes } from '../../pkg/server/routes/checkpoints.js';
 import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
 import { budgetRoutes } from '../../pkg/server/routes/budgets.js';
 import { BudgetService } from '../../pkg/server/services/budget-service.js';
@@ -97,12 +99,24 @@ export async function publicApi(
     ),
   );
   await app.register(uiRoutes());
+  await app.register(checkpointRoutes(new CheckpointService(s.checkpoints, agents, s.squads, reads.checkpoints, informers.checkpoints)));
   await app.register(squadRoutes(new SquadService(s.squads, agents, reads.squads)));
   await app.register(connectorRoutes(c.connectors));
   await app.register(budgetRoutes(new BudgetService(s.budgets, reads.budgets)));
   await app.register(secretRoutes(c.secrets));
   await app.register(
-    aggregatedApiRoutes({ agents, squads: s.squads, connectors: s.connectors, budgets: s.budgets, agentService: service, compaction, costs, events, reads }),
+    aggregatedApiRoutes({
+      agents,
+      squads: s.squads,
+      connectors: s.connectors,
+      checkpoints: s.checkpoints,
+      budgets: s.budgets,
+      agentService: service,
+      compaction,
+      costs,
+      events,
+      reads,
+    }),
   );
   return app;
 }

@@ -3,6 +3,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import { type AgentBudget, type AgentSpend, agentBudgetSchema, agentSpendSchema } from './budget.js';
+import { fromCheckpointSchema } from './checkpoint.js';
 import { type Condition, conditionSchema, findCondition, isTrue } from './condition.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
 
@@ -77,6 +78,8 @@ export interface AgentSpec {
   priority?: number;
   /** Enforced by the model proxy before every model request (docs/budgets.md). */
   budget?: AgentBudget;
+  /** "<agent>/<checkpoint>": the workspace and conversation it started from (set on create only). */
+  fromCheckpoint?: string;
 }
 
 export interface AgentStatus {
@@ -90,7 +93,7 @@ export interface AgentStatus {
   sessionId?: string;
   /** Why the agent is Failed (derived, as `status`). */
   message?: string;
-  /** WorkerReady and Queued (owned by the agent controller) and Asleep (owned by sleep-wake). */
+  /** WorkerReady, Queued and Restored (owned by the agent controller) and Asleep (owned by sleep-wake). */
   conditions?: Condition[];
   /** Set on reads, never stored: the agent's place in its namespace's line while Queued. */
   queue?: { position: number };
@@ -175,6 +178,7 @@ export interface AgentTaskRequest {
   lifecycle?: Lifecycle;
   priority?: number;
   budget?: AgentBudget;
+  fromCheckpoint?: string;
 }
 
 /**
@@ -210,6 +214,8 @@ export interface AgentResponse {
   queuePosition?: number;
   budget?: AgentBudget;
   spend?: AgentSpend;
+  /** The checkpoint it started from. */
+  fromCheckpoint?: string;
 }
 
 export const nameSchema = {
@@ -292,6 +298,7 @@ export const agentTaskRequestSchema = {
     name: nameSchema,
     namespace: namespaceSchema,
     ...agentFields,
+    fromCheckpoint: fromCheckpointSchema,
     lifecycle: {
       ...lifecycleSchema,
       description: `${lifecycleSchema.description}: set as a PATCH of lifecycle right after the create (or assignment) would, so "Sleep" sleeps once the task ends`,
@@ -326,6 +333,7 @@ export const agentSpecSchema = {
   required: ['instructions', 'model', 'templateRef', 'role', 'connectors', 'lifecycle', 'task'],
   properties: {
     ...agentFields,
+    fromCheckpoint: fromCheckpointSchema,
     lifecycle: lifecycleSchema,
     task: { type: 'integer', minimum: 0, description: 'task counter; incremented on each assignment' },
   },
@@ -355,7 +363,7 @@ export const agentStatusSchema = {
     conditions: {
       type: 'array',
       description:
-        'WorkerReady (the worker is connected), Queued (its work waits for a cap), Paused (a budget holds its task) and Asleep; `status` is derived from them',
+        'WorkerReady (the worker is connected), Queued (its work waits for a cap), Paused (a budget holds its task), Restored (started from a checkpoint) and Asleep; `status` is derived from WorkerReady, Queued, Paused and Asleep',
       items: conditionSchema,
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['type'],
@@ -390,6 +398,7 @@ export const agentResponseSchema = {
     queuePosition: { type: 'integer', minimum: 1, description: "while Queued: the agent's place in its namespace's line" },
     budget: agentBudgetSchema,
     spend: agentSpendSchema,
+    fromCheckpoint: { type: 'string', description: 'the checkpoint it started from, "<agent>/<checkpoint>"' },
   },
 } as const;
 
@@ -410,6 +419,7 @@ export function toAgentResponse(a: Agent): AgentResponse {
     ...(a.status.queue ? { queuePosition: a.status.queue.position } : {}),
     ...(a.spec.budget ? { budget: a.spec.budget } : {}),
     ...(a.status.spend ? { spend: a.status.spend } : {}),
+    ...(a.spec.fromCheckpoint ? { fromCheckpoint: a.spec.fromCheckpoint } : {}),
   };
 }
 
@@ -430,6 +440,7 @@ export function agentFromRequest(req: Omit<AgentTaskRequest, 'namespace'>, names
       task: 1,
       ...(req.priority ? { priority: req.priority } : {}),
       ...(req.budget ? { budget: req.budget } : {}),
+      ...(req.fromCheckpoint ? { fromCheckpoint: req.fromCheckpoint } : {}),
     },
     status: { status: 'Pending', taskStatus: '', lastTaskMessage: '', observedTask: 0 },
   };

@@ -16,6 +16,7 @@ import type { ModelRetryPayload } from '../api/event.js';
 import { HOP_BY_HOP_HEADERS } from '../api/hop-by-hop.js';
 import type { Logger } from '../observability/logger.js';
 import type { ModelGrant } from './credentials.js';
+import type { TurnGate } from './turn-gate.js';
 import { DEFAULT_RETRY_POLICY, describeRetry, RETRYABLE_STATUSES, type RetryPolicy, retryDelay } from './retry.js';
 import { type TokenUsage, UsageTap } from './usage.js';
 
@@ -79,6 +80,8 @@ export interface ModelProxyOptions {
   /** Counts retries by status. */
   onRetry?: (status: number) => void;
   budget?: BudgetGate;
+  /** Holds an agent's requests while its workspace is copied mid-task (./turn-gate.ts). */
+  gate?: Pick<TurnGate, 'pass'>;
 }
 
 // Never forwarded: hop-by-hop headers, the caller's credential, and what the proxy sets itself.
@@ -128,6 +131,7 @@ export class ModelProxy {
     res.on('close', () => {
       if (!res.writableFinished) gone.abort();
     });
+    if (this.o.gate && !(await this.o.gate.pass(grant.ref, gone.signal))) return;
     // Before the model sees it: a budget spent stops the task here, or holds the request.
     const verdict = this.o.budget ? await this.o.budget.admit(grant, gone.signal) : undefined;
     if (gone.signal.aborted) return;
