@@ -138,13 +138,13 @@ export interface BudgetReading {
   limit: 'maxTokens' | 'maxCostUsd';
   spent: number;
   max: number;
-  /** spent / max (Infinity for a limit of 0 with anything spent). */
+  /** spent / max; 1 for a limit of 0 (reached before anything is spent: a freeze). */
   share: number;
 }
 
 export function readBudget(b: { maxCostUsd?: number; maxTokens?: number }, spent: Spend): BudgetReading | undefined {
   const readings: BudgetReading[] = [];
-  const share = (s: number, m: number): number => (m > 0 ? s / m : s > 0 ? Infinity : 1);
+  const share = (s: number, m: number): number => (m > 0 ? s / m : 1);
   if (b.maxTokens !== undefined) readings.push({ limit: 'maxTokens', spent: spent.tokens, max: b.maxTokens, share: share(spent.tokens, b.maxTokens) });
   if (b.maxCostUsd !== undefined) readings.push({ limit: 'maxCostUsd', spent: spent.costUsd, max: b.maxCostUsd, share: share(spent.costUsd, b.maxCostUsd) });
   return readings.sort((x, y) => y.share - x.share)[0];

@@ -21,6 +21,12 @@ export function budgetComponents(): Record<string, Schema> {
     BudgetRequest: toOpenApi(budgetRequestSchema),
     BudgetPatchRequest: toOpenApi({
       ...budgetPatchRequestSchema,
+      // A limit given as null is removed: taken by the service before its schema applies.
+      properties: {
+        ...budgetPatchRequestSchema.properties,
+        maxCostUsd: { ...budgetPatchRequestSchema.properties.maxCostUsd, nullable: true },
+        maxTokens: { ...budgetPatchRequestSchema.properties.maxTokens, nullable: true },
+      },
       description: 'the fields given change; maxTokens or maxCostUsd given as null is removed (one limit must stay)',
     }),
     BudgetResponse: toOpenApi(budgetResponseSchema),

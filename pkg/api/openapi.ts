@@ -95,7 +95,11 @@ function buildPaths(): OpenAPIV3.Document {
     components: {
       schemas: {
         AgentTaskRequest: toOpenApi(agentTaskRequestSchema),
-        AgentPatchRequest: toOpenApi(agentPatchRequestSchema),
+        // `budget: null` removes the budget: taken by the service before its schema applies.
+        AgentPatchRequest: toOpenApi({
+          ...agentPatchRequestSchema,
+          properties: { ...agentPatchRequestSchema.properties, budget: { ...agentPatchRequestSchema.properties.budget, nullable: true } },
+        }),
         AgentResponse: toOpenApi(agentResponseSchema),
         ConnectorCreateRequest: toOpenApi(connectorCreateRequestSchema),
         ConnectorResponse: toOpenApi(connectorResponseSchema),

@@ -32,8 +32,10 @@ export const squadStrategy: Strategy<Squad> = {
       causes.push({ field: 'spec.orphanTTL', message: 'must be longer than zero' });
     }
     const seen = new Set<string>();
-    s.spec.members.forEach((m, i) => causes.push(...memberShapeCauses(m, `spec.members[${i}]`, s.metadata.namespace)));
-    s.spec.members.forEach((m, i) => {
+    // Missing or not a list: the schema's cause above says so.
+    const members = Array.isArray(s.spec.members) ? s.spec.members : [];
+    members.forEach((m, i) => causes.push(...memberShapeCauses(m, `spec.members[${i}]`, s.metadata.namespace)));
+    members.forEach((m, i) => {
       const name = memberName(m);
       if (seen.has(name)) causes.push({ field: `spec.members[${i}]`, message: `agent "${name}" is listed twice` });
       seen.add(name);

@@ -13,7 +13,8 @@ import {
   checkpointCreateRequestSchema,
   checkpointObjectName,
 } from '../../api/checkpoint.js';
-import { ApiError, invalid, notFound } from '../../api/errors.js';
+import { ApiError, badRequest, invalid, notFound } from '../../api/errors.js';
+import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE } from '../../api/meta.js';
 import { type Squad, SQUAD_KIND } from '../../api/squad.js';
 import { validateSchema } from '../../api/validation.js';
 import { memberNames } from '../../registry/squad/membership.js';
@@ -23,6 +24,13 @@ import { REST_OWNER, type Registry } from '../../registry/registry.js';
 
 const taken = (agent: string, name: string): ApiError =>
   new ApiError('AlreadyExists', 409, `agent "${agent}" already has a checkpoint "${name}"`, { kind: CHECKPOINT_KIND, name: checkpointObjectName(agent, name) });
+
+/** A name in the path that no object can have: 400 rather than an empty answer or a 404. */
+function checkPathName(what: string, name: string): void {
+  if (name.length > NAME_MAX_LENGTH || !new RegExp(NAME_PATTERN).test(name)) {
+    throw badRequest(`${what} name "${name.slice(0, 80)}" is not valid: must be ${NAME_RULE}`, { causes: [{ field: what, message: `must be ${NAME_RULE}` }] });
+  }
+}
 
 function checkpointName(body: unknown): string {
   const causes = validateSchema(checkpointCreateRequestSchema, body);
@@ -100,6 +108,7 @@ export class CheckpointService {
   }
 
   async list(namespace: string, agent: string): Promise<AgentCheckpoint[]> {
+    checkPathName('agent', agent);
     const { items } = await this.reads.list({ namespace, matches: (c) => (c as AgentCheckpoint).spec.agent === agent });
     return items;
   }
