@@ -99,8 +99,11 @@ export interface AgentRuntime {
 export interface CheckpointStorage {
   /** Copies the agent's workspace as checkpoint `id`; a complete copy already there is kept. */
   take(id: string, ref: ObjectRef): Promise<{ bytes: number }>;
-  /** Replaces the agent `to`'s workspace with a copy of checkpoint `id`; the checkpoint is untouched. */
-  restore(id: string, to: ObjectRef): Promise<void>;
+  /**
+   * Replaces the agent `to`'s workspace with a copy of checkpoint `id`; the checkpoint is
+   * untouched. `uid`, the agent's incarnation, owns a workspace the restore has to make.
+   */
+  restore(id: string, to: ObjectRef, uid?: string): Promise<void>;
   /** Removes checkpoint `id`. Idempotent. */
   remove(id: string): Promise<void>;
   /** The ids of the checkpoints kept, complete or not. */

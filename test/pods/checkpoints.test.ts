@@ -1,0 +1,154 @@
+// Checkpoints and forks in the cluster home, on a real node (docs/kubernetes-runtime.md
+// "Checkpoints"): a checkpoint is a claim of its own filled by a short-lived copy pod from the
+// agent's workspace claim; a fork's workspace claim is filled from it before the fork's first pod
+// starts. The scripted model runs on the host behind the server's model proxy, so the test reads
+// what the fork's engine sent: the original's earlier prompt, from the resumed session.
+
+import { expect } from 'chai';
+
+import { type ScriptedModel, startScriptedModel } from '../../pkg/scriptedmodel/index.js';
+import { type Agentplane, type Cluster, clusterUp, describeFailure, livePods, registerAgentplane, toolOutputs } from '../support/pods.js';
+
+const NS = 'checkpoints-e2e';
+const KEY = `sk-ant-checkpoints-${Math.random().toString(36).slice(2, 14)}`;
+const ORIG = '@bash echo written by orig > notes.txt\n@say remember the word PLUM';
+
+/** As the harness's `eventually`, a second apart: each look runs kubectl. */
+async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+describe('e2e: checkpoints and forks of agents as pods', function () {
+  this.timeout(240_000);
+  let c: Cluster;
+  let ap: Agentplane;
+  let model: ScriptedModel;
+
+  const kubectl = (...args: string[]) => c.kubectl(args).then((r) => r.stdout);
+  const jsonpath = (ref: string, path: string) => kubectl('get', ref, '-n', NS, '-o', `jsonpath={${path}}`);
+  const taskStatus = (name: string) => jsonpath(`agent/${name}`, '.status.taskStatus').catch(() => '');
+  const observed = (name: string) => jsonpath(`agent/${name}`, '.status.observedTask').catch(() => '');
+
+  /** Sends a task (creating the agent with `extra` when new) and waits for it to complete. */
+  async function runTask(name: string, instructions: string, extra: Record<string, unknown> = {}): Promise<void> {
+    const before = Number((await observed(name)) || 0);
+    const sent = await ap.rest('POST', '/api/v1/agents', { name, namespace: NS, instructions, ...extra });
+    expect(sent.status, JSON.stringify(sent.body)).to.be.oneOf([200, 201]);
+    await eventually(
+      async () => Number((await observed(name)) || 0) > before && ['Complete', 'Failed', 'Cancelled'].includes(await taskStatus(name)),
+      180_000,
+      `${name}: its task's end`,
+    );
+    expect(await taskStatus(name), `${name}: ${await jsonpath(`agent/${name}`, '.status.lastTaskMessage')}`).to.equal('Complete');
+  }
+
+  /** Takes the checkpoint and waits for it to be Ready (or Failed: the test then says why). */
+  async function checkpoint(agent: string, name: string): Promise<Record<string, unknown>> {
+    const r = await ap.rest('POST', `/api/v1/agents/${agent}/checkpoints?namespace=${NS}`, { name });
+    expect(r.status, JSON.stringify(r.body)).to.be.oneOf([201, 202]);
+    return eventually(
+      async () => {
+        const g = await ap.rest('GET', `/api/v1/agents/${agent}/checkpoints/${name}?namespace=${NS}`);
+        return g.body.phase === 'Pending' ? undefined : g.body;
+      },
+      180_000,
+      `checkpoint ${agent}/${name} taken`,
+    );
+  }
+
+  const copyPods = () => livePods(c, NS, 'agentplane.io/component=checkpoint-copy');
+  const modelRequest = (firstLine: string) => model.requests.find((r) => r.hasTools && r.lastUserText.startsWith(firstLine));
+
+  before(async function () {
+    this.timeout(45 * 60_000);
+    c = await clusterUp();
+    // The model API on the host; the server's model proxy (on the host too) forwards to it.
+    model = await startScriptedModel({ host: '127.0.0.1', apiKey: KEY });
+    ap = await registerAgentplane(c, { AGENTPLANE_CP_MODEL_URL: model.url, ANTHROPIC_API_KEY: KEY, AGENTPLANE_MODEL_PROXY: 'server' });
+    await kubectl('create', 'namespace', NS);
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && c) console.log(await describeFailure(c, NS));
+  });
+
+  after(async function () {
+    this.timeout(180_000);
+    await model?.close();
+    await c?.down();
+  });
+
+  describe('a solo agent', () => {
+    it('takes a checkpoint into a claim of its own, by a copy pod that is gone afterwards', async () => {
+      await runTask('orig', ORIG);
+      const cp = await checkpoint('orig', 'first');
+      expect(cp, JSON.stringify(cp)).to.include({ phase: 'Ready', task: 1 });
+      expect(cp.bytes).to.be.greaterThan(0);
+      const claim = await c.json<{ metadata: { labels: Record<string, string>; annotations: Record<string, string> } }>([
+        'get',
+        'pvc',
+        'checkpoint-orig.first',
+        '-n',
+        NS,
+      ]);
+      expect(claim.metadata.labels).to.include({ 'agentplane.io/component': 'checkpoint' });
+      // Not the agent's: removing the agent leaves its checkpoints.
+      expect(claim.metadata.labels).to.not.have.property('agentplane.io/agent');
+      expect(claim.metadata.annotations).to.include({ 'agentplane.io/checkpoint': `${NS}/orig.first`, 'agentplane.io/checkpoint-bytes': String(cp.bytes) });
+      await eventually(async () => (await copyPods()).length === 0, 30_000, 'the copy pod removed');
+      expect(await kubectl('get', 'networkpolicies', '-n', NS, '-l', 'agentplane.io/component=network-policy', '-o', 'name')).to.not.contain('checkpoint-copy');
+    });
+
+    it('starts a fork with the files and the conversation; its writes do not reach the original', async () => {
+      await runTask('fork', '@bash cat notes.txt && echo forked >> notes.txt && cat notes.txt\n@say done', { fromCheckpoint: 'orig/first' });
+      expect(await toolOutputs(c, NS, 'fork')).to.deep.equal(['written by orig\nwritten by orig\nforked']);
+      // The fork's engine resumed the original's session: its model request carries the earlier prompt.
+      const req = modelRequest('@bash cat notes.txt && echo forked');
+      expect(req?.userTexts[0]).to.equal(ORIG);
+      expect(await jsonpath('pvc/agent-fork-workspace', '.metadata.labels.agentplane\\.io/agent')).to.equal('fork');
+      const restored = await jsonpath('agent/fork', '.status.conditions[?(@.type=="Restored")].status');
+      expect(restored).to.equal('True');
+      await runTask('orig', '@bash cat notes.txt\n@say still mine');
+      expect((await toolOutputs(c, NS, 'orig')).at(-1)).to.equal('written by orig');
+    });
+
+    it('deletes the checkpoint and its claim; the fork keeps working', async () => {
+      const d = await ap.rest('DELETE', `/api/v1/agents/orig/checkpoints/first?namespace=${NS}`);
+      expect(d.status, JSON.stringify(d.body)).to.equal(200);
+      await eventually(
+        async () => !(await kubectl('get', 'pvc', '-n', NS, '-o', 'name')).includes('checkpoint-orig.first'),
+        60_000,
+        'the checkpoint claim deleted',
+      );
+      await runTask('fork', '@bash cat notes.txt\n@say still here');
+      expect((await toolOutputs(c, NS, 'fork')).at(-1)).to.equal('written by orig\nforked');
+    });
+  });
+
+  describe('a squad member', () => {
+    it("checkpoints one member's workspace in the squad's pod; a fork from it has that member's files and session", async () => {
+      const body = {
+        name: 'crew',
+        namespace: NS,
+        members: ['ada', 'bob'].map((name) => ({ name, spec: { instructions: `@bash echo ${name} wrote this > mine.txt\n@say ${name} ready` } })),
+      };
+      const created = await ap.rest('POST', '/api/v1/squads', body);
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      await eventually(async () => (await taskStatus('ada')) === 'Complete' && (await taskStatus('bob')) === 'Complete', 180_000, 'both first tasks');
+      const cp = await checkpoint('bob', 'mid');
+      expect(cp, JSON.stringify(cp)).to.include({ phase: 'Ready', task: 1 });
+      await runTask('bobfork', '@bash cat mine.txt\n@say forked bob', { fromCheckpoint: 'bob/mid' });
+      expect(await toolOutputs(c, NS, 'bobfork')).to.deep.equal(['bob wrote this']);
+      expect(modelRequest('@bash cat mine.txt')?.userTexts[0]).to.equal('@bash echo bob wrote this > mine.txt\n@say bob ready');
+      // The squad's pod kept running throughout: the copy read bob's claim beside it.
+      const [pod] = await livePods(c, NS, 'agentplane.io/squad=crew,!agentplane.io/agent');
+      expect(pod?.status.containerStatuses?.map((s) => s.restartCount)).to.deep.equal([0, 0]);
+    });
+  });
+});
