@@ -99,11 +99,13 @@ export function copyPod(s: CopySpec, podId: string): V1Pod {
 /** The copy pod's NetworkPolicy: it selects only that pod and allows no traffic either way. */
 export function copyPodPolicy(pod: V1Pod): V1NetworkPolicy {
   const meta = pod.metadata!;
+  const id = meta.labels?.[POD_ID_LABEL];
+  if (!meta.name || !id) throw new Error('a copy pod needs its name and pod-id label before its NetworkPolicy is made');
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',
-    metadata: { name: meta.name!, namespace: meta.namespace!, labels: { ...labelsFor('network-policy'), [POD_ID_LABEL]: meta.labels![POD_ID_LABEL]! } },
-    spec: { podSelector: { matchLabels: { [POD_ID_LABEL]: meta.labels![POD_ID_LABEL]! } }, policyTypes: ['Ingress', 'Egress'], ingress: [], egress: [] },
+    metadata: { name: meta.name, namespace: meta.namespace!, labels: { ...labelsFor('network-policy'), [POD_ID_LABEL]: id } },
+    spec: { podSelector: { matchLabels: { [POD_ID_LABEL]: id } }, policyTypes: ['Ingress', 'Egress'], ingress: [], egress: [] },
   };
 }
 
