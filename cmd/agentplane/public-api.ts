@@ -97,7 +97,7 @@ export async function publicApi(
     ),
   );
   await app.register(uiRoutes());
-  await app.register(checkpointRoutes(new CheckpointService(s.checkpoints, agents, reads.checkpoints, informers.checkpoints)));
+  await app.register(checkpointRoutes(new CheckpointService(s.checkpoints, agents, s.squads, reads.checkpoints, informers.checkpoints)));
   await app.register(squadRoutes(new SquadService(s.squads, agents, reads.squads)));
   await app.register(connectorRoutes(c.connectors));
   await app.register(secretRoutes(c.secrets));

@@ -82,7 +82,7 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
   };
   indexMembership(informers.agents, informers.squads);
   // Storage, not the cache, for checkpoints: one just taken is Ready there first.
-  admission.register(checkpointSources(readThrough(informers.agents, agents), storageReader(checkpoints)));
+  admission.register(checkpointSources(readThrough(informers.agents, agents), storageReader(checkpoints), readThrough(informers.squads, squads)));
   manager.add({
     name: 'informers',
     start: async () => void (await Promise.all(Object.values(informers).map((i) => i.start()))),

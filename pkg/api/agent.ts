@@ -346,7 +346,8 @@ export const agentStatusSchema = {
     message: { type: 'string', description: 'why the agent is Failed' },
     conditions: {
       type: 'array',
-      description: 'WorkerReady (the worker is connected), Queued (its work waits for a cap), Restored (started from a checkpoint) and Asleep; `status` is derived from WorkerReady, Queued and Asleep',
+      description:
+        'WorkerReady (the worker is connected), Queued (its work waits for a cap), Restored (started from a checkpoint) and Asleep; `status` is derived from WorkerReady, Queued and Asleep',
       items: conditionSchema,
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['type'],

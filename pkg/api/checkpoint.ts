@@ -16,6 +16,11 @@ export const CHECKPOINT_PHASES: readonly CheckpointPhase[] = ['Pending', 'Ready'
 export interface CheckpointSpec {
   /** The agent whose workspace and session it copies (in the checkpoint's namespace). */
   agent: string;
+  /**
+   * A member's share of a squad checkpoint: the checkpoints of the squad's members that have the
+   * same name are taken at one moment, once each member has one.
+   */
+  squad?: string;
 }
 
 export interface CheckpointStatus {
@@ -58,7 +63,15 @@ export const fromCheckpointSchema = {
   description: `${FROM_CHECKPOINT_RULE}: the new agent starts with a copy of that checkpoint's workspace and conversation; set on create only`,
 } as const;
 
-/** POST /api/v1/agents/:name/checkpoints body. */
+/** POST /api/v1/squads/:name/checkpoints answer: one checkpoint per member. */
+export interface SquadCheckpointResponse {
+  squad: string;
+  name: string;
+  namespace: string;
+  checkpoints: CheckpointResponse[];
+}
+
+/** POST /api/v1/agents/:name/checkpoints (and /squads/:name/checkpoints) body. */
 export interface CheckpointCreateRequest {
   name: string;
 }
@@ -68,6 +81,8 @@ export interface CheckpointResponse {
   name: string;
   agent: string;
   namespace: string;
+  /** The squad whose members' checkpoints of this name were taken together. */
+  squad: string | null;
   phase: CheckpointPhase;
   takenAt: string | null;
   task: number | null;
@@ -83,6 +98,7 @@ export function toCheckpointResponse(c: AgentCheckpoint): CheckpointResponse {
     name: checkpointShortName(c),
     agent: c.spec.agent,
     namespace: c.metadata.namespace,
+    squad: c.spec.squad ?? null,
     phase: c.status.phase,
     takenAt: c.status.takenAt ?? null,
     task: c.status.task ?? null,
@@ -110,6 +126,10 @@ export const checkpointSpecSchema = {
   required: ['agent'],
   properties: {
     agent: { ...shortName, description: `the agent whose workspace and session it copies; the object's name is "<agent>.<checkpoint>"` },
+    squad: {
+      ...shortName,
+      description: "a member's share of a squad checkpoint: the squad's members' checkpoints of this name are taken at one moment, once each member has one",
+    },
   },
 } as const;
 
@@ -135,6 +155,7 @@ export const checkpointResponseSchema = {
     name: { type: 'string' },
     agent: { type: 'string' },
     namespace: { type: 'string' },
+    squad: { type: ['string', 'null'], description: "the squad whose members' checkpoints of this name were taken together" },
     phase: { type: 'string', enum: CHECKPOINT_PHASES },
     takenAt: { type: ['string', 'null'], format: 'date-time' },
     task: { type: ['integer', 'null'] },

@@ -9,6 +9,7 @@ import { CliError, EXIT } from './exit-codes.js';
 import { type Session, sessionOf } from './session.js';
 import { styleFor } from './style.js';
 import { registerAgentCommands } from './commands/agents.js';
+import { registerCheckpointCommands } from './commands/checkpoints.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
 import { registerRun } from './commands/run.js';
@@ -73,6 +74,7 @@ export function buildProgram(): Command {
   registerRun(program, withSession);
   registerAgentCommands(program, withSession);
   registerSquadCommands(program, withSession);
+  registerCheckpointCommands(program, withSession);
   registerConnectorCommands(program, withSession);
   registerSecretCommands(program, withSession);
   registerConfigCommands(program, guarded);

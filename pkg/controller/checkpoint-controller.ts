@@ -6,13 +6,18 @@
 // the agent's next task is held back (CopyHolds), so it is one moment between two tasks.
 
 import { type Agent, isBusy } from '../api/agent.js';
-import type { AgentCheckpoint, CheckpointStatus } from '../api/checkpoint.js';
+import { type AgentCheckpoint, checkpointShortName, type CheckpointStatus } from '../api/checkpoint.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
 import type { Logger } from '../observability/logger.js';
 import type { Informer } from '../registry/cache/informer.js';
 import type { Registry } from '../registry/registry.js';
-import type { AgentRuntime } from '../runtime/runtime.js';
+import type { Squad } from '../api/squad.js';
+import { memberNames } from '../registry/squad/membership.js';
+import type { AgentRuntime, CheckpointStorage } from '../runtime/runtime.js';
 import { Controller, type Result } from './framework/controller.js';
+
+const idOf = (c: AgentCheckpoint): string => `${c.metadata.namespace}/${c.metadata.name}`;
+const waitingFor = (a: Agent): string => `waiting for task ${a.spec.task} of agent "${a.metadata.name}" to end`;
 
 /** How soon a checkpoint waiting for its agent's task looks again, should no agent change wake it. */
 const WAIT_RETRY_MS = 5_000;
@@ -28,16 +33,18 @@ export class CopyHolds {
     return this.held.has(refKey(ref));
   }
 
-  /** Holds the agent while `fn` runs; holds nest. */
-  async during<T>(ref: ObjectRef, fn: () => Promise<T>): Promise<T> {
-    const key = refKey(ref);
-    this.held.set(key, (this.held.get(key) ?? 0) + 1);
+  /** Holds the agents while `fn` runs; holds nest. */
+  async during<T>(refs: ObjectRef | ObjectRef[], fn: () => Promise<T>): Promise<T> {
+    const keys = (Array.isArray(refs) ? refs : [refs]).map(refKey);
+    for (const key of keys) this.held.set(key, (this.held.get(key) ?? 0) + 1);
     try {
       return await fn();
     } finally {
-      const n = (this.held.get(key) ?? 1) - 1;
-      if (n > 0) this.held.set(key, n);
-      else this.held.delete(key);
+      for (const key of keys) {
+        const n = (this.held.get(key) ?? 1) - 1;
+        if (n > 0) this.held.set(key, n);
+        else this.held.delete(key);
+      }
     }
   }
 }
@@ -45,7 +52,7 @@ export class CopyHolds {
 export interface CheckpointControllerOptions {
   checkpoints: Registry<AgentCheckpoint>;
   agents: Registry<Agent>;
-  informers: { checkpoints: Informer<AgentCheckpoint>; agents: Informer<Agent> };
+  informers: { checkpoints: Informer<AgentCheckpoint>; agents: Informer<Agent>; squads: Informer<Squad> };
   runtime: AgentRuntime;
   holds: CopyHolds;
   logger: Logger;
@@ -53,6 +60,8 @@ export interface CheckpointControllerOptions {
 
 export class CheckpointController {
   readonly controller: Controller;
+  /** Checkpoint sets being taken (a squad's members' reconciles may run at once). */
+  private readonly taking = new Set<string>();
 
   constructor(private readonly o: CheckpointControllerOptions) {
     this.controller = new Controller({ name: 'checkpoint', logger: o.logger, reconcile: (ref) => this.reconcile(ref), maxConcurrent: 2 });
@@ -84,38 +93,84 @@ export class CheckpointController {
       return;
     }
     if (c.status.phase !== 'Pending' || c.metadata.deletionTimestamp) return;
-    const log = this.o.logger.child({ namespace: ref.namespace, name: c.spec.agent, checkpoint: ref.name });
     if (!storage) return this.setStatus(c, { phase: 'Failed', message: `the ${this.o.runtime.name} runtime cannot take checkpoints` });
-    const agentRef = { namespace: ref.namespace, name: c.spec.agent };
-    const cached = this.o.informers.agents.get(agentRef.namespace, agentRef.name);
-    if (!cached || cached.metadata.deletionTimestamp) return this.setStatus(c, { phase: 'Failed', message: `agent "${c.spec.agent}" not found` });
-    if (isBusy(cached)) return this.waitFor(c, cached);
-    return this.o.holds.during(agentRef, async () => {
+    const set = this.setOf(c);
+    if ('waiting' in set) return this.wait([c], set.waiting);
+    // Two members' reconciles of one squad checkpoint: the first takes them all.
+    const key = `${ref.namespace}/${c.spec.squad ? `squad:${c.spec.squad}.${checkpointShortName(c)}` : ref.name}`;
+    if (this.taking.has(key)) return;
+    this.taking.add(key);
+    try {
+      return await this.take(set.members, storage);
+    } finally {
+      this.taking.delete(key);
+    }
+  }
+
+  /**
+   * The checkpoints taken together with `c`: itself, or for a squad's, its members' checkpoints
+   * of the same name, once every member of the squad has one.
+   */
+  private setOf(c: AgentCheckpoint): { members: AgentCheckpoint[] } | { waiting: string } {
+    if (!c.spec.squad) return { members: [c] };
+    const short = checkpointShortName(c);
+    const siblings = this.o.informers.checkpoints
+      .list(c.metadata.namespace)
+      .filter((s) => s.spec.squad === c.spec.squad && checkpointShortName(s) === short && !s.metadata.deletionTimestamp);
+    const squad = this.o.informers.squads.get(c.metadata.namespace, c.spec.squad);
+    const missing = squad ? memberNames(squad).filter((m) => !siblings.some((s) => s.spec.agent === m)) : [];
+    if (missing.length) return { waiting: `waiting for the checkpoints of squad "${c.spec.squad}" members ${missing.join(', ')}` };
+    return { members: siblings.filter((s) => s.status.phase === 'Pending') };
+  }
+
+  /** Copies the set's agents' workspaces at one moment: while none runs a task, their next tasks held back. */
+  private async take(set: AgentCheckpoint[], storage: CheckpointStorage): Promise<Result | void> {
+    const { namespace } = set[0]!.metadata;
+    const refOf = (c: AgentCheckpoint): ObjectRef => ({ namespace, name: c.spec.agent });
+    const gone = (a: Agent | undefined): boolean => !a || !!a.metadata.deletionTimestamp;
+    const cached = set.map((c) => this.o.informers.agents.get(namespace, c.spec.agent));
+    if (cached.some(gone)) return this.failAll(set, `agent "${set[cached.findIndex(gone)]!.spec.agent}" not found`);
+    const busy = cached.find((a) => isBusy(a!));
+    if (busy) return this.wait(set, waitingFor(busy));
+    return this.o.holds.during(set.map(refOf), async () => {
       // Held: no task is handed over from now on. Storage, not the cache, says none was just assigned.
-      const agent = await this.o.agents.get(agentRef.namespace, agentRef.name);
-      if (!agent) return this.setStatus(c, { phase: 'Failed', message: `agent "${c.spec.agent}" not found` });
-      if (isBusy(agent) || (await this.o.runtime.status(agentRef)).runningTask !== undefined) return this.waitFor(c, agent);
+      const agents = await Promise.all(set.map((c) => this.o.agents.get(namespace, c.spec.agent)));
+      if (agents.some(gone)) return this.failAll(set, `agent "${set[agents.findIndex(gone)]!.spec.agent}" not found`);
+      for (const a of agents) {
+        if (isBusy(a!) || (await this.o.runtime.status(a!.metadata)).runningTask !== undefined) return this.wait(set, waitingFor(a!));
+      }
+      const takenAt = new Date().toISOString();
+      const taken: number[] = [];
       try {
-        const { bytes } = await storage.take(refKey(ref), agentRef);
-        log.info({ bytes, task: agent.status.observedTask }, 'checkpoint taken');
-        return this.setStatus(c, {
-          phase: 'Ready',
-          takenAt: new Date().toISOString(),
-          task: agent.status.observedTask,
-          ...(agent.status.sessionId ? { sessionId: agent.status.sessionId } : {}),
-          bytes,
-        });
+        // A squad's copies are all of this moment: ones left by a take cut short are taken again.
+        if (set.length > 1) for (const c of set) await storage.remove(idOf(c));
+        for (const c of set) taken.push((await storage.take(idOf(c), refOf(c))).bytes);
       } catch (err) {
-        log.warn({ err: (err as Error).message }, 'checkpoint failed');
-        await storage.remove(refKey(ref)).catch(() => undefined);
-        return this.setStatus(c, { phase: 'Failed', message: `the copy failed: ${(err as Error).message}` });
+        this.o.logger.warn({ namespace, checkpoints: set.map((c) => c.metadata.name), err: (err as Error).message }, 'checkpoint failed');
+        for (const c of set) await storage.remove(idOf(c)).catch(() => undefined);
+        return this.failAll(set, `the copy failed: ${(err as Error).message}`);
+      }
+      for (const [i, c] of set.entries()) {
+        const a = agents[i]!;
+        this.o.logger.info({ namespace, name: a.metadata.name, checkpoint: c.metadata.name, bytes: taken[i], task: a.status.observedTask }, 'checkpoint taken');
+        await this.setStatus(c, {
+          phase: 'Ready',
+          takenAt,
+          task: a.status.observedTask,
+          ...(a.status.sessionId ? { sessionId: a.status.sessionId } : {}),
+          bytes: taken[i]!,
+        });
       }
     });
   }
 
-  /** Pending while the agent's task runs: said once, looked at again when the agent changes. */
-  private async waitFor(c: AgentCheckpoint, agent: Agent): Promise<Result> {
-    await this.setStatus(c, { phase: 'Pending', message: `waiting for task ${agent.spec.task} of agent "${agent.metadata.name}" to end` });
+  private async failAll(set: AgentCheckpoint[], message: string): Promise<void> {
+    for (const c of set) await this.setStatus(c, { phase: 'Failed', message });
+  }
+
+  /** Pending while a task runs: said once, looked at again when the agent changes. */
+  private async wait(set: AgentCheckpoint[], message: string): Promise<Result> {
+    for (const c of set) await this.setStatus(c, { phase: 'Pending', message });
     return { requeueAfter: WAIT_RETRY_MS };
   }
 

@@ -3,15 +3,19 @@
 // created from it sees the files and resumes the conversation (the model is sent the original's
 // earlier prompts), and what either writes afterwards stays its own.
 
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { runTask, waitAgent } from '../support/agents.js';
+import { getAgent, runTask, sleepingAgent, waitAgent } from '../support/agents.js';
 import { EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
 
 const AGG = '/apis/agentplane.io/v1alpha1/namespaces/default';
+const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
 
 describe('checkpoints and forks (integration)', function () {
   this.timeout(120_000);
@@ -98,12 +102,83 @@ describe('checkpoints and forks (integration)', function () {
     expect(JSON.stringify(change.body)).to.contain('may only be set on create');
   });
 
+  it('is driven from the CLI: checkpoint create, ls, get, run --from-checkpoint, rm', async () => {
+    const env = { ...process.env, AGENTPLANE_SERVER: h.url, AGENTPLANE_CLIENT_CONFIG: join(mkdtempSync(join(tmpdir(), 'cp-cli-')), 'config.yaml') };
+    const cli = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+      new Promise((resolve) =>
+        execFile(process.execPath, [MAIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
+          resolve({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
+        ),
+      );
+    const created = await cli('checkpoint', 'create', 'orig', 'cli');
+    expect(created.code, created.stderr).to.equal(0);
+    expect(created.stdout).to.equal('agentcheckpoint/orig.cli taken (task 3)\n');
+    expect(created.stderr).to.contain('--from-checkpoint orig/cli');
+    const ls = await cli('checkpoint', 'ls', 'orig');
+    expect(ls.stdout).to.match(/^NAME\s+AGENT\s+PHASE\s+TASK\s+SIZE\s+AGE\n/);
+    expect(ls.stdout).to.match(/\norig\.cli\s+orig\s+Ready\s+3\s/);
+    const get = await cli('checkpoint', 'get', 'orig', 'cli', '-o', 'json');
+    expect(JSON.parse(get.stdout)).to.include({ name: 'cli', agent: 'orig', phase: 'Ready', fromCheckpoint: 'orig/cli' });
+    const run = await cli('run', 'clifork', '@bash cat notes.txt\n@say ok', '--from-checkpoint', 'orig/cli');
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stdout + run.stderr).to.contain('written by orig');
+    const missing = await cli('run', 'clifork2', '@say hi', '--from-checkpoint', 'orig/none');
+    expect(missing.code).to.equal(4);
+    expect(missing.stderr).to.contain('checkpoint "orig/none" not found');
+    const rm = await cli('checkpoint', 'rm', 'orig', 'cli');
+    expect(rm.stdout).to.equal('agentcheckpoint/orig.cli deleted\n');
+  });
+
+  it("takes a squad's members at one moment, and a new squad starts from them", async function () {
+    this.timeout(240_000); // two squads of two engines each
+    await sleepingAgent(h, 'mem-a');
+    await sleepingAgent(h, 'mem-b');
+    expect((await h.api('POST', '/api/v1/squads', { name: 'sq', members: [{ ref: { name: 'mem-a' } }, { ref: { name: 'mem-b' } }] })).status).to.equal(201);
+    const r = await h.api('POST', '/api/v1/squads/sq/checkpoints', { name: 'snap' });
+    expect(r.status, JSON.stringify(r.body)).to.equal(201);
+    expect(r.body).to.include({ squad: 'sq', name: 'snap', namespace: 'default' });
+    const taken = r.body.checkpoints as { agent: string; squad: string; phase: string; takenAt: string }[];
+    expect(taken.map((c) => [c.agent, c.squad, c.phase])).to.deep.equal([
+      ['mem-a', 'sq', 'Ready'],
+      ['mem-b', 'sq', 'Ready'],
+    ]);
+    expect(taken[0]!.takenAt).to.equal(taken[1]!.takenAt);
+    const again = await h.api('POST', '/api/v1/squads/sq/checkpoints', { name: 'snap' });
+    expect(again.status).to.equal(409);
+    const fork = await h.api('POST', '/api/v1/squads', {
+      name: 'sq2',
+      members: [
+        { name: 'mem-a2', spec: { instructions: '@bash cat me.txt\n@say a2', fromCheckpoint: 'mem-a/snap' } },
+        { name: 'mem-b2', spec: { instructions: '@bash cat me.txt\n@say b2', fromCheckpoint: 'mem-b/snap' } },
+      ],
+    });
+    expect(fork.status, JSON.stringify(fork.body)).to.equal(201);
+    for (const [name, file] of [
+      ['mem-a2', 'mem-a'],
+      ['mem-b2', 'mem-b'],
+    ] as const) {
+      await eventually(async () => (await getAgent(h, name))?.taskStatus === 'Complete', 120_000, `${name}: its first task done`);
+      const evs = await h.api('GET', `/api/v1/agents/${name}/events?limit=50`);
+      const result = (evs.body.events as { type: string; payload: { output?: string } }[]).find((e) => e.type === 'tool_result');
+      expect(result?.payload.output).to.equal(file);
+    }
+    const badFork = await h.api('POST', '/api/v1/squads', {
+      name: 'sq3',
+      members: [
+        { name: 'mem-a3', spec: { instructions: '@say a', fromCheckpoint: 'mem-a/none' } },
+        { name: 'mem-b3', spec: { instructions: '@say b' } },
+      ],
+    });
+    expect(badFork.status).to.equal(400);
+    expect(JSON.stringify(badFork.body)).to.contain('checkpoint \\"mem-a/none\\" not found');
+  });
+
   it('deletes a checkpoint and its copy; forks made from it keep working', async () => {
     const d = await h.api('DELETE', '/api/v1/agents/orig/checkpoints/first');
     expect(d.status).to.equal(200);
     expect((await h.api('GET', '/api/v1/agents/orig/checkpoints/first')).status).to.equal(404);
     const copies = join(h.dataDir, 'checkpoints', 'default');
-    await eventually(async () => !(await import('node:fs')).existsSync(join(copies, 'orig.first')), 10_000, 'the copy removed');
+    await eventually(async () => !existsSync(join(copies, 'orig.first')), 10_000, 'the copy removed');
     await runTask(h, 'fork', '@bash cat notes.txt\n@say still here');
     await waitAgent(h, 'fork', (a) => a.taskStatus === 'Complete');
   });

@@ -31,6 +31,7 @@ export function registerRun(program: Command, run: Runner): void {
     .option('--role <role>', 'manager or worker')
     .option('--template <name>', 'pod template (templateRef)')
     .option('--priority <n>', "place in the namespace's line when the task waits for a cap: higher first (-1000 to 1000, default 0)")
+    .option('--from-checkpoint <agent/checkpoint>', "a new agent starts with that checkpoint's files and conversation (agentplane checkpoint ls)")
     .option('--json', 'print the raw events, one JSON object per line')
     .option('--on-interrupt <what>', 'what Ctrl-C does: ask, cancel or detach (default: ask on a terminal, else cancel)')
     .addHelpText('after', '\nExit codes: 0 completed, 1 failed (error event), 3 cancelled, 4 refused by the server, 5 server unreachable, 130 detached.\n')
@@ -46,6 +47,7 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
     role?: string;
     template?: string;
     priority?: string;
+    fromCheckpoint?: string;
     json?: boolean;
     onInterrupt?: string;
   };
@@ -69,6 +71,7 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
     ...(o.role ? { role: o.role } : {}),
     ...(o.template ? { templateRef: o.template } : {}),
     ...(priority !== undefined ? { priority } : {}),
+    ...(o.fromCheckpoint ? { fromCheckpoint: o.fromCheckpoint } : {}),
   };
   // Events after the stream's last one before this task are this task's (or later ones').
   const since = await lastSeq(s, name);

@@ -39,7 +39,9 @@ export const checkpointStrategy: Strategy<AgentCheckpoint> = {
   },
 
   validateUpdate(c, old) {
-    return c.spec.agent === old.spec.agent ? [] : [{ field: 'spec.agent', message: 'may not change: a checkpoint copies one agent' }];
+    if (c.spec.agent !== old.spec.agent) return [{ field: 'spec.agent', message: 'may not change: a checkpoint copies one agent' }];
+    if (c.spec.squad !== old.spec.squad) return [{ field: 'spec.squad', message: 'may not change: a checkpoint is taken once' }];
+    return [];
   },
 
   validateStatusUpdate(c) {
@@ -50,6 +52,7 @@ export const checkpointStrategy: Strategy<AgentCheckpoint> = {
     columns: [
       nameColumn,
       column('Agent', 'The agent it copies.'),
+      column('Squad', "The squad whose members' checkpoints of this name were taken together.", 1),
       column('Phase', 'Pending until taken, then Ready or Failed.'),
       column('Task', 'The last task it includes.', 0, 'integer'),
       column('Size', 'Size of the copy.'),
@@ -59,6 +62,7 @@ export const checkpointStrategy: Strategy<AgentCheckpoint> = {
     row: (c, now) => [
       c.metadata.name,
       c.spec.agent,
+      c.spec.squad ?? null,
       c.status.phase,
       c.status.task ?? null,
       c.status.bytes === undefined ? null : humanBytes(c.status.bytes),
@@ -67,7 +71,7 @@ export const checkpointStrategy: Strategy<AgentCheckpoint> = {
     ],
   },
 
-  selectableFields: (c) => ({ ...objectMetaFields(c.metadata), 'spec.agent': c.spec.agent, 'status.phase': c.status.phase }),
+  selectableFields: (c) => ({ ...objectMetaFields(c.metadata), 'spec.agent': c.spec.agent, 'spec.squad': c.spec.squad ?? '', 'status.phase': c.status.phase }),
 };
 
 function humanBytes(n: number): string {
