@@ -48,10 +48,12 @@ describe('e2e: checkpoints and forks of agents as pods', function () {
     expect(await taskStatus(name), `${name}: ${await jsonpath(`agent/${name}`, '.status.lastTaskMessage')}`).to.equal('Complete');
   }
 
-  /** Takes the checkpoint and waits for it to be Ready (or Failed: the test then says why). */
-  async function checkpoint(agent: string, name: string): Promise<Record<string, unknown>> {
-    const r = await ap.rest('POST', `/api/v1/agents/${agent}/checkpoints?namespace=${NS}`, { name });
-    expect(r.status, JSON.stringify(r.body)).to.be.oneOf([201, 202]);
+  /** Takes the checkpoint (unless `create` is false: a squad's) and waits for it to be Ready (or Failed: the test then says why). */
+  async function checkpoint(agent: string, name: string, create = true): Promise<Record<string, unknown>> {
+    if (create) {
+      const r = await ap.rest('POST', `/api/v1/agents/${agent}/checkpoints?namespace=${NS}`, { name });
+      expect(r.status, JSON.stringify(r.body)).to.be.oneOf([201, 202]);
+    }
     return eventually(
       async () => {
         const g = await ap.rest('GET', `/api/v1/agents/${agent}/checkpoints/${name}?namespace=${NS}`);
@@ -118,6 +120,15 @@ describe('e2e: checkpoints and forks of agents as pods', function () {
       expect((await toolOutputs(c, NS, 'orig')).at(-1)).to.equal('written by orig');
     });
 
+    it("a copy that fails makes the checkpoint Failed with the copy pod's own words, and leaves nothing behind", async () => {
+      await runTask('locked', '@bash echo secret > locked.txt && chmod 000 locked.txt\n@say locked');
+      const cp = await checkpoint('locked', 'no');
+      expect(cp.phase, JSON.stringify(cp)).to.equal('Failed');
+      expect(cp.message).to.match(/^the copy failed: the copy pod checkpoint-copy-\w+ failed \(exit code 1: .*locked\.txt.*Permission denied/);
+      expect(await kubectl('get', 'pvc', '-n', NS, '-o', 'name')).to.not.contain('checkpoint-locked.no');
+      await eventually(async () => (await copyPods()).length === 0, 30_000, 'the copy pod removed');
+    });
+
     it('deletes the checkpoint and its claim; the fork keeps working', async () => {
       const d = await ap.rest('DELETE', `/api/v1/agents/orig/checkpoints/first?namespace=${NS}`);
       expect(d.status, JSON.stringify(d.body)).to.equal(200);
@@ -131,8 +142,8 @@ describe('e2e: checkpoints and forks of agents as pods', function () {
     });
   });
 
-  describe('a squad member', () => {
-    it("checkpoints one member's workspace in the squad's pod; a fork from it has that member's files and session", async () => {
+  describe('a squad', () => {
+    it("checkpoints every member's workspace at one moment beside the running squad pod; a new squad starts from them", async () => {
       const body = {
         name: 'crew',
         namespace: NS,
@@ -141,14 +152,34 @@ describe('e2e: checkpoints and forks of agents as pods', function () {
       const created = await ap.rest('POST', '/api/v1/squads', body);
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       await eventually(async () => (await taskStatus('ada')) === 'Complete' && (await taskStatus('bob')) === 'Complete', 180_000, 'both first tasks');
-      const cp = await checkpoint('bob', 'mid');
-      expect(cp, JSON.stringify(cp)).to.include({ phase: 'Ready', task: 1 });
-      await runTask('bobfork', '@bash cat mine.txt\n@say forked bob', { fromCheckpoint: 'bob/mid' });
-      expect(await toolOutputs(c, NS, 'bobfork')).to.deep.equal(['bob wrote this']);
-      expect(modelRequest('@bash cat mine.txt')?.userTexts[0]).to.equal('@bash echo bob wrote this > mine.txt\n@say bob ready');
-      // The squad's pod kept running throughout: the copy read bob's claim beside it.
-      const [pod] = await livePods(c, NS, 'agentplane.io/squad=crew,!agentplane.io/agent');
-      expect(pod?.status.containerStatuses?.map((s) => s.restartCount)).to.deep.equal([0, 0]);
+      const [before] = await livePods(c, NS, 'agentplane.io/squad=crew,!agentplane.io/agent');
+      const r = await ap.rest('POST', `/api/v1/squads/crew/checkpoints?namespace=${NS}`, { name: 'snap' });
+      expect(r.status, JSON.stringify(r.body)).to.be.oneOf([201, 202]);
+      const taken = await Promise.all(['ada', 'bob'].map((m) => checkpoint(m, 'snap', false)));
+      expect(
+        taken.map((t) => [t.agent, t.phase, t.task]),
+        JSON.stringify(taken),
+      ).to.deep.equal([
+        ['ada', 'Ready', 1],
+        ['bob', 'Ready', 1],
+      ]);
+      expect(taken[0]!.takenAt).to.equal(taken[1]!.takenAt);
+      // The squad's pod ran on throughout: the copies read the members' claims beside it.
+      const [after] = await livePods(c, NS, 'agentplane.io/squad=crew,!agentplane.io/agent');
+      expect(after?.metadata.uid).to.equal(before?.metadata.uid);
+      expect(after?.status.containerStatuses?.map((s) => s.restartCount)).to.deep.equal([0, 0]);
+
+      const fork = await ap.rest('POST', '/api/v1/squads', {
+        name: 'crew2',
+        namespace: NS,
+        members: ['ada', 'bob'].map((m) => ({ name: `${m}2`, spec: { instructions: `@bash cat mine.txt\n@say ${m}2`, fromCheckpoint: `${m}/snap` } })),
+      });
+      expect(fork.status, JSON.stringify(fork.body)).to.equal(201);
+      await eventually(async () => (await taskStatus('ada2')) === 'Complete' && (await taskStatus('bob2')) === 'Complete', 180_000, "the forks' first tasks");
+      expect(await toolOutputs(c, NS, 'ada2')).to.deep.equal(['ada wrote this']);
+      expect(await toolOutputs(c, NS, 'bob2')).to.deep.equal(['bob wrote this']);
+      const req = model.requests.find((q) => q.hasTools && q.lastUserText === '@bash cat mine.txt\n@say bob2');
+      expect(req?.userTexts[0]).to.equal('@bash echo bob wrote this > mine.txt\n@say bob ready');
     });
   });
 });

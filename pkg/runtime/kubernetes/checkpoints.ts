@@ -49,7 +49,8 @@ export class KubernetesCheckpoints implements CheckpointStorage {
     const { namespace, objectName } = parseId(id);
     await this.o.ready();
     const name = checkpointClaimName(objectName);
-    const existing = await this.readClaim(namespace, name);
+    // A copy removed just before (a squad's checkpoint taken again) may still be going.
+    const existing = await this.settledClaim(namespace, name);
     const done = existing?.metadata?.annotations?.[CHECKPOINT_BYTES_ANNOTATION];
     if (done !== undefined) return { bytes: Number(done) };
     const source = await this.o.claimOf(ref);
@@ -144,10 +145,21 @@ export class KubernetesCheckpoints implements CheckpointStorage {
     };
   }
 
-  private async readClaim(namespace: string, name: string): Promise<V1PersistentVolumeClaim | undefined> {
+  /** The claim, once any deletion of it has finished (undefined when gone). */
+  private async settledClaim(namespace: string, name: string): Promise<V1PersistentVolumeClaim | undefined> {
+    const deadline = Date.now() + this.o.timeoutMs;
+    for (;;) {
+      const c = await this.readClaim(namespace, name, true);
+      if (!c?.metadata?.deletionTimestamp) return c;
+      if (Date.now() > deadline) throw new Error(`the claim ${name} of an earlier copy is still being deleted`);
+      await new Promise((r) => setTimeout(r, this.o.pollMs ?? 500));
+    }
+  }
+
+  private async readClaim(namespace: string, name: string, deleting = false): Promise<V1PersistentVolumeClaim | undefined> {
     try {
       const c = await this.o.core.readNamespacedPersistentVolumeClaim({ namespace, name });
-      return c.metadata?.deletionTimestamp ? undefined : c;
+      return c.metadata?.deletionTimestamp && !deleting ? undefined : c;
     } catch (err) {
       if ((err as { code?: number }).code === 404) return undefined;
       throw err;
