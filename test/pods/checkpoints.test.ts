@@ -125,7 +125,7 @@ describe('e2e: checkpoints and forks of agents as pods', function () {
       const cp = await checkpoint('locked', 'no');
       expect(cp.phase, JSON.stringify(cp)).to.equal('Failed');
       expect(cp.message).to.match(/^the copy failed: the copy pod checkpoint-copy-\w+ failed \(exit code 1: .*locked\.txt.*Permission denied/);
-      expect(await kubectl('get', 'pvc', '-n', NS, '-o', 'name')).to.not.contain('checkpoint-locked.no');
+      await eventually(async () => !(await kubectl('get', 'pvc', '-n', NS, '-o', 'name')).includes('checkpoint-locked.no'), 60_000, 'its claim deleted');
       await eventually(async () => (await copyPods()).length === 0, 30_000, 'the copy pod removed');
     });
 
@@ -163,7 +163,7 @@ describe('e2e: checkpoints and forks of agents as pods', function () {
         ['ada', 'Ready', 1],
         ['bob', 'Ready', 1],
       ]);
-      expect(taken[0]!.takenAt).to.equal(taken[1]!.takenAt);
+      expect(taken[0].takenAt).to.equal(taken[1].takenAt);
       // The squad's pod ran on throughout: the copies read the members' claims beside it.
       const [after] = await livePods(c, NS, 'agentplane.io/squad=crew,!agentplane.io/agent');
       expect(after?.metadata.uid).to.equal(before?.metadata.uid);

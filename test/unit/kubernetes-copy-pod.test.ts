@@ -22,14 +22,14 @@ describe('Kubernetes checkpoint copy pod', () => {
     expect(spec).to.deep.include({ restartPolicy: 'Never', automountServiceAccountToken: false, enableServiceLinks: false });
     expect(spec.securityContext).to.deep.include({ runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, seccompProfile: { type: 'RuntimeDefault' } });
     const [c] = spec.containers;
-    expect(c!.securityContext).to.deep.include({
+    expect(c.securityContext).to.deep.include({
       allowPrivilegeEscalation: false,
       readOnlyRootFilesystem: true,
       runAsNonRoot: true,
       capabilities: { drop: ['ALL'] },
     });
-    expect(c!.image).to.equal('agentplane/worker:test');
-    expect(c!.volumeMounts).to.deep.equal([
+    expect(c.image).to.equal('agentplane/worker:test');
+    expect(c.volumeMounts).to.deep.equal([
       { name: 'from', mountPath: '/from', readOnly: true },
       { name: 'to', mountPath: '/to' },
     ]);
@@ -42,7 +42,7 @@ describe('Kubernetes checkpoint copy pod', () => {
   it('copies an agent that never ran (no claim yet) as an empty workspace: no source mount', () => {
     const pod = copyPod({ namespace: 'team-a', to: 'checkpoint-ada.first', who, purpose: 'p' }, 'bcdfghjk');
     expect(pod.spec!.volumes!.map((v) => v.name)).to.deep.equal(['to']);
-    expect(pod.spec!.containers[0]!.volumeMounts!.map((m) => m.mountPath)).to.deep.equal(['/to']);
+    expect(pod.spec!.containers[0].volumeMounts!.map((m) => m.mountPath)).to.deep.equal(['/to']);
   });
 
   it('gets a NetworkPolicy selecting only it, with no ingress and no egress at all', () => {
