@@ -29,6 +29,8 @@ export interface CheckpointStatus {
   takenAt?: string;
   /** The last task the copy includes (0: none had run). */
   task?: number;
+  /** Taken while `task` ran, at a step boundary: the copy holds the task up to that step. */
+  duringTask?: boolean;
   /** The engine session a fork resumes: the conversation so far. */
   sessionId?: string;
   /** Size of the copy. */
@@ -86,6 +88,8 @@ export interface CheckpointResponse {
   phase: CheckpointPhase;
   takenAt: string | null;
   task: number | null;
+  /** Taken while `task` ran, between two of its steps. */
+  duringTask: boolean;
   bytes: number | null;
   message: string;
   createdAt: string;
@@ -102,6 +106,7 @@ export function toCheckpointResponse(c: AgentCheckpoint): CheckpointResponse {
     phase: c.status.phase,
     takenAt: c.status.takenAt ?? null,
     task: c.status.task ?? null,
+    duringTask: c.status.duringTask === true,
     bytes: c.status.bytes ?? null,
     message: c.status.message ?? '',
     createdAt: c.metadata.creationTimestamp,
@@ -141,6 +146,7 @@ export const checkpointStatusSchema = {
     phase: { type: 'string', enum: CHECKPOINT_PHASES, description: 'Pending until taken (after a running task ends), then Ready or Failed' },
     takenAt: { type: 'string', format: 'date-time', description: 'when the copy was taken' },
     task: { type: 'integer', minimum: 0, description: 'the last task the copy includes' },
+    duringTask: { type: 'boolean', description: 'taken while that task ran, between two of its steps: the copy holds the task up to there' },
     sessionId: { type: 'string', description: 'the engine session a new agent started from it resumes' },
     bytes: { type: 'integer', minimum: 0, description: 'size of the copy' },
     message: { type: 'string', description: 'why it is Pending or Failed' },
@@ -159,6 +165,7 @@ export const checkpointResponseSchema = {
     phase: { type: 'string', enum: CHECKPOINT_PHASES },
     takenAt: { type: ['string', 'null'], format: 'date-time' },
     task: { type: ['integer', 'null'] },
+    duringTask: { type: 'boolean', description: 'taken while that task ran, between two of its steps' },
     bytes: { type: ['integer', 'null'] },
     message: { type: 'string' },
     createdAt: { type: 'string', format: 'date-time' },

@@ -97,8 +97,11 @@ export interface AgentRuntime {
  * runs on the agent. `id` is "<namespace>/<checkpoint object name>".
  */
 export interface CheckpointStorage {
-  /** Copies the agent's workspace as checkpoint `id`; a complete copy already there is kept. */
-  take(id: string, ref: ObjectRef): Promise<{ bytes: number }>;
+  /**
+   * Copies the agent's workspace as checkpoint `id`; a complete copy already there is kept.
+   * `sessionId`: the engine session written last in the copy, when the runtime can tell.
+   */
+  take(id: string, ref: ObjectRef): Promise<{ bytes: number; sessionId?: string }>;
   /**
    * Replaces the agent `to`'s workspace with a copy of checkpoint `id`; the checkpoint is
    * untouched. `uid`, the agent's incarnation, owns a workspace the restore has to make.

@@ -64,21 +64,45 @@ describe('checkpoints and forks (integration)', function () {
     expect(ls?.lastToolResult).to.contain('notes.txt').and.not.contain('later.txt');
   });
 
-  it('waits for a running task to end before it copies (202 Pending, then Ready)', async () => {
-    const r = await h.api('POST', '/api/v1/agents', { name: 'orig', instructions: '@delay 6500\n@say slow' });
+  it("answers 202 while a running task's step lasts, and takes the copy at the step's end", async () => {
+    const r = await h.api('POST', '/api/v1/agents', { name: 'orig', instructions: '@bash sleep 7\n@say slow' });
     expect(r.status).to.equal(200);
     const ws = new EventClient(`${h.url}/api/v1/agents/orig/ws`);
+    await ws.until((evs) => evs.some((e) => e.task === 3 && e.type === 'tool_call'));
     const c = await h.api('POST', '/api/v1/agents/orig/checkpoints', { name: 'mid' });
     expect(c.status, JSON.stringify(c.body)).to.equal(202);
-    expect(c.body.phase).to.equal('Pending');
-    expect(c.body.message).to.match(/waiting for task 3 of agent "orig" to end/);
+    expect(c.body).to.include({ phase: 'Pending', message: 'waiting for task 3 of agent "orig" to reach its next step' });
     await ws.untilTaskEnd(3);
     ws.close();
     const ready = await eventually(async () => {
       const g = await h.api('GET', '/api/v1/agents/orig/checkpoints/mid');
       return g.body.phase === 'Ready' ? g.body : undefined;
     });
-    expect(ready.task).to.equal(3);
+    expect(ready).to.include({ task: 3, duringTask: true });
+  });
+
+  it('pauses a running task at its next step: the copy holds the task up to there, and the task goes on', async () => {
+    const r = await h.api('POST', '/api/v1/agents', {
+      name: 'orig',
+      instructions: '@bash echo one > a.txt\n@bash sleep 3\n@bash echo two > b.txt\n@say stepped',
+    });
+    expect(r.status).to.equal(200);
+    const ws = new EventClient(`${h.url}/api/v1/agents/orig/ws`);
+    await ws.until((evs) => evs.some((e) => e.task === 4 && e.type === 'tool_call' && JSON.stringify(e.payload).includes('sleep 3')));
+    const c = await h.api('POST', '/api/v1/agents/orig/checkpoints', { name: 'step' });
+    expect(c.status, JSON.stringify(c.body)).to.equal(201);
+    expect(c.body).to.include({ phase: 'Ready', task: 4, duringTask: true });
+    const end = await ws.untilTaskEnd(4);
+    ws.close();
+    expect(end.find((e) => e.task === 4 && e.type === 'task_completed')?.payload).to.include({ result: 'stepped' });
+    expect(readFileSync(join(workspace('orig'), 'b.txt'), 'utf8')).to.equal('two\n');
+    // The fork has the first step's file, not the third's, and the task's prompt in its conversation.
+    await runTask(h, 'stepfork', '@bash ls a.txt b.txt; true\n@say listed', 'default', { fromCheckpoint: 'orig/step' });
+    const ls = h.model.requests.find((q) => q.lastUserText === '@bash ls a.txt b.txt; true\n@say listed' && q.lastToolResult !== undefined);
+    expect(ls?.lastToolResult)
+      .to.contain('a.txt')
+      .and.to.match(/b\.txt'?: No such file/);
+    expect(ls?.userTexts).to.include('@bash echo one > a.txt\n@bash sleep 3\n@bash echo two > b.txt\n@say stepped');
   });
 
   it('refuses what it cannot do with a clear error', async () => {
@@ -112,11 +136,11 @@ describe('checkpoints and forks (integration)', function () {
       );
     const created = await cli('checkpoint', 'create', 'orig', 'cli');
     expect(created.code, created.stderr).to.equal(0);
-    expect(created.stdout).to.equal('agentcheckpoint/orig.cli taken (task 3)\n');
+    expect(created.stdout).to.equal('agentcheckpoint/orig.cli taken (task 4)\n');
     expect(created.stderr).to.contain('--from-checkpoint orig/cli');
     const ls = await cli('checkpoint', 'ls', 'orig');
     expect(ls.stdout).to.match(/^NAME\s+AGENT\s+PHASE\s+TASK\s+SIZE\s+AGE\n/);
-    expect(ls.stdout).to.match(/\norig\.cli\s+orig\s+Ready\s+3\s/);
+    expect(ls.stdout).to.match(/\norig\.cli\s+orig\s+Ready\s+4\s/);
     const get = await cli('checkpoint', 'get', 'orig', 'cli', '-o', 'json');
     expect(JSON.parse(get.stdout)).to.include({ name: 'cli', agent: 'orig', phase: 'Ready', fromCheckpoint: 'orig/cli' });
     const run = await cli('run', 'clifork', '@bash cat notes.txt\n@say ok', '--from-checkpoint', 'orig/cli');

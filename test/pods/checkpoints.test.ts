@@ -103,6 +103,8 @@ describe('e2e: checkpoints and forks of agents as pods', function () {
       // Not the agent's: removing the agent leaves its checkpoints.
       expect(claim.metadata.labels).to.not.have.property('agentplane.io/agent');
       expect(claim.metadata.annotations).to.include({ 'agentplane.io/checkpoint': `${NS}/orig.first`, 'agentplane.io/checkpoint-bytes': String(cp.bytes) });
+      // The engine session in the copy, as the pod found it: the one the agent's next task resumes.
+      expect(claim.metadata.annotations['agentplane.io/checkpoint-session']).to.equal(await jsonpath('agent/orig', '.status.sessionId'));
       await eventually(async () => (await copyPods()).length === 0, 30_000, 'the copy pod removed');
       expect(await kubectl('get', 'networkpolicies', '-n', NS, '-l', 'agentplane.io/component=network-policy', '-o', 'name')).to.not.contain('checkpoint-copy');
     });

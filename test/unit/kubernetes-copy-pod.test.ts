@@ -4,7 +4,7 @@
 
 import { expect } from 'chai';
 
-import { copyPod, copyPodPolicy } from '../../pkg/runtime/kubernetes/copy-pod.js';
+import { copyPod, copyPodPolicy, parseCopyReport } from '../../pkg/runtime/kubernetes/copy-pod.js';
 
 const who = { image: 'agentplane/worker:test', imagePullPolicy: 'Never', runAsUser: 10001, runAsGroup: 10001 };
 
@@ -55,5 +55,11 @@ describe('Kubernetes checkpoint copy pod', () => {
       ingress: [],
       egress: [],
     });
+  });
+
+  it("reads the pod's report: the bytes copied and the session written last", () => {
+    expect(parseCopyReport('2048 0b6f3c1e-8d4a-4c55-9a0e-2f1d9c3b7a10\n')).to.deep.equal({ bytes: 2048, sessionId: '0b6f3c1e-8d4a-4c55-9a0e-2f1d9c3b7a10' });
+    expect(parseCopyReport('0 none\n')).to.deep.equal({ bytes: 0 });
+    expect(parseCopyReport(undefined)).to.deep.equal({ bytes: 0 });
   });
 });

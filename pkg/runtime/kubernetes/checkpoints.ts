@@ -23,6 +23,8 @@ import type { WorkerTemplate } from './template.js';
 export const CHECKPOINT_ANNOTATION = 'agentplane.io/checkpoint';
 /** On a checkpoint's claim once its copy is complete: the bytes copied. */
 export const CHECKPOINT_BYTES_ANNOTATION = 'agentplane.io/checkpoint-bytes';
+/** On a checkpoint's claim once complete: the engine session written last in the copy. */
+export const CHECKPOINT_SESSION_ANNOTATION = 'agentplane.io/checkpoint-session';
 /** On a checkpoint's claim: who copied it (image, user, group), so a restore reads it as the same user. */
 export const CHECKPOINT_IDENTITY_ANNOTATION = 'agentplane.io/checkpoint-identity';
 
@@ -45,14 +47,15 @@ export interface KubernetesCheckpointsOptions extends Omit<CopyRunnerOptions, 'c
 export class KubernetesCheckpoints implements CheckpointStorage {
   constructor(private readonly o: KubernetesCheckpointsOptions) {}
 
-  async take(id: string, ref: ObjectRef): Promise<{ bytes: number }> {
+  async take(id: string, ref: ObjectRef): Promise<{ bytes: number; sessionId?: string }> {
     const { namespace, objectName } = parseId(id);
     await this.o.ready();
     const name = checkpointClaimName(objectName);
     // A copy removed just before (a squad's checkpoint taken again) may still be going.
     const existing = await this.settledClaim(namespace, name);
-    const done = existing?.metadata?.annotations?.[CHECKPOINT_BYTES_ANNOTATION];
-    if (done !== undefined) return { bytes: Number(done) };
+    const ann = existing?.metadata?.annotations ?? {};
+    const done = ann[CHECKPOINT_BYTES_ANNOTATION];
+    if (done !== undefined) return { bytes: Number(done), ...(ann[CHECKPOINT_SESSION_ANNOTATION] ? { sessionId: ann[CHECKPOINT_SESSION_ANNOTATION] } : {}) };
     const source = await this.o.claimOf(ref);
     const sourceClaim = source ? await this.readClaim(namespace, source) : undefined;
     const who = this.identity(ref);
@@ -75,12 +78,13 @@ export class KubernetesCheckpoints implements CheckpointStorage {
       };
       await ignoreExisting(this.o.core.createNamespacedPersistentVolumeClaim({ namespace, body }));
     }
-    const bytes = await runCopy(this.o, { namespace, ...(source ? { from: source } : {}), to: name, who, purpose: `checkpoint ${id}` });
-    await this.o.core.patchNamespacedPersistentVolumeClaim(
-      { namespace, name, body: { metadata: { annotations: { [CHECKPOINT_BYTES_ANNOTATION]: String(bytes) } } } },
-      mergePatch,
-    );
-    return { bytes };
+    const copied = await runCopy(this.o, { namespace, ...(source ? { from: source } : {}), to: name, who, purpose: `checkpoint ${id}` });
+    const annotations = {
+      [CHECKPOINT_BYTES_ANNOTATION]: String(copied.bytes),
+      ...(copied.sessionId ? { [CHECKPOINT_SESSION_ANNOTATION]: copied.sessionId } : {}),
+    };
+    await this.o.core.patchNamespacedPersistentVolumeClaim({ namespace, name, body: { metadata: { annotations } } }, mergePatch);
+    return copied;
   }
 
   async restore(id: string, to: ObjectRef, uid?: string): Promise<void> {

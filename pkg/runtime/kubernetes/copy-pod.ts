@@ -9,6 +9,7 @@
 import type { CoreV1Api, NetworkingV1Api, V1NetworkPolicy, V1Pod } from '@kubernetes/client-node';
 import { ignoreMissing } from './api-errors.js';
 import { labelsFor, newPodId, POD_ID_LABEL } from './names.js';
+import { WORKSPACE_PATH } from './objects.js';
 import { PERMANENT_WAITING } from './pod-index.js';
 
 /** Who the copy runs as and with which image: the agent's own (its files are its user's). */
@@ -33,17 +34,33 @@ export interface CopySpec {
 
 const FROM = '/from';
 const TO = '/to';
+/** Where the engine keeps its sessions in a workspace mounted at /workspace (as in every agent pod). */
+const SESSIONS = `.claude/projects/${WORKSPACE_PATH.replace(/[^a-zA-Z0-9]/g, '-')}`;
 
 /**
  * Empties the target, copies the source's entries (not the mount point itself, which belongs to
- * the volume's provisioner), and reports the bytes of the regular files copied.
+ * the volume's provisioner), and reports the bytes of the regular files copied and the engine
+ * session written last ("<bytes> <session id>").
  */
 const SCRIPT = [
   'set -eu',
   `find ${TO} -mindepth 1 -delete`,
   `if [ -d ${FROM} ]; then cd ${FROM} && find . -mindepth 1 -maxdepth 1 -exec cp -a -t ${TO}/ {} +; fi`,
-  `echo $(( $(find ${TO} -type f -printf '%s+')0 )) > /dev/termination-log`,
+  `session=$(ls -t ${TO}/${SESSIONS}/*.jsonl 2>/dev/null | head -n 1)`,
+  `echo "$(( $(find ${TO} -type f -printf '%s+')0 )) $(basename "\${session:-none}" .jsonl)" > /dev/termination-log`,
 ].join('\n');
+
+export interface CopyResult {
+  bytes: number;
+  /** The engine session written last in the copy, if it holds any. */
+  sessionId?: string;
+}
+
+/** What the copy pod's termination message says. */
+export function parseCopyReport(message: string | undefined): CopyResult {
+  const [bytes, session] = (message ?? '').trim().split(/\s+/);
+  return { bytes: Number(bytes) || 0, ...(session && session !== 'none' ? { sessionId: session } : {}) };
+}
 
 export function copyPod(s: CopySpec, podId: string): V1Pod {
   const name = `checkpoint-copy-${podId}`;
@@ -120,8 +137,8 @@ export interface CopyRunnerOptions {
   pollMs?: number;
 }
 
-/** Runs one copy to its end: resolves with the bytes copied, rejects with why it failed. */
-export async function runCopy(o: CopyRunnerOptions, s: CopySpec): Promise<number> {
+/** Runs one copy to its end: resolves with what it copied, rejects with why it failed. */
+export async function runCopy(o: CopyRunnerOptions, s: CopySpec): Promise<CopyResult> {
   const pod = copyPod(s, newPodId());
   const { namespace } = s;
   const name = pod.metadata!.name!;
@@ -139,14 +156,14 @@ export async function runCopy(o: CopyRunnerOptions, s: CopySpec): Promise<number
   }
 }
 
-async function waitForCopy(o: CopyRunnerOptions, namespace: string, name: string): Promise<number> {
+async function waitForCopy(o: CopyRunnerOptions, namespace: string, name: string): Promise<CopyResult> {
   const deadline = Date.now() + o.timeoutMs;
   let last = 'not scheduled yet';
   while (Date.now() < deadline) {
     const pod = await o.core.readNamespacedPod({ namespace, name });
     const cs = pod.status?.containerStatuses?.[0];
     const ended = cs?.state?.terminated;
-    if (pod.status?.phase === 'Succeeded' && ended) return Number(ended.message?.trim() ?? '0') || 0;
+    if (pod.status?.phase === 'Succeeded' && ended) return parseCopyReport(ended.message);
     if (pod.status?.phase === 'Failed' || (ended && ended.exitCode !== 0)) {
       const why = ended
         ? `exit code ${ended.exitCode}${ended.message ? `: ${ended.message.trim().split('\n').slice(-3).join('; ')}` : ''}`

@@ -18,6 +18,8 @@ interface Manifest {
   engineDir: string;
   bytes: number;
   takenAt: string;
+  /** The engine session written last (a task's that ran while the copy was taken, too). */
+  sessionId?: string;
 }
 
 const MANIFEST = 'checkpoint.json';
@@ -33,20 +35,21 @@ export class LocalCheckpoints implements CheckpointStorage {
     private readonly prepare: (dir: string) => void,
   ) {}
 
-  async take(id: string, ref: ObjectRef): Promise<{ bytes: number }> {
+  async take(id: string, ref: ObjectRef): Promise<{ bytes: number; sessionId?: string }> {
     const dir = this.dir(id);
     const done = await readManifest(dir);
-    if (done) return { bytes: done.bytes };
+    if (done) return { bytes: done.bytes, ...(done.sessionId ? { sessionId: done.sessionId } : {}) };
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const workspace = this.dirs.workspace(ref);
     // A workspace taken from the warm pool is a link to the slot directory the engine ran in.
     const engineDir = await realpath(workspace).catch(() => workspace);
     const bytes = await copyTree(engineDir, join(dir, 'workspace'));
-    const manifest: Manifest = { engineDir, bytes, takenAt: new Date().toISOString() };
+    const sessionId = await newestSession(join(dir, 'workspace', '.claude', 'projects', engineProjectDir(engineDir)));
+    const manifest: Manifest = { engineDir, bytes, takenAt: new Date().toISOString(), ...(sessionId ? { sessionId } : {}) };
     await writeFile(join(dir, `${MANIFEST}.tmp`), JSON.stringify(manifest));
     await rename(join(dir, `${MANIFEST}.tmp`), join(dir, MANIFEST));
-    return { bytes };
+    return { bytes, ...(sessionId ? { sessionId } : {}) };
   }
 
   async restore(id: string, to: ObjectRef): Promise<void> {
@@ -109,6 +112,17 @@ async function copyTree(from: string, to: string): Promise<number> {
     },
   });
   return bytes;
+}
+
+/** The engine session (a `<id>.jsonl` transcript) written last in a session directory. */
+async function newestSession(dir: string): Promise<string | undefined> {
+  let best: { id: string; mtime: number } | undefined;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!name.endsWith('.jsonl')) continue;
+    const st = await lstat(join(dir, name)).catch(() => undefined);
+    if (st?.isFile() && (!best || st.mtimeMs > best.mtime)) best = { id: name.slice(0, -'.jsonl'.length), mtime: st.mtimeMs };
+  }
+  return best?.id;
 }
 
 async function readManifest(dir: string): Promise<Manifest | undefined> {
