@@ -35,7 +35,14 @@ export function wireControllers(
   if (limits) manager.add({ name: 'namespace limits', start: () => limits.start(), stop: () => limits.stop() });
   // Checkpoints are copied between two tasks of their agent, and restored before a fork's first.
   const holds = new CopyHolds();
-  const checkpoints = new CheckpointController({ ...s, informers: s.informers, runtime, holds, ...(m.turns ? { turns: m.turns } : {}), logger: child('checkpoint-controller') });
+  const checkpoints = new CheckpointController({
+    ...s,
+    informers: s.informers,
+    runtime,
+    holds,
+    ...(m.turns ? { turns: m.turns } : {}),
+    logger: child('checkpoint-controller'),
+  });
   const restore = new CheckpointRestore({ agents: s.agents, checkpoints: s.checkpoints, runtime, holds });
   const agents = new AgentController({
     checkpoints: { restore, holds },

@@ -101,6 +101,18 @@ export async function publicApi(
   await app.register(squadRoutes(new SquadService(s.squads, agents, reads.squads)));
   await app.register(connectorRoutes(c.connectors));
   await app.register(secretRoutes(c.secrets));
-  await app.register(aggregatedApiRoutes({ agents, squads: s.squads, connectors: s.connectors, checkpoints: s.checkpoints, agentService: service, compaction, costs, events, reads }));
+  await app.register(
+    aggregatedApiRoutes({
+      agents,
+      squads: s.squads,
+      connectors: s.connectors,
+      checkpoints: s.checkpoints,
+      agentService: service,
+      compaction,
+      costs,
+      events,
+      reads,
+    }),
+  );
   return app;
 }

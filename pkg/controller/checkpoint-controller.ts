@@ -140,14 +140,14 @@ export class CheckpointController {
 
   /** Copies the set's agents' workspaces at one moment: while none runs a task, their next tasks held back. */
   private async take(set: AgentCheckpoint[], storage: CheckpointStorage): Promise<Result | void> {
-    const { namespace } = set[0]!.metadata;
+    const { namespace } = set[0].metadata;
     const gone = (a: Agent | undefined): boolean => !a || !!a.metadata.deletionTimestamp;
     const cached = set.map((c) => this.o.informers.agents.get(namespace, c.spec.agent));
-    if (cached.some(gone)) return this.failAll(set, `agent "${set[cached.findIndex(gone)]!.spec.agent}" not found`);
+    if (cached.some(gone)) return this.failAll(set, `agent "${set[cached.findIndex(gone)].spec.agent}" not found`);
     const busy = cached.filter((a) => isBusy(a!)) as Agent[];
     if (busy.length) {
       // A running task is paused at its next step: its next model request waits while the copy is taken.
-      if (!this.o.turns) return this.wait(set, waitingFor(busy[0]!));
+      if (!this.o.turns) return this.wait(set, waitingFor(busy[0]));
       this.holdTurns(set, busy);
       const notYet = busy.find((a) => !this.o.turns!.isWaiting(a.metadata));
       if (notYet) return this.wait(set, `waiting for task ${notYet.spec.task} of agent "${notYet.metadata.name}" to reach its next step`);
@@ -161,14 +161,14 @@ export class CheckpointController {
 
   /** Copies the set's workspaces while their agents' next tasks and held turns wait. */
   private copy(set: AgentCheckpoint[], storage: CheckpointStorage): Promise<Result | void> {
-    const { namespace } = set[0]!.metadata;
+    const { namespace } = set[0].metadata;
     const refOf = (c: AgentCheckpoint): ObjectRef => ({ namespace, name: c.spec.agent });
     const gone = (a: Agent | undefined): boolean => !a || !!a.metadata.deletionTimestamp;
     const paused = (a: Agent): boolean => !!this.o.turns?.isWaiting(a.metadata);
     return this.o.holds.during(set.map(refOf), async () => {
       // Held: no task is handed over from now on. Storage, not the cache, says none was just assigned.
       const agents = await Promise.all(set.map((c) => this.o.agents.get(namespace, c.spec.agent)));
-      if (agents.some(gone)) return this.failAll(set, `agent "${set[agents.findIndex(gone)]!.spec.agent}" not found`);
+      if (agents.some(gone)) return this.failAll(set, `agent "${set[agents.findIndex(gone)].spec.agent}" not found`);
       for (const a of agents) {
         if (paused(a!)) continue;
         if (isBusy(a!) || (await this.o.runtime.status(a!.metadata)).runningTask !== undefined) return this.wait(set, waitingFor(a!));
@@ -189,16 +189,16 @@ export class CheckpointController {
         const during = paused(a);
         // Between tasks the status names the session the next task resumes; during one, the
         // session the running task writes (its id is known to the status only once it ends).
-        const sessionId = during ? (taken[i]!.sessionId ?? a.status.sessionId) : (a.status.sessionId ?? taken[i]!.sessionId);
+        const sessionId = during ? (taken[i].sessionId ?? a.status.sessionId) : (a.status.sessionId ?? taken[i].sessionId);
         const task = during ? a.spec.task : a.status.observedTask;
-        this.o.logger.info({ namespace, name: a.metadata.name, checkpoint: c.metadata.name, bytes: taken[i]!.bytes, task, during }, 'checkpoint taken');
+        this.o.logger.info({ namespace, name: a.metadata.name, checkpoint: c.metadata.name, bytes: taken[i].bytes, task, during }, 'checkpoint taken');
         await this.setStatus(c, {
           phase: 'Ready',
           takenAt,
           task,
           ...(during ? { duringTask: true } : {}),
           ...(sessionId ? { sessionId } : {}),
-          bytes: taken[i]!.bytes,
+          bytes: taken[i].bytes,
         });
       }
     });
@@ -206,7 +206,7 @@ export class CheckpointController {
 
   /** Asks for the running agents' next model requests to wait; each that does brings the set back here. */
   private holdTurns(set: AgentCheckpoint[], busy: Agent[]): void {
-    const key = setKey(set[0]!);
+    const key = setKey(set[0]);
     if (this.turnHolds.has(key)) return;
     const again = (): void => set.forEach((c) => this.controller.enqueue(c.metadata));
     const refs = busy.map((a) => a.metadata);
@@ -215,7 +215,7 @@ export class CheckpointController {
   }
 
   private releaseTurns(set: AgentCheckpoint[]): void {
-    this.releaseHold(setKey(set[0]!));
+    this.releaseHold(setKey(set[0]));
   }
 
   private releaseHold(key: string): void {

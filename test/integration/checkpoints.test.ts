@@ -166,7 +166,7 @@ describe('checkpoints and forks (integration)', function () {
       ['mem-a', 'sq', 'Ready'],
       ['mem-b', 'sq', 'Ready'],
     ]);
-    expect(taken[0]!.takenAt).to.equal(taken[1]!.takenAt);
+    expect(taken[0].takenAt).to.equal(taken[1].takenAt);
     const again = await h.api('POST', '/api/v1/squads/sq/checkpoints', { name: 'snap' });
     expect(again.status).to.equal(409);
     const fork = await h.api('POST', '/api/v1/squads', {

@@ -118,7 +118,8 @@ export const agentStrategy: Strategy<Agent> = {
       });
     }
     if (a.spec.task < old.spec.task) return [{ field: 'spec.task', message: 'may only increase' }];
-    if (a.spec.fromCheckpoint !== old.spec.fromCheckpoint) return [{ field: 'spec.fromCheckpoint', message: 'may only be set on create: an agent starts from a checkpoint once' }];
+    if (a.spec.fromCheckpoint !== old.spec.fromCheckpoint)
+      return [{ field: 'spec.fromCheckpoint', message: 'may only be set on create: an agent starts from a checkpoint once' }];
     return [];
   },
 

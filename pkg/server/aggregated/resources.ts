@@ -133,7 +133,7 @@ function checkpointResource(d: AggregatedApiDeps): ResourceDef<AgentCheckpoint> 
     shortNames: ['agcp'],
     categories: ['agentplane'],
     description:
-      "An AgentCheckpoint is a copy of an agent's workspace and engine session taken between two of its tasks, named \"<agent>.<checkpoint>\"; " +
+      'An AgentCheckpoint is a copy of an agent\'s workspace and engine session taken between two of its tasks, named "<agent>.<checkpoint>"; ' +
       'a new agent created with spec.fromCheckpoint "<agent>/<checkpoint>" starts with its files and conversation.',
     specSchema: checkpointSpecSchema,
     specRequired: ['agent'],

@@ -76,7 +76,7 @@ export class CheckpointService {
       throw err;
     }
     const done = await Promise.all(settled.map((s) => s.promise));
-    if (done.every((c) => c !== undefined)) return { code: 201, checkpoints: done as AgentCheckpoint[] };
+    if (done.every((c) => c !== undefined)) return { code: 201, checkpoints: done };
     return { code: 202, checkpoints: await Promise.all(members.map((m) => this.get(namespace, m, name))) };
   }
 

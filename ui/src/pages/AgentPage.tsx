@@ -1,5 +1,6 @@
 // One agent: its state and cost so far, the live event stream (history, then the agent's
-// WebSocket), a box for the next task or a steer, cancel/sleep/wake, and its workspace's files.
+// WebSocket), a box for the next task or a steer, cancel/sleep/wake, its checkpoints and its
+// workspace's files.
 // The header follows the events; the agent itself is polled only as a slow fallback
 // (agent-state.ts). A missing or deleted agent's page says so and stops.
 
@@ -11,6 +12,7 @@ import { href, usePoll } from '../hooks';
 import { lastTaskEnd, taskStateOf } from '../task-events';
 import type { Agent, WorkspaceView } from '../types';
 import { Actions, TaskBox } from './AgentActions';
+import { Checkpoints } from './Checkpoints';
 import { EventList } from './EventList';
 import { Files } from './Files';
 
@@ -62,6 +64,8 @@ export function AgentPage({ namespace, name }: { namespace: string; name: string
       <TaskBox path={path} namespace={namespace} busy={header.taskStatus === 'InProgress'} gone={!!gone} onDone={agent.refresh} />
       <h2>Events</h2>
       <EventList events={events} over={!!gone} />
+      <h2>Checkpoints</h2>
+      <Checkpoints path={path} namespace={namespace} reloadOn={lastTaskEnd(events)} gone={!!gone} />
       <h2>Workspace</h2>
       {gone ? (
         <p className="muted">No workspace: the agent is gone.</p>
