@@ -7,7 +7,8 @@
 import { expect } from 'chai';
 
 import { type ScriptedModel, startScriptedModel } from '../../pkg/scriptedmodel/index.js';
-import { type Agentplane, type Cluster, clusterUp, describeFailure, livePods, registerAgentplane, toolOutputs } from '../support/pods.js';
+import { busyFor } from '../support/harness.js';
+import { type Agentplane, agentEvents, type Cluster, clusterUp, describeFailure, livePods, registerAgentplane, toolOutputs } from '../support/pods.js';
 
 const NS = 'checkpoints-e2e';
 const KEY = `sk-ant-checkpoints-${Math.random().toString(36).slice(2, 14)}`;
@@ -120,6 +121,25 @@ describe('e2e: checkpoints and forks of agents as pods', function () {
       expect(restored).to.equal('True');
       await runTask('orig', '@bash cat notes.txt\n@say still mine');
       expect((await toolOutputs(c, NS, 'orig')).at(-1)).to.equal('written by orig');
+    });
+
+    it('during a task: the copy pod copies while the next model request is held, and the task goes on', async () => {
+      const steps = `@bash echo one > a.txt\n@bash ${busyFor(8)}\n@bash echo two > b.txt\n@say stepped`;
+      const sent = await ap.rest('POST', '/api/v1/agents', { name: 'stepper', namespace: NS, instructions: steps });
+      expect(sent.status, JSON.stringify(sent.body)).to.be.oneOf([200, 201]);
+      // The second step (the busy one) runs: the checkpoint is taken at the step after it.
+      await eventually(async () => (await agentEvents(c, NS, 'stepper')).filter((e) => e.type === 'tool_call').length >= 2, 180_000, 'the busy step');
+      const cp = await checkpoint('stepper', 'step');
+      expect(cp, JSON.stringify(cp)).to.include({ phase: 'Ready', task: 1, duringTask: true });
+      await eventually(async () => (await taskStatus('stepper')) === 'Complete', 120_000, 'the task goes on to its end');
+      expect(await jsonpath('agent/stepper', '.status.lastTaskMessage')).to.equal('stepped');
+      // The fork has the first step's file, not the third's, and the running task's prompt in its conversation.
+      await runTask('stepfork', '@bash ls a.txt b.txt; true\n@say listed', { fromCheckpoint: 'stepper/step' });
+      const [ls] = await toolOutputs(c, NS, 'stepfork');
+      expect(ls)
+        .to.contain('a.txt')
+        .and.to.match(/b\.txt'?: No such file/);
+      expect(modelRequest('@bash ls a.txt b.txt')?.userTexts).to.include(steps);
     });
 
     it("a copy that fails makes the checkpoint Failed with the copy pod's own words, and leaves nothing behind", async () => {

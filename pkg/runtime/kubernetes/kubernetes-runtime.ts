@@ -113,6 +113,20 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
       this.o.model.restore(ref, uid, creds.modelCredential, creds.reportCredential);
     }
     await this.pool.start();
+    await this.sweepCopies();
+  }
+
+  /** Copy pods a previous server left (it died mid-copy): none is this one's yet, and their copies are taken again. */
+  private async sweepCopies(): Promise<void> {
+    const { items } = await this.objects.core.listPodForAllNamespaces({ labelSelector: componentSelector('checkpoint-copy') });
+    for (const pod of items) {
+      if (pod.metadata?.deletionTimestamp) continue;
+      this.o.logger.info({ namespace: pod.metadata?.namespace, pod: pod.metadata?.name }, 'removing a copy pod left by an earlier server');
+      const { namespace, name } = pod.metadata as { namespace: string; name: string };
+      await Promise.all([this.objects.core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 0 }), this.objects.deletePolicy(namespace, name)]).catch(
+        () => undefined,
+      );
+    }
   }
 
   async status(ref: ObjectRef): Promise<WorkerStatus> {
