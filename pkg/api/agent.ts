@@ -2,6 +2,7 @@
 // The schemas here are the single source for validation (ajv) and for the OpenAPI documents.
 
 import { isDeepStrictEqual } from 'node:util';
+import { type AgentBudget, type AgentSpend, agentBudgetSchema, agentSpendSchema } from './budget.js';
 import { fromCheckpointSchema } from './checkpoint.js';
 import { type Condition, conditionSchema, findCondition, isTrue } from './condition.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
@@ -56,8 +57,8 @@ export const ROLES: readonly Role[] = ['manager', 'worker'];
 export type Lifecycle = '' | 'Sleep' | 'Wake' | 'AutoDelete';
 export const LIFECYCLES: readonly Lifecycle[] = ['', 'Sleep', 'Wake', 'AutoDelete'];
 
-export type AgentPhase = 'Pending' | 'Queued' | 'Running' | 'Sleeping' | 'Failed';
-export const AGENT_PHASES: readonly AgentPhase[] = ['Pending', 'Queued', 'Running', 'Sleeping', 'Failed'];
+export type AgentPhase = 'Pending' | 'Queued' | 'Running' | 'Paused' | 'Sleeping' | 'Failed';
+export const AGENT_PHASES: readonly AgentPhase[] = ['Pending', 'Queued', 'Running', 'Paused', 'Sleeping', 'Failed'];
 /** The order among queued agents of a namespace: higher first, then first come (docs/admission.md). */
 export const PRIORITY_MIN = -1000;
 export const PRIORITY_MAX = 1000;
@@ -75,6 +76,8 @@ export interface AgentSpec {
   task: number;
   /** Where the agent's work stands in its namespace's line when it must wait: higher first; default 0. */
   priority?: number;
+  /** Enforced by the model proxy before every model request (docs/budgets.md). */
+  budget?: AgentBudget;
   /** "<agent>/<checkpoint>": the workspace and conversation it started from (set on create only). */
   fromCheckpoint?: string;
 }
@@ -94,6 +97,8 @@ export interface AgentStatus {
   conditions?: Condition[];
   /** Set on reads, never stored: the agent's place in its namespace's line while Queued. */
   queue?: { position: number };
+  /** Model spend of the agent's ended tasks (docs/budgets.md). */
+  spend?: AgentSpend;
 }
 
 export type Agent = Resource<AgentSpec, AgentStatus>;
@@ -112,6 +117,8 @@ export const ASLEEP = 'Asleep';
  * its lastTransitionTime is when it lined up, which keeps its place across restarts.
  */
 export const QUEUED = 'Queued';
+/** True while a budget holds the agent's task (onExceed Pause; owned by the budget guard). */
+export const PAUSED = 'Paused';
 
 /**
  * Whether an update of the agent only moved `lastTaskMessage` (a streaming task's status write):
@@ -141,6 +148,7 @@ export function agentPhase(a: Agent): AgentPhase {
   if (isTrue(a.status.conditions, ASLEEP) && !isBusy(a)) return 'Sleeping';
   if (ready?.status === 'False' && ready.reason === 'StartFailed' && !retry) return 'Failed';
   if (isTrue(a.status.conditions, QUEUED) && isBusy(a)) return 'Queued';
+  if (isTrue(a.status.conditions, PAUSED) && isBusy(a)) return 'Paused';
   if (ready?.status === 'True' || ready?.reason === WORKER_RELEASED) return 'Running';
   return 'Pending';
 }
@@ -169,6 +177,7 @@ export interface AgentTaskRequest {
    */
   lifecycle?: Lifecycle;
   priority?: number;
+  budget?: AgentBudget;
   fromCheckpoint?: string;
 }
 
@@ -183,6 +192,8 @@ export interface AgentPatchRequest {
   systemPrompt?: string;
   instructions?: string;
   priority?: number;
+  /** null removes the budget. */
+  budget?: AgentBudget | null;
 }
 
 /** AgentResponse (spec 2.2). */
@@ -201,6 +212,8 @@ export interface AgentResponse {
   priority: number;
   /** While Queued: the agent's place in its namespace's line (1 goes next). */
   queuePosition?: number;
+  budget?: AgentBudget;
+  spend?: AgentSpend;
   /** The checkpoint it started from. */
   fromCheckpoint?: string;
 }
@@ -273,6 +286,7 @@ const agentFields = {
     maximum: PRIORITY_MAX,
     description: `an integer from ${PRIORITY_MIN} to ${PRIORITY_MAX}, default 0: when the agent's work waits for a cap, higher goes first within its namespace`,
   },
+  budget: agentBudgetSchema,
 } as const;
 
 export const agentTaskRequestSchema = {
@@ -303,6 +317,8 @@ export const agentPatchRequestSchema = {
     model: agentFields.model,
     systemPrompt: agentFields.systemPrompt,
     priority: agentFields.priority,
+    // `null` (which removes the budget) is taken by the service before the schema is applied.
+    budget: { ...agentBudgetSchema, description: `${agentBudgetSchema.description}; null removes it` },
     instructions: {
       ...agentFields.instructions,
       description: 'a follow-up for the running task, or a new task when the agent is idle',
@@ -333,7 +349,7 @@ export const agentStatusSchema = {
       type: 'string',
       enum: AGENT_PHASES,
       description:
-        'Pending until the worker is connected, then Running; Queued while its work waits for a cap (docs/admission.md); Sleeping when asleep; Failed when the worker cannot start',
+        'Pending until the worker is connected, then Running; Queued while its work waits for a cap (docs/admission.md); Paused while a budget holds its task (docs/budgets.md); Sleeping when asleep; Failed when the worker cannot start',
     },
     taskStatus: {
       type: 'string',
@@ -347,7 +363,7 @@ export const agentStatusSchema = {
     conditions: {
       type: 'array',
       description:
-        'WorkerReady (the worker is connected), Queued (its work waits for a cap), Restored (started from a checkpoint) and Asleep; `status` is derived from WorkerReady, Queued and Asleep',
+        'WorkerReady (the worker is connected), Queued (its work waits for a cap), Paused (a budget holds its task), Restored (started from a checkpoint) and Asleep; `status` is derived from WorkerReady, Queued, Paused and Asleep',
       items: conditionSchema,
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['type'],
@@ -358,6 +374,7 @@ export const agentStatusSchema = {
       properties: { position: { type: 'integer', minimum: 1, description: "the agent's place in its namespace's line (1 goes next)" } },
       description: 'set on reads while the agent is Queued; never stored',
     },
+    spend: agentSpendSchema,
   },
 } as const;
 
@@ -379,6 +396,8 @@ export const agentResponseSchema = {
     lifecycle: { type: 'string', enum: LIFECYCLES },
     priority: { type: 'integer' },
     queuePosition: { type: 'integer', minimum: 1, description: "while Queued: the agent's place in its namespace's line" },
+    budget: agentBudgetSchema,
+    spend: agentSpendSchema,
     fromCheckpoint: { type: 'string', description: 'the checkpoint it started from, "<agent>/<checkpoint>"' },
   },
 } as const;
@@ -398,6 +417,8 @@ export function toAgentResponse(a: Agent): AgentResponse {
     lifecycle: a.spec.lifecycle,
     priority: a.spec.priority ?? 0,
     ...(a.status.queue ? { queuePosition: a.status.queue.position } : {}),
+    ...(a.spec.budget ? { budget: a.spec.budget } : {}),
+    ...(a.status.spend ? { spend: a.status.spend } : {}),
     ...(a.spec.fromCheckpoint ? { fromCheckpoint: a.spec.fromCheckpoint } : {}),
   };
 }
@@ -418,6 +439,7 @@ export function agentFromRequest(req: Omit<AgentTaskRequest, 'namespace'>, names
       lifecycle: req.lifecycle ?? '',
       task: 1,
       ...(req.priority ? { priority: req.priority } : {}),
+      ...(req.budget ? { budget: req.budget } : {}),
       ...(req.fromCheckpoint ? { fromCheckpoint: req.fromCheckpoint } : {}),
     },
     status: { status: 'Pending', taskStatus: '', lastTaskMessage: '', observedTask: 0 },

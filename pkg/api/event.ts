@@ -9,6 +9,8 @@ export type EventType =
   | 'user_message'
   | 'model_retry'
   | 'context_compacted'
+  | 'budget_warning'
+  | 'budget_exceeded'
   | 'task_completed'
   | 'task_cancelled'
   | 'error';
@@ -22,6 +24,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   'user_message',
   'model_retry',
   'context_compacted',
+  'budget_warning',
+  'budget_exceeded',
   'task_completed',
   'task_cancelled',
   'error',
@@ -88,6 +92,21 @@ export interface ModelRetryPayload {
   message: string;
 }
 
+/**
+ * A budget reached its warning share (budget_warning, 80%) or its limit (budget_exceeded, the
+ * task held by onExceed Pause; with Stop the task ends with an `error` of reason BudgetExceeded).
+ */
+export interface BudgetEventPayload {
+  /** The agent's own budget, or its namespace's Budget `name`. */
+  scope: 'agent' | 'namespace';
+  name?: string;
+  limit: 'maxTokens' | 'maxCostUsd';
+  spent: number;
+  max: number;
+  onExceed: 'Stop' | 'Pause';
+  message: string;
+}
+
 export interface EventPayloads {
   task_started: { instructions: string };
   text: { content: string };
@@ -98,6 +117,8 @@ export interface EventPayloads {
   user_message: { content: string };
   model_retry: ModelRetryPayload;
   context_compacted: ContextCompactedPayload;
+  budget_warning: BudgetEventPayload;
+  budget_exceeded: BudgetEventPayload;
   task_completed: TaskCompletedPayload;
   task_cancelled: { reason: string } & TaskSpend;
   error: { message: string; reason: string } & TaskSpend;

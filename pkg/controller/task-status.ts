@@ -1,7 +1,8 @@
 // How an event changes an agent's status: a pure function, so the rule is testable on its own.
 
 import type { AgentStatus } from '../api/agent.js';
-import { type AgentEvent, isTerminal } from '../api/event.js';
+import { addTaskSpend, spendOf } from '../api/budget.js';
+import { type AgentEvent, isTerminal, type TaskSpend } from '../api/event.js';
 
 const MAX_MESSAGE = 200;
 
@@ -20,6 +21,7 @@ export function movesMessage(ev: AgentEvent): boolean {
 }
 
 export function applyEvent(status: AgentStatus, ev: AgentEvent): void {
+  if (isTerminal(ev.type)) addSpend(status, ev);
   switch (ev.type) {
     case 'task_started': {
       const p = ev.payload as AgentEvent<'task_started'>['payload'];
@@ -64,6 +66,14 @@ export function applyEvent(status: AgentStatus, ev: AgentEvent): void {
     default:
       break;
   }
+}
+
+/** A task's end adds what it spent, as the model proxy metered it, to the agent's spend (budgets). */
+function addSpend(status: AgentStatus, ev: AgentEvent): void {
+  const p = ev.payload as TaskSpend;
+  const byModel = p.model_usage ?? (p.usage ? { unknown: p.usage } : undefined);
+  if (!byModel) return;
+  status.spend = addTaskSpend(status.spend, spendOf(byModel), new Date(ev.timestamp));
 }
 
 /** One line describing a tool call, the way a person would read it in `kubectl get -o wide`. */

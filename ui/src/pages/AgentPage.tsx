@@ -12,6 +12,7 @@ import { href, usePoll } from '../hooks';
 import { lastTaskEnd, taskStateOf } from '../task-events';
 import type { Agent, WorkspaceView } from '../types';
 import { Actions, TaskBox } from './AgentActions';
+import { budgetText, PausedNotice } from './BudgetNotice';
 import { Checkpoints } from './Checkpoints';
 import { EventList } from './EventList';
 import { Files } from './Files';
@@ -54,12 +55,17 @@ export function AgentPage({ namespace, name }: { namespace: string; name: string
           <dd>{a.model || 'default'}</dd>
           <dt>Cost so far</dt>
           <dd data-testid="cost">{usd(cost)}</dd>
+          <dt>Budget</dt>
+          <dd data-testid="budget">{budgetText(a)}</dd>
+          <dt>Spend</dt>
+          <dd data-testid="spend">{a.spend ? `${a.spend.tokens.toLocaleString()} tokens, ${usd(a.spend.costUsd)} (ended tasks)` : '—'}</dd>
           <dt>Connectors</dt>
           <dd>{a.connectors.length ? a.connectors.join(', ') : '—'}</dd>
           <dt>Stream</dt>
           <dd data-testid="stream-state">{gone ? 'ended' : live ? 'live' : 'connecting…'}</dd>
         </dl>
       ) : null}
+      {a && header.status === 'Paused' && !gone ? <PausedNotice agent={a} path={path} namespace={namespace} onDone={agent.refresh} /> : null}
       <Actions path={path} namespace={namespace} status={a ? header.status : undefined} taskStatus={header.taskStatus} gone={!!gone} onDone={agent.refresh} />
       <TaskBox path={path} namespace={namespace} busy={header.taskStatus === 'InProgress'} gone={!!gone} onDone={agent.refresh} />
       <h2>Events</h2>
