@@ -41,7 +41,7 @@ export class CheckpointRestore {
     if (!storage) return this.notRestored(agent, 'Unsupported', `the ${this.d.runtime.name} runtime cannot restore checkpoints`);
     if (!c) return this.notRestored(agent, 'CheckpointNotFound', `checkpoint "${from}" not found`);
     if (c.status.phase !== 'Ready') return this.notRestored(agent, 'CheckpointNotReady', `checkpoint "${from}" is ${c.status.phase}`);
-    await this.d.holds.during(agent.metadata, () => storage.restore(`${namespace}/${objectName}`, agent.metadata));
+    await this.d.holds.during(agent.metadata, () => storage.restore(`${namespace}/${objectName}`, { namespace, name }, agent.metadata.uid));
     await this.d.agents.updateStatus(namespace, name, (s) => {
       if (c.status.sessionId) s.sessionId = c.status.sessionId;
       s.conditions = setCondition(s.conditions ?? [], { type: RESTORED, status: 'True', reason: 'Restored', message: `started from checkpoint "${from}"` });

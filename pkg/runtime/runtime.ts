@@ -102,8 +102,11 @@ export interface CheckpointStorage {
    * `sessionId`: the engine session written last in the copy, when the runtime can tell.
    */
   take(id: string, ref: ObjectRef): Promise<{ bytes: number; sessionId?: string }>;
-  /** Replaces the agent `to`'s workspace with a copy of checkpoint `id`; the checkpoint is untouched. */
-  restore(id: string, to: ObjectRef): Promise<void>;
+  /**
+   * Replaces the agent `to`'s workspace with a copy of checkpoint `id`; the checkpoint is
+   * untouched. `uid`, the agent's incarnation, owns a workspace the restore has to make.
+   */
+  restore(id: string, to: ObjectRef, uid?: string): Promise<void>;
   /** Removes checkpoint `id`. Idempotent. */
   remove(id: string): Promise<void>;
   /** The ids of the checkpoints kept, complete or not. */

@@ -33,4 +33,6 @@ export interface KubernetesRuntimeOptions {
    * `egress` (./network-policy.ts). Absent: pods get none (a runtime built alone, in tests).
    */
   egress?: EgressTargets;
+  /** How long a checkpoint's (or a fork's) copy pod may take; default 10 minutes. */
+  checkpointCopyTimeoutMs?: number;
 }

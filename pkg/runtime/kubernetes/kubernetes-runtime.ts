@@ -25,7 +25,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { type ObjectRef, refKey } from '../../api/meta.js';
 import { KeyedSerializer } from '../../registry/serializer.js';
 import { ChannelRuntime } from '../channel/channel-runtime.js';
-import type { AgentRuntime, WorkerSpec, WorkerStatus } from '../runtime.js';
+import type { AgentRuntime, CheckpointStorage, WorkerSpec, WorkerStatus } from '../runtime.js';
+import { KubernetesCheckpoints } from './checkpoints.js';
 import type { KubernetesRuntimeOptions } from './kubernetes-options.js';
 import { AGENT_LABEL, componentSelector, objectNames, POD_ID_LABEL, UID_ANNOTATION, WORKER_STATE_ANNOTATION } from './names.js';
 import { containerStatus, isCurrent, isSlotPod, PERMANENT_WAITING, PodIndex, type PodChange, placementIn } from './pod-index.js';
@@ -50,6 +51,8 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
   private readonly reported = new Set<string>();
   private ready?: Promise<void>;
   private readonly pool: PodPool;
+  /** Checkpoints as claims of their own, filled by copy pods (./checkpoints.ts). */
+  readonly checkpoints: CheckpointStorage;
 
   constructor(private readonly o: KubernetesRuntimeOptions) {
     super(o.logger);
@@ -67,6 +70,17 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
       ...(o.warmPoolMetrics ? { onReady: (n: number) => o.warmPoolMetrics!.ready(n) } : {}),
     });
     this.hub.on('slotReady', (ref) => this.pool.ready(ref));
+    this.checkpoints = new KubernetesCheckpoints({
+      core: this.objects.core,
+      net: this.objects.net,
+      policies: o.egress !== undefined,
+      timeoutMs: o.checkpointCopyTimeoutMs ?? 10 * 60_000,
+      claimOf: async (ref) => (await this.objects.claims(ref.namespace, [ref.name])).get(ref.name),
+      live: (ref) => this.pods.live(ref),
+      defaults: () => o.templates.resolve('default'),
+      ready: () => this.started(),
+      ...(o.owner ? { owner: o.owner } : {}),
+    });
   }
 
   /**
@@ -99,6 +113,20 @@ export class KubernetesRuntime extends ChannelRuntime implements AgentRuntime {
       this.o.model.restore(ref, uid, creds.modelCredential, creds.reportCredential);
     }
     await this.pool.start();
+    await this.sweepCopies();
+  }
+
+  /** Copy pods a previous server left (it died mid-copy): none is this one's yet, and their copies are taken again. */
+  private async sweepCopies(): Promise<void> {
+    const { items } = await this.objects.core.listPodForAllNamespaces({ labelSelector: componentSelector('checkpoint-copy') });
+    for (const pod of items) {
+      if (pod.metadata?.deletionTimestamp) continue;
+      this.o.logger.info({ namespace: pod.metadata?.namespace, pod: pod.metadata?.name }, 'removing a copy pod left by an earlier server');
+      const { namespace, name } = pod.metadata as { namespace: string; name: string };
+      await Promise.all([this.objects.core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 0 }), this.objects.deletePolicy(namespace, name)]).catch(
+        () => undefined,
+      );
+    }
   }
 
   async status(ref: ObjectRef): Promise<WorkerStatus> {

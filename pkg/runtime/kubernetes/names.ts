@@ -27,7 +27,7 @@ export const UID_ANNOTATION = 'agentplane.io/agent-uid';
 /** "running" while the runtime wants the worker; "stopped" after stop (not adopted on restart). */
 export const WORKER_STATE_ANNOTATION = 'agentplane.io/worker-state';
 
-export type Component = 'worker' | 'workspace' | 'credentials' | 'config' | 'manager-access' | 'network-policy';
+export type Component = 'worker' | 'workspace' | 'credentials' | 'config' | 'manager-access' | 'network-policy' | 'checkpoint' | 'checkpoint-copy';
 
 /** Every managed pod, claim, Secret and ConfigMap. */
 export const MANAGED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
