@@ -2,6 +2,7 @@
 // The schemas here are the single source for validation (ajv) and for the OpenAPI documents.
 
 import { isDeepStrictEqual } from 'node:util';
+import { type Approval, type ApprovalPolicy, approvalPolicySchema, approvalSchema } from './approval.js';
 import { type Condition, conditionSchema, findCondition, isTrue } from './condition.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
 
@@ -74,6 +75,8 @@ export interface AgentSpec {
   task: number;
   /** Where the agent's work stands in its namespace's line when it must wait: higher first; default 0. */
   priority?: number;
+  /** Tool calls that wait for a person (docs/approvals.md). */
+  approval?: ApprovalPolicy;
 }
 
 export interface AgentStatus {
@@ -91,6 +94,8 @@ export interface AgentStatus {
   conditions?: Condition[];
   /** Set on reads, never stored: the agent's place in its namespace's line while Queued. */
   queue?: { position: number };
+  /** The running task's tool-call approvals, pending and decided; cleared when a task ends. */
+  approvals?: Approval[];
 }
 
 export type Agent = Resource<AgentSpec, AgentStatus>;
@@ -166,6 +171,7 @@ export interface AgentTaskRequest {
    */
   lifecycle?: Lifecycle;
   priority?: number;
+  approval?: ApprovalPolicy;
 }
 
 /**
@@ -179,6 +185,8 @@ export interface AgentPatchRequest {
   systemPrompt?: string;
   instructions?: string;
   priority?: number;
+  /** The approval policy from the next task on; `null` removes it. */
+  approval?: ApprovalPolicy | null;
 }
 
 /** AgentResponse (spec 2.2). */
@@ -197,6 +205,9 @@ export interface AgentResponse {
   priority: number;
   /** While Queued: the agent's place in its namespace's line (1 goes next). */
   queuePosition?: number;
+  approval?: ApprovalPolicy;
+  /** The running task's tool-call approvals (pending and decided). */
+  approvals?: Approval[];
 }
 
 export const nameSchema = {
@@ -267,6 +278,7 @@ const agentFields = {
     maximum: PRIORITY_MAX,
     description: `an integer from ${PRIORITY_MIN} to ${PRIORITY_MAX}, default 0: when the agent's work waits for a cap, higher goes first within its namespace`,
   },
+  approval: approvalPolicySchema,
 } as const;
 
 export const agentTaskRequestSchema = {
@@ -296,6 +308,7 @@ export const agentPatchRequestSchema = {
     model: agentFields.model,
     systemPrompt: agentFields.systemPrompt,
     priority: agentFields.priority,
+    approval: { anyOf: [approvalPolicySchema, { type: 'null' }], description: 'the approval policy from the next task on; null removes it' },
     instructions: {
       ...agentFields.instructions,
       description: 'a follow-up for the running task, or a new task when the agent is idle',
@@ -349,6 +362,7 @@ export const agentStatusSchema = {
       properties: { position: { type: 'integer', minimum: 1, description: "the agent's place in its namespace's line (1 goes next)" } },
       description: 'set on reads while the agent is Queued; never stored',
     },
+    approvals: { type: 'array', items: approvalSchema, description: "the running task's tool-call approvals, pending and decided" },
   },
 } as const;
 
@@ -370,6 +384,8 @@ export const agentResponseSchema = {
     lifecycle: { type: 'string', enum: LIFECYCLES },
     priority: { type: 'integer' },
     queuePosition: { type: 'integer', minimum: 1, description: "while Queued: the agent's place in its namespace's line" },
+    approval: approvalPolicySchema,
+    approvals: { type: 'array', items: approvalSchema },
   },
 } as const;
 
@@ -388,6 +404,8 @@ export function toAgentResponse(a: Agent): AgentResponse {
     lifecycle: a.spec.lifecycle,
     priority: a.spec.priority ?? 0,
     ...(a.status.queue ? { queuePosition: a.status.queue.position } : {}),
+    ...(a.spec.approval ? { approval: a.spec.approval } : {}),
+    ...(a.status.approvals?.length ? { approvals: a.status.approvals } : {}),
   };
 }
 
@@ -407,6 +425,7 @@ export function agentFromRequest(req: Omit<AgentTaskRequest, 'namespace'>, names
       lifecycle: req.lifecycle ?? '',
       task: 1,
       ...(req.priority ? { priority: req.priority } : {}),
+      ...(req.approval ? { approval: req.approval } : {}),
     },
     status: { status: 'Pending', taskStatus: '', lastTaskMessage: '', observedTask: 0 },
   };

@@ -9,6 +9,8 @@ export type EventType =
   | 'user_message'
   | 'model_retry'
   | 'context_compacted'
+  | 'approval_requested'
+  | 'approval_decided'
   | 'task_completed'
   | 'task_cancelled'
   | 'error';
@@ -22,6 +24,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   'user_message',
   'model_retry',
   'context_compacted',
+  'approval_requested',
+  'approval_decided',
   'task_completed',
   'task_cancelled',
   'error',
@@ -88,6 +92,32 @@ export interface ModelRetryPayload {
   message: string;
 }
 
+/**
+ * The engine is about to run a tool the agent's approval policy holds for a person: the task
+ * waits until someone decides (POST …/approvals/:id) or the timeout applies `onTimeout`. The
+ * worker sends id, tool and input; the server adds the rest from the agent's policy.
+ */
+export interface ApprovalRequestedPayload {
+  /** The engine's tool-use id: the approval's id, and the tool_call event's `id`. */
+  id: string;
+  tool: string;
+  input: unknown;
+  expiresAt: string;
+  onTimeout: 'allow' | 'deny';
+  /** Who may decide, in RBAC terms. */
+  deciders: string;
+}
+
+/** Someone (or the timeout) decided an approval; the worker runs the tool, or the model reads the refusal. */
+export interface ApprovalDecidedPayload {
+  id: string;
+  tool: string;
+  decision: 'allow' | 'deny';
+  reason?: string;
+  /** The user who decided, or system:agentplane:approval-timeout. */
+  decidedBy: string;
+}
+
 export interface EventPayloads {
   task_started: { instructions: string };
   text: { content: string };
@@ -98,6 +128,8 @@ export interface EventPayloads {
   user_message: { content: string };
   model_retry: ModelRetryPayload;
   context_compacted: ContextCompactedPayload;
+  approval_requested: ApprovalRequestedPayload;
+  approval_decided: ApprovalDecidedPayload;
   task_completed: TaskCompletedPayload;
   task_cancelled: { reason: string } & TaskSpend;
   error: { message: string; reason: string } & TaskSpend;

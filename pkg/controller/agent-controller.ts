@@ -30,6 +30,7 @@ import type { AgentRuntime, RuntimeEvent } from '../runtime/runtime.js';
 import type { AdmissionLimits } from './admission.js';
 import { AgentFinalizer } from './agent-finalizer.js';
 import { AgentReconciler } from './agent-reconciler.js';
+import { ApprovalHandoff } from './approval-handoff.js';
 import { AgentWorkers } from './agent-workers.js';
 import { CancelHandoff } from './cancel-handoff.js';
 import { EventIngest, type TaskUsageSource } from './event-ingest.js';
@@ -67,6 +68,7 @@ export class AgentController {
   private readonly ingest: EventIngest;
   private readonly workers: AgentWorkers;
   private readonly cancels: CancelHandoff;
+  private readonly approvals: ApprovalHandoff;
   private readonly recovery: TaskRecovery;
   private unsubscribe?: () => void;
   private resync?: NodeJS.Timeout;
@@ -80,15 +82,17 @@ export class AgentController {
       cache: agents,
       forgetTask: (agent) => {
         this.cancels.forget(agent.metadata);
+        this.approvals.forget(agent.metadata);
         this.workers.forgetActivityOf(agent.metadata.uid);
       },
       enqueue,
     });
     this.workers = new AgentWorkers({ ...d, emit, enqueue });
     this.cancels = new CancelHandoff({ ...d, emit });
+    this.approvals = new ApprovalHandoff({ ...d, emit });
     this.recovery = new TaskRecovery({ ...d, cache: agents, emit });
     const finalizer = new AgentFinalizer({ ...d, ingest: this.ingest, workers: this.workers, cancels: this.cancels });
-    const reconciler = new AgentReconciler({ ...d, workers: this.workers, cancels: this.cancels, finalizer });
+    const reconciler = new AgentReconciler({ ...d, workers: this.workers, cancels: this.cancels, approvals: this.approvals, finalizer });
     this.controller = new Controller({ name: 'agent', logger: d.logger, reconcile: (ref) => reconciler.reconcile(ref) });
     // A member waking or sleeping decides whether its squad's group is up: its mates too.
     this.controller.watch(agents, (a) => [a.metadata, ...this.squadMates(a.metadata)], { ignoreUpdate: onlyMessageMoved });

@@ -5,6 +5,7 @@
 import { AGENT_KIND, type Agent, agentSpecSchema, agentStatusSchema } from '../../api/agent.js';
 import { CONNECTOR_KIND, type Connector, connectorSpecSchema, connectorStatusSchema } from '../../api/connector.js';
 import { type Squad, SQUAD_KIND, squadSpecSchema, squadStatusSchema } from '../../api/squad.js';
+import type { AgentApprovals } from '../services/agent-approvals.js';
 import type { AgentCompaction } from '../services/agent-compaction.js';
 import type { AgentCosts } from '../services/agent-costs.js';
 import type { AgentService } from '../services/agent-service.js';
@@ -19,6 +20,7 @@ export interface AggregatedApiDeps {
   connectors: Registry<Connector>;
   agentService: AgentService;
   compaction: AgentCompaction;
+  approvals: AgentApprovals;
   costs: AgentCosts;
   events: EventLog;
   /** Where get, list and Table requests read (the informer caches, with resourceVersion rules). */
@@ -73,6 +75,7 @@ function agentResource(d: AggregatedApiDeps): ResourceDef<Agent> {
     registry: d.agents,
     reads: d.reads.agents,
     subresources: [
+      { name: 'approvals', kind: 'AgentApproval', verbs: ['create', 'get'] },
       { name: 'cancel', kind: 'Agent', verbs: ['create'] },
       { name: 'compact', kind: 'AgentCompaction', verbs: ['create'] },
       { name: 'cost', kind: 'AgentCost', verbs: ['get'] },
