@@ -100,6 +100,8 @@ export async function publicApi(
   await app.register(squadRoutes(new SquadService(s.squads, agents, reads.squads)));
   await app.register(connectorRoutes(c.connectors));
   await app.register(secretRoutes(c.secrets));
-  await app.register(aggregatedApiRoutes({ agents, squads: s.squads, connectors: s.connectors, agentService: service, compaction, costs, approvals, events, reads }));
+  await app.register(
+    aggregatedApiRoutes({ agents, squads: s.squads, connectors: s.connectors, agentService: service, compaction, costs, approvals, events, reads }),
+  );
   return app;
 }

@@ -83,7 +83,10 @@ export class TaskRecovery {
   /** A task whose tool call waited for approval is run again by a new worker, its approvals kept. */
   private async rerun(a: Agent): Promise<void> {
     await this.d.agents.update(a.metadata.namespace, a.metadata.name, (cur) => setRerun(cur, true));
-    this.d.logger.info({ namespace: a.metadata.namespace, name: a.metadata.name, task: a.spec.task }, 'the task waited for approval: it runs again on a new worker');
+    this.d.logger.info(
+      { namespace: a.metadata.namespace, name: a.metadata.name, task: a.spec.task },
+      'the task waited for approval: it runs again on a new worker',
+    );
   }
 
   private interrupted(a: Agent): Promise<AgentEvent | undefined> {

@@ -9,9 +9,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { HookCallbackMatcher, HookJSONOutput } from '@anthropic-ai/claude-agent-sdk';
 import { type ApprovalDecision, type ApprovalPolicy, MAX_APPROVAL_TIMEOUT_SECONDS, needsApproval } from '../api/approval.js';
-import type { ApprovalRequestedPayload } from '../api/event.js';
+import type { ApprovalRequestedPayload, EventDraft } from '../api/event.js';
 import type { CarriedApproval } from '../api/worker-protocol.js';
-import type { Emit } from './engine.js';
+
+type Emit = (draft: EventDraft) => void;
 
 interface Decision {
   decision: ApprovalDecision;
@@ -82,7 +83,7 @@ export class ApprovalGate {
           signal.addEventListener('abort', () => this.decide(id, { decision: 'deny', reason: 'the tool call was interrupted' }), { once: true });
         });
     // The server adds the deadline and who may decide (WorkerEventPayloads in worker-protocol-schema.ts).
-    if (!carried) emit({ type: 'approval_requested', payload: { id, tool: input.tool_name, input: input.tool_input } as ApprovalRequestedPayload });
+    if (!carried) emit({ type: 'approval_requested', payload: { id, tool: input.tool_name, input: input.tool_input } });
     const d = await decided;
     // The reason is the server's words (who decided and why, or the timeout): the model reads a denial's.
     const why = d.reason ? ` (${d.reason})` : '';

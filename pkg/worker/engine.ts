@@ -227,7 +227,12 @@ function settingsKey(task: TaskMessage, env: EngineEnv): string {
   return JSON.stringify([task.model, systemPromptFor(task.role, task.systemPrompt, env.squadDir), task.mcpServers]);
 }
 
-function sessionOptions(task: TaskMessage, env: EngineEnv, resume: string | undefined, approvals: ApprovalGate): ConstructorParameters<typeof EngineSession>[1] {
+function sessionOptions(
+  task: TaskMessage,
+  env: EngineEnv,
+  resume: string | undefined,
+  approvals: ApprovalGate,
+): ConstructorParameters<typeof EngineSession>[1] {
   return {
     cwd: env.workspace,
     model: task.model,

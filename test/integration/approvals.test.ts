@@ -17,7 +17,7 @@ async function gated(h: Harness, name: string, script: string, approval: object 
   expect(r.status, JSON.stringify(r.body)).to.equal(201);
   const ws = new EventClient(wsUrl(h, name));
   const evs = await ws.until((e) => e.some((x) => x.type === 'approval_requested'));
-  return { ws, id: ofType<{ id: string }>(evs, 'approval_requested')[0]!.payload.id };
+  return { ws, id: ofType<{ id: string }>(evs, 'approval_requested')[0].payload.id };
 }
 
 describe('tool-call approvals (integration)', function () {
@@ -39,7 +39,7 @@ describe('tool-call approvals (integration)', function () {
     after(() => ws?.close());
 
     it('waits: the request names the tool, its input and who may decide, and the tool has not run', async () => {
-      const req = ofType(ws.events, 'approval_requested')[0]!;
+      const req = ofType(ws.events, 'approval_requested')[0];
       expect(req.payload).to.include({ id, tool: 'Bash', onTimeout: 'deny' });
       expect(req.payload.input).to.include({ command: 'echo approved-and-ran' });
       expect(req.payload.deciders).to.contain('agents/approvals');
@@ -82,7 +82,7 @@ describe('tool-call approvals (integration)', function () {
       expect(result.payload.output).to.contain('approved-and-ran');
       const d = ofType(evs, 'approval_decided');
       expect(d).to.have.length(1);
-      expect(d[0]!.payload).to.deep.equal({ id, tool: 'Bash', decision: 'allow', reason: 'looks fine', decidedBy: 'system:anonymous' });
+      expect(d[0].payload).to.deep.equal({ id, tool: 'Bash', decision: 'allow', reason: 'looks fine', decidedBy: 'system:anonymous' });
       const types = evs.map((e) => e.type);
       expect(types.indexOf('approval_decided')).to.be.lessThan(types.indexOf('tool_result'));
     });
@@ -112,7 +112,7 @@ describe('tool-call approvals (integration)', function () {
       expect(twice.body.error).to.contain('already decided: deny by system:anonymous');
       // The next Bash call (ls) waits too: allow it.
       const second = await ws.until((e) => ofType(e, 'approval_requested').length === 2);
-      const next = ofType<{ id: string }>(second, 'approval_requested')[1]!.payload.id;
+      const next = ofType<{ id: string }>(second, 'approval_requested')[1].payload.id;
       expect((await h.api('POST', `/api/v1/agents/gate-deny/approvals/${next}`, { decision: 'allow' })).status).to.equal(200);
       const evs = await ws.untilTaskEnd(1);
       expect(resultOf(evs)).to.equal('went on without it');
@@ -131,12 +131,12 @@ describe('tool-call approvals (integration)', function () {
       const { ws, id } = await gated(h, 'gate-timeout', '@bash echo ran-after-timeout\n@say timed', { tools: ['Ba*'], timeoutSeconds: 2, onTimeout: 'allow' });
       try {
         const evs = await ws.untilTaskEnd(1);
-        const d = ofType(evs, 'approval_decided')[0]!;
+        const d = ofType(evs, 'approval_decided')[0];
         expect(d.payload).to.include({ id, decision: 'allow', decidedBy: 'system:agentplane:approval-timeout' });
         expect(d.payload.reason).to.contain('nobody decided within 2 s');
-        const req = ofType(evs, 'approval_requested')[0]!;
+        const req = ofType(evs, 'approval_requested')[0];
         expect(Date.parse(d.timestamp) - Date.parse(req.timestamp)).to.be.at.least(1900);
-        expect(ofType(evs, 'tool_result')[0]!.payload.output).to.contain('ran-after-timeout');
+        expect(ofType(evs, 'tool_result')[0].payload.output).to.contain('ran-after-timeout');
         expect(resultOf(evs)).to.equal('timed');
       } finally {
         ws.close();
@@ -147,8 +147,8 @@ describe('tool-call approvals (integration)', function () {
       const { ws, id } = await gated(h, 'gate-timeout-deny', '@bash echo never\n@say refused', { tools: ['Bash'], timeoutSeconds: 1 });
       try {
         const evs = await ws.untilTaskEnd(1);
-        expect(ofType(evs, 'approval_decided')[0]!.payload).to.include({ id, decision: 'deny', decidedBy: 'system:agentplane:approval-timeout' });
-        const result = ofType(evs, 'tool_result')[0]!.payload;
+        expect(ofType(evs, 'approval_decided')[0].payload).to.include({ id, decision: 'deny', decidedBy: 'system:agentplane:approval-timeout' });
+        const result = ofType(evs, 'tool_result')[0].payload;
         expect(result.isError).to.equal(true);
         expect(result.output).to.contain('the approval timed out');
         expect(resultOf(evs)).to.equal('refused');
@@ -171,7 +171,7 @@ describe('tool-call approvals (integration)', function () {
       const evs = await ws.untilTaskEnd(1);
       ws.close();
       expect(ofType(evs, 'approval_requested')).to.have.length(0);
-      expect(ofType(evs, 'tool_result')[0]!.payload.output).to.contain('free-to-run');
+      expect(ofType(evs, 'tool_result')[0].payload.output).to.contain('free-to-run');
     });
 
     it('is refused with a 400 naming the field when malformed, and removed by PATCH null', async () => {
@@ -203,10 +203,14 @@ describe('tool-call approvals (integration)', function () {
       expect(list[0]).to.not.have.property('decision');
       const r = await h.api('POST', `/api/v1/agents/gate-restart/approvals/${id}`, { decision: 'allow' });
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
-      const after = await eventually(async () => {
-        const a = await h.api('GET', '/api/v1/agents/gate-restart');
-        return a.body.taskStatus !== 'InProgress' ? a.body : undefined;
-      }, 60_000, 'the task to end');
+      const after = await eventually(
+        async () => {
+          const a = await h.api('GET', '/api/v1/agents/gate-restart');
+          return a.body.taskStatus !== 'InProgress' ? a.body : undefined;
+        },
+        60_000,
+        'the task to end',
+      );
       expect(after.taskStatus).to.equal('Complete');
       expect(after.lastTaskMessage).to.equal('restarted fine');
       const history = await h.api('GET', '/api/v1/agents/gate-restart/events?limit=200');
@@ -217,7 +221,7 @@ describe('tool-call approvals (integration)', function () {
       expect(ofType(evs, 'approval_decided').map((e) => e.payload)).to.deep.equal([{ id, tool: 'Bash', decision: 'allow', decidedBy: 'system:anonymous' }]);
       const results = ofType(evs, 'tool_result');
       expect(results).to.have.length(1);
-      expect(results[0]!.payload.output).to.contain('survived-restart');
+      expect(results[0].payload.output).to.contain('survived-restart');
       expect(evs.every((e) => e.task === 1)).to.equal(true);
       expect(evs.some((e) => e.type === 'error')).to.equal(false);
     });
