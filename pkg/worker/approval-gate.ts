@@ -9,7 +9,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { HookCallbackMatcher, HookJSONOutput } from '@anthropic-ai/claude-agent-sdk';
 import { type ApprovalDecision, type ApprovalPolicy, MAX_APPROVAL_TIMEOUT_SECONDS, needsApproval } from '../api/approval.js';
-import type { ApprovalRequestedPayload, EventDraft } from '../api/event.js';
+import type { EventDraft } from '../api/event.js';
 import type { CarriedApproval } from '../api/worker-protocol.js';
 
 type Emit = (draft: EventDraft) => void;
