@@ -100,7 +100,10 @@ export const approvalSchema = {
     id: { type: 'string', description: "the engine's tool-use id (the tool_call event's id)" },
     task: { type: 'integer', minimum: 1 },
     tool: { type: 'string' },
-    input: { description: "the tool's input (cut to 4 KiB of JSON; the approval_requested event carries all of it)" },
+    input: {
+      description: "the tool's input (cut to 4 KiB of JSON; the approval_requested event carries all of it)",
+      'x-kubernetes-preserve-unknown-fields': true,
+    },
     requestedAt: { type: 'string', format: 'date-time' },
     expiresAt: { type: 'string', format: 'date-time', description: 'when the onTimeout decision applies' },
     onTimeout: decisionSchema,
