@@ -39,8 +39,8 @@ describe('agentplane CLI: approvals (integration)', function () {
   const start = (args: string[]): { child: ChildProcess; out: () => string; exit: Promise<number | null> } => {
     const child = spawn(process.execPath, [MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout!.on('data', (d) => (out += String(d)));
-    child.stderr!.on('data', (d) => (out += String(d)));
+    child.stdout.on('data', (d) => (out += String(d)));
+    child.stderr.on('data', (d) => (out += String(d)));
     return { child, out: () => out, exit: new Promise((r) => child.on('exit', (code) => r(code))) };
   };
   const pendingId = (name: string): Promise<string> =>

@@ -228,7 +228,7 @@ describe('auth: token file (embedded home)', () => {
       const writer = user(['team-a'], ['get', 'create', 'update', 'patch']);
       expect((await z.authorize(writer, check)).reason).to.equal('the token allows the verbs get, create, update, patch');
       expect((await z.authorize(user(['team-a'], ['*']), check)).allowed).to.equal(true);
-      expect(parseTokenFile(JSON.stringify([entry('approver', 't', ['team-a'], ['approve'])]))[0]!.verbs).to.deep.equal(['approve']);
+      expect(parseTokenFile(JSON.stringify([entry('approver', 't', ['team-a'], ['approve'])]))[0].verbs).to.deep.equal(['approve']);
     });
 
     it('lets any token read non-resource paths (discovery, OpenAPI, metrics), not write them', async () => {

@@ -9,7 +9,7 @@
 // asked about on a terminal: allow, deny, or leave it to someone else (approvals.ts).
 
 import type { Command } from 'commander';
-import type { ApprovalDecision, ApprovalPolicy } from '../../api/approval.js';
+import type { ApprovalPolicy } from '../../api/approval.js';
 import type { AgentEvent } from '../../api/event.js';
 import { ApiCallError } from '../client.js';
 import { EventRenderer, type Outcome, outcomeOf } from '../event-renderer.js';
@@ -58,10 +58,6 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
     json?: boolean;
     onInterrupt?: string;
   };
-  const approval = approvalPolicy(s.opts as unknown as ApprovalFlags);
-  const priority = o.priority === undefined ? undefined : Number(o.priority);
-  if (priority !== undefined && !Number.isInteger(priority))
-    throw new CliError(`--priority must be a whole number, got "${o.priority}"`, undefined, EXIT.USAGE);
   const interactive = s.style.interactive && Boolean(process.stdin.isTTY);
   const mode = (o.onInterrupt ?? (interactive ? 'ask' : 'cancel')) as InterruptMode;
   if (!INTERRUPT_MODES.includes(mode))
@@ -78,8 +74,7 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
     ...(o.systemPrompt ? { systemPrompt: o.systemPrompt } : {}),
     ...(o.role ? { role: o.role } : {}),
     ...(o.template ? { templateRef: o.template } : {}),
-    ...(priority !== undefined ? { priority } : {}),
-    ...(approval ? { approval } : {}),
+    ...numberedSettings(s.opts as unknown as ApprovalFlags & { priority?: string }),
   };
   // Events after the stream's last one before this task are this task's (or later ones').
   const since = await lastSeq(s, name);
@@ -192,6 +187,15 @@ function ask(s: Session, renderer: EventRenderer): Promise<'cancel' | 'detach' |
   });
 }
 
+/** `--priority` and the approval flags as the request's fields, checked. */
+function numberedSettings(o: ApprovalFlags & { priority?: string }): { priority?: number; approval?: ApprovalPolicy } {
+  const priority = o.priority === undefined ? undefined : Number(o.priority);
+  if (priority !== undefined && !Number.isInteger(priority))
+    throw new CliError(`--priority must be a whole number, got "${o.priority}"`, undefined, EXIT.USAGE);
+  const approval = approvalPolicy(o);
+  return { ...(priority !== undefined ? { priority } : {}), ...(approval ? { approval } : {}) };
+}
+
 interface ApprovalFlags {
   requireApproval: string[];
   allowCommand: string[];
@@ -215,6 +219,6 @@ function approvalPolicy(o: ApprovalFlags): ApprovalPolicy | undefined {
     tools: o.requireApproval,
     ...(o.allowCommand.length ? { allowedCommands: o.allowCommand } : {}),
     ...(timeout !== undefined ? { timeoutSeconds: timeout } : {}),
-    ...(o.onApprovalTimeout ? { onTimeout: o.onApprovalTimeout as ApprovalDecision } : {}),
+    ...(o.onApprovalTimeout ? { onTimeout: o.onApprovalTimeout } : {}),
   };
 }
