@@ -302,12 +302,13 @@ subjects:
       writeFileSync(path, cfg, { mode: 0o600 });
       return path;
     };
-    const decide = (kubeconfig: string, decision: string) =>
-      cp.kubectl(['create', '--raw', `${base}/approvals`, '-f', '-'], {
-        kubeconfig,
-        input: JSON.stringify({ id, decision, reason: 'checked' }),
-        allowFail: true,
-      });
+    let approverToken: string;
+    let apiserver: string;
+    const apiserverCa = (): string => join(cp.dir, 'apiserver-ca.crt');
+    // Through kube-apiserver (the aggregator), as any client of the aggregated API sends a body:
+    // `kubectl create --raw -f` (kubectl 1.34) sends none.
+    const decide = (token: string, decision: string) =>
+      curl(`${apiserver}${base}/approvals`, 'POST', token, apiserverCa(), { id, decision, reason: 'checked' });
 
     before(async () => {
       // One service account may decide approvals (and read agents), the other may change agents but not decide.
@@ -352,7 +353,11 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: agent-editor}
 subjects:
 - {kind: ServiceAccount, name: editor, namespace: team-a}
 `);
-      approver = kubeconfigFor('approver', (await kubectl('create', 'token', 'approver', '-n', 'team-a')).trim());
+      approverToken = (await kubectl('create', 'token', 'approver', '-n', 'team-a')).trim();
+      approver = kubeconfigFor('approver', approverToken);
+      apiserver = (await kubectl('config', 'view', '--raw', '-o', 'jsonpath={.clusters[0].cluster.server}')).trim();
+      const ca = (await kubectl('config', 'view', '--raw', '-o', 'jsonpath={.clusters[0].cluster.certificate-authority-data}')).trim();
+      writeFileSync(apiserverCa(), Buffer.from(ca, 'base64'));
       editorToken = (await kubectl('create', 'token', 'editor', '-n', 'team-a')).trim();
       editor = kubeconfigFor('editor', editorToken);
       await apply(`apiVersion: agentplane.io/v1alpha1
@@ -382,10 +387,10 @@ spec:
       expect(await can(editor)).to.equal('no');
     });
 
-    it('forbids a user who may update agents but not create agents/approvals (403), through kubectl and the mirror', async () => {
-      const denied = await decide(editor, 'deny');
-      expect(denied.code).to.not.equal(0);
-      expect(denied.stderr).to.match(/forbidden: User "system:serviceaccount:team-a:editor" cannot create resource "agents\/approvals"/);
+    it('forbids a user who may update agents but not create agents/approvals (403), through the aggregator and the mirror', async () => {
+      const denied = await decide(editorToken, 'deny');
+      expect(denied.status).to.equal(403);
+      expect(JSON.parse(denied.body).message).to.match(/User "system:serviceaccount:team-a:editor" cannot create resource "agents\/approvals"/);
       const mirror = await curl(
         `${agentplaneUrl}/api/v1/agents/gated/approvals/${id}?namespace=team-a`,
         'POST',
@@ -407,9 +412,9 @@ spec:
         allowFail: true,
       });
       expect(cannotUpdate.stderr).to.contain('forbidden');
-      const ok = await decide(approver, 'allow');
-      expect(ok.code, ok.stderr).to.equal(0);
-      const answer = JSON.parse(ok.stdout);
+      const ok = await decide(approverToken, 'allow');
+      expect(ok.status, ok.body).to.equal(200);
+      const answer = JSON.parse(ok.body);
       expect(answer).to.include({ kind: 'AgentApproval', id, decision: 'allow', decidedBy: 'system:serviceaccount:team-a:approver', reason: 'checked' });
       await eventually(async () => (await jsonpath('agent/gated', '.status.taskStatus', 'team-a')) === 'Complete', 60_000, 'the task to complete');
       expect(await jsonpath('agent/gated', '.status.lastTaskMessage', 'team-a')).to.equal('approved through rbac');
@@ -418,9 +423,9 @@ spec:
       expect(decided.payload).to.include({ id, decision: 'allow', decidedBy: 'system:serviceaccount:team-a:approver' });
       const result = events.items.find((e: { type: string }) => e.type === 'tool_result');
       expect(result.payload.output).to.contain('gated-by-rbac');
-      const again = await decide(approver, 'deny');
-      expect(again.code).to.not.equal(0);
-      expect(again.stderr).to.match(/NotFound|not found|no approval/);
+      const again = await decide(approverToken, 'deny');
+      expect(again.status).to.equal(404);
+      expect(JSON.parse(again.body).message).to.contain(`no approval "${id}"`);
     });
   });
 });
