@@ -3,6 +3,7 @@
 //   agent-reconciler.ts  the level-triggered reconcile: worker wanted or not, where, task handed over
 //   placement.ts         where an agent's worker should run (solo, its squad's group, nowhere)
 //   cancel-handoff.ts    a cancel request acted on once: handed to the worker, or settled here
+//   approval-handoff.ts  tool-call approvals: deadlines, decisions announced and handed to the worker
 //   agent-workers.ts     starting, stopping and releasing workers within admission's caps (admission.ts)
 //   event-ingest.ts      worker and service events -> event log -> status (task-status.ts), metering
 //   task-recovery.ts     after a crash or restart: tasks that were running resume or are settled
