@@ -4,6 +4,8 @@
 // `model-proxy` it is instead a pod's model-proxy sidecar (./model-proxy.ts): the same image,
 // another entry point.
 
+// First: SIGTERM ends a worker that is still loading (./early-signals.ts says why).
+import { takeOverSignals } from './early-signals.js';
 import type { PrestartSettings } from '../../pkg/api/worker-protocol.js';
 import { createLogger } from '../../pkg/observability/logger.js';
 import { runModelProxy } from './model-proxy.js';
@@ -85,11 +87,14 @@ async function runWorker(): Promise<void> {
   delete process.env.AGENTPLANE_AGENT_TOKEN;
   delete process.env.ANTHROPIC_API_KEY;
 
+  // Once: a stop is signalled again until the process is gone (pkg/runtime/local/process-kill.ts).
+  let stopping = false;
   const shutdown = (): void => {
+    if (stopping) return;
+    stopping = true;
     void worker.stop().then(() => process.exit(0));
   };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+  takeOverSignals(shutdown);
   // Started by a local runtime with an IPC channel: when the server goes away, so do we.
   if (process.send) process.on('disconnect', shutdown);
 

@@ -2,6 +2,7 @@
 // sidecar.ts), with its settings in the environment the Kubernetes runtime gives it
 // (pkg/runtime/kubernetes/objects.ts, modelProxyContainer).
 
+import { takeOverSignals } from './early-signals.js';
 import { startSidecar } from '../../pkg/modelproxy/sidecar.js';
 import type { RetryPolicy } from '../../pkg/modelproxy/retry.js';
 import { componentLogger, createLogger } from '../../pkg/observability/logger.js';
@@ -29,10 +30,12 @@ export async function runModelProxy(env: NodeJS.ProcessEnv): Promise<void> {
     logger,
   });
   // Streams still open when the pod goes are cut after a moment rather than holding it up.
+  let stopping = false;
   const shutdown = (): void => {
+    if (stopping) return;
+    stopping = true;
     setTimeout(() => process.exit(0), 2000).unref();
     void sidecar.close().then(() => process.exit(0));
   };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+  takeOverSignals(shutdown);
 }

@@ -1,8 +1,10 @@
-// The reconcilers: agents and squads. Made here, started by the leader (leader.ts) once the
+// The reconcilers: agents, checkpoints and squads. Made here, started by the leader (leader.ts) once the
 // service is serving, so that they reconcile from synced caches.
 
 import { AGENT_PHASES } from '../../pkg/api/agent.js';
 import { AgentController } from '../../pkg/controller/agent-controller.js';
+import { CheckpointController, CopyHolds } from '../../pkg/controller/checkpoint-controller.js';
+import { CheckpointRestore } from '../../pkg/controller/checkpoint-restore.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
 import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
 import type { EventLog } from '../../pkg/registry/event-log.js';
@@ -17,6 +19,7 @@ import type { Wiring } from './wiring.js';
 export interface Controllers {
   agents: AgentController;
   squads: SquadController;
+  checkpoints: CheckpointController;
 }
 
 export function wireControllers(
@@ -30,7 +33,19 @@ export function wireControllers(
   // The cluster home's per-namespace caps come from a ConfigMap too, over the config file's (docs/admission.md).
   const limits = home.cluster ? new NamespaceLimitsConfigMap(home.cluster.kubeConfig, home.cluster.installNamespace, child('admission')) : undefined;
   if (limits) manager.add({ name: 'namespace limits', start: () => limits.start(), stop: () => limits.stop() });
+  // Checkpoints are copied between two tasks of their agent, and restored before a fork's first.
+  const holds = new CopyHolds();
+  const checkpoints = new CheckpointController({
+    ...s,
+    informers: s.informers,
+    runtime,
+    holds,
+    ...(m.turns ? { turns: m.turns } : {}),
+    logger: child('checkpoint-controller'),
+  });
+  const restore = new CheckpointRestore({ agents: s.agents, checkpoints: s.checkpoints, runtime, holds });
   const agents = new AgentController({
+    checkpoints: { restore, holds },
     agents: s.agents,
     informers: s.informers,
     events,
@@ -62,5 +77,5 @@ export function wireControllers(
     for (const a of s.informers.agents.list()) counts[a.status.status] = (counts[a.status.status] ?? 0) + 1;
     return counts;
   });
-  return { agents, squads };
+  return { agents, squads, checkpoints };
 }

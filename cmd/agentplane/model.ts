@@ -2,7 +2,7 @@
 // reach the model through it with a per-agent credential the runtime issues and revokes).
 
 import type { AgentController } from '../../pkg/controller/agent-controller.js';
-import { CredentialRegistry, ModelProxy, type ModelProxyEvents, UsageMeter } from '../../pkg/modelproxy/index.js';
+import { CredentialRegistry, ModelProxy, type ModelProxyEvents, TurnGate, UsageMeter } from '../../pkg/modelproxy/index.js';
 import { startScriptedModelProcess, type ScriptedModelProcess } from '../../pkg/scriptedmodel/index.js';
 import type { ModelProxyMode } from './runtimes.js';
 import { Late, type Wiring } from './wiring.js';
@@ -21,6 +21,8 @@ export interface ModelSide {
   mode: ModelProxyMode;
   /** Set once the agent controller exists: it receives the proxy's task events. */
   controller: Late<Pick<AgentController, 'taskEvent' | 'failTask'>>;
+  /** Holds agents' model requests for checkpoints of running tasks; absent when pods' sidecars serve them. */
+  turns?: TurnGate;
 }
 
 /** `templateDeadlineMs`: a template's own retry deadline (the runtime knows templates; made later). */
@@ -55,7 +57,10 @@ export async function wireModel(
         .catch(() => undefined);
     },
   };
+  // Checkpoints of running tasks wait for a step boundary here: only where this proxy serves the agents.
+  const gate = new TurnGate();
   const proxy = new ModelProxy({
+    gate,
     ...(modelEnv.baseUrl ? { upstream: modelEnv.baseUrl } : {}),
     ...(modelEnv.apiKey ? { apiKey: modelEnv.apiKey } : {}),
     credentials,
@@ -78,5 +83,6 @@ export async function wireModel(
     if (mode === 'sidecar' && !mirror)
       logger.warn('--model-proxy sidecar without the credential-mirror plugin: pods wait until each namespace has the model Secret');
   }
-  return { ...(model ? { model } : {}), modelEnv, credentials, usageMeter, proxy, events, mode, controller };
+  const servesAgents = runtimeKind !== 'kubernetes' || mode === 'server';
+  return { ...(model ? { model } : {}), modelEnv, credentials, usageMeter, proxy, events, mode, controller, ...(servesAgents ? { turns: gate } : {}) };
 }

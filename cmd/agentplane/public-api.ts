@@ -10,11 +10,13 @@ import { AgentApprovals } from '../../pkg/server/services/agent-approvals.js';
 import { AgentCompaction } from '../../pkg/server/services/agent-compaction.js';
 import { AgentCosts } from '../../pkg/server/services/agent-costs.js';
 import { AgentService } from '../../pkg/server/services/agent-service.js';
+import { CheckpointService } from '../../pkg/server/services/checkpoint-service.js';
 import { SquadService } from '../../pkg/server/services/squad-service.js';
 import { agentFileRoutes } from '../../pkg/server/routes/agent-files.js';
 import { agentOpRoutes } from '../../pkg/server/routes/agent-ops.js';
 import { agentStreamRoutes } from '../../pkg/server/routes/agent-stream.js';
 import { agentRoutes } from '../../pkg/server/routes/agents.js';
+import { checkpointRoutes } from '../../pkg/server/routes/checkpoints.js';
 import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
@@ -97,11 +99,23 @@ export async function publicApi(
     ),
   );
   await app.register(uiRoutes());
+  await app.register(checkpointRoutes(new CheckpointService(s.checkpoints, agents, s.squads, reads.checkpoints, informers.checkpoints)));
   await app.register(squadRoutes(new SquadService(s.squads, agents, reads.squads)));
   await app.register(connectorRoutes(c.connectors));
   await app.register(secretRoutes(c.secrets));
   await app.register(
-    aggregatedApiRoutes({ agents, squads: s.squads, connectors: s.connectors, agentService: service, compaction, costs, approvals, events, reads }),
+    aggregatedApiRoutes({
+      agents,
+      squads: s.squads,
+      connectors: s.connectors,
+      checkpoints: s.checkpoints,
+      agentService: service,
+      compaction,
+      costs,
+      approvals,
+      events,
+      reads,
+    }),
   );
   return app;
 }

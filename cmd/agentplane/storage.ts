@@ -4,11 +4,14 @@
 
 import { withQueuePositions } from '../../pkg/api/agent-queue.js';
 import type { Agent } from '../../pkg/api/agent.js';
+import type { AgentCheckpoint } from '../../pkg/api/checkpoint.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import type { Squad } from '../../pkg/api/squad.js';
-import { AdmissionChain } from '../../pkg/registry/admission/admission.js';
+import { AdmissionChain, readThrough, storageReader } from '../../pkg/registry/admission/admission.js';
+import { checkpointSources } from '../../pkg/registry/admission/checkpoint-sources.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import { Informer } from '../../pkg/registry/cache/informer.js';
+import { checkpointStrategy } from '../../pkg/registry/checkpoint/strategy.js';
 import { ReadCache } from '../../pkg/registry/cache/reads.js';
 import { WatermarkedStore } from '../../pkg/registry/cache/watermark.js';
 import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
@@ -23,8 +26,9 @@ export interface Storage {
   agents: Registry<Agent>;
   squads: Registry<Squad>;
   connectors: Registry<Connector>;
-  informers: { agents: Informer<Agent>; squads: Informer<Squad>; connectors: Informer<Connector> };
-  reads: { agents: ReadCache<Agent>; squads: ReadCache<Squad>; connectors: ReadCache<Connector> };
+  checkpoints: Registry<AgentCheckpoint>;
+  informers: { agents: Informer<Agent>; squads: Informer<Squad>; connectors: Informer<Connector>; checkpoints: Informer<AgentCheckpoint> };
+  reads: { agents: ReadCache<Agent>; squads: ReadCache<Squad>; connectors: ReadCache<Connector>; checkpoints: ReadCache<AgentCheckpoint> };
 }
 
 export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home): Storage {
@@ -34,16 +38,19 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     agents: new WatermarkedStore(home.state.store<Agent>('Agent')),
     squads: new WatermarkedStore(home.state.store<Squad>('Squad')),
     connectors: new WatermarkedStore(home.state.store<Connector>('Connector')),
+    checkpoints: new WatermarkedStore(home.state.store<AgentCheckpoint>('AgentCheckpoint')),
   };
   // kube-controller-manager's garbage collector serves the cluster home only (propagationPolicy).
   const regOpts = { garbageCollector: !!o.kubernetes };
   const agents = new Registry<Agent>(stores.agents, agentStrategy, admission, regOpts);
   const squads = new Registry<Squad>(stores.squads, squadStrategy, admission, regOpts);
   const connectors = new Registry<Connector>(stores.connectors, connectorStrategy, admission, regOpts);
+  const checkpoints = new Registry<AgentCheckpoint>(stores.checkpoints, checkpointStrategy, admission, regOpts);
   const informers = {
     agents: new Informer(agents, child('informer')),
     squads: new Informer(squads, child('informer')),
     connectors: new Informer(connectors, child('informer')),
+    checkpoints: new Informer(checkpoints, child('informer')),
   };
   // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
   // several replicas (leader election) the others write too: consistent reads go to storage.
@@ -67,12 +74,19 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
       connectors,
       readOpts('Connector', () => stores.connectors.written()),
     ),
+    checkpoints: new ReadCache(
+      informers.checkpoints,
+      checkpoints,
+      readOpts('AgentCheckpoint', () => stores.checkpoints.written()),
+    ),
   };
   indexMembership(informers.agents, informers.squads);
+  // Storage, not the cache, for checkpoints: one just taken is Ready there first.
+  admission.register(checkpointSources(readThrough(informers.agents, agents), storageReader(checkpoints), readThrough(informers.squads, squads)));
   manager.add({
     name: 'informers',
     start: async () => void (await Promise.all(Object.values(informers).map((i) => i.start()))),
     stop: () => Object.values(informers).forEach((i) => i.stop()),
   });
-  return { admission, agents, squads, connectors, informers, reads };
+  return { admission, agents, squads, connectors, checkpoints, informers, reads };
 }

@@ -3,6 +3,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import { type Approval, type ApprovalPolicy, approvalPolicySchema, approvalSchema } from './approval.js';
+import { fromCheckpointSchema } from './checkpoint.js';
 import { type Condition, conditionSchema, findCondition, isTrue } from './condition.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
 
@@ -77,6 +78,8 @@ export interface AgentSpec {
   priority?: number;
   /** Tool calls that wait for a person (docs/approvals.md). */
   approval?: ApprovalPolicy;
+  /** "<agent>/<checkpoint>": the workspace and conversation it started from (set on create only). */
+  fromCheckpoint?: string;
 }
 
 export interface AgentStatus {
@@ -90,7 +93,7 @@ export interface AgentStatus {
   sessionId?: string;
   /** Why the agent is Failed (derived, as `status`). */
   message?: string;
-  /** WorkerReady and Queued (owned by the agent controller) and Asleep (owned by sleep-wake). */
+  /** WorkerReady, Queued and Restored (owned by the agent controller) and Asleep (owned by sleep-wake). */
   conditions?: Condition[];
   /** Set on reads, never stored: the agent's place in its namespace's line while Queued. */
   queue?: { position: number };
@@ -172,6 +175,7 @@ export interface AgentTaskRequest {
   lifecycle?: Lifecycle;
   priority?: number;
   approval?: ApprovalPolicy;
+  fromCheckpoint?: string;
 }
 
 /**
@@ -208,6 +212,8 @@ export interface AgentResponse {
   approval?: ApprovalPolicy;
   /** The running task's tool-call approvals (pending and decided). */
   approvals?: Approval[];
+  /** The checkpoint it started from. */
+  fromCheckpoint?: string;
 }
 
 export const nameSchema = {
@@ -290,6 +296,7 @@ export const agentTaskRequestSchema = {
     name: nameSchema,
     namespace: namespaceSchema,
     ...agentFields,
+    fromCheckpoint: fromCheckpointSchema,
     lifecycle: {
       ...lifecycleSchema,
       description: `${lifecycleSchema.description}: set as a PATCH of lifecycle right after the create (or assignment) would, so "Sleep" sleeps once the task ends`,
@@ -323,6 +330,7 @@ export const agentSpecSchema = {
   required: ['instructions', 'model', 'templateRef', 'role', 'connectors', 'lifecycle', 'task'],
   properties: {
     ...agentFields,
+    fromCheckpoint: fromCheckpointSchema,
     lifecycle: lifecycleSchema,
     task: { type: 'integer', minimum: 0, description: 'task counter; incremented on each assignment' },
   },
@@ -351,7 +359,8 @@ export const agentStatusSchema = {
     message: { type: 'string', description: 'why the agent is Failed' },
     conditions: {
       type: 'array',
-      description: 'WorkerReady (the worker is connected), Queued (its work waits for a cap) and Asleep; `status` is derived from them',
+      description:
+        'WorkerReady (the worker is connected), Queued (its work waits for a cap), Restored (started from a checkpoint) and Asleep; `status` is derived from WorkerReady, Queued and Asleep',
       items: conditionSchema,
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['type'],
@@ -386,6 +395,7 @@ export const agentResponseSchema = {
     queuePosition: { type: 'integer', minimum: 1, description: "while Queued: the agent's place in its namespace's line" },
     approval: approvalPolicySchema,
     approvals: { type: 'array', items: approvalSchema },
+    fromCheckpoint: { type: 'string', description: 'the checkpoint it started from, "<agent>/<checkpoint>"' },
   },
 } as const;
 
@@ -406,6 +416,7 @@ export function toAgentResponse(a: Agent): AgentResponse {
     ...(a.status.queue ? { queuePosition: a.status.queue.position } : {}),
     ...(a.spec.approval ? { approval: a.spec.approval } : {}),
     ...(a.status.approvals?.length ? { approvals: a.status.approvals } : {}),
+    ...(a.spec.fromCheckpoint ? { fromCheckpoint: a.spec.fromCheckpoint } : {}),
   };
 }
 
@@ -426,6 +437,7 @@ export function agentFromRequest(req: Omit<AgentTaskRequest, 'namespace'>, names
       task: 1,
       ...(req.priority ? { priority: req.priority } : {}),
       ...(req.approval ? { approval: req.approval } : {}),
+      ...(req.fromCheckpoint ? { fromCheckpoint: req.fromCheckpoint } : {}),
     },
     status: { status: 'Pending', taskStatus: '', lastTaskMessage: '', observedTask: 0 },
   };

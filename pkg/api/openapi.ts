@@ -6,6 +6,7 @@ import { connectorCreateRequestSchema, connectorResponseSchema, connectorToolsRe
 import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './event.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN } from './meta.js';
 import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-ops.js';
+import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
 import { squadCreateRequestSchema, squadMemberSchema, squadPatchRequestSchema, squadResponseSchema } from './squad.js';
 import { WORKSPACE_DIR_MAX_ENTRIES, WORKSPACE_FILE_MAX_BYTES, workspaceFilesResponseSchema } from './workspace.js';
@@ -108,6 +109,7 @@ function buildPaths(): OpenAPIV3.Document {
         WorkspaceFilesResponse: toOpenApi(workspaceFilesResponseSchema),
         SquadPatchRequest: toOpenApi(squadPatchRequestSchema),
         ...agentOpComponents(),
+        ...checkpointComponents(),
         Event: eventSchema,
         Error: errorSchema,
       },
@@ -171,6 +173,7 @@ function agentPaths(): OpenAPIV3.PathsObject {
       },
     },
     ...agentOpPaths(),
+    ...checkpointPaths(),
   };
 }
 

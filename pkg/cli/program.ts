@@ -10,6 +10,7 @@ import { type Session, sessionOf } from './session.js';
 import { styleFor } from './style.js';
 import { registerAgentCommands } from './commands/agents.js';
 import { registerApprovalCommands } from './commands/approvals.js';
+import { registerCheckpointCommands } from './commands/checkpoints.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
 import { registerRun } from './commands/run.js';
@@ -75,6 +76,7 @@ export function buildProgram(): Command {
   registerAgentCommands(program, withSession);
   registerApprovalCommands(program, withSession);
   registerSquadCommands(program, withSession);
+  registerCheckpointCommands(program, withSession);
   registerConnectorCommands(program, withSession);
   registerSecretCommands(program, withSession);
   registerConfigCommands(program, guarded);

@@ -34,6 +34,8 @@ import { AgentReconciler } from './agent-reconciler.js';
 import { ApprovalHandoff } from './approval-handoff.js';
 import { AgentWorkers } from './agent-workers.js';
 import { CancelHandoff } from './cancel-handoff.js';
+import type { CopyHolds } from './checkpoint-controller.js';
+import type { CheckpointRestore } from './checkpoint-restore.js';
 import { EventIngest, type TaskUsageSource } from './event-ingest.js';
 import { Controller } from './framework/controller.js';
 import { TaskRecovery } from './task-recovery.js';
@@ -60,6 +62,8 @@ export interface AgentControllerDeps {
   idleTimeoutMs?: number;
   /** The caps on workers and tasks, and the start rate (admission.ts); absent: none. */
   admission?: AdmissionLimits;
+  /** Checkpoints: restored into agents started from one, and copied while their tasks wait. */
+  checkpoints?: { restore: CheckpointRestore; holds: CopyHolds };
   /** Reads the clock (tests). */
   now?: () => number;
 }
@@ -93,7 +97,7 @@ export class AgentController {
     this.approvals = new ApprovalHandoff({ ...d, emit });
     this.recovery = new TaskRecovery({ ...d, cache: agents, emit });
     const finalizer = new AgentFinalizer({ ...d, ingest: this.ingest, workers: this.workers, cancels: this.cancels });
-    const reconciler = new AgentReconciler({ ...d, workers: this.workers, cancels: this.cancels, approvals: this.approvals, finalizer });
+    const reconciler = new AgentReconciler({ ...d, workers: this.workers, cancels: this.cancels, approvals: this.approvals, finalizer, ...d.checkpoints });
     this.controller = new Controller({ name: 'agent', logger: d.logger, reconcile: (ref) => reconciler.reconcile(ref) });
     // A member waking or sleeping decides whether its squad's group is up: its mates too.
     this.controller.watch(agents, (a) => [a.metadata, ...this.squadMates(a.metadata)], { ignoreUpdate: onlyMessageMoved });

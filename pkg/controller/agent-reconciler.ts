@@ -20,6 +20,8 @@ import type { AgentFinalizer } from './agent-finalizer.js';
 import { type ApprovalHandoff, workerReason } from './approval-handoff.js';
 import type { AgentWorkers } from './agent-workers.js';
 import type { CancelHandoff } from './cancel-handoff.js';
+import type { CopyHolds } from './checkpoint-controller.js';
+import type { CheckpointRestore } from './checkpoint-restore.js';
 import type { TaskUsageSource } from './event-ingest.js';
 import type { Result } from './framework/controller.js';
 import { mustStop, type Placement, placementFor } from './placement.js';
@@ -29,6 +31,8 @@ import { admitted, setQueued, setWorkerReady } from './worker-ready.js';
 const CANCEL_RETRY_MS = 500;
 /** How long a worker may take to accept a stored follow-up. */
 const STEER_TIMEOUT_MS = 10_000;
+/** How soon a task held back while the agent's workspace is copied is tried again. */
+const HOLD_RETRY_MS = 200;
 /** How soon an agent waiting in line looks again, should no freed slot or task wake it first. */
 const LINE_RETRY_MS = 10_000;
 
@@ -43,6 +47,10 @@ export interface AgentReconcilerDeps {
   cancels: CancelHandoff;
   approvals: ApprovalHandoff;
   finalizer: AgentFinalizer;
+  /** Agents started from a checkpoint get its copy before their first worker (checkpoint-restore.ts). */
+  restore?: CheckpointRestore;
+  /** Agents whose workspace is being copied: no task is handed over meanwhile. */
+  holds?: CopyHolds;
 }
 
 export class AgentReconciler {
@@ -112,6 +120,7 @@ export class AgentReconciler {
 
   /** Asks the runtime for the agent's worker once admitted; its `ready` brings us back. */
   private async startWorker(ref: ObjectRef, agent: Agent, place: Placement, log: Logger): Promise<Result | void> {
+    if (this.d.restore?.pending(agent)) return this.d.restore.restore(agent, log);
     const decision = await this.d.workers.takeSlot(agent, log);
     if (!decision.admitted) {
       // A stable message: one write when the agent lines up, not one each time the line moves.
@@ -169,6 +178,7 @@ export class AgentReconciler {
 
   private async dispatch(agent: Agent, log: Logger): Promise<Result | void> {
     const ref = agent.metadata;
+    if (this.d.holds?.has(ref)) return { requeueAfter: HOLD_RETRY_MS }; // a checkpoint is being copied
     const decision = this.d.workers.takeTask(agent);
     if (!decision.admitted) {
       await setQueued(this.d.agents, agent, decision.reason, decision.message, false);

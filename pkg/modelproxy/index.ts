@@ -3,6 +3,7 @@
 
 export { CREDENTIAL_PREFIX, CredentialRegistry, type ModelGrant } from './credentials.js';
 export { UsageMeter } from './meter.js';
+export { TurnGate } from './turn-gate.js';
 export { DEFAULT_UPSTREAM, ModelProxy, type ModelProxyEvents, type ModelProxyOptions } from './proxy.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export { type TokenUsage, UsageTap } from './usage.js';

@@ -16,6 +16,7 @@ import type { ModelRetryPayload } from '../api/event.js';
 import { HOP_BY_HOP_HEADERS } from '../api/hop-by-hop.js';
 import type { Logger } from '../observability/logger.js';
 import type { ModelGrant } from './credentials.js';
+import type { TurnGate } from './turn-gate.js';
 import { DEFAULT_RETRY_POLICY, describeRetry, RETRYABLE_STATUSES, type RetryPolicy, retryDelay } from './retry.js';
 import { type TokenUsage, UsageTap } from './usage.js';
 
@@ -66,6 +67,8 @@ export interface ModelProxyOptions {
   logger: Logger;
   /** Counts retries by status. */
   onRetry?: (status: number) => void;
+  /** Holds an agent's requests while its workspace is copied mid-task (./turn-gate.ts). */
+  gate?: Pick<TurnGate, 'pass'>;
 }
 
 // Never forwarded: hop-by-hop headers, the caller's credential, and what the proxy sets itself.
@@ -115,6 +118,7 @@ export class ModelProxy {
     res.on('close', () => {
       if (!res.writableFinished) gone.abort();
     });
+    if (this.o.gate && !(await this.o.gate.pass(grant.ref, gone.signal))) return;
     const p = this.policy;
     this.o.meter.modelRequested?.(grant.ref, grant.uid);
     const deadline =

@@ -91,7 +91,28 @@ export interface AgentRuntime {
   approve(ref: ObjectRef, taskId: number, decision: ApprovalHandover, timeoutMs: number): Promise<boolean | undefined>;
   /** Subscribes to what workers report; returns the unsubscribe function. */
   watch(fn: (ev: RuntimeEvent) => void): () => void;
+  /** Where the runtime keeps checkpoints of workspaces; absent: it cannot take any. */
+  readonly checkpoints?: CheckpointStorage;
   close(): Promise<void>;
+}
+
+/**
+ * Copies of agents' workspaces (their files and engine session, which lives there), taken and
+ * restored by the checkpoint controller (pkg/controller/checkpoint-controller.ts) while no task
+ * runs on the agent. `id` is "<namespace>/<checkpoint object name>".
+ */
+export interface CheckpointStorage {
+  /**
+   * Copies the agent's workspace as checkpoint `id`; a complete copy already there is kept.
+   * `sessionId`: the engine session written last in the copy, when the runtime can tell.
+   */
+  take(id: string, ref: ObjectRef): Promise<{ bytes: number; sessionId?: string }>;
+  /** Replaces the agent `to`'s workspace with a copy of checkpoint `id`; the checkpoint is untouched. */
+  restore(id: string, to: ObjectRef): Promise<void>;
+  /** Removes checkpoint `id`. Idempotent. */
+  remove(id: string): Promise<void>;
+  /** The ids of the checkpoints kept, complete or not. */
+  list(): Promise<string[]>;
 }
 
 /**

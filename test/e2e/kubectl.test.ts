@@ -50,7 +50,7 @@ describe('kubectl against the aggregated API (e2e)', function () {
     const cond = await jsonpath('apiservice/v1alpha1.agentplane.io', '.status.conditions[?(@.type=="Available")].status', '');
     expect(cond).to.equal('True');
     const out = await kubectl('api-resources', '--api-group=agentplane.io');
-    for (const r of ['agents', 'squads', 'connectors']) expect(out).to.match(new RegExp(`^${r}\\s`, 'm'));
+    for (const r of ['agents', 'squads', 'connectors', 'agentcheckpoints']) expect(out).to.match(new RegExp(`^${r}\\s`, 'm'));
     expect(out).to.contain('agentplane.io/v1alpha1');
   });
 
@@ -87,6 +87,27 @@ describe('kubectl against the aggregated API (e2e)', function () {
       expect(yaml).to.contain(s);
     }
     expect(readFileSync(join(cp.dir, 'agentplane/workspaces/default/kube-bot/k.txt'), 'utf8')).to.equal('from-kubectl\n');
+  });
+
+  it('takes an AgentCheckpoint with kubectl apply, and an agent applied fromCheckpoint starts with its files', async () => {
+    expect(await kubectl('explain', 'agentcheckpoint.spec')).to.match(/KIND:\s+AgentCheckpoint/);
+    const cp1 = 'apiVersion: agentplane.io/v1alpha1\nkind: AgentCheckpoint\nmetadata: {name: kube-bot.first, namespace: default}\nspec: {agent: kube-bot}\n';
+    expect(await apply(cp1)).to.contain('agentcheckpoint.agentplane.io/kube-bot.first created');
+    await eventually(async () => (await jsonpath('agentcheckpoint/kube-bot.first', '.status.phase')) === 'Ready', 60_000, 'checkpoint Ready');
+    const [header, row] = (await kubectl('get', 'agcp', '--field-selector', 'spec.agent=kube-bot')).trim().split('\n');
+    expect(header).to.match(/^NAME\s+AGENT\s+PHASE\s+TASK\s+SIZE\s+AGE/);
+    expect(row).to.match(/^kube-bot\.first\s+kube-bot\s+Ready\s+1\s/);
+    const fork = agentYaml('kube-fork', '@bash cat k.txt\n@say forked').replace('  role: worker', '  role: worker\n  fromCheckpoint: kube-bot/first');
+    await apply(fork);
+    await eventually(async () => (await jsonpath('agent/kube-fork', '.status.taskStatus')) === 'Complete', 60_000, 'fork task complete');
+    expect(readFileSync(join(cp.dir, 'agentplane/workspaces/default/kube-fork/k.txt'), 'utf8')).to.equal('from-kubectl\n');
+    const bad = await cp.kubectl(['apply', '-f', '-'], {
+      input: agentYaml('kube-fork2', '@say x').replace('  role: worker', '  role: worker\n  fromCheckpoint: kube-bot/none'),
+      allowFail: true,
+    });
+    expect(bad.code).to.not.equal(0);
+    expect(bad.stderr).to.contain('checkpoint "kube-bot/none" not found');
+    await kubectl('delete', 'agent', 'kube-fork', '--wait');
   });
 
   it('describe shows the agent', async () => {

@@ -132,6 +132,29 @@ describe('dashboard in Chromium (integration)', function () {
       await shot(page, '06-agent-awake');
     });
 
+    it('takes a checkpoint and starts a new agent from it, which opens with the files and the conversation', async () => {
+      const panel = page.getByTestId('checkpoints');
+      await panel.getByText('No checkpoints.').waitFor();
+      await panel.locator('input[name=checkpoint]').fill('ui-snap');
+      await panel.getByRole('button', { name: 'Take checkpoint' }).click();
+      const row = panel.locator('tr[data-checkpoint=ui-snap]');
+      await eventually(async () => expect(await row.locator('.badge').textContent()).to.equal('Ready'), { timeoutMs: 30_000 });
+      await shot(page, '06b-agent-checkpoint');
+      await row.getByRole('button', { name: 'New agent from it' }).click();
+      const fork = row.getByRole('form', { name: 'New agent from ui-snap' });
+      await fork.locator('input[name=name]').fill('dash-fork');
+      await fork.locator('textarea[name=instructions]').fill('@bash cat notes.txt\n@say forked');
+      await fork.getByRole('button', { name: 'Start' }).click();
+      await page.waitForURL(/#\/agents\/default\/dash-fork$/);
+      const events = page.getByTestId('events');
+      await events.locator('[data-type=task_completed]').waitFor({ timeout: 60_000 });
+      const agent = (await h.api('GET', '/api/v1/agents/dash-fork')).body;
+      expect(agent).to.include({ fromCheckpoint: 'dash/ui-snap', taskStatus: 'Complete' });
+      const evs = (await h.api('GET', '/api/v1/agents/dash-fork/events')).body.events as { type: string; payload: { output?: string } }[];
+      expect(evs.find((e) => e.type === 'tool_result')?.payload.output).to.equal('hello from the dashboard');
+      await shot(page, '06c-forked-agent');
+    });
+
     it("cancels the running task with the agent page's Cancel task button", async () => {
       const sent = await h.api('POST', '/api/v1/agents', { name: 'slow', model: 'claude-haiku-4-5', instructions: `@bash ${busyFor(60)}\n@say never` });
       expect(sent.status, sent.text).to.equal(201);

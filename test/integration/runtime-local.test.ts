@@ -13,7 +13,9 @@ import websocket from '@fastify/websocket';
 import Fastify from 'fastify';
 
 import { createLogger } from '../../pkg/observability/logger.js';
+import type { LocalRuntimeOptions } from '../../pkg/runtime/local/local-options.js';
 import { LocalRuntime, WORKER_NICENESS } from '../../pkg/runtime/local/local-runtime.js';
+import { resolveSandbox } from '../../pkg/runtime/local/sandbox.js';
 import { autogroupsEnabled, sessionNiceness } from '../../pkg/runtime/local/session-niceness.js';
 import { startScriptedModel } from '../../pkg/scriptedmodel/index.js';
 import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
@@ -28,7 +30,7 @@ const task = { model: 'claude-sonnet-4-5', role: 'worker' as const, mcpServers: 
 
 /** With `warmPool`, the fixture returns once the pool is ready, so the first new agent takes a slot. */
 const fixtureWith =
-  (warmPool = 0): Parameters<typeof runtimeConformance>[1] =>
+  (warmPool = 0, more: Partial<LocalRuntimeOptions> = {}): Parameters<typeof runtimeConformance>[1] =>
   async () => {
     const model = await startScriptedModel({ apiKey: TEST_API_KEY });
     const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-runtime-'));
@@ -50,6 +52,7 @@ const fixtureWith =
       logSink: () => {},
       workerMain: WORKER_MAIN,
       channelUrl: () => channelUrl,
+      ...more,
     });
     // The worker channel route alone, on loopback: what the server serves workers.
     const app = Fastify({ forceCloseConnections: true });
@@ -113,6 +116,27 @@ describe('LocalRuntime worker priority', function () {
       }
     } finally {
       await f.close();
+    }
+  });
+});
+
+describe('LocalRuntime stop while a sandboxed worker starts', function () {
+  // Far below the stop grace: a worker that ignored the stop would be SIGKILLed only after it.
+  this.timeout(30_000);
+
+  it("a worker stopped while it loads ends on SIGTERM, though the sandbox's bubblewrap ignores SIGTERM", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentplane-sandbox-stop-'));
+    const f = await fixtureWith(0, { stopGraceMs: 120_000, sandbox: resolveSandbox('bwrap', dataDir, createLogger({ level: 'silent' })) })();
+    const rt = f.runtime as LocalRuntime;
+    const ref = { namespace: 'default', name: 'brief' };
+    try {
+      await rt.ensure({ ref, uid: 'uid-brief' });
+      await eventually(async () => rt.pid(ref) !== undefined, 10_000, 'the worker spawned');
+      await rt.stop(ref);
+      expect(rt.isRunning(ref)).to.equal(false);
+    } finally {
+      await f.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -60,3 +60,19 @@ export interface WorkspaceView {
   binary?: boolean;
   truncated: boolean;
 }
+
+/** An agent's checkpoint as the REST mirror shows it (docs/checkpoints.md). */
+export interface Checkpoint {
+  name: string;
+  agent: string;
+  namespace: string;
+  squad: string | null;
+  phase: 'Pending' | 'Ready' | 'Failed';
+  takenAt: string | null;
+  task: number | null;
+  duringTask: boolean;
+  bytes: number | null;
+  message: string;
+  createdAt: string;
+  fromCheckpoint: string;
+}

@@ -40,6 +40,7 @@ export function registerRun(program: Command, run: Runner): void {
     .option('--allow-command <pattern>', 'a Bash command pattern that never needs approval (repeat for more)', collect, [])
     .option('--approval-timeout <seconds>', 'how long a call waits for a decision (default 600)')
     .option('--on-approval-timeout <decision>', 'allow or deny (default) once the timeout passes')
+    .option('--from-checkpoint <agent/checkpoint>', "a new agent starts with that checkpoint's files and conversation (agentplane checkpoint ls)")
     .option('--json', 'print the raw events, one JSON object per line')
     .option('--on-interrupt <what>', 'what Ctrl-C does: ask, cancel or detach (default: ask on a terminal, else cancel)')
     .addHelpText('after', '\nExit codes: 0 completed, 1 failed (error event), 3 cancelled, 4 refused by the server, 5 server unreachable, 130 detached.\n')
@@ -55,6 +56,7 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
     role?: string;
     template?: string;
     priority?: string;
+    fromCheckpoint?: string;
     json?: boolean;
     onInterrupt?: string;
   };
@@ -75,6 +77,7 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
     ...(o.role ? { role: o.role } : {}),
     ...(o.template ? { templateRef: o.template } : {}),
     ...numberedSettings(s.opts as unknown as ApprovalFlags & { priority?: string }),
+    ...(o.fromCheckpoint ? { fromCheckpoint: o.fromCheckpoint } : {}),
   };
   // Events after the stream's last one before this task are this task's (or later ones').
   const since = await lastSeq(s, name);

@@ -68,6 +68,8 @@ export const agentStrategy: Strategy<Agent> = {
     // The task counter is the server's: an update that leaves it out keeps it, and one that
     // changes the instructions without counting up assigns them as a new task.
     a.spec.task ??= old.spec.task;
+    // Set on create only: an update that leaves it out (a replace written without it) keeps it.
+    if (old.spec.fromCheckpoint) a.spec.fromCheckpoint ??= old.spec.fromCheckpoint;
     if (a.spec.instructions !== old.spec.instructions && a.spec.task === old.spec.task) a.spec.task += 1;
     // Assigning a task and marking it in progress is one write, so no reader sees it idle between.
     if (a.spec.task > old.spec.task) {
@@ -116,6 +118,8 @@ export const agentStrategy: Strategy<Agent> = {
       });
     }
     if (a.spec.task < old.spec.task) return [{ field: 'spec.task', message: 'may only increase' }];
+    if (a.spec.fromCheckpoint !== old.spec.fromCheckpoint)
+      return [{ field: 'spec.fromCheckpoint', message: 'may only be set on create: an agent starts from a checkpoint once' }];
     return [];
   },
 

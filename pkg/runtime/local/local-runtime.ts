@@ -11,7 +11,7 @@
 // a link to the slot's directory, and every later worker of the agent runs in the link's target.
 
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type ObjectRef, refKey } from '../../api/meta.js';
 import { componentLogger } from '../../observability/logger.js';
 import { ChannelRuntime } from '../channel/channel-runtime.js';
@@ -21,6 +21,7 @@ import { signalGroup } from './process-group.js';
 import { killByEnvironment, killGroup } from './process-kill.js';
 import { NO_SANDBOX, type Sandbox } from './sandbox.js';
 import { type RemoteProcess, Spawner } from './spawner.js';
+import { LocalCheckpoints } from './checkpoints.js';
 import { type Member, SquadGroups } from './squad-groups.js';
 import { slotSettings } from '../warm-pool.js';
 import { type Slot, WarmPool } from './warm-pool.js';
@@ -47,10 +48,12 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
   private readonly pool?: WarmPool;
   private readonly dirs: Workspaces;
   private readonly squads: SquadGroups;
+  readonly checkpoints: LocalCheckpoints;
 
   constructor(private readonly opts: LocalRuntimeOptions) {
     super(opts.logger, opts.channelLimits);
     this.dirs = new Workspaces(opts.dataDir, () => this.sandbox);
+    this.checkpoints = new LocalCheckpoints(join(opts.dataDir, 'checkpoints'), this.dirs, (dir) => this.sandbox.prepare(dir));
     this.squads = new SquadGroups({
       logger: opts.logger,
       stopGraceMs: this.stopGraceMs,

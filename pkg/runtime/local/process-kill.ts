@@ -10,12 +10,20 @@ import { signalGroup } from './process-group.js';
 export type Proc = Pick<ChildProcess, 'pid' | 'exitCode' | 'signalCode'> & { once(event: 'exit', fn: () => void): unknown };
 
 /** SIGTERMs the process's group, SIGKILLs it after `graceMs`; resolves once the leader exited. */
+/** How often SIGTERM is sent again while the group's leader has not exited. */
+const TERM_REPEAT_MS = 250;
+
 export function killGroup(child: Proc, graceMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || !child.pid) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), graceMs);
+    // Sent again until the group leader exits: the sandbox's bubblewrap ignores SIGTERM so that
+    // it reaches the worker, and a worker still being started (bubblewrap, then node loading)
+    // was not there to receive the first one.
+    const again = setInterval(() => signalGroup(child, 'SIGTERM'), TERM_REPEAT_MS);
     child.once('exit', () => {
       clearTimeout(timer);
+      clearInterval(again);
       // The group may hold tool processes that outlived the worker.
       signalGroup(child, 'SIGKILL');
       resolve();

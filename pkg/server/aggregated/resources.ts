@@ -3,6 +3,7 @@
 // strategy and the admission plugins (pkg/registry/admission), the same for the REST mirror.
 
 import { AGENT_KIND, type Agent, agentSpecSchema, agentStatusSchema } from '../../api/agent.js';
+import { type AgentCheckpoint, CHECKPOINT_KIND, checkpointSpecSchema, checkpointStatusSchema } from '../../api/checkpoint.js';
 import { CONNECTOR_KIND, type Connector, connectorSpecSchema, connectorStatusSchema } from '../../api/connector.js';
 import { type Squad, SQUAD_KIND, squadSpecSchema, squadStatusSchema } from '../../api/squad.js';
 import type { AgentApprovals } from '../services/agent-approvals.js';
@@ -18,13 +19,14 @@ export interface AggregatedApiDeps {
   agents: Registry<Agent>;
   squads: Registry<Squad>;
   connectors: Registry<Connector>;
+  checkpoints: Registry<AgentCheckpoint>;
   agentService: AgentService;
   compaction: AgentCompaction;
   approvals: AgentApprovals;
   costs: AgentCosts;
   events: EventLog;
   /** Where get, list and Table requests read (the informer caches, with resourceVersion rules). */
-  reads: { agents: ReadCache<Agent>; squads: ReadCache<Squad>; connectors: ReadCache<Connector> };
+  reads: { agents: ReadCache<Agent>; squads: ReadCache<Squad>; connectors: ReadCache<Connector>; checkpoints: ReadCache<AgentCheckpoint> };
   /** Watch tuning; defaults suit production. */
   watch?: { bookmarkIntervalMs?: number };
 }
@@ -55,7 +57,7 @@ export interface ResourceDef<T extends StoredObject = StoredObject> {
 export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 export function buildResources(d: AggregatedApiDeps): ResourceDef[] {
-  return [agentResource(d), squadResource(d), connectorResource(d)] as unknown as ResourceDef[];
+  return [agentResource(d), squadResource(d), connectorResource(d), checkpointResource(d)] as unknown as ResourceDef[];
 }
 
 function agentResource(d: AggregatedApiDeps): ResourceDef<Agent> {
@@ -121,6 +123,26 @@ function connectorResource(d: AggregatedApiDeps): ResourceDef<Connector> {
     statusSchema: connectorStatusSchema,
     registry: d.connectors,
     reads: d.reads.connectors,
+    subresources: [],
+  };
+}
+
+function checkpointResource(d: AggregatedApiDeps): ResourceDef<AgentCheckpoint> {
+  return {
+    plural: 'agentcheckpoints',
+    singular: 'agentcheckpoint',
+    kind: CHECKPOINT_KIND,
+    listKind: 'AgentCheckpointList',
+    shortNames: ['agcp'],
+    categories: ['agentplane'],
+    description:
+      'An AgentCheckpoint is a copy of an agent\'s workspace and engine session taken between two of its tasks, named "<agent>.<checkpoint>"; ' +
+      'a new agent created with spec.fromCheckpoint "<agent>/<checkpoint>" starts with its files and conversation.',
+    specSchema: checkpointSpecSchema,
+    specRequired: ['agent'],
+    statusSchema: checkpointStatusSchema,
+    registry: d.checkpoints,
+    reads: d.reads.checkpoints,
     subresources: [],
   };
 }

@@ -213,6 +213,15 @@ function mirrorPlan(req: RequestFacts, parts: string[]): PlanResult {
     if (sub === 'members' && req.method === 'DELETE' && subName) checks.push(agent('update', namespace, subName));
     return { checks };
   }
+  if (res === 'squads' && sub === 'checkpoints' && req.method === 'POST' && !subName) {
+    // One checkpoint per member: creating checkpoints, not changing the squad.
+    return { checks: [attrs('get', namespace, 'squads', '', name), attrs('create', namespace, 'agentcheckpoints')] };
+  }
+  if (res === 'agents' && sub === 'checkpoints') {
+    // An agent's checkpoints are AgentCheckpoint objects named "<agent>.<checkpoint>".
+    const verb = subName ? methodVerb(req.method) : req.method === 'POST' ? 'create' : 'list';
+    return { checks: [attrs(verb, namespace, 'agentcheckpoints', '', subName ? `${name}.${subName}` : '')] };
+  }
   // events, connectors' tools, and anything else: the HTTP method's verb on the subresource.
   return { checks: [attrs(methodVerb(req.method), namespace, res, sub, name)] };
 }

@@ -1,6 +1,6 @@
 // One agent: its state and cost so far, the live event stream (history, then the agent's
 // WebSocket), a banner for tool calls that wait for approval, a box for the next task or a steer,
-// cancel/sleep/wake, and its workspace's files.
+// cancel/sleep/wake, its checkpoints and its workspace's files.
 // The header follows the events; the agent itself is polled only as a slow fallback
 // (agent-state.ts). A missing or deleted agent's page says so and stops.
 
@@ -14,6 +14,7 @@ import type { Agent, WorkspaceView } from '../types';
 import { pendingApprovals } from '../approvals';
 import { Actions, TaskBox } from './AgentActions';
 import { ApprovalBanner } from './ApprovalBanner';
+import { Checkpoints } from './Checkpoints';
 import { EventList } from './EventList';
 import { Files } from './Files';
 
@@ -66,6 +67,8 @@ export function AgentPage({ namespace, name }: { namespace: string; name: string
       <TaskBox path={path} namespace={namespace} busy={header.taskStatus === 'InProgress'} gone={!!gone} onDone={agent.refresh} />
       <h2>Events</h2>
       <EventList events={events} over={!!gone} />
+      <h2>Checkpoints</h2>
+      <Checkpoints path={path} namespace={namespace} reloadOn={lastTaskEnd(events)} gone={!!gone} />
       <h2>Workspace</h2>
       {gone ? (
         <p className="muted">No workspace: the agent is gone.</p>
