@@ -55,8 +55,6 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
     systemPrompt?: string;
     role?: string;
     template?: string;
-    priority?: string;
-    fromCheckpoint?: string;
     json?: boolean;
     onInterrupt?: string;
   };
@@ -76,8 +74,7 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
     ...(o.systemPrompt ? { systemPrompt: o.systemPrompt } : {}),
     ...(o.role ? { role: o.role } : {}),
     ...(o.template ? { templateRef: o.template } : {}),
-    ...numberedSettings(s.opts as unknown as ApprovalFlags & { priority?: string }),
-    ...(o.fromCheckpoint ? { fromCheckpoint: o.fromCheckpoint } : {}),
+    ...checkedSettings(s.opts as unknown as ApprovalFlags & { priority?: string; fromCheckpoint?: string }),
   };
   // Events after the stream's last one before this task are this task's (or later ones').
   const since = await lastSeq(s, name);
@@ -190,13 +187,21 @@ function ask(s: Session, renderer: EventRenderer): Promise<'cancel' | 'detach' |
   });
 }
 
-/** `--priority` and the approval flags as the request's fields, checked. */
-function numberedSettings(o: ApprovalFlags & { priority?: string }): { priority?: number; approval?: ApprovalPolicy } {
+/** `--priority`, `--from-checkpoint` and the approval flags as the request's fields, checked. */
+function checkedSettings(o: ApprovalFlags & { priority?: string; fromCheckpoint?: string }): {
+  priority?: number;
+  approval?: ApprovalPolicy;
+  fromCheckpoint?: string;
+} {
   const priority = o.priority === undefined ? undefined : Number(o.priority);
   if (priority !== undefined && !Number.isInteger(priority))
     throw new CliError(`--priority must be a whole number, got "${o.priority}"`, undefined, EXIT.USAGE);
   const approval = approvalPolicy(o);
-  return { ...(priority !== undefined ? { priority } : {}), ...(approval ? { approval } : {}) };
+  return {
+    ...(priority !== undefined ? { priority } : {}),
+    ...(approval ? { approval } : {}),
+    ...(o.fromCheckpoint ? { fromCheckpoint: o.fromCheckpoint } : {}),
+  };
 }
 
 interface ApprovalFlags {
