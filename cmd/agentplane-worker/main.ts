@@ -96,6 +96,8 @@ async function runWorker(): Promise<void> {
   };
   takeOverSignals(shutdown);
   // Started by a local runtime with an IPC channel: when the server goes away, so do we.
+  // (A squad's supervisor stops a member so; one stopped while it loaded finds it gone already.)
+  if (process.send && !process.connected) return process.exit(0);
   if (process.send) process.on('disconnect', shutdown);
 
   worker.start();

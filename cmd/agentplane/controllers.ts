@@ -3,6 +3,8 @@
 
 import { AGENT_PHASES } from '../../pkg/api/agent.js';
 import { AgentController } from '../../pkg/controller/agent-controller.js';
+import { BudgetGuard } from '../../pkg/controller/budget-guard.js';
+import { spendOf } from '../../pkg/api/budget.js';
 import { CheckpointController, CopyHolds } from '../../pkg/controller/checkpoint-controller.js';
 import { CheckpointRestore } from '../../pkg/controller/checkpoint-restore.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
@@ -65,6 +67,18 @@ export function wireControllers(
   });
   // The model proxy reports retries and failures into the agent's task.
   m.controller.set(agents);
+  s.runningSpend.of = (a) => spendOf(m.usageMeter.taskModels(a.metadata, a.metadata.uid));
+  const budgets = new BudgetGuard({
+    agents: s.agents,
+    cache: s.informers.agents,
+    budgetsOf: (ns) => s.informers.budgets.list(ns).map((b) => ({ name: b.metadata.name, spec: b.spec })),
+    usage: m.usageMeter,
+    tasks: agents,
+    metrics,
+    logger: child('budgets'),
+  });
+  m.budget.set(budgets);
+  hooks.agentDeleted.push(async (agent) => budgets.forget(agent.metadata));
   const squads = new SquadController({
     squads: s.squads,
     agents: s.agents,

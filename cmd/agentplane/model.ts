@@ -3,6 +3,7 @@
 
 import type { AgentController } from '../../pkg/controller/agent-controller.js';
 import { CredentialRegistry, ModelProxy, type ModelProxyEvents, TurnGate, UsageMeter } from '../../pkg/modelproxy/index.js';
+import type { ReportBudgets } from '../../pkg/modelproxy/reports.js';
 import { startScriptedModelProcess, type ScriptedModelProcess } from '../../pkg/scriptedmodel/index.js';
 import type { ModelProxyMode } from './runtimes.js';
 import { Late, type Wiring } from './wiring.js';
@@ -21,6 +22,8 @@ export interface ModelSide {
   mode: ModelProxyMode;
   /** Set once the agent controller exists: it receives the proxy's task events. */
   controller: Late<Pick<AgentController, 'taskEvent' | 'failTask'>>;
+  /** Set with the controllers: the budgets checked before every model request (docs/budgets.md). */
+  budget: Late<ReportBudgets>;
   /** Holds agents' model requests for checkpoints of running tasks; absent when pods' sidecars serve them. */
   turns?: TurnGate;
 }
@@ -43,6 +46,7 @@ export async function wireModel(
   const credentials = new CredentialRegistry();
   const usageMeter = new UsageMeter(metrics, { deadlineMs: templateDeadlineMs });
   const controller = new Late<Pick<AgentController, 'taskEvent' | 'failTask'>>('the agent controller');
+  const budget = new Late<ReportBudgets>('the budget guard');
   const events: ModelProxyEvents = {
     retry: (g, payload) =>
       void controller
@@ -69,6 +73,7 @@ export async function wireModel(
     ...(o.modelRetry ? { retry: o.modelRetry } : {}),
     onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }),
     events,
+    budget: { admit: (g, signal) => budget.peek()?.admit(g, signal) ?? Promise.resolve({ allow: true }) },
   });
   manager.onStop('model proxy', () => proxy.close());
   // Pods: their own proxy (a sidecar holding the mirrored key) wherever the mirror puts the key
@@ -84,5 +89,5 @@ export async function wireModel(
       logger.warn('--model-proxy sidecar without the credential-mirror plugin: pods wait until each namespace has the model Secret');
   }
   const servesAgents = runtimeKind !== 'kubernetes' || mode === 'server';
-  return { ...(model ? { model } : {}), modelEnv, credentials, usageMeter, proxy, events, mode, controller, ...(servesAgents ? { turns: gate } : {}) };
+  return { ...(model ? { model } : {}), modelEnv, credentials, usageMeter, proxy, events, mode, controller, budget, ...(servesAgents ? { turns: gate } : {}) };
 }

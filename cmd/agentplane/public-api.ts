@@ -18,6 +18,8 @@ import { agentStreamRoutes } from '../../pkg/server/routes/agent-stream.js';
 import { agentRoutes } from '../../pkg/server/routes/agents.js';
 import { checkpointRoutes } from '../../pkg/server/routes/checkpoints.js';
 import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
+import { budgetRoutes } from '../../pkg/server/routes/budgets.js';
+import { BudgetService } from '../../pkg/server/services/budget-service.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/system.js';
@@ -102,6 +104,7 @@ export async function publicApi(
   await app.register(checkpointRoutes(new CheckpointService(s.checkpoints, agents, s.squads, reads.checkpoints, informers.checkpoints)));
   await app.register(squadRoutes(new SquadService(s.squads, agents, reads.squads)));
   await app.register(connectorRoutes(c.connectors));
+  await app.register(budgetRoutes(new BudgetService(s.budgets, reads.budgets)));
   await app.register(secretRoutes(c.secrets));
   await app.register(
     aggregatedApiRoutes({
@@ -109,6 +112,7 @@ export async function publicApi(
       squads: s.squads,
       connectors: s.connectors,
       checkpoints: s.checkpoints,
+      budgets: s.budgets,
       agentService: service,
       compaction,
       costs,

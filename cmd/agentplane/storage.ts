@@ -4,12 +4,15 @@
 
 import { withQueuePositions } from '../../pkg/api/agent-queue.js';
 import type { Agent } from '../../pkg/api/agent.js';
+import type { Budget } from '../../pkg/api/budget.js';
+import { type RunningSpend, withBudgetStatus } from '../../pkg/api/budget-spend.js';
 import type { AgentCheckpoint } from '../../pkg/api/checkpoint.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import type { Squad } from '../../pkg/api/squad.js';
 import { AdmissionChain, readThrough, storageReader } from '../../pkg/registry/admission/admission.js';
 import { checkpointSources } from '../../pkg/registry/admission/checkpoint-sources.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
+import { budgetStrategy } from '../../pkg/registry/budget/strategy.js';
 import { Informer } from '../../pkg/registry/cache/informer.js';
 import { checkpointStrategy } from '../../pkg/registry/checkpoint/strategy.js';
 import { ReadCache } from '../../pkg/registry/cache/reads.js';
@@ -27,8 +30,23 @@ export interface Storage {
   squads: Registry<Squad>;
   connectors: Registry<Connector>;
   checkpoints: Registry<AgentCheckpoint>;
-  informers: { agents: Informer<Agent>; squads: Informer<Squad>; connectors: Informer<Connector>; checkpoints: Informer<AgentCheckpoint> };
-  reads: { agents: ReadCache<Agent>; squads: ReadCache<Squad>; connectors: ReadCache<Connector>; checkpoints: ReadCache<AgentCheckpoint> };
+  budgets: Registry<Budget>;
+  informers: {
+    agents: Informer<Agent>;
+    squads: Informer<Squad>;
+    connectors: Informer<Connector>;
+    checkpoints: Informer<AgentCheckpoint>;
+    budgets: Informer<Budget>;
+  };
+  reads: {
+    agents: ReadCache<Agent>;
+    squads: ReadCache<Squad>;
+    connectors: ReadCache<Connector>;
+    checkpoints: ReadCache<AgentCheckpoint>;
+    budgets: ReadCache<Budget>;
+  };
+  /** Set with the model side: the running tasks' spend, which Budgets' status counts too. */
+  runningSpend: { of?: RunningSpend };
 }
 
 export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home): Storage {
@@ -39,6 +57,7 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     squads: new WatermarkedStore(home.state.store<Squad>('Squad')),
     connectors: new WatermarkedStore(home.state.store<Connector>('Connector')),
     checkpoints: new WatermarkedStore(home.state.store<AgentCheckpoint>('AgentCheckpoint')),
+    budgets: new WatermarkedStore(home.state.store<Budget>('Budget')),
   };
   // kube-controller-manager's garbage collector serves the cluster home only (propagationPolicy).
   const regOpts = { garbageCollector: !!o.kubernetes };
@@ -46,12 +65,15 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
   const squads = new Registry<Squad>(stores.squads, squadStrategy, admission, regOpts);
   const connectors = new Registry<Connector>(stores.connectors, connectorStrategy, admission, regOpts);
   const checkpoints = new Registry<AgentCheckpoint>(stores.checkpoints, checkpointStrategy, admission, regOpts);
+  const budgets = new Registry<Budget>(stores.budgets, budgetStrategy, admission, regOpts);
   const informers = {
     agents: new Informer(agents, child('informer')),
     squads: new Informer(squads, child('informer')),
     connectors: new Informer(connectors, child('informer')),
     checkpoints: new Informer(checkpoints, child('informer')),
+    budgets: new Informer(budgets, child('informer')),
   };
+  const runningSpend: Storage['runningSpend'] = {};
   // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
   // several replicas (leader election) the others write too: consistent reads go to storage.
   const readOpts = (kind: string, written: () => number) => ({
@@ -79,6 +101,10 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
       checkpoints,
       readOpts('AgentCheckpoint', () => stores.checkpoints.written()),
     ),
+    budgets: new ReadCache(informers.budgets, budgets, {
+      ...readOpts('Budget', () => stores.budgets.written()),
+      present: (items: Budget[]) => withBudgetStatus(items, (ns) => informers.agents.list(ns), runningSpend.of),
+    }),
   };
   indexMembership(informers.agents, informers.squads);
   // Storage, not the cache, for checkpoints: one just taken is Ready there first.
@@ -88,5 +114,5 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     start: async () => void (await Promise.all(Object.values(informers).map((i) => i.start()))),
     stop: () => Object.values(informers).forEach((i) => i.stop()),
   });
-  return { admission, agents, squads, connectors, checkpoints, informers, reads };
+  return { admission, agents, squads, connectors, checkpoints, budgets, informers, reads, runningSpend };
 }

@@ -65,6 +65,10 @@ export async function workerApps(
         events: m.events,
         taskDeadlineMs: m.proxy.policy.taskDeadlineMs,
         onRetry: (status) => metrics.modelRetries.inc({ status: String(status) }),
+        budgets: {
+          admit: (g, signal) => m.budget.peek()?.admit(g, signal) ?? Promise.resolve({ allow: true }),
+          applies: (ref) => m.budget.peek()?.applies(ref) ?? false,
+        },
       })
     : undefined;
   const workerRoutes = async (target: App): Promise<void> => {

@@ -3,9 +3,13 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import { type Approval, type ApprovalPolicy, approvalPolicySchema, approvalSchema } from './approval.js';
+import { type AgentBudget, type AgentSpend, agentBudgetSchema, agentSpendSchema } from './budget.js';
 import { fromCheckpointSchema } from './checkpoint.js';
 import { type Condition, conditionSchema, findCondition, isTrue } from './condition.js';
-import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
+import { connectorListSchema, nameSchema, namespaceSchema } from './agent-fields.js';
+import type { Resource } from './meta.js';
+
+export { nameSchema, namespaceSchema };
 
 export const AGENT_KIND = 'Agent';
 export const DEFAULT_MODEL = 'claude-sonnet-4-5';
@@ -57,8 +61,8 @@ export const ROLES: readonly Role[] = ['manager', 'worker'];
 export type Lifecycle = '' | 'Sleep' | 'Wake' | 'AutoDelete';
 export const LIFECYCLES: readonly Lifecycle[] = ['', 'Sleep', 'Wake', 'AutoDelete'];
 
-export type AgentPhase = 'Pending' | 'Queued' | 'Running' | 'Sleeping' | 'Failed';
-export const AGENT_PHASES: readonly AgentPhase[] = ['Pending', 'Queued', 'Running', 'Sleeping', 'Failed'];
+export type AgentPhase = 'Pending' | 'Queued' | 'Running' | 'Paused' | 'Sleeping' | 'Failed';
+export const AGENT_PHASES: readonly AgentPhase[] = ['Pending', 'Queued', 'Running', 'Paused', 'Sleeping', 'Failed'];
 /** The order among queued agents of a namespace: higher first, then first come (docs/admission.md). */
 export const PRIORITY_MIN = -1000;
 export const PRIORITY_MAX = 1000;
@@ -78,6 +82,8 @@ export interface AgentSpec {
   priority?: number;
   /** Tool calls that wait for a person (docs/approvals.md). */
   approval?: ApprovalPolicy;
+  /** Enforced by the model proxy before every model request (docs/budgets.md). */
+  budget?: AgentBudget;
   /** "<agent>/<checkpoint>": the workspace and conversation it started from (set on create only). */
   fromCheckpoint?: string;
 }
@@ -99,6 +105,8 @@ export interface AgentStatus {
   queue?: { position: number };
   /** The running task's tool-call approvals, pending and decided; cleared when a task ends. */
   approvals?: Approval[];
+  /** Model spend of the agent's ended tasks (docs/budgets.md). */
+  spend?: AgentSpend;
 }
 
 export type Agent = Resource<AgentSpec, AgentStatus>;
@@ -117,6 +125,8 @@ export const ASLEEP = 'Asleep';
  * its lastTransitionTime is when it lined up, which keeps its place across restarts.
  */
 export const QUEUED = 'Queued';
+/** True while a budget holds the agent's task (onExceed Pause; owned by the budget guard). */
+export const PAUSED = 'Paused';
 
 /**
  * Whether an update of the agent only moved `lastTaskMessage` (a streaming task's status write):
@@ -146,6 +156,7 @@ export function agentPhase(a: Agent): AgentPhase {
   if (isTrue(a.status.conditions, ASLEEP) && !isBusy(a)) return 'Sleeping';
   if (ready?.status === 'False' && ready.reason === 'StartFailed' && !retry) return 'Failed';
   if (isTrue(a.status.conditions, QUEUED) && isBusy(a)) return 'Queued';
+  if (isTrue(a.status.conditions, PAUSED) && isBusy(a)) return 'Paused';
   if (ready?.status === 'True' || ready?.reason === WORKER_RELEASED) return 'Running';
   return 'Pending';
 }
@@ -175,6 +186,7 @@ export interface AgentTaskRequest {
   lifecycle?: Lifecycle;
   priority?: number;
   approval?: ApprovalPolicy;
+  budget?: AgentBudget;
   fromCheckpoint?: string;
 }
 
@@ -191,6 +203,8 @@ export interface AgentPatchRequest {
   priority?: number;
   /** The approval policy from the next task on; `null` removes it. */
   approval?: ApprovalPolicy | null;
+  /** null removes the budget. */
+  budget?: AgentBudget | null;
 }
 
 /** AgentResponse (spec 2.2). */
@@ -212,35 +226,11 @@ export interface AgentResponse {
   approval?: ApprovalPolicy;
   /** The running task's tool-call approvals (pending and decided). */
   approvals?: Approval[];
+  budget?: AgentBudget;
+  spend?: AgentSpend;
   /** The checkpoint it started from. */
   fromCheckpoint?: string;
 }
-
-export const nameSchema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: NAME_MAX_LENGTH,
-  pattern: NAME_PATTERN,
-  description: NAME_RULE,
-} as const;
-
-export const namespaceSchema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 63,
-  pattern: NAMESPACE_PATTERN,
-  description: NAMESPACE_RULE,
-} as const;
-
-const connectorListSchema = {
-  type: 'array',
-  items: nameSchema,
-  uniqueItems: true,
-  maxItems: 64,
-  // Server-side apply merges it as a set: managers that each apply their own connectors keep them all.
-  'x-kubernetes-list-type': 'set',
-  description: 'names of connectors to attach',
-} as const;
 
 const lifecycleSchema = {
   type: 'string',
@@ -285,6 +275,7 @@ const agentFields = {
     description: `an integer from ${PRIORITY_MIN} to ${PRIORITY_MAX}, default 0: when the agent's work waits for a cap, higher goes first within its namespace`,
   },
   approval: approvalPolicySchema,
+  budget: agentBudgetSchema,
 } as const;
 
 export const agentTaskRequestSchema = {
@@ -316,6 +307,8 @@ export const agentPatchRequestSchema = {
     systemPrompt: agentFields.systemPrompt,
     priority: agentFields.priority,
     approval: { anyOf: [approvalPolicySchema, { type: 'null' }], description: 'the approval policy from the next task on; null removes it' },
+    // `null` (which removes the budget) is taken by the service before the schema is applied.
+    budget: { ...agentBudgetSchema, description: `${agentBudgetSchema.description}; null removes it` },
     instructions: {
       ...agentFields.instructions,
       description: 'a follow-up for the running task, or a new task when the agent is idle',
@@ -346,7 +339,7 @@ export const agentStatusSchema = {
       type: 'string',
       enum: AGENT_PHASES,
       description:
-        'Pending until the worker is connected, then Running; Queued while its work waits for a cap (docs/admission.md); Sleeping when asleep; Failed when the worker cannot start',
+        'Pending until the worker is connected, then Running; Queued while its work waits for a cap (docs/admission.md); Paused while a budget holds its task (docs/budgets.md); Sleeping when asleep; Failed when the worker cannot start',
     },
     taskStatus: {
       type: 'string',
@@ -360,7 +353,7 @@ export const agentStatusSchema = {
     conditions: {
       type: 'array',
       description:
-        'WorkerReady (the worker is connected), Queued (its work waits for a cap), Restored (started from a checkpoint) and Asleep; `status` is derived from WorkerReady, Queued and Asleep',
+        'WorkerReady (the worker is connected), Queued (its work waits for a cap), Paused (a budget holds its task), Restored (started from a checkpoint) and Asleep; `status` is derived from WorkerReady, Queued, Paused and Asleep',
       items: conditionSchema,
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['type'],
@@ -372,6 +365,7 @@ export const agentStatusSchema = {
       description: 'set on reads while the agent is Queued; never stored',
     },
     approvals: { type: 'array', items: approvalSchema, description: "the running task's tool-call approvals, pending and decided" },
+    spend: agentSpendSchema,
   },
 } as const;
 
@@ -395,6 +389,8 @@ export const agentResponseSchema = {
     queuePosition: { type: 'integer', minimum: 1, description: "while Queued: the agent's place in its namespace's line" },
     approval: approvalPolicySchema,
     approvals: { type: 'array', items: approvalSchema },
+    budget: agentBudgetSchema,
+    spend: agentSpendSchema,
     fromCheckpoint: { type: 'string', description: 'the checkpoint it started from, "<agent>/<checkpoint>"' },
   },
 } as const;
@@ -416,6 +412,8 @@ export function toAgentResponse(a: Agent): AgentResponse {
     ...(a.status.queue ? { queuePosition: a.status.queue.position } : {}),
     ...(a.spec.approval ? { approval: a.spec.approval } : {}),
     ...(a.status.approvals?.length ? { approvals: a.status.approvals } : {}),
+    ...(a.spec.budget ? { budget: a.spec.budget } : {}),
+    ...(a.status.spend ? { spend: a.status.spend } : {}),
     ...(a.spec.fromCheckpoint ? { fromCheckpoint: a.spec.fromCheckpoint } : {}),
   };
 }
@@ -437,6 +435,7 @@ export function agentFromRequest(req: Omit<AgentTaskRequest, 'namespace'>, names
       task: 1,
       ...(req.priority ? { priority: req.priority } : {}),
       ...(req.approval ? { approval: req.approval } : {}),
+      ...(req.budget ? { budget: req.budget } : {}),
       ...(req.fromCheckpoint ? { fromCheckpoint: req.fromCheckpoint } : {}),
     },
     status: { status: 'Pending', taskStatus: '', lastTaskMessage: '', observedTask: 0 },

@@ -11,6 +11,8 @@ export type EventType =
   | 'context_compacted'
   | 'approval_requested'
   | 'approval_decided'
+  | 'budget_warning'
+  | 'budget_exceeded'
   | 'task_completed'
   | 'task_cancelled'
   | 'error';
@@ -26,6 +28,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   'context_compacted',
   'approval_requested',
   'approval_decided',
+  'budget_warning',
+  'budget_exceeded',
   'task_completed',
   'task_cancelled',
   'error',
@@ -118,6 +122,21 @@ export interface ApprovalDecidedPayload {
   decidedBy: string;
 }
 
+/**
+ * A budget reached its warning share (budget_warning, 80%) or its limit (budget_exceeded, the
+ * task held by onExceed Pause; with Stop the task ends with an `error` of reason BudgetExceeded).
+ */
+export interface BudgetEventPayload {
+  /** The agent's own budget, or its namespace's Budget `name`. */
+  scope: 'agent' | 'namespace';
+  name?: string;
+  limit: 'maxTokens' | 'maxCostUsd';
+  spent: number;
+  max: number;
+  onExceed: 'Stop' | 'Pause';
+  message: string;
+}
+
 export interface EventPayloads {
   task_started: { instructions: string };
   text: { content: string };
@@ -130,6 +149,8 @@ export interface EventPayloads {
   context_compacted: ContextCompactedPayload;
   approval_requested: ApprovalRequestedPayload;
   approval_decided: ApprovalDecidedPayload;
+  budget_warning: BudgetEventPayload;
+  budget_exceeded: BudgetEventPayload;
   task_completed: TaskCompletedPayload;
   task_cancelled: { reason: string } & TaskSpend;
   error: { message: string; reason: string } & TaskSpend;

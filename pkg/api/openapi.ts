@@ -6,6 +6,7 @@ import { connectorCreateRequestSchema, connectorResponseSchema, connectorToolsRe
 import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './event.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN } from './meta.js';
 import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-ops.js';
+import { budgetComponents, budgetPaths } from './openapi-budgets.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
 import { squadCreateRequestSchema, squadMemberSchema, squadPatchRequestSchema, squadResponseSchema } from './squad.js';
@@ -50,6 +51,7 @@ export function buildOpenApi(): OpenAPIV3.Document {
  */
 const CREATES: Record<string, string[]> = {
   '/api/v1/agents': ['post'],
+  '/api/v1/budgets': ['post'],
   '/api/v1/connectors': ['post'],
   '/api/v1/secrets': ['post'],
   '/api/v1/squads': ['post'],
@@ -88,6 +90,7 @@ function buildPaths(): OpenAPIV3.Document {
       ...agentDataPaths(),
       ...squadPaths(),
       ...connectorPaths(),
+      ...budgetPaths(),
       ...secretPaths(),
       ...systemPaths(),
     },
@@ -109,6 +112,7 @@ function buildPaths(): OpenAPIV3.Document {
         WorkspaceFilesResponse: toOpenApi(workspaceFilesResponseSchema),
         SquadPatchRequest: toOpenApi(squadPatchRequestSchema),
         ...agentOpComponents(),
+        ...budgetComponents(),
         ...checkpointComponents(),
         Event: eventSchema,
         Error: errorSchema,

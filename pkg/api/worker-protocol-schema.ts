@@ -30,8 +30,8 @@ const label = { type: 'string', maxLength: 1024 };
 const count = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
 const taskId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
 
-/** Event types a worker reports; `model_retry` is the model proxy's, `approval_decided` the server's. */
-export type WorkerEventType = Exclude<EventType, 'model_retry' | 'approval_decided'>;
+/** Event types a worker reports; `model_retry` and the budget's events are the model proxy's, `approval_decided` the server's. */
+export type WorkerEventType = Exclude<EventType, 'model_retry' | 'budget_warning' | 'budget_exceeded' | 'approval_decided'>;
 
 /**
  * What a worker's events carry: a task's end without `usage` and `model_usage`, which only the

@@ -210,4 +210,18 @@ export type ModelReport =
   | { type: 'requested' }
   | { type: 'usage'; model: string; usage: TokenUsage }
   | { type: 'retry'; payload: ModelRetryPayload }
-  | { type: 'failed'; error: { message: string; reason: 'ModelCredentialRejected' | 'ModelUnavailable' } };
+  | { type: 'failed'; error: { message: string; reason: 'ModelCredentialRejected' | 'ModelUnavailable' } }
+  /**
+   * Before a request of an agent with a budget (docs/budgets.md): answered 200 with a
+   * `BudgetAnswer` once the budgets allow it or refuse it (a held task: only then).
+   */
+  | { type: 'admit' };
+
+/** The server's answer to an `admit` report. */
+export type BudgetAnswer = { allow: true } | { allow: false; message: string };
+
+/**
+ * On every report's answer: whether budgets apply to the agent ("on": the sidecar sends `admit`
+ * before each of its requests) or not ("off").
+ */
+export const BUDGET_HEADER = 'x-agentplane-budget';

@@ -13,6 +13,7 @@ import { registerApprovalCommands } from './commands/approvals.js';
 import { registerCheckpointCommands } from './commands/checkpoints.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
+import { registerBudgetCommands } from './commands/budgets.js';
 import { registerRun } from './commands/run.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerSquadCommands } from './commands/squads.js';
@@ -78,6 +79,7 @@ export function buildProgram(): Command {
   registerSquadCommands(program, withSession);
   registerCheckpointCommands(program, withSession);
   registerConnectorCommands(program, withSession);
+  registerBudgetCommands(program, withSession);
   registerSecretCommands(program, withSession);
   registerConfigCommands(program, guarded);
   program

@@ -2,7 +2,8 @@
 
 import type { AgentStatus } from '../api/agent.js';
 import { APPROVAL_INPUT_MAX_BYTES } from '../api/approval.js';
-import { type AgentEvent, isTerminal } from '../api/event.js';
+import { addTaskSpend, spendOf } from '../api/budget.js';
+import { type AgentEvent, isTerminal, type TaskSpend } from '../api/event.js';
 import { capEventSize } from '../api/event-size.js';
 
 const MAX_MESSAGE = 200;
@@ -29,6 +30,7 @@ export function applyEvent(status: AgentStatus, ev: AgentEvent): void {
   // after a restart keeps its own), an ended one keeps none.
   if (ev.type === 'task_started') status.approvals = status.approvals?.filter((a) => a.task === ev.task);
   if (isTerminal(ev.type) || status.approvals?.length === 0) delete status.approvals;
+  if (isTerminal(ev.type)) addSpend(status, ev);
   switch (ev.type) {
     case 'approval_requested': {
       const p = ev.payload as AgentEvent<'approval_requested'>['payload'];
@@ -82,6 +84,14 @@ export function applyEvent(status: AgentStatus, ev: AgentEvent): void {
     default:
       break;
   }
+}
+
+/** A task's end adds what it spent, as the model proxy metered it, to the agent's spend (budgets). */
+function addSpend(status: AgentStatus, ev: AgentEvent): void {
+  const p = ev.payload as TaskSpend;
+  const byModel = p.model_usage ?? (p.usage ? { unknown: p.usage } : undefined);
+  if (!byModel) return;
+  status.spend = addTaskSpend(status.spend, spendOf(byModel), new Date(ev.timestamp));
 }
 
 /** One line describing a tool call, the way a person would read it in `kubectl get -o wide`. */

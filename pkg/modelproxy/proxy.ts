@@ -53,6 +53,18 @@ export interface UsageSink {
   modelRequested?(ref: ModelGrant['ref'], uid: string): void;
 }
 
+/** What a budget decides about a model request: forward it, or refuse it (the task was ended). */
+export type BudgetVerdict = { allow: true } | { allow: false; message: string };
+
+/**
+ * Checks the agent's budgets before each model request (docs/budgets.md). A request a budget
+ * holds (onExceed Pause) waits inside `admit` until the budget is raised (allow) or the caller
+ * goes away (`signal`).
+ */
+export interface BudgetGate {
+  admit(grant: ModelGrant, signal: AbortSignal): Promise<BudgetVerdict>;
+}
+
 export interface ModelProxyOptions {
   /** The real API's base URL (ANTHROPIC_BASE_URL of the server); default https://api.anthropic.com. */
   upstream?: string;
@@ -67,6 +79,7 @@ export interface ModelProxyOptions {
   logger: Logger;
   /** Counts retries by status. */
   onRetry?: (status: number) => void;
+  budget?: BudgetGate;
   /** Holds an agent's requests while its workspace is copied mid-task (./turn-gate.ts). */
   gate?: Pick<TurnGate, 'pass'>;
 }
@@ -119,6 +132,10 @@ export class ModelProxy {
       if (!res.writableFinished) gone.abort();
     });
     if (this.o.gate && !(await this.o.gate.pass(grant.ref, gone.signal))) return;
+    // Before the model sees it: a budget spent stops the task here, or holds the request.
+    const verdict = this.o.budget ? await this.o.budget.admit(grant, gone.signal) : undefined;
+    if (gone.signal.aborted) return;
+    if (verdict && !verdict.allow) return sendError(res, 400, 'invalid_request_error', verdict.message);
     const p = this.policy;
     this.o.meter.modelRequested?.(grant.ref, grant.uid);
     const deadline =

@@ -6,13 +6,21 @@
 // applies what it sees: a request's arrival and usage to the meter, retries and failures to the
 // agent's task. Only a server whose pods have sidecars takes reports at all.
 
-import type { ModelReport } from '../api/worker-protocol.js';
+import type { ObjectRef } from '../api/meta.js';
+import type { BudgetAnswer, ModelReport } from '../api/worker-protocol.js';
 import type { CredentialRegistry, ModelGrant } from './credentials.js';
 import type { UsageMeter } from './meter.js';
-import type { ModelProxyEvents } from './proxy.js';
+import type { BudgetGate, ModelProxyEvents } from './proxy.js';
 import { USAGE_KINDS, type TokenUsage } from './usage.js';
 
-export type ReportOutcome = { status: 204 } | { status: 400 | 401; message: string };
+/** `budgeted`: whether budgets apply to the agent (the sidecar then asks before each request). */
+export type ReportOutcome =
+  { status: 204; budgeted: boolean } | { status: 200; budgeted: boolean; answer: BudgetAnswer } | { status: 400 | 401; message: string };
+
+/** The server's budget guard as reports use it. */
+export interface ReportBudgets extends BudgetGate {
+  applies(ref: ObjectRef): boolean;
+}
 
 const FAILURE_REASONS = new Set(['ModelCredentialRejected', 'ModelUnavailable']);
 /** Long enough for any real error message; a report is not a place to ship data. */
@@ -28,20 +36,33 @@ export class ModelReports {
       taskDeadlineMs: number;
       /** Counts retries by status, as the server's proxy does for its own. */
       onRetry?: (status: number) => void;
+      budgets?: ReportBudgets;
     },
   ) {}
 
-  /** Resolves once the report is applied: a failure has ended the task before the sidecar hears back. */
-  async apply(credential: string | undefined, body: unknown): Promise<ReportOutcome> {
+  /**
+   * Resolves once the report is applied: a failure has ended the task before the sidecar hears
+   * back. An `admit` resolves once the budgets decide (a held task's only when raised, or when
+   * `signal` says the sidecar gave up).
+   */
+  async apply(credential: string | undefined, body: unknown, signal?: AbortSignal): Promise<ReportOutcome> {
     const grant = this.o.credentials.authenticateReport(credential);
     if (!grant) return { status: 401, message: "a valid report credential (a pod's model-proxy sidecar's) is required" };
     const report = parseReport(body);
     if (typeof report === 'string') return { status: 400, message: report };
+    if (report.type === 'admit') {
+      const answer = this.o.budgets ? await this.o.budgets.admit(grant, signal ?? new AbortController().signal) : { allow: true as const };
+      return { status: 200, budgeted: this.budgeted(grant), answer };
+    }
     await this.applyTo(grant, report);
-    return { status: 204 };
+    return { status: 204, budgeted: this.budgeted(grant) };
   }
 
-  private async applyTo(grant: ModelGrant, r: ModelReport): Promise<void> {
+  private budgeted(grant: ModelGrant): boolean {
+    return this.o.budgets?.applies(grant.ref) ?? false;
+  }
+
+  private async applyTo(grant: ModelGrant, r: Exclude<ModelReport, { type: 'admit' }>): Promise<void> {
     if (r.type === 'requested') this.o.meter.modelRequested(grant.ref, grant.uid);
     else if (r.type === 'usage') this.o.meter.record(grant, r.model, r.usage);
     else if (r.type === 'retry') {
@@ -75,6 +96,7 @@ export class ModelReports {
 export function parseReport(b: unknown): ModelReport | string {
   if (!isRecord(b)) return 'a report is a JSON object';
   if (b.type === 'requested') return { type: 'requested' };
+  if (b.type === 'admit') return { type: 'admit' };
   if (b.type === 'usage') {
     if (typeof b.model !== 'string' || !b.model || b.model.length > 256) return 'usage.model must be a model name';
     if (!isRecord(b.usage)) return 'usage.usage must be an object';
@@ -105,7 +127,7 @@ export function parseReport(b: unknown): ModelReport | string {
     }
     return { type: 'failed', error: { message: e.message, reason: e.reason as 'ModelCredentialRejected' | 'ModelUnavailable' } };
   }
-  return 'type must be requested, usage, retry or failed';
+  return 'type must be requested, admit, usage, retry or failed';
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

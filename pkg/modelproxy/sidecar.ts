@@ -13,11 +13,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
-import { MODEL_REPORT_PATH, type ModelReport } from '../api/worker-protocol.js';
+import { BUDGET_HEADER, type BudgetAnswer, MODEL_REPORT_PATH, type ModelReport } from '../api/worker-protocol.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
 import { componentLogger, type Logger } from '../observability/logger.js';
 import type { ModelGrant } from './credentials.js';
-import { type GrantAuthenticator, ModelProxy, type ModelProxyEvents, type UsageSink } from './proxy.js';
+import { type BudgetGate, type GrantAuthenticator, ModelProxy, type ModelProxyEvents, type UsageSink } from './proxy.js';
 import type { RetryPolicy } from './retry.js';
 import type { TokenUsage } from './usage.js';
 
@@ -101,9 +101,15 @@ export class FileCredentials implements GrantAuthenticator {
   }
 }
 
-/** Sends the sidecar's reports to the server, as the agent they concern. */
-export class ServerReporter implements UsageSink, ModelProxyEvents {
+/**
+ * Sends the sidecar's reports to the server, as the agent they concern, and asks it before each
+ * request of an agent with a budget (docs/budgets.md): every answer says whether budgets apply
+ * to the agent, so agents without one pay no extra hop. An agent not heard of yet is asked for.
+ */
+export class ServerReporter implements UsageSink, ModelProxyEvents, BudgetGate {
   private readonly url: URL;
+  /** Per agent: whether the server's last answer said budgets apply. */
+  private readonly budgeted = new Map<string, boolean>();
   constructor(
     serverUrl: string,
     private readonly credentials: FileCredentials,
@@ -112,8 +118,8 @@ export class ServerReporter implements UsageSink, ModelProxyEvents {
     this.url = new URL(MODEL_REPORT_PATH, serverUrl);
   }
 
-  record(grant: ModelGrant, model: string, usage: TokenUsage): Promise<void> {
-    return this.send(grant, { type: 'usage', model, usage });
+  async record(grant: ModelGrant, model: string, usage: TokenUsage): Promise<void> {
+    await this.send(grant, { type: 'usage', model, usage });
   }
 
   /**
@@ -135,36 +141,70 @@ export class ServerReporter implements UsageSink, ModelProxyEvents {
   }
 
   /** Resolves once the server has the report (or gave up): the engine hears of the failure after. */
-  failed(grant: ModelGrant, error: Extract<ModelReport, { type: 'failed' }>['error']): Promise<void> {
-    return this.send(grant, { type: 'failed', error });
+  async failed(grant: ModelGrant, error: Extract<ModelReport, { type: 'failed' }>['error']): Promise<void> {
+    await this.send(grant, { type: 'failed', error });
   }
 
-  private send(grant: ModelGrant, report: ModelReport): Promise<void> {
+  /**
+   * Waits for the server's word (a held task's request waits here until its budget is raised);
+   * a server that cannot be asked lets the request go (logged): budgets never stop a pod alone.
+   */
+  async admit(grant: ModelGrant, signal: AbortSignal): Promise<BudgetAnswer> {
+    if (this.budgeted.get(refKey(grant.ref)) === false) return { allow: true };
+    const answer = await this.send(grant, { type: 'admit' }, signal);
+    if (answer && typeof answer === 'object' && (answer as BudgetAnswer).allow === false) {
+      const message = (answer as { message?: unknown }).message;
+      return { allow: false, message: typeof message === 'string' ? message : 'a budget is spent' };
+    }
+    return { allow: true };
+  }
+
+  /** Resolves (with an admit's answer) once the server has the report, or gave up. */
+  private send(grant: ModelGrant, report: ModelReport, signal?: AbortSignal): Promise<unknown> {
     const credential = this.credentials.reportCredentialOf(grant.ref);
     const body = JSON.stringify(report);
     const log = this.logger.child({ namespace: grant.ref.namespace, name: grant.ref.name, report: report.type });
     if (!credential) {
       log.warn('report dropped: the agent has no report credential here (any more)');
-      return Promise.resolve();
+      return Promise.resolve(undefined);
     }
+    const admit = report.type === 'admit';
     return new Promise((resolve) => {
       const req = http.request(this.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': credential },
-        timeout: REPORT_TIMEOUT_MS,
+        // An admit of a held task waits as long as the hold: the engine's going away ends it.
+        ...(admit ? { signal } : { timeout: REPORT_TIMEOUT_MS }),
       });
       req.on('response', (res) => {
-        res.resume();
-        if (res.statusCode !== 204) log.warn({ status: res.statusCode }, 'the server refused a report');
-        resolve();
+        const flag = res.headers[BUDGET_HEADER];
+        if (flag === 'on' || flag === 'off') this.budgeted.set(refKey(grant.ref), flag === 'on');
+        if (res.statusCode !== 204 && res.statusCode !== 200) log.warn({ status: res.statusCode }, 'the server refused a report');
+        if (!admit || res.statusCode !== 200) {
+          res.resume();
+          return resolve(undefined);
+        }
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve(parseJson(text)));
+        res.on('error', () => resolve(undefined));
       });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${REPORT_TIMEOUT_MS} ms`)));
       req.on('error', (err) => {
-        log.warn({ err: err.message }, 'report not delivered');
-        resolve();
+        if (!signal?.aborted) log.warn({ err: err.message }, 'report not delivered');
+        resolve(undefined);
       });
       req.end(body);
     });
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
 
@@ -201,6 +241,7 @@ export async function startSidecar(o: SidecarOptions): Promise<RunningSidecar> {
     credentials,
     meter: reporter,
     events: reporter,
+    budget: reporter,
     logger: o.logger,
     keyHint: `the model Secret mirrored into namespace ${o.namespace} (its source in the install namespace)`,
     ...(o.retry ? { retry: o.retry } : {}),

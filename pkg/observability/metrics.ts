@@ -55,6 +55,27 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly budgetSpentTokens = new Gauge({
+    name: 'agentplane_budget_spent_tokens',
+    help: "Model tokens a budget counts as spent, as of the model proxy's latest check: scope agent (name: the agent; period task or total) or namespace (name: the Budget; period day or month).",
+    labelNames: ['namespace', 'scope', 'name', 'period'] as const,
+    registers: [this.registry],
+  });
+
+  readonly budgetSpentUsd = new Gauge({
+    name: 'agentplane_budget_spent_usd',
+    help: 'Model cost in US dollars a budget counts as spent (list prices), as of the latest check; labels as agentplane_budget_spent_tokens.',
+    labelNames: ['namespace', 'scope', 'name', 'period'] as const,
+    registers: [this.registry],
+  });
+
+  readonly budgetActions = new Counter({
+    name: 'agentplane_budget_actions_total',
+    help: 'What budgets did to tasks: action warning (80% reached), stop (task ended) or pause (task held), by namespace and scope (agent or namespace).',
+    labelNames: ['namespace', 'scope', 'action'] as const,
+    registers: [this.registry],
+  });
+
   readonly modelRetries = new Counter({
     name: 'agentplane_model_retries_total',
     help: 'Model requests the model proxy retried, by the status that caused it (0: timeout or connection failure).',

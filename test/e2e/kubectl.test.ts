@@ -50,7 +50,7 @@ describe('kubectl against the aggregated API (e2e)', function () {
     const cond = await jsonpath('apiservice/v1alpha1.agentplane.io', '.status.conditions[?(@.type=="Available")].status', '');
     expect(cond).to.equal('True');
     const out = await kubectl('api-resources', '--api-group=agentplane.io');
-    for (const r of ['agents', 'squads', 'connectors', 'agentcheckpoints']) expect(out).to.match(new RegExp(`^${r}\\s`, 'm'));
+    for (const r of ['agents', 'squads', 'connectors', 'agentcheckpoints', 'budgets']) expect(out).to.match(new RegExp(`^${r}\\s`, 'm'));
     expect(out).to.contain('agentplane.io/v1alpha1');
   });
 
@@ -59,6 +59,31 @@ describe('kubectl against the aggregated API (e2e)', function () {
     expect(out).to.contain('KIND:');
     expect(out).to.contain('Agent');
     for (const f of ['instructions', 'systemPrompt', 'model', 'role', 'connectors']) expect(out).to.contain(f);
+  });
+
+  it('explains agent.spec.budget and budget.spec; a Budget applied shows in get with its table, spend computed', async () => {
+    const budget = await kubectl('explain', 'agent.spec.budget');
+    for (const f of ['maxTokens', 'maxCostUsd', 'perTask', 'onExceed']) expect(budget).to.contain(f);
+    const spec = await kubectl('explain', 'budget.spec');
+    expect(spec).to.contain('Budget');
+    for (const f of ['period', 'maxTokens', 'maxCostUsd', 'onExceed']) expect(spec).to.contain(f);
+    const created = await apply(`apiVersion: agentplane.io/v1alpha1
+kind: Budget
+metadata: {name: monthly, namespace: team-a}
+spec: {period: month, maxCostUsd: 40, onExceed: Pause}
+`);
+    expect(created).to.contain('budget.agentplane.io/monthly created');
+    const table = await kubectl('get', 'budgets', '-n', 'team-a');
+    expect(table).to.match(/^NAME\s+PERIOD\s+LIMIT\s+USED\s+ONEXCEED\s+AGE/m);
+    expect(table).to.match(/^monthly\s+month\s+\$40\s+0%\s+Pause/m);
+    expect(await jsonpath('budget/monthly', '.status.periodStart', 'team-a')).to.equal(new Date().toISOString().slice(0, 7));
+    const bad = await cp.kubectl(['apply', '-f', '-'], {
+      input: 'apiVersion: agentplane.io/v1alpha1\nkind: Budget\nmetadata: {name: nolimit, namespace: team-a}\nspec: {period: day, onExceed: Stop}\n',
+      allowFail: true,
+    });
+    expect(bad.code).to.not.equal(0);
+    expect(bad.stderr).to.contain('must set maxTokens or maxCostUsd');
+    expect(await kubectl('delete', 'budget', 'monthly', '-n', 'team-a')).to.contain('deleted');
   });
 
   it('apply creates an agent whose task really runs; get shows the table; -o yaml the object', async () => {

@@ -159,6 +159,31 @@ spec:
       expect(await serverMetrics()).to.match(/^agentplane_task_first_model_request_seconds_count [1-9]/m);
     });
 
+    it('a budget through the sidecar (docs/budgets.md): Pause holds the task before its next model request until raised', async () => {
+      const spend = JSON.parse((await jsonpath('agent/rightful', '.status.spend')) || '{}') as { tokens?: number };
+      expect(spend.tokens, 'the first task’s spend in the status').to.be.greaterThan(0);
+      const maxTokens = Math.ceil(spend.tokens! / 0.85);
+      await kubectl('patch', 'agent', 'rightful', '-n', NS, '--type', 'merge', '-p', JSON.stringify({ spec: { budget: { maxTokens, onExceed: 'Pause' } } }));
+      const sent = await ap.rest('POST', '/api/v1/agents', {
+        name: 'rightful',
+        namespace: NS,
+        instructions: '@bash echo held-step-one\n@bash echo held-step-two\n@say held done',
+      });
+      expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
+      await eventually(async () => (await jsonpath('agent/rightful', '.status.status')) === 'Paused', 120_000, 'rightful paused');
+      expect((await agentEvents(c, NS, 'rightful')).some((e) => e.type === 'budget_exceeded')).to.equal(true);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(
+        model.requests.some((r) => (r.lastToolResult ?? '').includes('held-step-one')),
+        'the held request reached the model',
+      ).to.equal(false);
+      await kubectl('patch', 'agent', 'rightful', '-n', NS, '--type', 'merge', '-p', JSON.stringify({ spec: { budget: { maxTokens: maxTokens * 100 } } }));
+      await eventually(async () => (await taskStatus('rightful')) === 'Complete', 120_000, 'rightful complete after the raise');
+      expect(model.requests.some((r) => (r.lastToolResult ?? '').includes('held-step-two'))).to.equal(true);
+      expect(await jsonpath('agent/rightful', '.status.status')).to.equal('Running');
+      await kubectl('patch', 'agent', 'rightful', '-n', NS, '--type', 'json', '-p', '[{"op":"remove","path":"/spec/budget"}]');
+    });
+
     it('the mirrored Secret is mounted only into the sidecar, a native sidecar; the engine gets loopback and its credential', async () => {
       const spec = await podSpec('agentplane.io/agent=rightful');
       expect(spec.shareProcessNamespace ?? false, 'no shared process namespace').to.equal(false);

@@ -24,6 +24,8 @@ describe('model-proxy sidecar', () => {
   let model: ScriptedModel;
   let reportServer: http.Server;
   const reports: { credential: string | undefined; body: Record<string, unknown>; at: number }[] = [];
+  // What the stand-in says of budgets: whether they apply (every answer), and its answer to an admit.
+  const budget: { flag: 'on' | 'off'; answer: Record<string, unknown>; holdMs: number } = { flag: 'off', answer: { allow: true }, holdMs: 0 };
   let sidecar: Awaited<ReturnType<typeof startSidecar>>;
 
   const ask = async (credential: string, prompt: string, stream = true) => {
@@ -49,8 +51,16 @@ describe('model-proxy sidecar', () => {
       let b = '';
       req.on('data', (c: Buffer) => (b += c.toString()));
       req.on('end', () => {
-        reports.push({ credential: req.headers['x-api-key'] as string | undefined, body: JSON.parse(b) as Record<string, unknown>, at: Date.now() });
-        setTimeout(() => res.writeHead(204).end(), REPORT_DELAY_MS);
+        const body = JSON.parse(b) as Record<string, unknown>;
+        reports.push({ credential: req.headers['x-api-key'] as string | undefined, body, at: Date.now() });
+        if (body.type === 'admit') {
+          const answer = JSON.stringify(budget.answer);
+          return void setTimeout(
+            () => res.writeHead(200, { 'content-type': 'application/json', 'x-agentplane-budget': budget.flag }).end(answer),
+            budget.holdMs,
+          );
+        }
+        setTimeout(() => res.writeHead(204, { 'x-agentplane-budget': budget.flag }).end(), REPORT_DELAY_MS);
       });
     });
     await new Promise<void>((r) => reportServer.listen(0, '127.0.0.1', r));
@@ -85,13 +95,16 @@ describe('model-proxy sidecar', () => {
     expect(r.status).to.equal(200);
     expect(r.text).to.contain('text_delta').and.to.contain('message_stop');
     expect(model.requests.at(-1)!.apiKey).to.equal('sk-test-one');
-    // The request's start (not waited for: the model answered before that report's answer), then its usage.
+    // An agent not heard of yet: the sidecar asks whether its budgets allow the request (the
+    // answer says none apply: not asked again). Then the request's start (not waited for: the
+    // model answered before that report's answer), then its usage.
     expect(reports.map((x) => [x.credential, x.body.type])).to.deep.equal([
+      ['apmr_ada', 'admit'],
       ['apmr_ada', 'requested'],
       ['apmr_ada', 'usage'],
     ]);
-    expect(model.requests.at(-1)!.receivedAt - reports[0].at).to.be.below(REPORT_DELAY_MS);
-    const usage = reports[1];
+    expect(model.requests.at(-1)!.receivedAt - reports[1].at).to.be.below(REPORT_DELAY_MS);
+    const usage = reports[2];
     expect((usage.body.usage as { output_tokens: number }).output_tokens).to.be.greaterThan(0);
     // The stream's end waited for the usage report's answer.
     expect(r.endedAt - usage.at).to.be.at.least(REPORT_DELAY_MS - 20);
@@ -116,6 +129,31 @@ describe('model-proxy sidecar', () => {
     expect(reports[1].body.error).to.deep.include({ reason: 'ModelCredentialRejected' });
     expect((reports[1].body.error as { message: string }).message).to.contain('mirrored into namespace team-a');
     writeFileSync(join(dir, 'key', 'ANTHROPIC_API_KEY'), 'sk-test-one\n');
+  });
+
+  it('asks before each request of an agent with a budget: a held answer holds the request, a refusal never reaches the model', async () => {
+    budget.flag = 'on';
+    await new Promise((r) => setTimeout(r, 1100)); // the restored key file is read again
+    expect((await ask('apmc_ada', '@say learns the flag')).status).to.equal(200);
+    reports.length = 0;
+    budget.holdMs = 800;
+    const seen = model.requests.length;
+    const held = await ask('apmc_ada', '@say after the hold');
+    expect(held.status).to.equal(200);
+    expect(reports.map((x) => x.body.type).slice(0, 2)).to.deep.equal(['admit', 'requested']);
+    expect(model.requests[seen].receivedAt - reports[0].at, 'the model saw it only after the answer').to.be.at.least(780);
+    budget.holdMs = 0;
+    budget.answer = { allow: false, message: "the agent's budget is spent (10 of 5 tokens): the task is stopped" };
+    const refused = await ask('apmc_ada', '@say never');
+    expect(refused.status).to.equal(400);
+    expect(refused.text).to.contain('the task is stopped');
+    expect(model.requests.length, 'the refused request never reached the model').to.equal(seen + 1);
+    budget.answer = { allow: true };
+    budget.flag = 'off';
+    await ask('apmc_ada', '@say learns it is off again');
+    reports.length = 0;
+    expect((await ask('apmc_ada', '@say no admit')).status).to.equal(200);
+    expect(reports.map((x) => x.body.type)).to.deep.equal(['requested', 'usage']);
   });
 
   it('stops accepting a credential once its file is gone (the runtime took it back)', async () => {
@@ -154,7 +192,7 @@ describe('model reports (the server’s side)', () => {
   it('applies a report of a report credential it issued to that agent’s task', async () => {
     meter.taskStarted(ref, 'uid-1');
     const usage = { input_tokens: 3, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
-    expect(await reports.apply(credential, { type: 'usage', model: 'm', usage })).to.deep.equal({ status: 204 });
+    expect(await reports.apply(credential, { type: 'usage', model: 'm', usage })).to.deep.equal({ status: 204, budgeted: false });
     expect(meter.taskEnded(ref, 'uid-1')).to.deep.equal(usage);
     expect(counted).to.deep.equal(['ada/input=3', 'ada/output=5']);
     expect((await reports.apply(credential, { type: 'failed', error: { message: 'x', reason: 'ModelCredentialRejected' } })).status).to.equal(204);
@@ -222,7 +260,7 @@ describe('model reports (the server’s side)', () => {
     expect(parseReport({ type: 'failed', error: { message: 'x', reason: 'Whatever' } })).to.match(/reason/);
     expect(parseReport({ type: 'retry', payload: { attempt: 1, of: 8, delayMs: 10, status: 529 } })).to.match(/message/);
     expect(parseReport([])).to.match(/JSON object/);
-    expect(await reports.apply(credential, { type: 'nope' })).to.deep.equal({ status: 400, message: 'type must be requested, usage, retry or failed' });
+    expect(await reports.apply(credential, { type: 'nope' })).to.deep.equal({ status: 400, message: 'type must be requested, admit, usage, retry or failed' });
     credentials.revoke(ref);
     expect((await reports.apply(credential, { type: 'usage', model: 'm', usage: {} })).status).to.equal(401);
   });

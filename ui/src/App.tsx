@@ -5,6 +5,7 @@ import { clearToken, getScope, getToken, setScope, setToken, setUnauthorizedHand
 import { href, useRoute } from './hooks';
 import { AgentPage } from './pages/AgentPage';
 import { AgentsPage } from './pages/Agents';
+import { BudgetsPage } from './pages/Budgets';
 import { ConnectorsPage } from './pages/Connectors';
 import { SquadsPage } from './pages/Squads';
 
@@ -22,6 +23,7 @@ export function App() {
   if (route[0] === 'agents' && route[1] && route[2]) page = <AgentPage key={`${route[1]}/${route[2]}`} namespace={route[1]} name={route[2]} />;
   else if (route[0] === 'squads') page = <SquadsPage scope={scope} />;
   else if (route[0] === 'connectors') page = <ConnectorsPage scope={scope} />;
+  else if (route[0] === 'budgets') page = <BudgetsPage scope={scope} />;
   else page = <AgentsPage scope={scope} />;
 
   return (
@@ -39,6 +41,9 @@ export function App() {
           </a>
           <a href={href('connectors')} className={route[0] === 'connectors' ? 'active' : ''}>
             Connectors
+          </a>
+          <a href={href('budgets')} className={route[0] === 'budgets' ? 'active' : ''}>
+            Budgets
           </a>
         </nav>
         <form

@@ -14,6 +14,36 @@ export interface Agent {
   priority?: number;
   /** While Queued: the agent's place in its namespace's line (docs/admission.md). */
   queuePosition?: number;
+  /** Checked by the model proxy before every model request (docs/budgets.md). */
+  budget?: AgentBudget;
+  /** Its ended tasks' model spend: in all, this UTC day and month. */
+  spend?: Spend & { day?: Spend & { start: string }; month?: Spend & { start: string } };
+}
+
+export interface Spend {
+  tokens: number;
+  costUsd: number;
+}
+
+export interface AgentBudget {
+  maxTokens?: number;
+  maxCostUsd?: number;
+  perTask?: boolean;
+  onExceed: 'Stop' | 'Pause';
+}
+
+/** A namespace's Budget with its current period's spend (GET /api/v1/budgets). */
+export interface Budget {
+  name: string;
+  namespace: string;
+  period: 'day' | 'month';
+  maxTokens?: number;
+  maxCostUsd?: number;
+  onExceed: 'Stop' | 'Pause';
+  periodStart: string;
+  spent: Spend;
+  used: number;
+  agents: ({ name: string } & Spend)[];
 }
 
 /** "Queued #3" while the agent waits in line, else its status. */

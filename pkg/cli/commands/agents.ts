@@ -10,6 +10,7 @@ import { followAgent } from '../follow.js';
 import { age, indent, renderTable } from '../output.js';
 import { checkName, type Runner, type Session } from '../session.js';
 import { taskNumber } from './agent-task.js';
+import { describeBudget, describeSpend } from './budget-text.js';
 import { show } from './listing.js';
 
 export const AGENTS = { rest: '/api/v1/agents', key: 'agents', plural: 'agents', kind: 'agent' };
@@ -137,6 +138,8 @@ async function describe(s: Session, name: string): Promise<void> {
     ['Lifecycle', a.lifecycle],
     ['Approval', a.approval ? approvalLine(a.approval) : undefined],
     ['Approvals', a.approvals?.map((x) => `${x.id} ${x.tool} ${x.decision ? `${x.decision} by ${x.decidedBy}` : 'pending'}`)],
+    ['Budget', describeBudget(a.budget)],
+    ['Spend', describeSpend(a.spend)],
     ['Created', a.createdAt ? `${a.createdAt} (${age(a.createdAt)} ago)` : undefined],
   ];
   for (const [k, v] of rows) s.out(`${`${k}:`.padEnd(14)}${none(v)}\n`);

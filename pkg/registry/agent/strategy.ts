@@ -14,6 +14,7 @@ import {
   RESERVED_AGENT_NAMES,
 } from '../../api/agent.js';
 import { validateIdleTimeoutAnnotation } from '../../api/agent-annotations.js';
+import { validateBudgetLimits } from '../../api/budget.js';
 import { FINALIZER_AGENT_CLEANUP } from '../../api/deletion.js';
 import { type Cause, conflict, type ApiError } from '../../api/errors.js';
 import { API_VERSION, NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE } from '../../api/meta.js';
@@ -103,6 +104,7 @@ export const agentStrategy: Strategy<Agent> = {
       ...validateObjectName(a.metadata.name, a.metadata.namespace),
       ...reserved,
       ...validateSchema(agentSpecSchema, a.spec, 'spec'),
+      ...validateBudgetLimits(a.spec.budget, 'spec.budget'),
       ...validateIdleTimeoutAnnotation(a),
     ];
   },
@@ -126,7 +128,7 @@ export const agentStrategy: Strategy<Agent> = {
   table: {
     columns: [
       nameColumn,
-      column('Status', "Pending, Queued, Running, Sleeping or Failed; a queued agent shows its place in its namespace's line, Queued:1 going next."),
+      column('Status', "Pending, Queued, Running, Paused, Sleeping or Failed; a queued agent shows its place in its namespace's line, Queued:1 going next."),
       column('Task', 'Status of the current task: InProgress, Complete, Error or Cancelled.'),
       column('Model', 'The model the agent uses.'),
       ageColumn,

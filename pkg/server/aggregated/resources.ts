@@ -3,6 +3,7 @@
 // strategy and the admission plugins (pkg/registry/admission), the same for the REST mirror.
 
 import { AGENT_KIND, type Agent, agentSpecSchema, agentStatusSchema } from '../../api/agent.js';
+import { type Budget, BUDGET_KIND, budgetSpecSchema, budgetStatusSchema } from '../../api/budget.js';
 import { type AgentCheckpoint, CHECKPOINT_KIND, checkpointSpecSchema, checkpointStatusSchema } from '../../api/checkpoint.js';
 import { CONNECTOR_KIND, type Connector, connectorSpecSchema, connectorStatusSchema } from '../../api/connector.js';
 import { type Squad, SQUAD_KIND, squadSpecSchema, squadStatusSchema } from '../../api/squad.js';
@@ -20,13 +21,20 @@ export interface AggregatedApiDeps {
   squads: Registry<Squad>;
   connectors: Registry<Connector>;
   checkpoints: Registry<AgentCheckpoint>;
+  budgets: Registry<Budget>;
   agentService: AgentService;
   compaction: AgentCompaction;
   approvals: AgentApprovals;
   costs: AgentCosts;
   events: EventLog;
   /** Where get, list and Table requests read (the informer caches, with resourceVersion rules). */
-  reads: { agents: ReadCache<Agent>; squads: ReadCache<Squad>; connectors: ReadCache<Connector>; checkpoints: ReadCache<AgentCheckpoint> };
+  reads: {
+    agents: ReadCache<Agent>;
+    squads: ReadCache<Squad>;
+    connectors: ReadCache<Connector>;
+    checkpoints: ReadCache<AgentCheckpoint>;
+    budgets: ReadCache<Budget>;
+  };
   /** Watch tuning; defaults suit production. */
   watch?: { bookmarkIntervalMs?: number };
 }
@@ -57,7 +65,7 @@ export interface ResourceDef<T extends StoredObject = StoredObject> {
 export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 export function buildResources(d: AggregatedApiDeps): ResourceDef[] {
-  return [agentResource(d), squadResource(d), connectorResource(d), checkpointResource(d)] as unknown as ResourceDef[];
+  return [agentResource(d), squadResource(d), connectorResource(d), checkpointResource(d), budgetResource(d)] as unknown as ResourceDef[];
 }
 
 function agentResource(d: AggregatedApiDeps): ResourceDef<Agent> {
@@ -143,6 +151,26 @@ function checkpointResource(d: AggregatedApiDeps): ResourceDef<AgentCheckpoint> 
     statusSchema: checkpointStatusSchema,
     registry: d.checkpoints,
     reads: d.reads.checkpoints,
+    subresources: [],
+  };
+}
+
+function budgetResource(d: AggregatedApiDeps): ResourceDef<Budget> {
+  return {
+    plural: 'budgets',
+    singular: 'budget',
+    kind: BUDGET_KIND,
+    listKind: 'BudgetList',
+    shortNames: ['bud'],
+    categories: ['agentplane'],
+    description:
+      'A Budget caps the model spend of every agent in its namespace together, per UTC day or month: the model proxy checks it before each model request, ' +
+      'warns at 80% (a budget_warning event) and at 100% stops or pauses the task that asks (docs/budgets.md). Its status is computed on every read.',
+    specSchema: budgetSpecSchema,
+    specRequired: ['period', 'onExceed'],
+    statusSchema: budgetStatusSchema,
+    registry: d.budgets,
+    reads: d.reads.budgets,
     subresources: [],
   };
 }

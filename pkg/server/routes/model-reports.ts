@@ -5,7 +5,7 @@
 // request itself, and refuses reports: 404.
 
 import type { FastifyInstance } from 'fastify';
-import { MODEL_REPORT_PATH } from '../../api/worker-protocol.js';
+import { BUDGET_HEADER, MODEL_REPORT_PATH } from '../../api/worker-protocol.js';
 import type { ModelReports } from '../../modelproxy/reports.js';
 import { credentialOf } from '../../modelproxy/proxy.js';
 
@@ -16,8 +16,22 @@ export function modelReportRoutes(reports: ModelReports | undefined) {
         const message = 'this server runs no model-proxy sidecars: it meters model requests itself and takes no reports';
         return reply.code(404).send({ type: 'error', error: { type: 'not_found_error', message } });
       }
-      const out = await reports.apply(credentialOf(req.headers), req.body);
-      if (out.status === 204) return reply.code(204).send();
+      // An `admit` of a held task waits: the sidecar giving up (its engine went away) ends the wait.
+      const gone = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      });
+      const out = await reports.apply(credentialOf(req.headers), req.body, gone.signal);
+      if (out.status === 204)
+        return reply
+          .code(204)
+          .header(BUDGET_HEADER, out.budgeted ? 'on' : 'off')
+          .send();
+      if (out.status === 200)
+        return reply
+          .code(200)
+          .header(BUDGET_HEADER, out.budgeted ? 'on' : 'off')
+          .send(out.answer);
       const type = out.status === 401 ? 'authentication_error' : 'invalid_request_error';
       return reply.code(out.status).send({ type: 'error', error: { type, message: out.message } });
     });

@@ -15,6 +15,7 @@ import {
   isBusy,
 } from '../../api/agent.js';
 import { requestCancel } from '../../api/agent-annotations.js';
+import { validateBudgetLimits } from '../../api/budget.js';
 import { ApiError, conflict, invalid, notFound } from '../../api/errors.js';
 import type { AgentEvent } from '../../api/event.js';
 import { DEFAULT_NAMESPACE } from '../../api/meta.js';
@@ -28,6 +29,8 @@ import { watchAgentGone } from '../event-follow.js';
 import { REST_OWNER } from '../../registry/registry.js';
 import { type Page, type PageQuery, readOne, readPage } from './paging.js';
 import { handOverFollowUp, taskOver, waitForAgent } from './agent-wait.js';
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Ends an update that has nothing to write: the task ended before the cancel was stored. */
 const NOTHING_RUNNING = new Error('nothing running');
@@ -60,8 +63,9 @@ export class AgentService {
 
   /** POST /agents: creates the agent with its first task, or assigns a task to an idle one. */
   async submitTask(body: unknown): Promise<SubmitResult> {
-    const causes = explainPeerFields(validateSchema(agentTaskRequestSchema, body), PEER_AGENT_FIELDS);
     const req = body as AgentTaskRequest;
+    const causes = explainPeerFields(validateSchema(agentTaskRequestSchema, body), PEER_AGENT_FIELDS);
+    if (!causes.length) causes.push(...validateBudgetLimits(req.budget, 'budget'));
     if (causes.length) throw invalid(AGENT_KIND, typeof req?.name === 'string' ? req.name : undefined, causes);
     const namespace = req.namespace ?? DEFAULT_NAMESPACE;
     // An agent being deleted takes no task: the strategy's rule (409), met by the assignment below.
@@ -106,6 +110,7 @@ export class AgentService {
         if (req.connectors !== undefined) a.spec.connectors = req.connectors;
         if (req.priority !== undefined) a.spec.priority = req.priority;
         if (req.approval !== undefined) a.spec.approval = req.approval;
+        if (req.budget !== undefined) a.spec.budget = req.budget;
       },
       { owner: REST_OWNER },
     );
@@ -125,9 +130,14 @@ export class AgentService {
 
   /** PATCH /agents/:name: settings (model and systemPrompt apply from the next task), then `instructions`. */
   async patch(namespace: string, name: string, body: unknown): Promise<Agent> {
-    const causes = explainPeerFields(validateSchema(agentPatchRequestSchema, body), PEER_AGENT_FIELDS);
-    if (causes.length) throw invalid(AGENT_KIND, name, causes);
+    // `budget: null` removes the budget: the schema checks the rest (a body of only that is fine).
+    const removesBudget = isRecord(body) && body.budget === null;
+    const checked = removesBudget ? Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'budget')) : body;
+    const causes =
+      removesBudget && !Object.keys(checked as object).length ? [] : explainPeerFields(validateSchema(agentPatchRequestSchema, checked), PEER_AGENT_FIELDS);
     const req = body as AgentPatchRequest;
+    if (!causes.length && req.budget) causes.push(...validateBudgetLimits(req.budget, 'budget'));
+    if (causes.length) throw invalid(AGENT_KIND, name, causes);
     let after = await this.agents.mustGet(namespace, name);
     const { instructions, ...settings } = req;
     if (Object.keys(settings).length) {
@@ -142,6 +152,8 @@ export class AgentService {
           if (req.priority !== undefined) a.spec.priority = req.priority;
           if (req.approval === null) delete a.spec.approval;
           else if (req.approval !== undefined) a.spec.approval = req.approval;
+          if (req.budget === null) delete a.spec.budget;
+          else if (req.budget !== undefined) a.spec.budget = req.budget;
         },
         { owner: REST_OWNER },
       );

@@ -14,6 +14,7 @@ import type { Agent, WorkspaceView } from '../types';
 import { pendingApprovals } from '../approvals';
 import { Actions, TaskBox } from './AgentActions';
 import { ApprovalBanner } from './ApprovalBanner';
+import { budgetText, PausedNotice } from './BudgetNotice';
 import { Checkpoints } from './Checkpoints';
 import { EventList } from './EventList';
 import { Files } from './Files';
@@ -56,6 +57,10 @@ export function AgentPage({ namespace, name }: { namespace: string; name: string
           <dd>{a.model || 'default'}</dd>
           <dt>Cost so far</dt>
           <dd data-testid="cost">{usd(cost)}</dd>
+          <dt>Budget</dt>
+          <dd data-testid="budget">{budgetText(a)}</dd>
+          <dt>Spend</dt>
+          <dd data-testid="spend">{a.spend ? `${a.spend.tokens.toLocaleString()} tokens, ${usd(a.spend.costUsd)} (ended tasks)` : '—'}</dd>
           <dt>Connectors</dt>
           <dd>{a.connectors.length ? a.connectors.join(', ') : '—'}</dd>
           <dt>Stream</dt>
@@ -63,6 +68,7 @@ export function AgentPage({ namespace, name }: { namespace: string; name: string
         </dl>
       ) : null}
       <ApprovalBanner path={path} namespace={namespace} pending={pendingApprovals(events)} gone={!!gone} />
+      {a && header.status === 'Paused' && !gone ? <PausedNotice agent={a} path={path} namespace={namespace} onDone={agent.refresh} /> : null}
       <Actions path={path} namespace={namespace} status={a ? header.status : undefined} taskStatus={header.taskStatus} gone={!!gone} onDone={agent.refresh} />
       <TaskBox path={path} namespace={namespace} busy={header.taskStatus === 'InProgress'} gone={!!gone} onDone={agent.refresh} />
       <h2>Events</h2>

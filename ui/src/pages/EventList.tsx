@@ -116,6 +116,10 @@ function EventRow({ e }: { e: AgentEvent }) {
         </>
       );
       break;
+    case 'budget_warning':
+    case 'budget_exceeded':
+      body = <span className={e.type === 'budget_exceeded' ? 'error' : 'warning'}>{String(p.message)}</span>;
+      break;
     default:
       body = <pre>{JSON.stringify(p)}</pre>;
   }
