@@ -6,6 +6,7 @@ import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
 import { type AuditPolicy, installAuditLog, openAuditSink, writesAnything } from '../../pkg/server/audit/index.js';
 import { ALWAYS_ALLOW_PATHS, BYPASS_PATHS, installAuthFilter } from '../../pkg/server/auth/filter.js';
 import { DEFAULT_RATE_LIMIT, installRateLimit } from '../../pkg/server/rate-limit.js';
+import { AgentApprovals } from '../../pkg/server/services/agent-approvals.js';
 import { AgentCompaction } from '../../pkg/server/services/agent-compaction.js';
 import { AgentCosts } from '../../pkg/server/services/agent-costs.js';
 import { AgentService } from '../../pkg/server/services/agent-service.js';
@@ -87,7 +88,8 @@ export async function publicApi(
   await app.register(agentRoutes(service));
   const compaction = new AgentCompaction(agents);
   const costs = new AgentCosts(agents, events);
-  await app.register(agentOpRoutes(compaction, costs));
+  const approvals = new AgentApprovals(agents);
+  await app.register(agentOpRoutes(compaction, costs, approvals));
   await app.register(agentStreamRoutes(service, events, metrics, o.wsClientsPerAgent !== undefined ? { maxClientsPerAgent: o.wsClientsPerAgent } : {}));
   const local = built.local;
   await app.register(
@@ -114,6 +116,7 @@ export async function publicApi(
       agentService: service,
       compaction,
       costs,
+      approvals,
       events,
       reads,
     }),

@@ -99,3 +99,20 @@ export function validateIdleTimeoutAnnotation(a: Agent): Cause[] {
     },
   ];
 }
+
+/**
+ * The task to hand to a new worker again: its worker ended with the service (the embedded home's
+ * workers do) while a tool call waited for approval, so the task is not interrupted but run
+ * again, carrying its approvals: the repeated call takes the approval it had (docs/approvals.md).
+ * Written by crash recovery, removed once the task is handed over.
+ */
+export const RERUN_TASK_ANNOTATION = 'agentplane.io/rerun-task';
+
+export const rerunRequested = (a: Agent): boolean => a.metadata.annotations?.[RERUN_TASK_ANNOTATION] === String(a.spec.task);
+
+export function setRerun(a: Agent, on: boolean): void {
+  const annotations = { ...a.metadata.annotations };
+  if (on) annotations[RERUN_TASK_ANNOTATION] = String(a.spec.task);
+  else delete annotations[RERUN_TASK_ANNOTATION];
+  a.metadata.annotations = annotations;
+}

@@ -2,10 +2,14 @@
 // The schemas here are the single source for validation (ajv) and for the OpenAPI documents.
 
 import { isDeepStrictEqual } from 'node:util';
+import { type Approval, type ApprovalPolicy, approvalPolicySchema, approvalSchema } from './approval.js';
 import { type AgentBudget, type AgentSpend, agentBudgetSchema, agentSpendSchema } from './budget.js';
 import { fromCheckpointSchema } from './checkpoint.js';
 import { type Condition, conditionSchema, findCondition, isTrue } from './condition.js';
-import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
+import { connectorListSchema, nameSchema, namespaceSchema } from './agent-fields.js';
+import type { Resource } from './meta.js';
+
+export { nameSchema, namespaceSchema };
 
 export const AGENT_KIND = 'Agent';
 export const DEFAULT_MODEL = 'claude-sonnet-4-5';
@@ -76,6 +80,8 @@ export interface AgentSpec {
   task: number;
   /** Where the agent's work stands in its namespace's line when it must wait: higher first; default 0. */
   priority?: number;
+  /** Tool calls that wait for a person (docs/approvals.md). */
+  approval?: ApprovalPolicy;
   /** Enforced by the model proxy before every model request (docs/budgets.md). */
   budget?: AgentBudget;
   /** "<agent>/<checkpoint>": the workspace and conversation it started from (set on create only). */
@@ -97,6 +103,8 @@ export interface AgentStatus {
   conditions?: Condition[];
   /** Set on reads, never stored: the agent's place in its namespace's line while Queued. */
   queue?: { position: number };
+  /** The running task's tool-call approvals, pending and decided; cleared when a task ends. */
+  approvals?: Approval[];
   /** Model spend of the agent's ended tasks (docs/budgets.md). */
   spend?: AgentSpend;
 }
@@ -177,6 +185,7 @@ export interface AgentTaskRequest {
    */
   lifecycle?: Lifecycle;
   priority?: number;
+  approval?: ApprovalPolicy;
   budget?: AgentBudget;
   fromCheckpoint?: string;
 }
@@ -192,6 +201,8 @@ export interface AgentPatchRequest {
   systemPrompt?: string;
   instructions?: string;
   priority?: number;
+  /** The approval policy from the next task on; `null` removes it. */
+  approval?: ApprovalPolicy | null;
   /** null removes the budget. */
   budget?: AgentBudget | null;
 }
@@ -212,37 +223,14 @@ export interface AgentResponse {
   priority: number;
   /** While Queued: the agent's place in its namespace's line (1 goes next). */
   queuePosition?: number;
+  approval?: ApprovalPolicy;
+  /** The running task's tool-call approvals (pending and decided). */
+  approvals?: Approval[];
   budget?: AgentBudget;
   spend?: AgentSpend;
   /** The checkpoint it started from. */
   fromCheckpoint?: string;
 }
-
-export const nameSchema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: NAME_MAX_LENGTH,
-  pattern: NAME_PATTERN,
-  description: NAME_RULE,
-} as const;
-
-export const namespaceSchema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 63,
-  pattern: NAMESPACE_PATTERN,
-  description: NAMESPACE_RULE,
-} as const;
-
-const connectorListSchema = {
-  type: 'array',
-  items: nameSchema,
-  uniqueItems: true,
-  maxItems: 64,
-  // Server-side apply merges it as a set: managers that each apply their own connectors keep them all.
-  'x-kubernetes-list-type': 'set',
-  description: 'names of connectors to attach',
-} as const;
 
 const lifecycleSchema = {
   type: 'string',
@@ -286,6 +274,7 @@ const agentFields = {
     maximum: PRIORITY_MAX,
     description: `an integer from ${PRIORITY_MIN} to ${PRIORITY_MAX}, default 0: when the agent's work waits for a cap, higher goes first within its namespace`,
   },
+  approval: approvalPolicySchema,
   budget: agentBudgetSchema,
 } as const;
 
@@ -317,6 +306,7 @@ export const agentPatchRequestSchema = {
     model: agentFields.model,
     systemPrompt: agentFields.systemPrompt,
     priority: agentFields.priority,
+    approval: { anyOf: [approvalPolicySchema, { type: 'null' }], description: 'the approval policy from the next task on; null removes it' },
     // `null` (which removes the budget) is taken by the service before the schema is applied.
     budget: { ...agentBudgetSchema, description: `${agentBudgetSchema.description}; null removes it` },
     instructions: {
@@ -374,6 +364,7 @@ export const agentStatusSchema = {
       properties: { position: { type: 'integer', minimum: 1, description: "the agent's place in its namespace's line (1 goes next)" } },
       description: 'set on reads while the agent is Queued; never stored',
     },
+    approvals: { type: 'array', items: approvalSchema, description: "the running task's tool-call approvals, pending and decided" },
     spend: agentSpendSchema,
   },
 } as const;
@@ -396,6 +387,8 @@ export const agentResponseSchema = {
     lifecycle: { type: 'string', enum: LIFECYCLES },
     priority: { type: 'integer' },
     queuePosition: { type: 'integer', minimum: 1, description: "while Queued: the agent's place in its namespace's line" },
+    approval: approvalPolicySchema,
+    approvals: { type: 'array', items: approvalSchema },
     budget: agentBudgetSchema,
     spend: agentSpendSchema,
     fromCheckpoint: { type: 'string', description: 'the checkpoint it started from, "<agent>/<checkpoint>"' },
@@ -417,6 +410,8 @@ export function toAgentResponse(a: Agent): AgentResponse {
     lifecycle: a.spec.lifecycle,
     priority: a.spec.priority ?? 0,
     ...(a.status.queue ? { queuePosition: a.status.queue.position } : {}),
+    ...(a.spec.approval ? { approval: a.spec.approval } : {}),
+    ...(a.status.approvals?.length ? { approvals: a.status.approvals } : {}),
     ...(a.spec.budget ? { budget: a.spec.budget } : {}),
     ...(a.status.spend ? { spend: a.status.spend } : {}),
     ...(a.spec.fromCheckpoint ? { fromCheckpoint: a.spec.fromCheckpoint } : {}),
@@ -439,6 +434,7 @@ export function agentFromRequest(req: Omit<AgentTaskRequest, 'namespace'>, names
       lifecycle: req.lifecycle ?? '',
       task: 1,
       ...(req.priority ? { priority: req.priority } : {}),
+      ...(req.approval ? { approval: req.approval } : {}),
       ...(req.budget ? { budget: req.budget } : {}),
       ...(req.fromCheckpoint ? { fromCheckpoint: req.fromCheckpoint } : {}),
     },

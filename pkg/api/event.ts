@@ -9,6 +9,8 @@ export type EventType =
   | 'user_message'
   | 'model_retry'
   | 'context_compacted'
+  | 'approval_requested'
+  | 'approval_decided'
   | 'budget_warning'
   | 'budget_exceeded'
   | 'task_completed'
@@ -24,6 +26,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   'user_message',
   'model_retry',
   'context_compacted',
+  'approval_requested',
+  'approval_decided',
   'budget_warning',
   'budget_exceeded',
   'task_completed',
@@ -93,6 +97,32 @@ export interface ModelRetryPayload {
 }
 
 /**
+ * The engine is about to run a tool the agent's approval policy holds for a person: the task
+ * waits until someone decides (POST …/approvals/:id) or the timeout applies `onTimeout`. The
+ * worker sends id, tool and input; the server adds the rest from the agent's policy.
+ */
+export interface ApprovalRequestedPayload {
+  /** The engine's tool-use id: the approval's id, and the tool_call event's `id`. */
+  id: string;
+  tool: string;
+  input: unknown;
+  expiresAt: string;
+  onTimeout: 'allow' | 'deny';
+  /** Who may decide, in RBAC terms. */
+  deciders: string;
+}
+
+/** Someone (or the timeout) decided an approval; the worker runs the tool, or the model reads the refusal. */
+export interface ApprovalDecidedPayload {
+  id: string;
+  tool: string;
+  decision: 'allow' | 'deny';
+  reason?: string;
+  /** The user who decided, or system:agentplane:approval-timeout. */
+  decidedBy: string;
+}
+
+/**
  * A budget reached its warning share (budget_warning, 80%) or its limit (budget_exceeded, the
  * task held by onExceed Pause; with Stop the task ends with an `error` of reason BudgetExceeded).
  */
@@ -117,6 +147,8 @@ export interface EventPayloads {
   user_message: { content: string };
   model_retry: ModelRetryPayload;
   context_compacted: ContextCompactedPayload;
+  approval_requested: ApprovalRequestedPayload;
+  approval_decided: ApprovalDecidedPayload;
   budget_warning: BudgetEventPayload;
   budget_exceeded: BudgetEventPayload;
   task_completed: TaskCompletedPayload;

@@ -1,8 +1,9 @@
-// The OpenAPI paths of the agent operations beside the object: compact, cost and the raw download
+// The OpenAPI paths of the agent operations beside the object: approvals, compact, cost and the raw download
 // of a workspace file, with the schemas they use.
 
 import type { OpenAPIV3 } from 'openapi-types';
 import { agentCostResponseSchema, COST_EVENTS_MAX_TASKS } from './agent-cost.js';
+import { approvalDecisionRequestSchema, approvalSchema } from './approval.js';
 import { cancelResponseSchema, compactRequestSchema, compactResponseSchema } from './agent-ops.js';
 import { errors, json, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
 
@@ -29,6 +30,32 @@ export function agentOpPaths(): OpenAPIV3.PathsObject {
         parameters: [nameParam, nsParam],
         requestBody: { required: false, content: json(ref('CompactRequest')) },
         responses: { '200': { description: 'the worker took the request', content: json(ref('CompactResponse')) }, ...errors(400, 404, 409, 413, 415, 503) },
+      },
+    },
+    '/api/v1/agents/{name}/approvals': {
+      get: {
+        operationId: 'listApprovals',
+        description:
+          "The running task's tool-call approvals (docs/approvals.md): pending ones first, then those decided. They end with their task. " +
+          'Reading needs get on agents/approvals.',
+        parameters: [nameParam, nsParam],
+        responses: { '200': { description: 'the approvals', content: json(ref('ApprovalList')) }, ...errors(404) },
+      },
+    },
+    '/api/v1/agents/{name}/approvals/{id}': {
+      post: {
+        operationId: 'decideApproval',
+        description:
+          'Decides a pending tool-call approval: allow runs the tool, deny hands the model the refusal (with the reason) and the task goes on. ' +
+          'An approval_decided event names the decider. A verb of its own: create on agents/approvals (RBAC), or a token with the verb "approve" ' +
+          '(embedded home), apart from changing the agent. 404 for an id the running task does not have, 409 for one decided already.',
+        parameters: [
+          nameParam,
+          nsParam,
+          { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: "the approval's id (its approval_requested event's id)" },
+        ],
+        requestBody: { required: true, content: json(ref('ApprovalDecisionRequest')) },
+        responses: { '200': { description: 'the approval as decided', content: json(ref('Approval')) }, ...errors(400, 403, 404, 409, 413, 415) },
       },
     },
     '/api/v1/agents/{name}/cost': {
@@ -71,6 +98,13 @@ export function agentOpPaths(): OpenAPIV3.PathsObject {
 export function agentOpComponents(): Record<string, Schema> {
   return {
     CancelResponse: toOpenApi(cancelResponseSchema),
+    Approval: toOpenApi(approvalSchema),
+    ApprovalDecisionRequest: toOpenApi(approvalDecisionRequestSchema),
+    ApprovalList: {
+      type: 'object',
+      required: ['agent', 'namespace', 'approvals'],
+      properties: { agent: { type: 'string' }, namespace: { type: 'string' }, approvals: { type: 'array', items: ref('Approval') } },
+    },
     CompactRequest: toOpenApi(compactRequestSchema),
     CompactResponse: toOpenApi(compactResponseSchema),
     AgentCostResponse: toOpenApi(agentCostResponseSchema),

@@ -9,8 +9,9 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: false, verbose: true });
 addFormats(ajv);
-// Kubernetes' merge markers (read by the field manager and published in OpenAPI); no validation.
-ajv.addVocabulary(['x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type']);
+// Kubernetes' merge markers (read by the field manager and published in OpenAPI) and its mark of
+// a free-form value (an approval's tool input); no validation.
+ajv.addVocabulary(['x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-preserve-unknown-fields']);
 
 const compiled = new Map<object, ValidateFunction>();
 

@@ -4,6 +4,7 @@
 // made optional in the type and not here (or the reverse) fails the build, so the two cannot drift.
 
 import type { EventPayloads, EventType } from './event.js';
+import { APPROVAL_ID_PATTERN } from './approval.js';
 import { validateSchema } from './validation.js';
 import type { EventMessage, HelloMessage, SteeredMessage, WorkerMessage } from './worker-protocol.js';
 
@@ -29,12 +30,20 @@ const label = { type: 'string', maxLength: 1024 };
 const count = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
 const taskId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
 
-/** Event types a worker reports; `model_retry` and the budget's events are the model proxy's, never a worker's. */
-export type WorkerEventType = Exclude<EventType, 'model_retry' | 'budget_warning' | 'budget_exceeded'>;
+/** Event types a worker reports; `model_retry` and the budget's events are the model proxy's, `approval_decided` the server's. */
+export type WorkerEventType = Exclude<EventType, 'model_retry' | 'budget_warning' | 'budget_exceeded' | 'approval_decided'>;
 
-/** What a worker's events carry: a task's end without `usage` and `model_usage`, which only the model proxy's meter sets. */
+/**
+ * What a worker's events carry: a task's end without `usage` and `model_usage`, which only the
+ * model proxy's meter sets; an approval request with only what the engine knows (the server adds
+ * the deadline and who decides, from the agent's policy).
+ */
 export type WorkerEventPayloads = {
-  [T in WorkerEventType]: T extends 'task_completed' | 'task_cancelled' | 'error' ? Omit<EventPayloads[T], 'usage' | 'model_usage'> : EventPayloads[T];
+  [T in WorkerEventType]: T extends 'task_completed' | 'task_cancelled' | 'error'
+    ? Omit<EventPayloads[T], 'usage' | 'model_usage'>
+    : T extends 'approval_requested'
+      ? Pick<EventPayloads[T], 'id' | 'tool' | 'input'>
+      : EventPayloads[T];
 };
 
 const cost = { type: 'number', minimum: 0 };
@@ -50,6 +59,11 @@ const payloadSchemas: { [T in WorkerEventType]: object } = {
     trigger: req({ enum: ['manual', 'auto'] }),
     pre_tokens: req(count),
     post_tokens: opt(count),
+  }),
+  approval_requested: objectSchema<WorkerEventPayloads['approval_requested']>({
+    id: req({ type: 'string', pattern: APPROVAL_ID_PATTERN }),
+    tool: req(label),
+    input: req({}),
   }),
   task_completed: objectSchema<WorkerEventPayloads['task_completed']>({
     result: req(text),

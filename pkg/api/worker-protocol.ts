@@ -1,10 +1,12 @@
 // Messages of the worker control channel. The worker dials the server (outbound WebSocket),
 // authenticates with its per-agent token, and then:
-//   server -> worker: task, cancel, steer, compact, assign (a warm-pool slot becomes an agent's worker)
-//   worker -> server: hello (on every connect), event (for the task it runs), steered (answers steer and compact)
+//   server -> worker: task, cancel, steer, compact, approval (a decision), assign (a warm-pool slot becomes an agent's worker)
+//   worker -> server: hello (on every connect), event (for the task it runs; an `approval_requested`
+//   event asks for a decision), steered (answers steer, compact and approval)
 
 import type { EventDraft, ModelRetryPayload, TokenUsage } from './event.js';
 import type { Role } from './agent.js';
+import type { ApprovalDecision, ApprovalPolicy } from './approval.js';
 
 export const CONTROL_PATH = '/internal/v1/workers/connect';
 
@@ -81,6 +83,22 @@ export interface TaskMessage {
   /** Engine session to resume (the previous task's). */
   resume?: string;
   mcpServers: McpServerSpec[];
+  /** The agent's approval policy: the tools this task asks a person about before running. */
+  approval?: ApprovalPolicy;
+  /**
+   * A task run again (its worker ended with the service while a call waited): its approvals, which
+   * a repeated call of the same tool with the same input takes instead of asking again.
+   */
+  carriedApprovals?: CarriedApproval[];
+}
+
+export interface CarriedApproval {
+  id: string;
+  tool: string;
+  input: unknown;
+  /** Decided already: applied at once; else the call waits for the decision on this id. */
+  decision?: ApprovalDecision;
+  reason?: string;
 }
 
 export interface CancelMessage {
@@ -112,6 +130,26 @@ export interface CompactMessage {
 }
 
 /**
+ * The decision on an approval the task asked for (its `approval_requested` event): the engine runs
+ * the tool, or the model reads the refusal. The worker answers with `steered` (the same id, `req`):
+ * accepted while the tool call waited for it, refused when nothing waits (decided already, task
+ * ended). Sent again after a reconnect until answered.
+ */
+export interface ApprovalMessage {
+  type: 'approval';
+  /** Pairs the answer with the request. */
+  req: string;
+  taskId: number;
+  /** The approval's id (the tool-use id). */
+  id: string;
+  decision: ApprovalDecision;
+  reason?: string;
+}
+
+/** What the server hands a worker about one approval (the message without its envelope). */
+export type ApprovalHandover = Pick<ApprovalMessage, 'id' | 'decision' | 'reason'>;
+
+/**
  * A warm-pool slot (a worker started ahead of any agent, docs/performance.md "Warm pool") is now
  * this agent's worker: its token and model credential speak for the agent from here on, and its
  * workspace is the agent's. Sent once, before the agent's first task.
@@ -132,7 +170,7 @@ export interface PrestartSettings {
   role: Role;
 }
 
-export type ServerMessage = TaskMessage | CancelMessage | SteerMessage | CompactMessage | AssignMessage;
+export type ServerMessage = TaskMessage | CancelMessage | SteerMessage | CompactMessage | ApprovalMessage | AssignMessage;
 
 export interface HelloMessage {
   type: 'hello';

@@ -168,6 +168,17 @@ export class EventRenderer {
         this.line(c.cyan(`» ${p.content}`));
         break;
       }
+      case 'approval_requested': {
+        const p = ev.payload as AgentEvent<'approval_requested'>['payload'];
+        this.line(c.yellow(`? ${p.tool} ${describeCall(p.input)} waits for approval (id ${p.id}; agentplane approve|deny <agent> ${p.id})`));
+        break;
+      }
+      case 'approval_decided': {
+        const p = ev.payload as AgentEvent<'approval_decided'>['payload'];
+        const mark = p.decision === 'allow' ? c.green('✔ allowed') : c.red('✖ denied');
+        this.line(`${mark} ${c.bold(p.tool)} ${c.dim(`by ${p.decidedBy}${p.reason ? `: ${p.reason}` : ''}`)}`);
+        break;
+      }
       case 'model_retry': {
         const p = ev.payload as AgentEvent<'model_retry'>['payload'];
         this.line(c.yellow(`! ${p.message}`));

@@ -9,6 +9,7 @@ import { CliError, EXIT } from './exit-codes.js';
 import { type Session, sessionOf } from './session.js';
 import { styleFor } from './style.js';
 import { registerAgentCommands } from './commands/agents.js';
+import { registerApprovalCommands } from './commands/approvals.js';
 import { registerCheckpointCommands } from './commands/checkpoints.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
@@ -74,6 +75,7 @@ export function buildProgram(): Command {
   program.command('serve').description('run the agentplane service (see: agentplane serve --help)').helpOption(false).allowUnknownOption();
   registerRun(program, withSession);
   registerAgentCommands(program, withSession);
+  registerApprovalCommands(program, withSession);
   registerSquadCommands(program, withSession);
   registerCheckpointCommands(program, withSession);
   registerConnectorCommands(program, withSession);

@@ -3,6 +3,7 @@
 //   agent-reconciler.ts  the level-triggered reconcile: worker wanted or not, where, task handed over
 //   placement.ts         where an agent's worker should run (solo, its squad's group, nowhere)
 //   cancel-handoff.ts    a cancel request acted on once: handed to the worker, or settled here
+//   approval-handoff.ts  tool-call approvals: deadlines, decisions announced and handed to the worker
 //   agent-workers.ts     starting, stopping and releasing workers within admission's caps (admission.ts)
 //   event-ingest.ts      worker and service events -> event log -> status (task-status.ts), metering
 //   task-recovery.ts     after a crash or restart: tasks that were running resume or are settled
@@ -30,6 +31,7 @@ import type { AgentRuntime, RuntimeEvent } from '../runtime/runtime.js';
 import type { AdmissionLimits } from './admission.js';
 import { AgentFinalizer } from './agent-finalizer.js';
 import { AgentReconciler } from './agent-reconciler.js';
+import { ApprovalHandoff } from './approval-handoff.js';
 import { AgentWorkers } from './agent-workers.js';
 import { CancelHandoff } from './cancel-handoff.js';
 import type { CopyHolds } from './checkpoint-controller.js';
@@ -71,6 +73,7 @@ export class AgentController {
   private readonly ingest: EventIngest;
   private readonly workers: AgentWorkers;
   private readonly cancels: CancelHandoff;
+  private readonly approvals: ApprovalHandoff;
   private readonly recovery: TaskRecovery;
   private unsubscribe?: () => void;
   private resync?: NodeJS.Timeout;
@@ -84,15 +87,17 @@ export class AgentController {
       cache: agents,
       forgetTask: (agent) => {
         this.cancels.forget(agent.metadata);
+        this.approvals.forget(agent.metadata);
         this.workers.forgetActivityOf(agent.metadata.uid);
       },
       enqueue,
     });
     this.workers = new AgentWorkers({ ...d, emit, enqueue });
     this.cancels = new CancelHandoff({ ...d, emit });
+    this.approvals = new ApprovalHandoff({ ...d, emit });
     this.recovery = new TaskRecovery({ ...d, cache: agents, emit });
     const finalizer = new AgentFinalizer({ ...d, ingest: this.ingest, workers: this.workers, cancels: this.cancels });
-    const reconciler = new AgentReconciler({ ...d, workers: this.workers, cancels: this.cancels, finalizer, ...d.checkpoints });
+    const reconciler = new AgentReconciler({ ...d, workers: this.workers, cancels: this.cancels, approvals: this.approvals, finalizer, ...d.checkpoints });
     this.controller = new Controller({ name: 'agent', logger: d.logger, reconcile: (ref) => reconciler.reconcile(ref) });
     // A member waking or sleeping decides whether its squad's group is up: its mates too.
     this.controller.watch(agents, (a) => [a.metadata, ...this.squadMates(a.metadata)], { ignoreUpdate: onlyMessageMoved });

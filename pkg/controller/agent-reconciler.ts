@@ -8,7 +8,7 @@
 // Nothing is kept here: each pass works from the cache, the store and the runtime.
 
 import { type Agent, isBusy } from '../api/agent.js';
-import { cancelRequested, dropFollowUp, pendingFollowUps } from '../api/agent-annotations.js';
+import { cancelRequested, dropFollowUp, pendingFollowUps, rerunRequested, setRerun } from '../api/agent-annotations.js';
 import type { ObjectRef } from '../api/meta.js';
 import type { Squad } from '../api/squad.js';
 import type { Logger } from '../observability/logger.js';
@@ -17,6 +17,7 @@ import type { Informer } from '../registry/cache/informer.js';
 import type { Registry } from '../registry/registry.js';
 import type { AgentRuntime, TaskSpec, WorkerStatus } from '../runtime/runtime.js';
 import type { AgentFinalizer } from './agent-finalizer.js';
+import { type ApprovalHandoff, workerReason } from './approval-handoff.js';
 import type { AgentWorkers } from './agent-workers.js';
 import type { CancelHandoff } from './cancel-handoff.js';
 import type { CopyHolds } from './checkpoint-controller.js';
@@ -44,6 +45,7 @@ export interface AgentReconcilerDeps {
   taskUsage?: TaskUsageSource;
   workers: AgentWorkers;
   cancels: CancelHandoff;
+  approvals: ApprovalHandoff;
   finalizer: AgentFinalizer;
   /** Agents started from a checkpoint get its copy before their first worker (checkpoint-restore.ts). */
   restore?: CheckpointRestore;
@@ -55,8 +57,18 @@ export class AgentReconciler {
   constructor(private readonly d: AgentReconcilerDeps) {}
 
   async reconcile(ref: ObjectRef): Promise<Result | void> {
-    const agent = this.d.informers.agents.get(ref.namespace, ref.name);
     const log = this.d.logger.child({ namespace: ref.namespace, name: ref.name });
+    const result = await this.pass(ref, log);
+    // The running task's approvals: deadlines, decisions to announce and hand over (approval-handoff.ts).
+    const agent = this.d.informers.agents.get(ref.namespace, ref.name);
+    if (!agent?.status.approvals?.length || agent.metadata.deletionTimestamp) return result;
+    const next = await this.d.approvals.settle(agent, log);
+    if (next === undefined) return result;
+    return { requeueAfter: Math.min(next, result?.requeueAfter ?? Infinity) };
+  }
+
+  private async pass(ref: ObjectRef, log: Logger): Promise<Result | void> {
+    const agent = this.d.informers.agents.get(ref.namespace, ref.name);
     if (!agent) {
       await this.d.workers.stop(ref);
       return;
@@ -133,6 +145,8 @@ export class AgentReconciler {
     if (worker.runningTask === agent.spec.task && !(await this.handFollowUps(agent, log))) return { requeueAfter: CANCEL_RETRY_MS };
     if (agent.status.status === 'Sleeping' || cancelRequested(agent)) return;
     if (agent.spec.task > agent.status.observedTask && worker.runningTask === undefined) return this.dispatch(agent, log);
+    // A task that waited for approval when its worker ended with the service runs again (task-recovery.ts).
+    if (rerunRequested(agent) && worker.runningTask === undefined) return this.dispatch(agent, log);
     if (!place.group && worker.runningTask === undefined && !isBusy(agent)) return this.d.workers.releaseWhenIdle(agent, log);
   }
 
@@ -178,6 +192,8 @@ export class AgentReconciler {
       role: agent.spec.role,
       ...(agent.status.sessionId ? { resume: agent.status.sessionId } : {}),
       mcpServers: await this.d.hooks.resolveMcpServers(agent),
+      ...(agent.spec.approval ? { approval: agent.spec.approval } : {}),
+      ...carriedApprovals(agent),
     };
     this.d.taskUsage?.taskStarted(ref, agent.metadata.uid, agent.spec.templateRef);
     if (!(await this.d.runtime.dispatch(ref, task))) return; // not ready after all; the next `ready` retries
@@ -185,6 +201,15 @@ export class AgentReconciler {
       s.observedTask = Math.max(s.observedTask, task.taskId);
       s.conditions = admitted(s.conditions ?? []);
     });
+    if (rerunRequested(agent)) await this.d.agents.update(ref.namespace, ref.name, (a) => setRerun(a, false));
     log.info({ task: task.taskId }, 'task dispatched');
   }
+}
+
+/** The approvals a task run again takes with it (its tool call repeated with the same input takes its approval). */
+function carriedApprovals(agent: Agent): Pick<TaskSpec, 'carriedApprovals'> {
+  const carried = (agent.status.approvals ?? [])
+    .filter((a) => a.task === agent.spec.task && !a.handedOver)
+    .map((a) => ({ id: a.id, tool: a.tool, input: a.input, ...(a.decision ? { decision: a.decision, reason: workerReason(a) } : {}) }));
+  return carried.length ? { carriedApprovals: carried } : {};
 }

@@ -10,6 +10,7 @@
 // neither; crash recovery (task-recovery.ts) judges every task the stored status shows running.
 
 import { type Agent, isBusy } from '../api/agent.js';
+import { approvalDeciders, DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../api/approval.js';
 import type { AgentEvent, EventDraft, TaskSpend, TokenUsage } from '../api/event.js';
 import { isTerminal } from '../api/event.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
@@ -57,6 +58,32 @@ export interface EventIngestDeps {
   forgetTask(agent: Agent): void;
   /** Queues the agent's reconcile (after a task's end, once the hooks ran). */
   enqueue(ref: ObjectRef): void;
+  /** Reads the clock (tests). */
+  now?: () => number;
+}
+
+/** Approvals one task may have in its status at once; a worker asking for more is misbehaving. */
+const MAX_APPROVALS_PER_TASK = 64;
+
+/**
+ * A worker's approval request completed from the agent's policy (the deadline, the default, who
+ * may decide); undefined for one already recorded (a worker resending) or past the cap.
+ */
+function approvalRequest(agent: Agent, draft: EventDraft<'approval_requested'>, now: number): EventDraft<'approval_requested'> | undefined {
+  const known = agent.status.approvals ?? [];
+  if (known.some((a) => a.id === draft.payload.id) || known.length >= MAX_APPROVALS_PER_TASK) return undefined;
+  const policy = agent.spec.approval;
+  const seconds = policy?.timeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS;
+  const { id, tool, input } = draft.payload;
+  const payload = {
+    id,
+    tool,
+    input,
+    expiresAt: new Date(now + seconds * 1000).toISOString(),
+    onTimeout: policy?.onTimeout ?? 'deny',
+    deciders: approvalDeciders(agent.metadata.namespace, agent.metadata.name),
+  };
+  return { ...draft, payload };
 }
 
 export class EventIngest {
@@ -106,6 +133,11 @@ export class EventIngest {
     if (taskId !== agent.spec.task) return Promise.resolve(undefined); // a stale event of an earlier task
     const key = refKey(ref);
     if (this.ended.get(key) === `${uid}:${taskId}`) return Promise.resolve(undefined); // the task already ended
+    if (draft.type === 'approval_requested') {
+      const request = approvalRequest(agent, draft as EventDraft<'approval_requested'>, this.d.now?.() ?? Date.now());
+      if (!request) return Promise.resolve(undefined);
+      draft = request;
+    }
     if (isTerminal(draft.type)) {
       this.ended.set(key, `${uid}:${taskId}`);
       const byModel = this.d.taskUsage?.taskModels?.(ref, uid);

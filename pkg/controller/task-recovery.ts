@@ -2,12 +2,15 @@
 // leader) the tasks the stored status shows running are judged. One whose worker still exists (a
 // pod; the runtime adopted its credentials) gets the worker's reconnect to resume, within
 // RESUME_GRACE_MS; any other cannot continue and is settled as an error (`Interrupted`).
+// One whose tool call waited for approval (a worker that ended with the service) runs again on a
+// new worker, carrying its approvals (RERUN_TASK_ANNOTATION).
 // A WorkerReady left `True` by the previous run says `Starting` until the reconciler sees the worker.
 //
 // In memory only: the timers of the tasks waiting for their worker. Rebuilt from the store at each
 // start, so a second restart judges such a task again.
 
 import { type Agent, isBusy, WORKER_READY } from '../api/agent.js';
+import { setRerun } from '../api/agent-annotations.js';
 import { findCondition } from '../api/condition.js';
 import type { AgentEvent, EventDraft } from '../api/event.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
@@ -16,6 +19,9 @@ import type { Informer } from '../registry/cache/informer.js';
 import type { Registry } from '../registry/registry.js';
 import type { AgentRuntime } from '../runtime/runtime.js';
 import { setWorkerReady } from './worker-ready.js';
+
+/** A tool call of the task waits for a decision, or for its decision to reach the worker. */
+const waitsForApproval = (a: Agent): boolean => !!a.status.approvals?.some((x) => x.task === a.spec.task && !x.handedOver);
 
 /**
  * How long a task whose worker outlived the service (a pod, after a restart or a change of
@@ -51,6 +57,7 @@ export class TaskRecovery {
       if (a.status.taskStatus === 'InProgress' && a.status.observedTask === a.spec.task) {
         const worker = await this.d.runtime.status(a.metadata);
         if (worker.phase !== 'Absent') this.awaitResume(a);
+        else if (waitsForApproval(a)) await this.rerun(a);
         else await this.interrupted(a);
       }
       if (findCondition(a.status.conditions, WORKER_READY)?.status === 'True') {
@@ -71,6 +78,15 @@ export class TaskRecovery {
     clearTimeout(r.timer);
     r.timer = setTimeout(() => void this.settleUnresumed(ref, r.uid, r.task), RESUME_SETTLE_MS);
     r.timer.unref();
+  }
+
+  /** A task whose tool call waited for approval is run again by a new worker, its approvals kept. */
+  private async rerun(a: Agent): Promise<void> {
+    await this.d.agents.update(a.metadata.namespace, a.metadata.name, (cur) => setRerun(cur, true));
+    this.d.logger.info(
+      { namespace: a.metadata.namespace, name: a.metadata.name, task: a.spec.task },
+      'the task waited for approval: it runs again on a new worker',
+    );
   }
 
   private interrupted(a: Agent): Promise<AgentEvent | undefined> {

@@ -1,14 +1,19 @@
 // How an event changes an agent's status: a pure function, so the rule is testable on its own.
 
 import type { AgentStatus } from '../api/agent.js';
+import { APPROVAL_INPUT_MAX_BYTES } from '../api/approval.js';
 import { addTaskSpend, spendOf } from '../api/budget.js';
 import { type AgentEvent, isTerminal, type TaskSpend } from '../api/event.js';
+import { capEventSize } from '../api/event-size.js';
 
 const MAX_MESSAGE = 200;
 
-/** Whether the event moves the task's state (taskStatus, sessionId), not only its message. */
+/**
+ * Whether the event moves the task's state (taskStatus, sessionId, its approvals), not only its
+ * message: written before the event counts as handled, so a restart finds it in the status.
+ */
 export function changesTaskState(ev: AgentEvent): boolean {
-  return ev.type === 'task_started' || isTerminal(ev.type);
+  return ev.type === 'task_started' || ev.type === 'approval_requested' || isTerminal(ev.type);
 }
 
 /**
@@ -21,8 +26,21 @@ export function movesMessage(ev: AgentEvent): boolean {
 }
 
 export function applyEvent(status: AgentStatus, ev: AgentEvent): void {
+  // A task's approvals live as long as the task: a new one starts with none (a task run again
+  // after a restart keeps its own), an ended one keeps none.
+  if (ev.type === 'task_started') status.approvals = status.approvals?.filter((a) => a.task === ev.task);
+  if (isTerminal(ev.type) || status.approvals?.length === 0) delete status.approvals;
   if (isTerminal(ev.type)) addSpend(status, ev);
   switch (ev.type) {
+    case 'approval_requested': {
+      const p = ev.payload as AgentEvent<'approval_requested'>['payload'];
+      if (status.approvals?.some((a) => a.id === p.id)) break;
+      const input = capEventSize({ type: 'tool_call', payload: { id: p.id, tool: p.tool, input: p.input } }, APPROVAL_INPUT_MAX_BYTES).payload.input;
+      const entry = { id: p.id, task: ev.task, tool: p.tool, input, requestedAt: ev.timestamp, expiresAt: p.expiresAt, onTimeout: p.onTimeout };
+      status.approvals = [...(status.approvals ?? []), entry];
+      status.lastTaskMessage = line(`Waiting for approval: ${describeToolCall(p.tool, p.input)}`);
+      break;
+    }
     case 'task_started': {
       const p = ev.payload as AgentEvent<'task_started'>['payload'];
       status.taskStatus = 'InProgress';

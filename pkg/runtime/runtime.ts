@@ -8,7 +8,7 @@
 import type { Role } from '../api/agent.js';
 import type { EventDraft } from '../api/event.js';
 import type { ObjectRef } from '../api/meta.js';
-import type { TaskMessage } from '../api/worker-protocol.js';
+import type { ApprovalHandover, TaskMessage } from '../api/worker-protocol.js';
 
 export interface WorkerSpec {
   ref: ObjectRef;
@@ -84,6 +84,11 @@ export interface AgentRuntime {
    * undefined no ready worker or no answer in time).
    */
   compact(ref: ObjectRef, taskId: number, instructions: string | undefined, timeoutMs: number): Promise<boolean | undefined>;
+  /**
+   * Hands the running task `taskId` a decision on one of its tool-call approvals: answered as
+   * `steer` is (true taken, false nothing waited for it, undefined no ready worker or no answer).
+   */
+  approve(ref: ObjectRef, taskId: number, decision: ApprovalHandover, timeoutMs: number): Promise<boolean | undefined>;
   /** Subscribes to what workers report; returns the unsubscribe function. */
   watch(fn: (ev: RuntimeEvent) => void): () => void;
   /** Where the runtime keeps checkpoints of workspaces; absent: it cannot take any. */

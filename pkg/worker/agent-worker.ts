@@ -8,6 +8,7 @@ import type { EventDraft } from '../api/event.js';
 import { capEventSize } from '../api/event-size.js';
 import {
   MAX_EVENT_BYTES,
+  type ApprovalMessage,
   type AssignMessage,
   CONTROL_PATH,
   type PrestartSettings,
@@ -130,6 +131,14 @@ export class AgentWorker {
     else if (msg.type === 'cancel') this.onCancel(msg.taskId, msg.reason);
     else if (msg.type === 'steer') this.onSteer(msg);
     else if (msg.type === 'compact') this.onCompact(msg);
+    else if (msg.type === 'approval') this.onApproval(msg);
+  }
+
+  /** A decision on a tool call the running task held for approval; answered as a steer is. */
+  private onApproval(msg: ApprovalMessage): void {
+    const mine = this.running?.taskId === msg.taskId;
+    const accepted = mine && this.engine.approvals.decide(msg.id, { decision: msg.decision, ...(msg.reason ? { reason: msg.reason } : {}) });
+    this.send({ type: 'steered', id: msg.req, accepted });
   }
 
   /** This warm-pool slot now works for an agent: its log says which from here on. */

@@ -8,6 +8,7 @@ import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { EventDraft } from '../api/event.js';
 import { connectorGatewayPath, type McpServerSpec, type PrestartSettings, type TaskMessage } from '../api/worker-protocol.js';
 import type { Logger } from '../observability/logger.js';
+import { ApprovalGate } from './approval-gate.js';
 import { EngineSession } from './engine-session.js';
 import { systemPromptFor } from './role-prompts.js';
 import { TaskInput } from './task-input.js';
@@ -76,6 +77,8 @@ export class Engine {
   private prestarted?: EngineSession;
   /** Engine processes started so far (for the worker's log and tests). */
   starts = 0;
+  /** Tool calls the agent's approval policy holds, waiting for the server's decision. */
+  readonly approvals = new ApprovalGate();
 
   constructor(
     private readonly env: EngineEnv,
@@ -114,6 +117,7 @@ export class Engine {
       // Cancelled before it began: the warm session is left as it is.
       if (signal.aborted) return cancelled(signal, emit, this.session?.sessionId, undefined);
       session = this.sessionFor(task);
+      this.approvals.begin(task.approval, emit, task.carriedApprovals);
       session.feed.attach(input);
       for (;;) {
         const r = await session.next();
@@ -150,6 +154,7 @@ export class Engine {
       return { kind: 'error', sessionId: session?.sessionId };
     } finally {
       if (grace) clearTimeout(grace);
+      this.approvals.end();
       input.close();
       signal.removeEventListener('abort', onAbort);
     }
@@ -166,7 +171,7 @@ export class Engine {
     if (this.session) return;
     const task: TaskMessage = { type: 'task', taskId: 0, instructions: '', model: settings.model, role: settings.role, mcpServers: [] };
     this.starts++;
-    const session = new EngineSession(settingsKey(task, this.env), sessionOptions(task, this.env, undefined));
+    const session = new EngineSession(settingsKey(task, this.env), sessionOptions(task, this.env, undefined, this.approvals));
     this.session = this.prestarted = session;
     const t0 = Date.now();
     try {
@@ -204,7 +209,7 @@ export class Engine {
       warm.close();
     }
     this.starts++;
-    this.session = new EngineSession(key, sessionOptions(task, this.env, resume));
+    this.session = new EngineSession(key, sessionOptions(task, this.env, resume, this.approvals));
     return this.session;
   }
 }
@@ -222,7 +227,12 @@ function settingsKey(task: TaskMessage, env: EngineEnv): string {
   return JSON.stringify([task.model, systemPromptFor(task.role, task.systemPrompt, env.squadDir), task.mcpServers]);
 }
 
-function sessionOptions(task: TaskMessage, env: EngineEnv, resume: string | undefined): ConstructorParameters<typeof EngineSession>[1] {
+function sessionOptions(
+  task: TaskMessage,
+  env: EngineEnv,
+  resume: string | undefined,
+  approvals: ApprovalGate,
+): ConstructorParameters<typeof EngineSession>[1] {
   return {
     cwd: env.workspace,
     model: task.model,
@@ -231,6 +241,10 @@ function sessionOptions(task: TaskMessage, env: EngineEnv, resume: string | unde
     systemPrompt: { type: 'custom', prompt: systemPromptFor(task.role, task.systemPrompt, env.squadDir), snapshot: false },
     permissionMode: 'bypassPermissions',
     allowDangerouslySkipPermissions: true,
+    // Bypass mode asks no permission callback; this hook is asked before every tool call and
+    // holds those the task's approval policy names (approval-gate.ts). It runs in the worker,
+    // outside the engine's reach: the sandbox stays as it was.
+    hooks: approvals.hooks(),
     settingSources: [],
     env: engineEnvironment(env),
     ...(resume ? { resume } : {}),

@@ -332,6 +332,148 @@ subjects:
       expect(anonymous.status).to.equal(401);
     });
   });
+
+  describe('tool-call approvals: RBAC on agents/approvals', () => {
+    const base = '/apis/agentplane.io/v1alpha1/namespaces/team-a/agents/gated';
+    let id: string;
+    let approver: string;
+    let editor: string;
+    let editorToken: string;
+
+    const kubeconfigFor = (sa: string, token: string): string => {
+      const cfg = readFileSync(cp.kubeconfig, 'utf8')
+        .replace(/client-certificate-data: .*\n/, '')
+        .replace(/client-key-data: .*/, `token: ${token}`);
+      const path = join(cp.dir, `${sa}.kubeconfig`);
+      writeFileSync(path, cfg, { mode: 0o600 });
+      return path;
+    };
+    let approverToken: string;
+    let apiserver: string;
+    const apiserverCa = (): string => join(cp.dir, 'apiserver-ca.crt');
+    // Through kube-apiserver (the aggregator), as any client of the aggregated API sends a body:
+    // `kubectl create --raw -f` (kubectl 1.34) sends none.
+    const decide = (token: string, decision: string) =>
+      curl(`${apiserver}${base}/approvals`, 'POST', token, apiserverCa(), { id, decision, reason: 'checked' });
+
+    before(async () => {
+      // One service account may decide approvals (and read agents), the other may change agents but not decide.
+      await apply(`apiVersion: v1
+kind: ServiceAccount
+metadata: {name: approver, namespace: team-a}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: editor, namespace: team-a}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: agent-approver, namespace: team-a}
+rules:
+- apiGroups: [agentplane.io]
+  resources: [agents]
+  verbs: [get]
+- apiGroups: [agentplane.io]
+  resources: [agents/approvals]
+  verbs: [get, create]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: agent-editor, namespace: team-a}
+rules:
+- apiGroups: [agentplane.io]
+  resources: [agents]
+  verbs: [get, list, create, update, patch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: approver-approves, namespace: team-a}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: agent-approver}
+subjects:
+- {kind: ServiceAccount, name: approver, namespace: team-a}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: editor-edits, namespace: team-a}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: agent-editor}
+subjects:
+- {kind: ServiceAccount, name: editor, namespace: team-a}
+`);
+      approverToken = (await kubectl('create', 'token', 'approver', '-n', 'team-a')).trim();
+      approver = kubeconfigFor('approver', approverToken);
+      apiserver = (await kubectl('config', 'view', '--raw', '-o', 'jsonpath={.clusters[0].cluster.server}')).trim();
+      const ca = (await kubectl('config', 'view', '--raw', '-o', 'jsonpath={.clusters[0].cluster.certificate-authority-data}')).trim();
+      writeFileSync(apiserverCa(), Buffer.from(ca, 'base64'));
+      editorToken = (await kubectl('create', 'token', 'editor', '-n', 'team-a')).trim();
+      editor = kubeconfigFor('editor', editorToken);
+      await apply(`apiVersion: agentplane.io/v1alpha1
+kind: Agent
+metadata: {name: gated, namespace: team-a}
+spec:
+  instructions: ${JSON.stringify('@bash echo gated-by-rbac\n@say approved through rbac')}
+  role: worker
+  approval: {tools: [Bash], timeoutSeconds: 600}
+`);
+      id = await eventually(async () => (await jsonpath('agent/gated', '.status.approvals[0].id', 'team-a')) || undefined, 60_000, 'an approval request');
+    });
+
+    it('explains spec.approval and shows the pending approval in the status', async () => {
+      const out = await kubectl('explain', 'agent.spec.approval');
+      for (const f of ['tools', 'allowedCommands', 'timeoutSeconds', 'onTimeout']) expect(out).to.contain(f);
+      expect(await jsonpath('agent/gated', '.status.approvals[0].tool', 'team-a')).to.equal('Bash');
+      expect(await jsonpath('agent/gated', '.status.taskStatus', 'team-a')).to.equal('InProgress');
+    });
+
+    it('auth can-i tells the two apart', async () => {
+      const can = async (kubeconfig: string) =>
+        (
+          await cp.kubectl(['auth', 'can-i', 'create', 'agents.agentplane.io', '--subresource=approvals', '-n', 'team-a'], { kubeconfig, allowFail: true })
+        ).stdout.trim();
+      expect(await can(approver)).to.equal('yes');
+      expect(await can(editor)).to.equal('no');
+    });
+
+    it('forbids a user who may update agents but not create agents/approvals (403), through the aggregator and the mirror', async () => {
+      const denied = await decide(editorToken, 'deny');
+      expect(denied.status).to.equal(403);
+      expect(JSON.parse(denied.body).message).to.match(/User "system:serviceaccount:team-a:editor" cannot create resource "agents\/approvals"/);
+      const mirror = await curl(
+        `${agentplaneUrl}/api/v1/agents/gated/approvals/${id}?namespace=team-a`,
+        'POST',
+        editorToken,
+        join(cp.dir, 'pki/serving-ca.crt'),
+        {
+          decision: 'deny',
+        },
+      );
+      expect(mirror.status).to.equal(403);
+      expect(JSON.parse(mirror.body).reason).to.equal('Forbidden');
+      // Still pending: nothing was decided.
+      expect(await jsonpath('agent/gated', '.status.approvals[0].decision', 'team-a')).to.equal('');
+    });
+
+    it('lets a user with agents/approvals but not agents update decide; the tool runs and the decider is recorded', async () => {
+      const cannotUpdate = await cp.kubectl(['patch', 'agent', 'gated', '-n', 'team-a', '--type', 'merge', '-p', '{"spec":{"priority":1}}'], {
+        kubeconfig: approver,
+        allowFail: true,
+      });
+      expect(cannotUpdate.stderr).to.contain('forbidden');
+      const ok = await decide(approverToken, 'allow');
+      expect(ok.status, ok.body).to.equal(200);
+      const answer = JSON.parse(ok.body);
+      expect(answer).to.include({ kind: 'AgentApproval', id, decision: 'allow', decidedBy: 'system:serviceaccount:team-a:approver', reason: 'checked' });
+      await eventually(async () => (await jsonpath('agent/gated', '.status.taskStatus', 'team-a')) === 'Complete', 60_000, 'the task to complete');
+      expect(await jsonpath('agent/gated', '.status.lastTaskMessage', 'team-a')).to.equal('approved through rbac');
+      const events = JSON.parse(await kubectl('get', '--raw', `${base}/events?limit=200`));
+      const decided = events.items.find((e: { type: string }) => e.type === 'approval_decided');
+      expect(decided.payload).to.include({ id, decision: 'allow', decidedBy: 'system:serviceaccount:team-a:approver' });
+      const result = events.items.find((e: { type: string }) => e.type === 'tool_result');
+      expect(result.payload.output).to.contain('gated-by-rbac');
+      const again = await decide(approverToken, 'deny');
+      expect(again.status).to.equal(404);
+      expect(JSON.parse(again.body).message).to.contain(`no approval "${id}"`);
+    });
+  });
 });
 
 /** HTTPS with a CA file and a bearer token, via curl: the mirror as any client would call it. */

@@ -234,12 +234,16 @@ describe('audit log (integration)', function () {
     let log: string;
     const alice = 'alice-audit-1a2b3c4d5e6f7a8b';
     const reader = 'reader-audit-9f8e7d6c5b4a3928';
+    const approver = 'approver-audit-4c3b2a1f0e9d8c7b';
+    const editor = 'editor-audit-7b8c9d0e1f2a3b4c';
 
     before(async () => {
       let tokenFile: string;
       ({ dir, log, tokenFile } = withTokens('agentplane-audit-auth-', [
         { user: 'alice', token: alice, namespaces: ['team-a'] },
         { user: 'reader', token: reader, namespaces: ['team-a'], verbs: ['get', 'list', 'watch'] },
+        { user: 'approver', token: approver, namespaces: ['team-a'], verbs: ['get', 'approve'] },
+        { user: 'editor', token: editor, namespaces: ['team-a'], verbs: ['get', 'create', 'update', 'patch'] },
       ]));
       h = await startHarness({ tokenFile, audit: { path: log } });
     });
@@ -265,6 +269,42 @@ describe('audit log (integration)', function () {
       const se = await eventFor(log, '/api/v1/secrets?namespace=team-a', 'create');
       expect(se.user.username).to.equal('alice');
       expect(readFileSync(log, 'utf8')).not.to.include(SECRET_VALUE);
+    });
+
+    it('a tool-call approval is decided only with the token verb approve; the decision, its id and the decider are audited', async () => {
+      const r = await h.api(
+        'POST',
+        '/api/v1/agents?namespace=team-a',
+        { name: 'gated', instructions: '@bash echo audited\n@say ok', approval: { tools: ['Bash'] } },
+        auth(alice),
+      );
+      expect(r.status, r.text).to.equal(201);
+      const id = await eventually(
+        async () => {
+          const list = await h.api('GET', '/api/v1/agents/gated/approvals?namespace=team-a', undefined, auth(approver));
+          return list.status === 200 ? (list.body.approvals[0]?.id as string | undefined) : undefined;
+        },
+        60_000,
+        'the approval request',
+      );
+      const uri = `/api/v1/agents/gated/approvals/${id}?namespace=team-a`;
+      const refused = await h.api('POST', uri, { decision: 'allow' }, auth(editor));
+      expect(refused.status).to.equal(403);
+      expect(refused.body.error).to.contain('allows the verbs get, create, update, patch');
+      const ok = await h.api('POST', uri, { decision: 'deny', reason: 'audited reason' }, auth(approver));
+      expect(ok.status, ok.text).to.equal(200);
+      expect(ok.body.decidedBy).to.equal('approver');
+      const events = linesOf(log).filter((e) => e.requestURI === uri);
+      expect(events.map((e) => [e.user.username, e.responseStatus.code])).to.deep.equal([
+        ['editor', 403],
+        ['approver', 200],
+      ]);
+      for (const e of events) {
+        expect(e.objectRef).to.include({ resource: 'agents', subresource: 'approvals', namespace: 'team-a', name: 'gated' });
+        expect(e).not.to.have.property('requestObject');
+      }
+      expect(events[1].annotations).to.deep.equal({ 'agentplane.io/approval-decision': 'deny', 'agentplane.io/approval-id': id });
+      expect(readFileSync(log, 'utf8')).not.to.include('audited reason');
     });
 
     it('audits refusals: 403 with the user refused, 401 as system:anonymous', async () => {

@@ -17,6 +17,7 @@
 
 import type { EventDraft } from '../../pkg/api/event.js';
 import { type ObjectRef, refKey } from '../../pkg/api/meta.js';
+import type { ApprovalHandover } from '../../pkg/api/worker-protocol.js';
 import type { AgentRuntime, RuntimeEvent, TaskSpec, WorkerSpec, WorkerStatus } from '../../pkg/runtime/runtime.js';
 
 export type TaskOutcome = { kind: 'complete'; result: string } | { kind: 'hold' } | { kind: 'fail'; message: string } | { kind: 'crash'; code?: number };
@@ -61,6 +62,7 @@ export class MemoryRuntime implements AgentRuntime {
   readonly dispatched: { ref: ObjectRef; task: TaskSpec }[] = [];
   /** Every follow-up a running task took, in order. */
   readonly steered: { ref: ObjectRef; taskId: number; content: string }[] = [];
+  readonly approved: ({ ref: ObjectRef; taskId: number } & ApprovalHandover)[] = [];
   readonly compacted: { ref: ObjectRef; taskId: number; instructions?: string }[] = [];
   /** Every ensure that started a worker, in order (a no-op ensure is not recorded). */
   readonly started: WorkerSpec[] = [];
@@ -173,6 +175,14 @@ export class MemoryRuntime implements AgentRuntime {
     if (w.runningTask !== taskId) return false;
     this.compacted.push({ ref: w.ref, taskId, ...(instructions ? { instructions } : {}) });
     this.later(w, () => this.report(w, taskId, { type: 'context_compacted', payload: { trigger: 'manual', pre_tokens: 0 } }));
+    return true;
+  }
+
+  async approve(ref: ObjectRef, taskId: number, d: ApprovalHandover, _timeoutMs: number): Promise<boolean | undefined> {
+    const w = this.workers.get(refKey(ref));
+    if (!w?.ready) return undefined;
+    if (w.runningTask !== taskId) return false;
+    this.approved.push({ ref: w.ref, taskId, ...d });
     return true;
   }
 

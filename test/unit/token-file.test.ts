@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 
 import { createLogger } from '../../pkg/observability/logger.js';
-import type { RequestAttributes } from '../../pkg/server/auth/attributes.js';
+import { planFor, type RequestAttributes } from '../../pkg/server/auth/attributes.js';
 import {
   compareHashes,
   hashToken,
@@ -199,6 +199,36 @@ describe('auth: token file (embedded home)', () => {
       // deletecollection is delete.
       expect((await z.authorize(user(['team-a'], ['delete']), res('deletecollection', 'team-a'))).allowed).to.equal(true);
       expect((await z.authorize(user(['team-a'], ['*']), res('patch', 'team-a'))).allowed).to.equal(true);
+    });
+
+    it('decides tool-call approvals (create on agents/approvals) only with the verb "approve", which grants nothing else', async () => {
+      const decide = planFor({
+        method: 'POST',
+        url: '/api/v1/agents/bot/approvals/toolu_1?namespace=team-a',
+        query: { namespace: 'team-a' },
+        hasBody: true,
+        body: {},
+      });
+      const check: RequestAttributes = {
+        resource: {
+          verb: 'create',
+          group: 'agentplane.io',
+          version: 'v1alpha1',
+          resource: 'agents',
+          subresource: 'approvals',
+          namespace: 'team-a',
+          name: 'bot',
+        },
+      };
+      expect(decide).to.deep.equal({ checks: [check] });
+      const approver = user(['team-a'], ['get', 'approve']);
+      expect((await z.authorize(approver, check)).allowed).to.equal(true);
+      expect((await z.authorize(approver, res('create', 'team-a'))).allowed).to.equal(false);
+      expect((await z.authorize(approver, res('update', 'team-a'))).allowed).to.equal(false);
+      const writer = user(['team-a'], ['get', 'create', 'update', 'patch']);
+      expect((await z.authorize(writer, check)).reason).to.equal('the token allows the verbs get, create, update, patch');
+      expect((await z.authorize(user(['team-a'], ['*']), check)).allowed).to.equal(true);
+      expect(parseTokenFile(JSON.stringify([entry('approver', 't', ['team-a'], ['approve'])]))[0].verbs).to.deep.equal(['approve']);
     });
 
     it('lets any token read non-resource paths (discovery, OpenAPI, metrics), not write them', async () => {

@@ -2,6 +2,7 @@
 
 import type { Command } from 'commander';
 import type { AgentResponse } from '../../api/agent.js';
+import type { ApprovalPolicy } from '../../api/approval.js';
 import type { AgentEvent, EventPayloads } from '../../api/event.js';
 import { EventRenderer, oneLine } from '../event-renderer.js';
 import { CliError, EXIT } from '../exit-codes.js';
@@ -135,6 +136,8 @@ async function describe(s: Session, name: string): Promise<void> {
     ['Template', a.templateRef],
     ['Connectors', a.connectors],
     ['Lifecycle', a.lifecycle],
+    ['Approval', a.approval ? approvalLine(a.approval) : undefined],
+    ['Approvals', a.approvals?.map((x) => `${x.id} ${x.tool} ${x.decision ? `${x.decision} by ${x.decidedBy}` : 'pending'}`)],
     ['Budget', describeBudget(a.budget)],
     ['Spend', describeSpend(a.spend)],
     ['Created', a.createdAt ? `${a.createdAt} (${age(a.createdAt)} ago)` : undefined],
@@ -261,4 +264,12 @@ async function logs(s: Session, name: string): Promise<void> {
   process.once('SIGINT', quit);
   process.once('SIGTERM', quit);
   await f.done;
+}
+
+/** The approval policy in one line, as describe shows it. */
+function approvalLine(p: ApprovalPolicy): string {
+  const parts = [`tools ${p.tools.join(', ')}`];
+  if (p.allowedCommands?.length) parts.push(`commands allowed without asking: ${p.allowedCommands.join(', ')}`);
+  parts.push(`timeout ${p.timeoutSeconds ?? 600} s, then ${p.onTimeout ?? 'deny'}`);
+  return parts.join('; ');
 }

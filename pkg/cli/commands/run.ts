@@ -4,8 +4,12 @@
 // Ctrl-C (`--on-interrupt`): on a terminal it asks whether to cancel the task or detach from
 // it; elsewhere it cancels, because nobody can answer and a task nobody watches still spends
 // model tokens. A second Ctrl-C while asked, or while the cancel is confirmed, detaches.
+//
+// A tool call that waits for approval (the agent's `approval` policy, --require-approval) is
+// asked about on a terminal: allow, deny, or leave it to someone else (approvals.ts).
 
 import type { Command } from 'commander';
+import type { ApprovalPolicy } from '../../api/approval.js';
 import type { AgentEvent } from '../../api/event.js';
 import { ApiCallError } from '../client.js';
 import { EventRenderer, type Outcome, outcomeOf } from '../event-renderer.js';
@@ -13,6 +17,7 @@ import { CliError, EXIT } from '../exit-codes.js';
 import { followAgent } from '../follow.js';
 import { checkName, type Runner, type Session } from '../session.js';
 import { taskNumber } from './agent-task.js';
+import { askApproval } from './approvals.js';
 
 const INTERRUPT_MODES = ['ask', 'cancel', 'detach'] as const;
 type InterruptMode = (typeof INTERRUPT_MODES)[number];
@@ -31,6 +36,10 @@ export function registerRun(program: Command, run: Runner): void {
     .option('--role <role>', 'manager or worker')
     .option('--template <name>', 'pod template (templateRef)')
     .option('--priority <n>', "place in the namespace's line when the task waits for a cap: higher first (-1000 to 1000, default 0)")
+    .option('--require-approval <tool>', 'a tool (or pattern, e.g. "mcp__github__*") whose calls wait for a person (repeat for more)', collect, [])
+    .option('--allow-command <pattern>', 'a Bash command pattern that never needs approval (repeat for more)', collect, [])
+    .option('--approval-timeout <seconds>', 'how long a call waits for a decision (default 600)')
+    .option('--on-approval-timeout <decision>', 'allow or deny (default) once the timeout passes')
     .option('--from-checkpoint <agent/checkpoint>', "a new agent starts with that checkpoint's files and conversation (agentplane checkpoint ls)")
     .option('--json', 'print the raw events, one JSON object per line')
     .option('--on-interrupt <what>', 'what Ctrl-C does: ask, cancel or detach (default: ask on a terminal, else cancel)')
@@ -46,14 +55,9 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
     systemPrompt?: string;
     role?: string;
     template?: string;
-    priority?: string;
-    fromCheckpoint?: string;
     json?: boolean;
     onInterrupt?: string;
   };
-  const priority = o.priority === undefined ? undefined : Number(o.priority);
-  if (priority !== undefined && !Number.isInteger(priority))
-    throw new CliError(`--priority must be a whole number, got "${o.priority}"`, undefined, EXIT.USAGE);
   const interactive = s.style.interactive && Boolean(process.stdin.isTTY);
   const mode = (o.onInterrupt ?? (interactive ? 'ask' : 'cancel')) as InterruptMode;
   if (!INTERRUPT_MODES.includes(mode))
@@ -70,8 +74,7 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
     ...(o.systemPrompt ? { systemPrompt: o.systemPrompt } : {}),
     ...(o.role ? { role: o.role } : {}),
     ...(o.template ? { templateRef: o.template } : {}),
-    ...(priority !== undefined ? { priority } : {}),
-    ...(o.fromCheckpoint ? { fromCheckpoint: o.fromCheckpoint } : {}),
+    ...checkedSettings(s.opts as unknown as ApprovalFlags & { priority?: string; fromCheckpoint?: string }),
   };
   // Events after the stream's last one before this task are this task's (or later ones').
   const since = await lastSeq(s, name);
@@ -83,10 +86,17 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
 
   const renderer = new EventRenderer({ style: s.style, write: s.out, spinners: !o.json && s.style.interactive, callLines: !o.json && !s.style.interactive });
   let outcome: Outcome | undefined;
+  // One question at a time: approvals asked for together are asked in turn.
+  let asking = Promise.resolve();
   const f = followAgent(s.client, ns, name, since, (ev: AgentEvent) => {
     if (number !== undefined && ev.task < number) return false;
     if (o.json) s.out(`${JSON.stringify(ev)}\n`);
     else renderer.event(ev);
+    if (ev.type === 'approval_requested' && interactive && !o.json) {
+      asking = asking
+        .then(() => askApproval(s, renderer, ns, name, ev as AgentEvent<'approval_requested'>))
+        .catch((err: unknown) => s.err(`agentplane: could not decide: ${(err as Error).message}\n`));
+    }
     outcome = outcomeOf(ev.type);
     return outcome !== undefined;
   });
@@ -175,4 +185,48 @@ function ask(s: Session, renderer: EventRenderer): Promise<'cancel' | 'detach' |
       resolve(choice);
     });
   });
+}
+
+/** `--priority`, `--from-checkpoint` and the approval flags as the request's fields, checked. */
+function checkedSettings(o: ApprovalFlags & { priority?: string; fromCheckpoint?: string }): {
+  priority?: number;
+  approval?: ApprovalPolicy;
+  fromCheckpoint?: string;
+} {
+  const priority = o.priority === undefined ? undefined : Number(o.priority);
+  if (priority !== undefined && !Number.isInteger(priority))
+    throw new CliError(`--priority must be a whole number, got "${o.priority}"`, undefined, EXIT.USAGE);
+  const approval = approvalPolicy(o);
+  return {
+    ...(priority !== undefined ? { priority } : {}),
+    ...(approval ? { approval } : {}),
+    ...(o.fromCheckpoint ? { fromCheckpoint: o.fromCheckpoint } : {}),
+  };
+}
+
+interface ApprovalFlags {
+  requireApproval: string[];
+  allowCommand: string[];
+  approvalTimeout?: string;
+  onApprovalTimeout?: string;
+}
+
+/** The agent's approval policy from the flags; none without --require-approval. */
+function approvalPolicy(o: ApprovalFlags): ApprovalPolicy | undefined {
+  const timeout = o.approvalTimeout === undefined ? undefined : Number(o.approvalTimeout);
+  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0))
+    throw new CliError(`--approval-timeout must be a whole number of seconds, got "${o.approvalTimeout}"`, undefined, EXIT.USAGE);
+  if (o.onApprovalTimeout !== undefined && o.onApprovalTimeout !== 'allow' && o.onApprovalTimeout !== 'deny')
+    throw new CliError(`--on-approval-timeout must be allow or deny, got "${o.onApprovalTimeout}"`, undefined, EXIT.USAGE);
+  if (!o.requireApproval.length) {
+    if (o.allowCommand.length || timeout !== undefined || o.onApprovalTimeout)
+      throw new CliError('--allow-command, --approval-timeout and --on-approval-timeout go with --require-approval', undefined, EXIT.USAGE);
+    return undefined;
+  }
+  return {
+    tools: o.requireApproval,
+    ...(o.allowCommand.length ? { allowedCommands: o.allowCommand } : {}),
+    ...(timeout !== undefined ? { timeoutSeconds: timeout } : {}),
+    ...(o.onApprovalTimeout ? { onTimeout: o.onApprovalTimeout } : {}),
+  };
 }

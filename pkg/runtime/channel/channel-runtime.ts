@@ -3,6 +3,7 @@
 // what workers say (watch). A runtime adds how workers are started, stopped and found.
 
 import type { ObjectRef } from '../../api/meta.js';
+import type { ApprovalHandover } from '../../api/worker-protocol.js';
 import { componentLogger, type Logger } from '../../observability/logger.js';
 import type { RuntimeEvent, TaskSpec } from '../runtime.js';
 import { type WorkerChannel, WorkerHub } from './hub.js';
@@ -41,6 +42,10 @@ export abstract class ChannelRuntime {
 
   compact(ref: ObjectRef, taskId: number, instructions: string | undefined, timeoutMs: number): Promise<boolean | undefined> {
     return this.hub.compact(ref, taskId, instructions, timeoutMs);
+  }
+
+  approve(ref: ObjectRef, taskId: number, decision: ApprovalHandover, timeoutMs: number): Promise<boolean | undefined> {
+    return this.hub.approve(ref, taskId, decision, timeoutMs);
   }
 
   watch(fn: (ev: RuntimeEvent) => void): () => void {

@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import type WebSocket from 'ws';
 import { type EventDraft, isTerminal } from '../../api/event.js';
 import { type ObjectRef, refKey } from '../../api/meta.js';
-import type { CompactMessage, ServerMessage, SteerMessage, WorkerMessage } from '../../api/worker-protocol.js';
+import type { ApprovalHandover, ApprovalMessage, CompactMessage, ServerMessage, SteerMessage, WorkerMessage } from '../../api/worker-protocol.js';
 import { WorkerCloseCode } from '../../api/worker-protocol.js';
 import type { Logger } from '../../observability/logger.js';
 import { type ChannelLimits, DEFAULT_CHANNEL_LIMITS, MessageRate, TaskBudget } from './limits.js';
@@ -291,8 +291,13 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
     return this.ask(ref, (id) => ({ type: 'compact', id, taskId, ...(instructions ? { instructions } : {}) }), timeoutMs);
   }
 
+  /** Hands the worker a decision on one of its task's approvals; answered as a steer is (`steered`). */
+  approve(ref: ObjectRef, taskId: number, d: ApprovalHandover, timeoutMs: number): Promise<boolean | undefined> {
+    return this.ask(ref, (req) => ({ type: 'approval', req, taskId, ...d }), timeoutMs);
+  }
+
   /** Sends a message the worker answers with `steered`; resolves with its answer (undefined: none in time). */
-  private ask(ref: ObjectRef, message: (id: string) => SteerMessage | CompactMessage, timeoutMs: number): Promise<boolean | undefined> {
+  private ask(ref: ObjectRef, message: (id: string) => SteerMessage | CompactMessage | ApprovalMessage, timeoutMs: number): Promise<boolean | undefined> {
     const conn = this.conns.get(refKey(ref));
     const id = randomUUID();
     if (!conn || !this.send(ref, message(id))) return Promise.resolve(undefined);

@@ -14,7 +14,8 @@ import { openApiV2, openApiV3, openApiV3Index, type SerializedDoc, serialize, V3
 import { PATCH_CONTENT_TYPES } from './patch.js';
 import { boolParam, type Query } from './query.js';
 import { type AggregatedApiDeps, buildResources, type ResourceDef } from './resources.js';
-import { agentCost, agentEvents, cancelAgent, compactAgent, prepareAgentLog } from './subresources.js';
+import { agentApprovals, agentCost, agentEvents, cancelAgent, compactAgent, decideAgentApproval, prepareAgentLog } from './subresources.js';
+import { ANONYMOUS } from '../audit/event.js';
 import { createVerb, deleteCollectionVerb, deleteVerb, getVerb, listVerb, patchVerb, updateVerb, type VerbRequest, type VerbResponse } from './verbs.js';
 import { statusOf } from './status.js';
 import { prepareWatch, type WatchSink } from './watch.js';
@@ -169,7 +170,7 @@ function resourceRoutes(app: FastifyInstance, resourceOf: (plural: string) => Re
   app.all(`${BASE}/watch/namespaces/:namespace/:resource/:name`, watchOnly);
 }
 
-/** agents/<name>/events, /cancel, /compact, /cost and /log. */
+/** agents/<name>/events, /approvals, /cancel, /compact, /cost and /log. */
 function subresourceRoutes(app: FastifyInstance, deps: AggregatedApiDeps, resourceOf: (plural: string) => ResourceDef): void {
   app.all<{ Params: Required<Params> }>(`${BASE}/namespaces/:namespace/:resource/:name/:subresource`, async (req, reply) => {
     const { namespace, resource, name, subresource } = req.params;
@@ -179,13 +180,18 @@ function subresourceRoutes(app: FastifyInstance, deps: AggregatedApiDeps, resour
     const q = req.query as Query;
     if (subresource === 'events' && req.method === 'GET') return send(reply, { code: 200, body: await agentEvents(deps, namespace, name, q) });
     if (subresource === 'cancel' && req.method === 'POST') return send(reply, await cancelAgent(deps, namespace, name));
+    if (subresource === 'approvals' && req.method === 'GET') return send(reply, { code: 200, body: await agentApprovals(deps, namespace, name) });
+    if (subresource === 'approvals' && req.method === 'POST') {
+      const user = req.user?.username ?? ANONYMOUS.username;
+      return send(reply, { code: 200, body: await decideAgentApproval(deps, namespace, name, req.body, user) });
+    }
     if (subresource === 'compact' && req.method === 'POST') return send(reply, { code: 200, body: await compactAgent(deps, namespace, name, req.body) });
     if (subresource === 'cost' && req.method === 'GET') return send(reply, { code: 200, body: await agentCost(deps, namespace, name, q) });
     if (subresource === 'log' && req.method === 'GET') {
       const run = await prepareAgentLog(deps, namespace, name, q);
       return stream(reply, 'text/plain; charset=utf-8', run);
     }
-    throw methodNotAllowed(req, reply, [POST_SUBRESOURCES.has(subresource) ? 'POST' : 'GET']);
+    throw methodNotAllowed(req, reply, subresource === 'approvals' ? ['GET', 'POST'] : [POST_SUBRESOURCES.has(subresource) ? 'POST' : 'GET']);
   });
 }
 
@@ -261,6 +267,7 @@ function allowedFor(path: string): string[] {
   if (parts.length === 3) return ['GET', 'POST', 'DELETE'];
   if (parts.length === 4) return ['GET', 'PUT', 'PATCH', 'DELETE'];
   if (parts.length === 5 && POST_SUBRESOURCES.has(parts[4])) return ['POST'];
+  if (parts.length === 5 && parts[4] === 'approvals') return ['GET', 'POST'];
   return ['GET'];
 }
 

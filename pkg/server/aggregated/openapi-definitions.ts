@@ -5,6 +5,7 @@
 
 import { agentCostResponseSchema } from '../../api/agent-cost.js';
 import { compactResponseSchema } from '../../api/agent-ops.js';
+import { approvalDecisionRequestSchema, approvalSchema } from '../../api/approval.js';
 import { EVENT_TYPES } from '../../api/event.js';
 import { GROUP, VERSION } from '../../api/meta.js';
 import type { ResourceDef } from './resources.js';
@@ -135,6 +136,25 @@ function agentOpDefinitions(): Record<string, Schema> {
       compactResponseSchema,
     ),
     [`${OWN}.AgentCost`]: object('AgentCost', "An agent's spending per task and per model, summed from its events.", agentCostResponseSchema),
+    [`${OWN}.AgentApproval`]: object('AgentApproval', 'A tool-call approval of the running task, as decided.', approvalSchema),
+    [`${OWN}.AgentApprovalDecision`]: object('AgentApprovalDecision', 'A decision on a pending tool-call approval.', {
+      ...approvalDecisionRequestSchema,
+      properties: { id: { type: 'string', description: 'the approval to decide' }, ...approvalDecisionRequestSchema.properties },
+    }),
+    [`${OWN}.AgentApprovalList`]: {
+      description: "The running task's tool-call approvals, pending first.",
+      type: 'object',
+      required: ['items'],
+      properties: {
+        apiVersion,
+        kind: kindField,
+        metadata: ref(`${META}.ListMeta`),
+        agent: { type: 'string' },
+        namespace: { type: 'string' },
+        items: { type: 'array', items: ref(`${OWN}.AgentApproval`) },
+      },
+      'x-kubernetes-group-version-kind': gvk('AgentApprovalList'),
+    },
   };
 }
 

@@ -280,6 +280,29 @@ function agentSubresourcePaths(base: string, r: ResourceDef): Record<string, Pat
         },
       ],
     },
+    [`${one}/approvals`]: {
+      params,
+      ops: [
+        {
+          method: 'get',
+          id: `read${GV_ID}Namespaced${r.kind}Approvals`,
+          action: 'get',
+          description: "list the running task's tool-call approvals, pending first (docs/approvals.md)",
+          params: [],
+          responses: { '200': { ref: `${OWN}.AgentApprovalList`, description: 'OK' } },
+        },
+        {
+          method: 'post',
+          id: `create${GV_ID}Namespaced${r.kind}Approvals`,
+          action: 'post',
+          description:
+            'decide a pending tool-call approval: {"id": "<approval id>", "decision": "allow" | "deny", "reason": "..."}; RBAC: create on agents/approvals. 404 for an unknown id, 409 for one decided already',
+          body: { ref: `${OWN}.AgentApprovalDecision`, required: true },
+          params: [],
+          responses: { '200': { ref: `${OWN}.AgentApproval`, description: 'OK' } },
+        },
+      ],
+    },
     [`${one}/cancel`]: {
       params,
       ops: [

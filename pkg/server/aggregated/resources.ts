@@ -7,6 +7,7 @@ import { type Budget, BUDGET_KIND, budgetSpecSchema, budgetStatusSchema } from '
 import { type AgentCheckpoint, CHECKPOINT_KIND, checkpointSpecSchema, checkpointStatusSchema } from '../../api/checkpoint.js';
 import { CONNECTOR_KIND, type Connector, connectorSpecSchema, connectorStatusSchema } from '../../api/connector.js';
 import { type Squad, SQUAD_KIND, squadSpecSchema, squadStatusSchema } from '../../api/squad.js';
+import type { AgentApprovals } from '../services/agent-approvals.js';
 import type { AgentCompaction } from '../services/agent-compaction.js';
 import type { AgentCosts } from '../services/agent-costs.js';
 import type { AgentService } from '../services/agent-service.js';
@@ -23,6 +24,7 @@ export interface AggregatedApiDeps {
   budgets: Registry<Budget>;
   agentService: AgentService;
   compaction: AgentCompaction;
+  approvals: AgentApprovals;
   costs: AgentCosts;
   events: EventLog;
   /** Where get, list and Table requests read (the informer caches, with resourceVersion rules). */
@@ -83,6 +85,7 @@ function agentResource(d: AggregatedApiDeps): ResourceDef<Agent> {
     registry: d.agents,
     reads: d.reads.agents,
     subresources: [
+      { name: 'approvals', kind: 'AgentApproval', verbs: ['create', 'get'] },
       { name: 'cancel', kind: 'Agent', verbs: ['create'] },
       { name: 'compact', kind: 'AgentCompaction', verbs: ['create'] },
       { name: 'cost', kind: 'AgentCost', verbs: ['get'] },

@@ -7,6 +7,10 @@
 //    when no task is in progress (a cancel is idempotent);
 //  - agents/<name>/compact POST: compacts the running task's session (an AgentCompaction), 409
 //    when no task is in progress; the REST mirror's /api/v1/agents/:name/compact;
+//  - agents/<name>/approvals GET: the running task's tool-call approvals (an AgentApprovalList);
+//    POST {id, decision: allow|deny, reason?}: decides one (the AgentApproval as decided), 404 for
+//    an unknown id, 409 for one decided already. Its own RBAC resource (agents/approvals, verb
+//    create), apart from changing the agent;
 //  - agents/<name>/cost    GET: spending per task and per model (an AgentCost), the REST
 //    mirror's /api/v1/agents/:name/cost, with the same `limit` and `events`;
 //  - agents/<name>/log     GET: the current task's events, one JSON line each (`since=<seq>`
@@ -14,7 +18,7 @@
 //    goes or the agent is deleted. Named "log" so kube-apiserver treats it as long-running.
 
 import type { Agent } from '../../api/agent.js';
-import { notFound } from '../../api/errors.js';
+import { invalid, notFound } from '../../api/errors.js';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../api/event.js';
 import { API_VERSION } from '../../api/meta.js';
 import { followEvents, watchAgentGone } from '../event-follow.js';
@@ -41,6 +45,22 @@ export async function compactAgent(d: AggregatedApiDeps, namespace: string, name
   const { apiVersion: _v, kind: _k, metadata: _m, ...request } = (isObject ? body : {}) as Record<string, unknown>;
   const answer = await d.compaction.compact(namespace, name, isObject ? request : body);
   return { apiVersion: API_VERSION, kind: 'AgentCompaction', metadata: {}, ...answer };
+}
+
+export async function agentApprovals(d: AggregatedApiDeps, namespace: string, name: string) {
+  const items = await d.approvals.list(namespace, name);
+  return { apiVersion: API_VERSION, kind: 'AgentApprovalList', metadata: {}, agent: name, namespace, items };
+}
+
+/** POST agents/<name>/approvals: the body names the approval (`id`) beside the decision. */
+export async function decideAgentApproval(d: AggregatedApiDeps, namespace: string, name: string, body: unknown, user: string) {
+  const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
+  const { apiVersion: _v, kind: _k, metadata: _m, id, ...request } = (isObject ? body : {}) as Record<string, unknown>;
+  if (typeof id !== 'string' || id === '') {
+    throw invalid('AgentApprovalDecision', undefined, [{ field: 'id', message: 'is required: the approval to decide (GET .../approvals lists them)' }]);
+  }
+  const approval = await d.approvals.decide(namespace, name, id, request, user);
+  return { apiVersion: API_VERSION, kind: 'AgentApproval', metadata: {}, agent: name, namespace, ...approval };
 }
 
 /** The REST mirror's options (pkg/server/cost-query.ts), read with this API's parameter rules (400 BadRequest). */

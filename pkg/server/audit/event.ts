@@ -31,6 +31,8 @@ export interface AuditEvent {
   objectRef?: ObjectReference;
   responseStatus: { metadata: Record<string, never>; code: number; status?: 'Failure' };
   requestObject?: unknown;
+  /** As kube-apiserver's: here a tool-call approval's decision and id, at every level (approvalAnnotations). */
+  annotations?: Record<string, string>;
   requestReceivedTimestamp: string;
   stageTimestamp: string;
 }
@@ -67,6 +69,7 @@ export function auditEvent(level: Exclude<AuditLevel, 'None'>, r: RequestRecord,
     ...(r.userAgent ? { userAgent: r.userAgent } : {}),
     ...(objectRef ? { objectRef } : {}),
     responseStatus: { metadata: {}, code: r.code, ...(r.code >= 400 ? { status: 'Failure' as const } : {}) },
+    ...approvalAnnotations(objectRef, r),
     requestReceivedTimestamp: r.received.toISOString(),
     stageTimestamp: r.completed.toISOString(),
   };
@@ -106,4 +109,18 @@ function withoutManagedFields(obj: unknown): unknown {
   if (!o || typeof o !== 'object' || !o.metadata || typeof o.metadata !== 'object' || !('managedFields' in o.metadata)) return obj;
   const { managedFields: _, ...metadata } = o.metadata as Record<string, unknown>;
   return { ...o, metadata };
+}
+
+/**
+ * A decision on a tool-call approval (create on agents/approvals) is recorded with its decision
+ * and the approval's id even at Metadata level, which logs no body: who decided what is what an
+ * auditor of approvals asks. The id is the REST path's last segment, or the aggregated body's `id`.
+ */
+function approvalAnnotations(ref: ObjectReference | undefined, r: RequestRecord): { annotations?: Record<string, string> } {
+  if (ref?.resource !== 'agents' || ref.subresource !== 'approvals' || r.body === null || typeof r.body !== 'object') return {};
+  const body = r.body as { decision?: unknown; id?: unknown };
+  if (typeof body.decision !== 'string') return {};
+  const fromPath = /\/approvals\/([^/?]+)/.exec(r.requestURI)?.[1];
+  const id = fromPath ? decodeURIComponent(fromPath) : typeof body.id === 'string' ? body.id : '';
+  return { annotations: { 'agentplane.io/approval-decision': body.decision.slice(0, 16), ...(id ? { 'agentplane.io/approval-id': id.slice(0, 128) } : {}) } };
 }

@@ -7,7 +7,7 @@
 //   tokens:
 //     - user: alice
 //       namespaces: [team-a]              # or "*"
-//       verbs: [get, list, watch]         # or "*"; get list watch create update patch delete
+//       verbs: [get, list, watch]         # or "*"; get list watch create update patch delete approve
 //       tokenHash: sha256:<hex of sha256(token)>
 //
 // A presented token is hashed and compared with every entry's hash in constant time
@@ -34,8 +34,11 @@ import { OidcAuthenticator, type OidcOptions, UnionAuthenticator } from './oidc.
 import { either, type Revocable, RevocationList, TOKEN_REVOKED } from './revocation.js';
 import { AUTHENTICATED_GROUP, type UserInfo } from './user.js';
 
-/** The verbs a token may be given (deletecollection counts as delete). */
-export const TOKEN_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] as const;
+/**
+ * The verbs a token may be given (deletecollection counts as delete). `approve` decides tool-call
+ * approvals (create on agents/approvals) and nothing else; no other verb decides them.
+ */
+export const TOKEN_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'approve'] as const;
 /** Where the token's scope travels on the authenticated user, for the authorizer. */
 export const NAMESPACES_EXTRA = 'agentplane.io/namespaces';
 export const VERBS_EXTRA = 'agentplane.io/verbs';
@@ -314,7 +317,9 @@ function scopeDecision(scope: { namespaces: string[]; verbs: string[] }, attrs: 
     return { allowed: false, reason: `${who} may only read non-resource paths` };
   }
   const r = attrs.resource;
-  const verb = r.verb === 'deletecollection' ? 'delete' : r.verb;
+  // Deciding an approval is its own grant, apart from creating or changing agents.
+  const deciding = r.resource === 'agents' && r.subresource === 'approvals' && r.verb === 'create';
+  const verb = deciding ? 'approve' : r.verb === 'deletecollection' ? 'delete' : r.verb;
   if (!allVerbs && !verbs.includes(verb)) return { allowed: false, reason: `${who} allows the verbs ${verbs.join(', ')}` };
   if (namespaces.includes('*')) return { allowed: true, reason: '' };
   if (r.namespace === '') return { allowed: false, reason: `${who} allows the namespaces ${namespaces.join(', ')}, not all of them` };

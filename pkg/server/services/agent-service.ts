@@ -109,6 +109,7 @@ export class AgentService {
         if (req.role !== undefined) a.spec.role = req.role;
         if (req.connectors !== undefined) a.spec.connectors = req.connectors;
         if (req.priority !== undefined) a.spec.priority = req.priority;
+        if (req.approval !== undefined) a.spec.approval = req.approval;
         if (req.budget !== undefined) a.spec.budget = req.budget;
       },
       { owner: REST_OWNER },
@@ -149,6 +150,8 @@ export class AgentService {
           if (req.model !== undefined) a.spec.model = req.model;
           if (req.systemPrompt !== undefined) a.spec.systemPrompt = req.systemPrompt;
           if (req.priority !== undefined) a.spec.priority = req.priority;
+          if (req.approval === null) delete a.spec.approval;
+          else if (req.approval !== undefined) a.spec.approval = req.approval;
           if (req.budget === null) delete a.spec.budget;
           else if (req.budget !== undefined) a.spec.budget = req.budget;
         },

@@ -1,6 +1,6 @@
 // One agent: its state and cost so far, the live event stream (history, then the agent's
-// WebSocket), a box for the next task or a steer, cancel/sleep/wake, its checkpoints and its
-// workspace's files.
+// WebSocket), a banner for tool calls that wait for approval, a box for the next task or a steer,
+// cancel/sleep/wake, its checkpoints and its workspace's files.
 // The header follows the events; the agent itself is polled only as a slow fallback
 // (agent-state.ts). A missing or deleted agent's page says so and stops.
 
@@ -11,7 +11,9 @@ import { type Gone, useEventStream } from '../event-stream';
 import { href, usePoll } from '../hooks';
 import { lastTaskEnd, taskStateOf } from '../task-events';
 import type { Agent, WorkspaceView } from '../types';
+import { pendingApprovals } from '../approvals';
 import { Actions, TaskBox } from './AgentActions';
+import { ApprovalBanner } from './ApprovalBanner';
 import { budgetText, PausedNotice } from './BudgetNotice';
 import { Checkpoints } from './Checkpoints';
 import { EventList } from './EventList';
@@ -65,6 +67,7 @@ export function AgentPage({ namespace, name }: { namespace: string; name: string
           <dd data-testid="stream-state">{gone ? 'ended' : live ? 'live' : 'connecting…'}</dd>
         </dl>
       ) : null}
+      <ApprovalBanner path={path} namespace={namespace} pending={pendingApprovals(events)} gone={!!gone} />
       {a && header.status === 'Paused' && !gone ? <PausedNotice agent={a} path={path} namespace={namespace} onDone={agent.refresh} /> : null}
       <Actions path={path} namespace={namespace} status={a ? header.status : undefined} taskStatus={header.taskStatus} gone={!!gone} onDone={agent.refresh} />
       <TaskBox path={path} namespace={namespace} busy={header.taskStatus === 'InProgress'} gone={!!gone} onDone={agent.refresh} />

@@ -101,6 +101,21 @@ function EventRow({ e }: { e: AgentEvent }) {
     case 'model_retry':
       body = <span className="muted">{String(p.message)}</span>;
       break;
+    case 'approval_requested':
+      body = (
+        <>
+          <strong>{String(p.tool)}</strong> waits for approval <code className="tool-detail">{JSON.stringify(p.input)}</code>
+        </>
+      );
+      break;
+    case 'approval_decided':
+      body = (
+        <>
+          <strong>{String(p.tool)}</strong> {p.decision === 'allow' ? 'allowed' : 'denied'} by {String(p.decidedBy)}
+          {p.reason ? <span className="muted">: {String(p.reason)}</span> : null}
+        </>
+      );
+      break;
     case 'budget_warning':
     case 'budget_exceeded':
       body = <span className={e.type === 'budget_exceeded' ? 'error' : 'warning'}>{String(p.message)}</span>;
