@@ -307,8 +307,7 @@ export const agentPatchRequestSchema = {
     systemPrompt: agentFields.systemPrompt,
     priority: agentFields.priority,
     approval: { anyOf: [approvalPolicySchema, { type: 'null' }], description: 'the approval policy from the next task on; null removes it' },
-    // `null` (which removes the budget) is taken by the service before the schema is applied.
-    budget: { ...agentBudgetSchema, description: `${agentBudgetSchema.description}; null removes it` },
+    budget: { ...agentBudgetSchema, nullable: true, description: `${agentBudgetSchema.description}; null removes it` },
     instructions: {
       ...agentFields.instructions,
       description: 'a follow-up for the running task, or a new task when the agent is idle',

@@ -97,11 +97,7 @@ function buildPaths(): OpenAPIV3.Document {
     components: {
       schemas: {
         AgentTaskRequest: toOpenApi(agentTaskRequestSchema),
-        // `budget: null` removes the budget: taken by the service before its schema applies.
-        AgentPatchRequest: toOpenApi({
-          ...agentPatchRequestSchema,
-          properties: { ...agentPatchRequestSchema.properties, budget: { ...agentPatchRequestSchema.properties.budget, nullable: true } },
-        }),
+        AgentPatchRequest: toOpenApi(agentPatchRequestSchema),
         AgentResponse: toOpenApi(agentResponseSchema),
         ConnectorCreateRequest: toOpenApi(connectorCreateRequestSchema),
         ConnectorResponse: toOpenApi(connectorResponseSchema),
