@@ -22,6 +22,7 @@ import { Registry } from '../../pkg/registry/registry.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
 import type { Home } from './homes.js';
+import type { KindInformers, KindReads } from '../../pkg/registry/kinds.js';
 import type { Wiring } from './wiring.js';
 
 export interface Storage {
@@ -31,20 +32,8 @@ export interface Storage {
   connectors: Registry<Connector>;
   checkpoints: Registry<AgentCheckpoint>;
   budgets: Registry<Budget>;
-  informers: {
-    agents: Informer<Agent>;
-    squads: Informer<Squad>;
-    connectors: Informer<Connector>;
-    checkpoints: Informer<AgentCheckpoint>;
-    budgets: Informer<Budget>;
-  };
-  reads: {
-    agents: ReadCache<Agent>;
-    squads: ReadCache<Squad>;
-    connectors: ReadCache<Connector>;
-    checkpoints: ReadCache<AgentCheckpoint>;
-    budgets: ReadCache<Budget>;
-  };
+  informers: KindInformers;
+  reads: KindReads;
   /** Set with the model side: the running tasks' spend, which Budgets' status counts too. */
   runningSpend: { of?: RunningSpend };
 }

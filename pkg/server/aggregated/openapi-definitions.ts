@@ -101,20 +101,7 @@ function eventDefinitions(): Record<string, Schema> {
         payload: { type: 'object', description: 'Depends on type.', 'x-kubernetes-preserve-unknown-fields': true },
       },
     },
-    [`${OWN}.AgentEventList`]: {
-      description: 'The most recent events of an agent, oldest first.',
-      type: 'object',
-      required: ['items'],
-      properties: {
-        apiVersion,
-        kind: kindField,
-        metadata: ref(`${META}.ListMeta`),
-        agent: { type: 'string' },
-        namespace: { type: 'string' },
-        items: { type: 'array', items: ref(`${OWN}.AgentEvent`) },
-      },
-      'x-kubernetes-group-version-kind': gvk('AgentEventList'),
-    },
+    [`${OWN}.AgentEventList`]: agentListOf('AgentEvent', 'The most recent events of an agent, oldest first.'),
   };
 }
 
@@ -141,20 +128,7 @@ function agentOpDefinitions(): Record<string, Schema> {
       ...approvalDecisionRequestSchema,
       properties: { id: { type: 'string', description: 'the approval to decide' }, ...approvalDecisionRequestSchema.properties },
     }),
-    [`${OWN}.AgentApprovalList`]: {
-      description: "The running task's tool-call approvals, pending first.",
-      type: 'object',
-      required: ['items'],
-      properties: {
-        apiVersion,
-        kind: kindField,
-        metadata: ref(`${META}.ListMeta`),
-        agent: { type: 'string' },
-        namespace: { type: 'string' },
-        items: { type: 'array', items: ref(`${OWN}.AgentApproval`) },
-      },
-      'x-kubernetes-group-version-kind': gvk('AgentApprovalList'),
-    },
+    [`${OWN}.AgentApprovalList`]: agentListOf('AgentApproval', "The running task's tool-call approvals, pending first."),
   };
 }
 
@@ -351,4 +325,22 @@ export function definitions(resources: ResourceDef[]): Record<string, Schema> {
   const out: Record<string, Schema> = {};
   for (const d of [...resources.map(resourceDefinitions), eventDefinitions(), agentOpDefinitions(), metaDefinitions()]) Object.assign(out, d);
   return out;
+}
+
+/** A subresource's list of an agent's `item`s: AgentEventList, AgentApprovalList. */
+function agentListOf(item: string, description: string): Schema {
+  return {
+    description,
+    type: 'object',
+    required: ['items'],
+    properties: {
+      apiVersion,
+      kind: kindField,
+      metadata: ref(`${META}.ListMeta`),
+      agent: { type: 'string' },
+      namespace: { type: 'string' },
+      items: { type: 'array', items: ref(`${OWN}.${item}`) },
+    },
+    'x-kubernetes-group-version-kind': gvk(`${item}List`),
+  };
 }

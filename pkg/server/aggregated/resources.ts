@@ -13,6 +13,7 @@ import type { AgentCosts } from '../services/agent-costs.js';
 import type { AgentService } from '../services/agent-service.js';
 import type { EventLog } from '../../registry/event-log.js';
 import type { ReadCache } from '../../registry/cache/reads.js';
+import type { KindReads } from '../../registry/kinds.js';
 import type { Registry } from '../../registry/registry.js';
 import type { StoredObject } from '../../registry/store.js';
 
@@ -28,13 +29,7 @@ export interface AggregatedApiDeps {
   costs: AgentCosts;
   events: EventLog;
   /** Where get, list and Table requests read (the informer caches, with resourceVersion rules). */
-  reads: {
-    agents: ReadCache<Agent>;
-    squads: ReadCache<Squad>;
-    connectors: ReadCache<Connector>;
-    checkpoints: ReadCache<AgentCheckpoint>;
-    budgets: ReadCache<Budget>;
-  };
+  reads: KindReads;
   /** Watch tuning; defaults suit production. */
   watch?: { bookmarkIntervalMs?: number };
 }
