@@ -39,7 +39,7 @@ export function agentOpPaths(): OpenAPIV3.PathsObject {
           "The running task's tool-call approvals (docs/approvals.md): pending ones first, then those decided. They end with their task. " +
           'Reading needs get on agents/approvals.',
         parameters: [nameParam, nsParam],
-        responses: { '200': { description: 'the approvals', content: json(ref('ApprovalList')) }, ...errors(404) },
+        responses: { '200': { description: 'the approvals', content: json(ref('ApprovalList')) }, ...errors(400, 404) },
       },
     },
     '/api/v1/agents/{name}/approvals/{id}': {
