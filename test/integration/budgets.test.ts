@@ -5,8 +5,6 @@
 // one does not reach the model.
 
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -227,7 +225,7 @@ describe('budgets (integration)', function () {
   it('the CLI sets an agent’s budget, shows budget and spend (describe), and manages namespace Budgets', async () => {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      AGENTPLANE_CLIENT_CONFIG: join(mkdtempSync(join(tmpdir(), 'budget-cli-')), 'config.yaml'),
+      AGENTPLANE_CLIENT_CONFIG: join(h.dataDir, 'cli-config.yaml'),
       AGENTPLANE_SERVER: h.url,
     };
     for (const k of ['AGENTPLANE_NAMESPACE', 'AGENTPLANE_TOKEN', 'AGENTPLANE_CONTEXT']) delete env[k];

@@ -4,8 +4,7 @@
 // earlier prompts), and what either writes afterwards stays its own.
 
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -127,7 +126,7 @@ describe('checkpoints and forks (integration)', function () {
   });
 
   it('is driven from the CLI: checkpoint create, ls, get, run --from-checkpoint, rm', async () => {
-    const env = { ...process.env, AGENTPLANE_SERVER: h.url, AGENTPLANE_CLIENT_CONFIG: join(mkdtempSync(join(tmpdir(), 'cp-cli-')), 'config.yaml') };
+    const env = { ...process.env, AGENTPLANE_SERVER: h.url, AGENTPLANE_CLIENT_CONFIG: join(h.dataDir, 'cli-config.yaml') };
     const cli = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
       new Promise((resolve) =>
         execFile(process.execPath, [MAIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
