@@ -294,7 +294,15 @@ describe('audit log (integration)', function () {
       const ok = await h.api('POST', uri, { decision: 'deny', reason: 'audited reason' }, auth(approver));
       expect(ok.status, ok.text).to.equal(200);
       expect(ok.body.decidedBy).to.equal('approver');
-      const events = linesOf(log).filter((e) => e.requestURI === uri);
+      // The sink writes after the response: wait for both lines.
+      const events = await eventually(
+        async () => {
+          const found = linesOf(log).filter((e) => e.requestURI === uri);
+          return found.length >= 2 ? found : undefined;
+        },
+        10_000,
+        'both decisions audited',
+      );
       expect(events.map((e) => [e.user.username, e.responseStatus.code])).to.deep.equal([
         ['editor', 403],
         ['approver', 200],
