@@ -113,6 +113,8 @@ export async function publicApi(
       connectors: s.connectors,
       checkpoints: s.checkpoints,
       budgets: s.budgets,
+      skills: s.skills,
+      memories: s.memories,
       agentService: service,
       compaction,
       costs,

@@ -8,6 +8,8 @@ import type { Budget } from '../../pkg/api/budget.js';
 import { type RunningSpend, withBudgetStatus } from '../../pkg/api/budget-spend.js';
 import type { AgentCheckpoint } from '../../pkg/api/checkpoint.js';
 import type { Connector } from '../../pkg/api/connector.js';
+import type { Memory } from '../../pkg/api/memory.js';
+import type { Skill } from '../../pkg/api/skill.js';
 import type { Squad } from '../../pkg/api/squad.js';
 import { AdmissionChain, readThrough, storageReader } from '../../pkg/registry/admission/admission.js';
 import { checkpointSources } from '../../pkg/registry/admission/checkpoint-sources.js';
@@ -18,7 +20,9 @@ import { checkpointStrategy } from '../../pkg/registry/checkpoint/strategy.js';
 import { ReadCache } from '../../pkg/registry/cache/reads.js';
 import { WatermarkedStore } from '../../pkg/registry/cache/watermark.js';
 import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
+import { memoryStrategy } from '../../pkg/registry/memory/strategy.js';
 import { Registry } from '../../pkg/registry/registry.js';
+import { skillStrategy } from '../../pkg/registry/skill/strategy.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
 import type { Home } from './homes.js';
@@ -32,6 +36,8 @@ export interface Storage {
   connectors: Registry<Connector>;
   checkpoints: Registry<AgentCheckpoint>;
   budgets: Registry<Budget>;
+  skills: Registry<Skill>;
+  memories: Registry<Memory>;
   informers: KindInformers;
   reads: KindReads;
   /** Set with the model side: the running tasks' spend, which Budgets' status counts too. */
@@ -47,6 +53,8 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     connectors: new WatermarkedStore(home.state.store<Connector>('Connector')),
     checkpoints: new WatermarkedStore(home.state.store<AgentCheckpoint>('AgentCheckpoint')),
     budgets: new WatermarkedStore(home.state.store<Budget>('Budget')),
+    skills: new WatermarkedStore(home.state.store<Skill>('Skill')),
+    memories: new WatermarkedStore(home.state.store<Memory>('Memory')),
   };
   // kube-controller-manager's garbage collector serves the cluster home only (propagationPolicy).
   const regOpts = { garbageCollector: !!o.kubernetes };
@@ -55,12 +63,16 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
   const connectors = new Registry<Connector>(stores.connectors, connectorStrategy, admission, regOpts);
   const checkpoints = new Registry<AgentCheckpoint>(stores.checkpoints, checkpointStrategy, admission, regOpts);
   const budgets = new Registry<Budget>(stores.budgets, budgetStrategy, admission, regOpts);
+  const skills = new Registry<Skill>(stores.skills, skillStrategy, admission, regOpts);
+  const memories = new Registry<Memory>(stores.memories, memoryStrategy, admission, regOpts);
   const informers = {
     agents: new Informer(agents, child('informer')),
     squads: new Informer(squads, child('informer')),
     connectors: new Informer(connectors, child('informer')),
     checkpoints: new Informer(checkpoints, child('informer')),
     budgets: new Informer(budgets, child('informer')),
+    skills: new Informer(skills, child('informer')),
+    memories: new Informer(memories, child('informer')),
   };
   const runningSpend: Storage['runningSpend'] = {};
   // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
@@ -94,6 +106,8 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
       ...readOpts('Budget', () => stores.budgets.written()),
       present: (items: Budget[]) => withBudgetStatus(items, (ns) => informers.agents.list(ns), runningSpend.of),
     }),
+    skills: new ReadCache(informers.skills, skills, readOpts('Skill', () => stores.skills.written())),
+    memories: new ReadCache(informers.memories, memories, readOpts('Memory', () => stores.memories.written())),
   };
   indexMembership(informers.agents, informers.squads);
   // Storage, not the cache, for checkpoints: one just taken is Ready there first.
@@ -103,5 +117,5 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     start: async () => void (await Promise.all(Object.values(informers).map((i) => i.start()))),
     stop: () => Object.values(informers).forEach((i) => i.stop()),
   });
-  return { admission, agents, squads, connectors, checkpoints, budgets, informers, reads, runningSpend };
+  return { admission, agents, squads, connectors, checkpoints, budgets, skills, memories, informers, reads, runningSpend };
 }

@@ -5,6 +5,8 @@ import type { Agent } from '../api/agent.js';
 import type { Budget } from '../api/budget.js';
 import type { AgentCheckpoint } from '../api/checkpoint.js';
 import type { Connector } from '../api/connector.js';
+import type { Memory } from '../api/memory.js';
+import type { Skill } from '../api/skill.js';
 import type { Squad } from '../api/squad.js';
 import type { Informer } from './cache/informer.js';
 import type { ReadCache } from './cache/reads.js';
@@ -15,6 +17,8 @@ export interface ServedKinds {
   connectors: Connector;
   checkpoints: AgentCheckpoint;
   budgets: Budget;
+  skills: Skill;
+  memories: Memory;
 }
 
 /** Each kind's read cache (the APIs' gets, lists and Tables). */
