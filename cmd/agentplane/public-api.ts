@@ -2,6 +2,8 @@
 // rate limit, all before any route) and the routes: the REST mirror, the aggregated API, the UI.
 
 import { toBudgetResponse } from '../../pkg/api/budget.js';
+import { toMemoryResponse } from '../../pkg/api/memory.js';
+import { toSkillResponse } from '../../pkg/api/skill.js';
 import { createApp } from '../../pkg/server/app.js';
 import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
 import { type AuditPolicy, installAuditLog, openAuditSink, writesAnything } from '../../pkg/server/audit/index.js';
@@ -21,6 +23,7 @@ import { checkpointRoutes } from '../../pkg/server/routes/checkpoints.js';
 import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
 import { kindRoutes } from '../../pkg/server/routes/kind-routes.js';
 import { budgetService } from '../../pkg/server/services/budget-service.js';
+import { memoryService, skillService } from '../../pkg/server/services/skill-memory-services.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/system.js';
@@ -106,6 +109,8 @@ export async function publicApi(
   await app.register(squadRoutes(new SquadService(s.squads, agents, reads.squads)));
   await app.register(connectorRoutes(c.connectors));
   await app.register(kindRoutes('budgets', budgetService(s.budgets, reads.budgets), toBudgetResponse));
+  await app.register(kindRoutes('skills', skillService(s.skills, reads.skills), toSkillResponse));
+  await app.register(kindRoutes('memories', memoryService(s.memories, reads.memories), toMemoryResponse));
   await app.register(secretRoutes(c.secrets));
   await app.register(
     aggregatedApiRoutes({

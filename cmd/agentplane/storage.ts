@@ -106,8 +106,16 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
       ...readOpts('Budget', () => stores.budgets.written()),
       present: (items: Budget[]) => withBudgetStatus(items, (ns) => informers.agents.list(ns), runningSpend.of),
     }),
-    skills: new ReadCache(informers.skills, skills, readOpts('Skill', () => stores.skills.written())),
-    memories: new ReadCache(informers.memories, memories, readOpts('Memory', () => stores.memories.written())),
+    skills: new ReadCache(
+      informers.skills,
+      skills,
+      readOpts('Skill', () => stores.skills.written()),
+    ),
+    memories: new ReadCache(
+      informers.memories,
+      memories,
+      readOpts('Memory', () => stores.memories.written()),
+    ),
   };
   indexMembership(informers.agents, informers.squads);
   // Storage, not the cache, for checkpoints: one just taken is Ready there first.

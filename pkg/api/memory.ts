@@ -3,6 +3,7 @@
 // an agent writes the memories it has attached through its `memory_write` tool. At each task
 // start the worker writes the attached memories, read-only, under .agentplane/memories/.
 
+import { nameSchema, namespaceSchema } from './agent-fields.js';
 import type { Resource } from './meta.js';
 
 export const MEMORY_KIND = 'Memory';
@@ -49,3 +50,47 @@ export const memoryStatusSchema = {
 /** The memory's text is bounded in bytes too (the schema counts characters). */
 export const memoryTextCauses = (text: unknown, field: string): { field: string; message: string }[] =>
   typeof text === 'string' && Buffer.byteLength(text) > MEMORY_MAX_TEXT_BYTES ? [{ field, message: `must be at most ${MEMORY_MAX_TEXT_BYTES} bytes` }] : [];
+
+// --- the REST mirror (/api/v1/memories) -------------------------------------------------------
+
+export const memoryRequestSchema = {
+  $id: 'MemoryRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'text'],
+  properties: { name: nameSchema, namespace: namespaceSchema, ...memoryFields },
+} as const;
+
+export const memoryPatchRequestSchema = {
+  $id: 'MemoryPatchRequest',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: memoryFields,
+} as const;
+
+export interface MemoryResponse extends MemorySpec, MemoryStatus {
+  name: string;
+  namespace: string;
+  createdAt: string;
+}
+
+export const memoryResponseSchema = {
+  type: 'object',
+  required: ['name', 'namespace', 'createdAt', 'text'],
+  properties: {
+    name: { type: 'string' },
+    namespace: { type: 'string' },
+    createdAt: { type: 'string', format: 'date-time' },
+    ...memoryFields,
+    ...memoryStatusSchema.properties,
+  },
+} as const;
+
+export const toMemoryResponse = (m: Memory): MemoryResponse => ({
+  name: m.metadata.name,
+  namespace: m.metadata.namespace,
+  createdAt: m.metadata.creationTimestamp,
+  ...m.spec,
+  ...m.status,
+});

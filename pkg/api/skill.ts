@@ -4,6 +4,7 @@
 // local plugin of the engine, which loads them as its own skills.
 
 import type { Cause } from './errors.js';
+import { nameSchema, namespaceSchema } from './agent-fields.js';
 import type { Resource } from './meta.js';
 
 export const SKILL_KIND = 'Skill';
@@ -35,7 +36,11 @@ export type SkillStatus = Record<string, never>;
 export type Skill = Resource<SkillSpec, SkillStatus>;
 
 export const skillFields = {
-  description: { type: 'string', maxLength: SKILL_DESCRIPTION_MAX_LENGTH, description: "what the skill is for; default the SKILL.md frontmatter's description" },
+  description: {
+    type: 'string',
+    maxLength: SKILL_DESCRIPTION_MAX_LENGTH,
+    description: "what the skill is for; default the SKILL.md frontmatter's description",
+  },
   files: {
     type: 'object',
     minProperties: 1,
@@ -60,9 +65,9 @@ export function frontmatterOf(text: string): Record<string, string> | undefined 
   const m = /^---\r?\n([\s\S]*?)\r?\n---(\r?\n|$)/.exec(text);
   if (!m) return undefined;
   const out: Record<string, string> = {};
-  for (const line of m[1]!.split(/\r?\n/)) {
+  for (const line of m[1].split(/\r?\n/)) {
     const kv = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
-    if (kv) out[kv[1]!] = kv[2]!.trim().replace(/^(["'])(.*)\1$/, '$2');
+    if (kv) out[kv[1]] = kv[2].trim().replace(/^(["'])(.*)\1$/, '$2');
   }
   return out;
 }
@@ -79,7 +84,8 @@ export function skillRuleCauses(name: string, spec: Partial<SkillSpec>, root = '
   const pathRe = new RegExp(SKILL_PATH_PATTERN);
   let total = 0;
   for (const [path, text] of Object.entries(files)) {
-    if (path.length > SKILL_PATH_MAX_LENGTH || !pathRe.test(path)) causes.push({ field: f(`files[${JSON.stringify(path)}]`), message: `the path must be ${SKILL_PATH_RULE}` });
+    if (path.length > SKILL_PATH_MAX_LENGTH || !pathRe.test(path))
+      causes.push({ field: f(`files[${JSON.stringify(path)}]`), message: `the path must be ${SKILL_PATH_RULE}` });
     if (typeof text === 'string') {
       const bytes = Buffer.byteLength(text);
       total += bytes;
@@ -92,10 +98,59 @@ export function skillRuleCauses(name: string, spec: Partial<SkillSpec>, root = '
   const fm = frontmatterOf(main);
   const mainField = f(`files["${SKILL_MAIN_FILE}"]`);
   if (!fm) return [...causes, { field: mainField, message: `must start with a frontmatter: "---", "name: ${name}", "description: ...", "---"` }];
-  if (fm.name !== name) causes.push({ field: mainField, message: `its frontmatter must say "name: ${name}" (the Skill's name)${fm.name ? `, not "${fm.name}"` : ''}` });
-  if (!fm.description) causes.push({ field: mainField, message: 'its frontmatter must have a description: the engine shows it to the model to decide when to use the skill' });
+  if (fm.name !== name)
+    causes.push({ field: mainField, message: `its frontmatter must say "name: ${name}" (the Skill's name)${fm.name ? `, not "${fm.name}"` : ''}` });
+  if (!fm.description)
+    causes.push({ field: mainField, message: 'its frontmatter must have a description: the engine shows it to the model to decide when to use the skill' });
   return causes;
 }
 
 /** The skill's description: its own, else its SKILL.md's. */
 export const skillDescription = (s: SkillSpec): string => s.description || frontmatterOf(s.files[SKILL_MAIN_FILE] ?? '')?.description || '';
+
+// --- the REST mirror (/api/v1/skills) ---------------------------------------------------------
+
+export const skillRequestSchema = {
+  $id: 'SkillRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'files'],
+  properties: { name: nameSchema, namespace: namespaceSchema, ...skillFields },
+} as const;
+
+export const skillPatchRequestSchema = {
+  $id: 'SkillPatchRequest',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: skillFields,
+} as const;
+
+export interface SkillResponse {
+  name: string;
+  namespace: string;
+  createdAt: string;
+  /** Its own, else its SKILL.md's. */
+  description: string;
+  files: Record<string, string>;
+}
+
+export const skillResponseSchema = {
+  type: 'object',
+  required: ['name', 'namespace', 'createdAt', 'description', 'files'],
+  properties: {
+    name: { type: 'string' },
+    namespace: { type: 'string' },
+    createdAt: { type: 'string', format: 'date-time' },
+    description: { type: 'string', description: "its own, else its SKILL.md frontmatter's" },
+    files: { type: 'object', additionalProperties: { type: 'string' }, description: 'path -> text' },
+  },
+} as const;
+
+export const toSkillResponse = (s: Skill): SkillResponse => ({
+  name: s.metadata.name,
+  namespace: s.metadata.namespace,
+  createdAt: s.metadata.creationTimestamp,
+  description: skillDescription(s.spec),
+  files: s.spec.files,
+});

@@ -258,7 +258,8 @@ function notesOf(body: Record<string, unknown>): string[] {
     const blocks: unknown[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : Array.isArray(m.content) ? m.content : [];
     for (const b of blocks) if (isRecord(b) && b.type === 'text' && typeof b.text === 'string') out.push(...reminders(b.text));
   }
-  for (const t of Array.isArray(body.tools) ? body.tools : []) if (isRecord(t) && typeof t.description === 'string') out.push(`${String(t.name)}: ${t.description}`);
+  for (const t of Array.isArray(body.tools) ? body.tools : [])
+    if (isRecord(t) && typeof t.description === 'string') out.push(`${String(t.name)}: ${t.description}`);
   return out;
 }
 

@@ -42,7 +42,11 @@ export function materialize(workspace: string, a: TaskAttachments | undefined): 
   let pluginDir: string | undefined;
   if (skills.length) {
     pluginDir = join(root, SKILLS_PLUGIN);
-    write(pluginDir, '.claude-plugin/plugin.json', `${JSON.stringify({ name: SKILLS_PLUGIN_NAME, description: 'Skills agentplane attached to this agent', version: '1.0.0' }, null, 2)}\n`);
+    write(
+      pluginDir,
+      '.claude-plugin/plugin.json',
+      `${JSON.stringify({ name: SKILLS_PLUGIN_NAME, description: 'Skills agentplane attached to this agent', version: '1.0.0' }, null, 2)}\n`,
+    );
     for (const s of skills) {
       const dir = join(pluginDir, 'skills', s.name);
       for (const [path, text] of Object.entries(s.files)) write(dir, path, text);
@@ -97,7 +101,7 @@ export function attachmentsPrompt(att: Materialized): string {
     '',
     '# Memories',
     'You keep these memories across tasks; other agents may share them. Read the files at the start of a task (read-only copies as of its start);',
-    'mcp__memory__memory_read gives the current text, and mcp__memory__memory_write replaces a memory\'s whole text for later tasks.',
+    "mcp__memory__memory_read gives the current text, and mcp__memory__memory_write replaces a memory's whole text for later tasks.",
     ...lines,
   ].join('\n');
 }

@@ -232,7 +232,8 @@ function settingsKey(task: TaskMessage, env: EngineEnv, att: Materialized): stri
 /** A task without skills or memories. */
 const NONE: Materialized = { skillsKey: '', memories: [] };
 
-const promptOf = (task: TaskMessage, env: EngineEnv, att: Materialized): string => systemPromptFor(task.role, task.systemPrompt, env.squadDir) + attachmentsPrompt(att);
+const promptOf = (task: TaskMessage, env: EngineEnv, att: Materialized): string =>
+  systemPromptFor(task.role, task.systemPrompt, env.squadDir) + attachmentsPrompt(att);
 
 function sessionOptions(
   task: TaskMessage,
@@ -241,7 +242,9 @@ function sessionOptions(
   approvals: ApprovalGate,
   att: Materialized,
 ): ConstructorParameters<typeof EngineSession>[1] {
-  const memories: Record<string, ReturnType<typeof memoryServer>> = att.memories.length ? { [MEMORY_SERVER]: memoryServer({ ...env, names: att.memories.map((m) => m.name) }) } : {};
+  const memories: Record<string, ReturnType<typeof memoryServer>> = att.memories.length
+    ? { [MEMORY_SERVER]: memoryServer({ ...env, names: att.memories.map((m) => m.name) }) }
+    : {};
   return {
     cwd: env.workspace,
     model: task.model,

@@ -44,8 +44,11 @@ export function memoryServer(env: MemoryToolsEnv): ReturnType<typeof createSdkMc
     version: '1.0.0',
     alwaysLoad: true,
     tools: [
-      tool('memory_read', `Reads an attached memory's current text (others may have written it since the task began). Attached: ${list}.`, { name }, async (a) =>
-        call(env, a.name, { method: 'GET' }),
+      tool(
+        'memory_read',
+        `Reads an attached memory's current text (others may have written it since the task began). Attached: ${list}.`,
+        { name },
+        async (a) => call(env, a.name, { method: 'GET' }),
       ),
       tool(
         'memory_write',

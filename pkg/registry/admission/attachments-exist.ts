@@ -29,7 +29,8 @@ export function attachmentsExist(skills: Reader<Skill>, memories: Reader<Memory>
       const old = a.oldObject as Agent | undefined;
       const causes: Cause[] = [];
       if (!old || !same(old.spec.skills, agent.spec.skills)) causes.push(...(await missing(skills, 'skill', a.namespace, agent.spec.skills, 'spec.skills')));
-      if (!old || !same(old.spec.memories, agent.spec.memories)) causes.push(...(await missing(memories, 'memory', a.namespace, agent.spec.memories, 'spec.memories')));
+      if (!old || !same(old.spec.memories, agent.spec.memories))
+        causes.push(...(await missing(memories, 'memory', a.namespace, agent.spec.memories, 'spec.memories')));
       if (causes.length) throw invalid(AGENT_KIND, a.name, causes);
     },
   };

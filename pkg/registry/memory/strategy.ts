@@ -34,7 +34,11 @@ export const memoryStrategy: Strategy<Memory> = {
   },
 
   validate(m) {
-    return [...validateObjectName(m.metadata.name, m.metadata.namespace), ...validateSchema(memorySpecSchema, m.spec, 'spec'), ...memoryTextCauses(m.spec?.text, 'spec.text')];
+    return [
+      ...validateObjectName(m.metadata.name, m.metadata.namespace),
+      ...validateSchema(memorySpecSchema, m.spec, 'spec'),
+      ...memoryTextCauses(m.spec?.text, 'spec.text'),
+    ];
   },
 
   validateUpdate() {

@@ -35,7 +35,11 @@ export const skillStrategy: Strategy<Skill> = {
   },
 
   validate(s) {
-    return [...validateObjectName(s.metadata.name, s.metadata.namespace), ...validateSchema(skillSpecSchema, s.spec, 'spec'), ...skillRuleCauses(s.metadata.name, s.spec)];
+    return [
+      ...validateObjectName(s.metadata.name, s.metadata.namespace),
+      ...validateSchema(skillSpecSchema, s.spec, 'spec'),
+      ...skillRuleCauses(s.metadata.name, s.spec),
+    ];
   },
 
   validateUpdate() {

@@ -64,7 +64,15 @@ export interface ResourceDef<T extends StoredObject = StoredObject> {
 export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 export function buildResources(d: AggregatedApiDeps): ResourceDef[] {
-  return [agentResource(d), squadResource(d), connectorResource(d), checkpointResource(d), budgetResource(d), skillResource(d), memoryResource(d)] as unknown as ResourceDef[];
+  return [
+    agentResource(d),
+    squadResource(d),
+    connectorResource(d),
+    checkpointResource(d),
+    budgetResource(d),
+    skillResource(d),
+    memoryResource(d),
+  ] as unknown as ResourceDef[];
 }
 
 function agentResource(d: AggregatedApiDeps): ResourceDef<Agent> {

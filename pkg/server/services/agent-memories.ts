@@ -64,7 +64,7 @@ export class AgentMemories {
   async write(grant: AgentGrant, memory: string, text: unknown): Promise<MemoryView> {
     if (typeof text !== 'string') throw new ApiError('BadRequest', 400, 'text: must be a string');
     const tooBig = memoryTextCauses(text, 'text');
-    if (tooBig.length) throw new ApiError('BadRequest', 400, `${tooBig[0]!.field}: ${tooBig[0]!.message}`);
+    if (tooBig.length) throw new ApiError('BadRequest', 400, `${tooBig[0].field}: ${tooBig[0].message}`);
     await this.attached(grant, memory);
     const { namespace } = grant.ref;
     try {
@@ -95,4 +95,7 @@ export class AgentMemories {
 const view = (m: Memory): MemoryView => ({ name: m.metadata.name, text: m.spec.text, ...(m.spec.description ? { description: m.spec.description } : {}) });
 
 const notFound = (grant: AgentGrant, memory: string): ApiError =>
-  new ApiError('NotFound', 404, `memory "${memory}" not found in namespace "${grant.ref.namespace}" (deleted since it was attached)`, { kind: MEMORY_KIND, name: memory });
+  new ApiError('NotFound', 404, `memory "${memory}" not found in namespace "${grant.ref.namespace}" (deleted since it was attached)`, {
+    kind: MEMORY_KIND,
+    name: memory,
+  });
