@@ -21,6 +21,8 @@ import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
 import { budgetRoutes } from '../../pkg/server/routes/budgets.js';
 import { BudgetService } from '../../pkg/server/services/budget-service.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
+import { triggerHookRoutes } from '../../pkg/server/routes/trigger-hooks.js';
+import { TriggerHooks } from '../../pkg/server/services/trigger-hooks.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/system.js';
 import { uiRoutes } from '../../pkg/server/routes/ui.js';
@@ -106,6 +108,7 @@ export async function publicApi(
   await app.register(connectorRoutes(c.connectors));
   await app.register(budgetRoutes(new BudgetService(s.budgets, reads.budgets)));
   await app.register(secretRoutes(c.secrets));
+  await app.register(triggerHookRoutes(new TriggerHooks(s.triggers, agents, home.secrets, child('triggers'))));
   await app.register(
     aggregatedApiRoutes({
       agents,
@@ -113,6 +116,8 @@ export async function publicApi(
       connectors: s.connectors,
       checkpoints: s.checkpoints,
       budgets: s.budgets,
+      triggers: s.triggers,
+      webhooks: s.webhooks,
       agentService: service,
       compaction,
       costs,
