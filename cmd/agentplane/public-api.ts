@@ -24,6 +24,9 @@ import { budgetService } from '../../pkg/server/services/budget-service.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { triggerHookRoutes } from '../../pkg/server/routes/trigger-hooks.js';
 import { TriggerHooks } from '../../pkg/server/services/trigger-hooks.js';
+import { triggerService, webhookService } from '../../pkg/server/services/trigger-service.js';
+import { toTriggerResponse } from '../../pkg/api/trigger.js';
+import { toWebhookResponse } from '../../pkg/api/webhook.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/system.js';
 import { uiRoutes } from '../../pkg/server/routes/ui.js';
@@ -109,6 +112,8 @@ export async function publicApi(
   await app.register(connectorRoutes(c.connectors));
   await app.register(kindRoutes('budgets', budgetService(s.budgets, reads.budgets), toBudgetResponse));
   await app.register(secretRoutes(c.secrets));
+  await app.register(kindRoutes('triggers', triggerService(s.triggers, reads.triggers), toTriggerResponse));
+  await app.register(kindRoutes('webhooks', webhookService(s.webhooks, reads.webhooks), toWebhookResponse));
   await app.register(triggerHookRoutes(new TriggerHooks(s.triggers, agents, home.secrets, child('triggers'))));
   await app.register(
     aggregatedApiRoutes({

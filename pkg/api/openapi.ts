@@ -7,6 +7,7 @@ import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './event.js'
 import { NAME_MAX_LENGTH, NAME_PATTERN } from './meta.js';
 import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-ops.js';
 import { budgetComponents, budgetPaths } from './openapi-budgets.js';
+import { triggerComponents, triggerPaths } from './openapi-triggers.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
 import { squadCreateRequestSchema, squadMemberSchema, squadPatchRequestSchema, squadResponseSchema } from './squad.js';
@@ -83,6 +84,7 @@ function buildPaths(): OpenAPIV3.Document {
       ...squadPaths(),
       ...connectorPaths(),
       ...budgetPaths(),
+      ...triggerPaths(),
       ...secretPaths(),
       ...systemPaths(),
     },
@@ -105,6 +107,7 @@ function buildPaths(): OpenAPIV3.Document {
         SquadPatchRequest: toOpenApi(squadPatchRequestSchema),
         ...agentOpComponents(),
         ...budgetComponents(),
+        ...triggerComponents(),
         ...checkpointComponents(),
         Event: eventSchema,
         Error: errorSchema,

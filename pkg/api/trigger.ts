@@ -183,3 +183,31 @@ export function defaultTriggerSpec(spec: TriggerSpec): void {
 export function validateTriggerInstructions(spec: TriggerSpec, field: string): Cause[] {
   return typeof spec?.instructions === 'string' ? templateCauses(spec.instructions, field) : [];
 }
+
+export const triggerPatchRequestSchema = {
+  $id: 'TriggerPatchRequest',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: triggerFields,
+} as const;
+
+/** The path external senders POST to. */
+export const triggerHookPath = (namespace: string, name: string): string => `/api/v1/triggers/${name}/hook?namespace=${namespace}`;
+
+/** A trigger as the REST mirror answers it: the spec, the hook's path and the status. */
+export interface TriggerResponse extends TriggerSpec, TriggerStatus {
+  name: string;
+  namespace: string;
+  createdAt: string;
+  hookPath: string;
+}
+
+export const toTriggerResponse = (t: Trigger): TriggerResponse => ({
+  name: t.metadata.name,
+  namespace: t.metadata.namespace,
+  createdAt: t.metadata.creationTimestamp,
+  hookPath: triggerHookPath(t.metadata.namespace, t.metadata.name),
+  ...t.spec,
+  ...t.status,
+});

@@ -141,3 +141,26 @@ export interface WebhookRequest {
 
 /** Whether the webhook sends the events of this agent. */
 export const webhookCovers = (w: Webhook, agent: string): boolean => !w.spec.agents || w.spec.agents.includes(agent);
+
+export const webhookPatchRequestSchema = {
+  $id: 'WebhookPatchRequest',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  // `agents: null` (back to every agent) is taken by the service before the schema is applied.
+  properties: webhookFields,
+} as const;
+
+export interface WebhookResponse extends WebhookSpec, WebhookStatus {
+  name: string;
+  namespace: string;
+  createdAt: string;
+}
+
+export const toWebhookResponse = (w: Webhook): WebhookResponse => ({
+  name: w.metadata.name,
+  namespace: w.metadata.namespace,
+  createdAt: w.metadata.creationTimestamp,
+  ...w.spec,
+  ...w.status,
+});

@@ -129,12 +129,35 @@ describe('triggers and webhooks (integration)', function () {
       expect(agents.body.spec.task).to.equal(2);
     });
 
+    it('the REST mirror lists, patches and refuses with 400 naming the field', async () => {
+      const list = await api('GET', '/api/v1/triggers?namespace=default');
+      expect(list.status).to.equal(200);
+      const gh = list.body.triggers.find((t: { name: string }) => t.name === 'gh');
+      expect(gh).to.include({ agent: 'reviewer', hookPath: '/api/v1/triggers/gh/hook?namespace=default' });
+      expect(gh.lastDelivery.result).to.be.a('string');
+      const bad = await api('POST', '/api/v1/triggers', { name: 'nope', agent: 'reviewer', secretRef: { name: 'gh-hook' }, instructions: 'x {{ a b }}' });
+      expect(bad.status).to.equal(400);
+      expect(JSON.stringify(bad.body)).to.contain('instructions');
+      const missing = await api('POST', '/api/v1/triggers', { name: 'nope', agent: 'reviewer', instructions: 'x' });
+      expect(missing.status).to.equal(400);
+      expect(JSON.stringify(missing.body)).to.contain('secretRef');
+      const made = await api('POST', '/api/v1/triggers', { name: 'slack', agent: 'reviewer', secretRef: { name: 'gh-hook', key: 'secret' }, instructions: '@say {{text}}' });
+      expect(made.status, made.text).to.equal(201);
+      const patched = await api('PATCH', '/api/v1/triggers/slack', { signature: { header: 'X-Signature' }, deliveryIdHeader: 'X-Request-Id' });
+      expect(patched.status, patched.text).to.equal(200);
+      expect(patched.body.signature).to.deep.equal({ header: 'X-Signature', algorithm: 'sha256', prefix: 'sha256=' });
+      expect((await api('DELETE', '/api/v1/triggers/slack')).status).to.equal(200);
+      expect((await api('GET', '/api/v1/triggers/slack')).status).to.equal(404);
+    });
+
     it('only the hook is served without a token: the trigger itself and other methods need one', async () => {
       expect((await h.api('GET', `${B}/triggers/gh`)).status).to.equal(401);
       expect((await h.api('GET', '/api/v1/agents')).status).to.equal(401);
       // Another method on the hook's path is no hook: refused (405 from the router, or 401).
       expect([401, 405]).to.include((await h.api('GET', '/api/v1/triggers/gh/hook')).status);
-      expect((await h.api('POST', '/api/v1/triggers/gh/hook/x', payload)).status).to.equal(401);
+      expect((await h.api('PATCH', '/api/v1/triggers/gh', { agent: 'other' })).status).to.equal(401);
+      expect((await h.api('DELETE', '/api/v1/triggers/gh')).status).to.equal(401);
+      expect((await h.api('GET', '/api/v1/triggers')).status).to.equal(401);
     });
   });
 
@@ -167,6 +190,17 @@ describe('triggers and webhooks (integration)', function () {
     });
     after(async () => {
       await new Promise((resolve) => receiver?.close(resolve));
+    });
+
+    it('the REST mirror refuses a bad event type or URL with 400 naming the field', async () => {
+      const badType = await api('POST', '/api/v1/webhooks', { name: 'x', url: 'https://example.com/h', eventTypes: ['nonsense'], secretRef: { name: 'wh-key' } });
+      expect(badType.status).to.equal(400);
+      expect(JSON.stringify(badType.body)).to.contain('eventTypes');
+      const metadata = await api('POST', '/api/v1/webhooks', { name: 'x', url: 'http://169.254.169.254/', eventTypes: ['error'], secretRef: { name: 'wh-key' } });
+      expect(metadata.status).to.be.within(400, 422);
+      expect(JSON.stringify(metadata.body)).to.contain('url');
+      const list = await api('GET', '/api/v1/webhooks');
+      expect(list.body.webhooks.map((w: { name: string }) => w.name)).to.deep.equal(['events-out']);
     });
 
     it('refuses a URL at a metadata or link-local address (422 naming spec.url)', async () => {

@@ -117,7 +117,7 @@ export class TriggerHooks {
       const result: TriggerResult = err.code === 404 ? 'AgentMissing' : 'AgentBusy';
       const message = err.code === 404 ? `agent "${t.spec.agent}" does not exist in namespace "${namespace}"` : err.message;
       await this.record(t, { id, result, message });
-      return answer(err.code === 404 ? 404 : 409, result, { message });
+      return answer(409, result, { message });
     }
   }
 
