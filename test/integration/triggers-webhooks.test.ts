@@ -5,12 +5,14 @@
 // a real HTTP server on loopback, gets signed deliveries (checked here as a receiver would) in
 // order per agent, and after answering 500 twice, the retries.
 
+import { execFile } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
 import { eventually, type Harness, startHarness } from '../support/harness.js';
@@ -19,6 +21,7 @@ import { tokenFileYaml } from '../support/tokens.js';
 const TOKEN = 'trigger-test-admin-token-5c1f0a';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 const B = '/apis/agentplane.io/v1alpha1/namespaces/default';
+const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
 
 interface Received {
   headers: Record<string, string | string[] | undefined>;
@@ -72,7 +75,11 @@ describe('triggers and webhooks (integration)', function () {
         apiVersion: 'agentplane.io/v1alpha1',
         kind: 'Trigger',
         metadata: { name: 'gh' },
-        spec: { agent: 'reviewer', secretRef: { name: 'gh-hook' }, instructions: '@say Review PR {{pull_request.number}}: {{pull_request.title}}{{missing.field}}' },
+        spec: {
+          agent: 'reviewer',
+          secretRef: { name: 'gh-hook' },
+          instructions: '@say Review PR {{pull_request.number}}: {{pull_request.title}}{{missing.field}}',
+        },
       });
       expect(t.status, JSON.stringify(t.body)).to.equal(201);
       // GitHub's defaults filled in.
@@ -141,7 +148,12 @@ describe('triggers and webhooks (integration)', function () {
       const missing = await api('POST', '/api/v1/triggers', { name: 'nope', agent: 'reviewer', instructions: 'x' });
       expect(missing.status).to.equal(400);
       expect(JSON.stringify(missing.body)).to.contain('secretRef');
-      const made = await api('POST', '/api/v1/triggers', { name: 'slack', agent: 'reviewer', secretRef: { name: 'gh-hook', key: 'secret' }, instructions: '@say {{text}}' });
+      const made = await api('POST', '/api/v1/triggers', {
+        name: 'slack',
+        agent: 'reviewer',
+        secretRef: { name: 'gh-hook', key: 'secret' },
+        instructions: '@say {{text}}',
+      });
       expect(made.status, made.text).to.equal(201);
       const patched = await api('PATCH', '/api/v1/triggers/slack', { signature: { header: 'X-Signature' }, deliveryIdHeader: 'X-Request-Id' });
       expect(patched.status, patched.text).to.equal(200);
@@ -193,10 +205,20 @@ describe('triggers and webhooks (integration)', function () {
     });
 
     it('the REST mirror refuses a bad event type or URL with 400 naming the field', async () => {
-      const badType = await api('POST', '/api/v1/webhooks', { name: 'x', url: 'https://example.com/h', eventTypes: ['nonsense'], secretRef: { name: 'wh-key' } });
+      const badType = await api('POST', '/api/v1/webhooks', {
+        name: 'x',
+        url: 'https://example.com/h',
+        eventTypes: ['nonsense'],
+        secretRef: { name: 'wh-key' },
+      });
       expect(badType.status).to.equal(400);
       expect(JSON.stringify(badType.body)).to.contain('eventTypes');
-      const metadata = await api('POST', '/api/v1/webhooks', { name: 'x', url: 'http://169.254.169.254/', eventTypes: ['error'], secretRef: { name: 'wh-key' } });
+      const metadata = await api('POST', '/api/v1/webhooks', {
+        name: 'x',
+        url: 'http://169.254.169.254/',
+        eventTypes: ['error'],
+        secretRef: { name: 'wh-key' },
+      });
       expect(metadata.status).to.be.within(400, 422);
       expect(JSON.stringify(metadata.body)).to.contain('url');
       const list = await api('GET', '/api/v1/webhooks');
@@ -243,14 +265,57 @@ describe('triggers and webhooks (integration)', function () {
       // A retry never overtakes: nothing after the first event was sent before it was acknowledged.
       expect(bodies.slice(0, 3).every((b) => b.data.seq === seqs[0])).to.equal(true);
 
-      const w = await eventually(async () => {
-        const r = await api('GET', `${B}/webhooks/events-out`);
-        return r.body.status?.delivered === 4 ? r.body : undefined;
-      }, 20_000, 'status counts');
+      const w = await eventually(
+        async () => {
+          const r = await api('GET', `${B}/webhooks/events-out`);
+          return r.body.status?.delivered === 4 ? r.body : undefined;
+        },
+        20_000,
+        'status counts',
+      );
       expect(w.status.failed).to.equal(2);
       expect(w.status.lastFailures.map((f: { status: number }) => f.status)).to.deep.equal([500, 500]);
       expect(w.status.lastDelivery).to.include({ agent: 'hooked', type: 'task_completed', status: 200 });
       expect(w.status.cursors.hooked.seq).to.be.at.least(seqs.at(-1)!);
+    });
+  });
+
+  // After the Trigger and Webhook suites: it lists what they made.
+  describe('CLI', () => {
+    it('the CLI adds, lists, gets and removes triggers and webhooks', async () => {
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        AGENTPLANE_CLIENT_CONFIG: join(dir, 'cli-config.yaml'),
+        AGENTPLANE_SERVER: h.url,
+        AGENTPLANE_TOKEN: TOKEN,
+      };
+      for (const k of ['AGENTPLANE_NAMESPACE', 'AGENTPLANE_CONTEXT']) delete env[k];
+      const cli = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+        new Promise((resolve) =>
+          execFile(process.execPath, [MAIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
+            resolve({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
+          ),
+        );
+      const add = await cli('trigger', 'add', 'issues', '--agent', 'reviewer', '--secret', 'gh-hook', '--instructions', '@say issue {{issue.number}}');
+      expect(add.code, add.stderr).to.equal(0);
+      expect(add.stdout).to.contain('trigger/issues created');
+      const ls = await cli('trigger', 'ls');
+      expect(ls.stdout).to.match(/^NAME\s+AGENT\s+LAST\s+STARTED\s+AGE/m);
+      expect(ls.stdout).to.match(/^gh\s+reviewer\s+\S+\s+1\s/m);
+      expect(ls.stdout).to.match(/^issues\s+reviewer\s+<none>\s+0\s/m);
+      const get = await cli('trigger', 'get', 'issues', '-o', 'json');
+      expect(JSON.parse(get.stdout)).to.include({ name: 'issues', hookPath: '/api/v1/triggers/issues/hook?namespace=default' });
+      const wh = await cli('webhook', 'add', 'errors', '--url', 'https://hooks.example.com/x', '--events', 'error,approval_requested', '--secret', 'wh-key');
+      expect(wh.code, wh.stderr).to.equal(0);
+      const whs = await cli('webhook', 'ls');
+      expect(whs.stdout).to.match(/^NAME\s+URL\s+EVENTS\s+DELIVERED\s+FAILED\s+AGE/m);
+      expect(whs.stdout).to.match(/^errors\s+https:\/\/hooks\.example\.com\/x\s+error,approval_requested\s+0\s+0\s/m);
+      const bad = await cli('webhook', 'add', 'bad', '--url', 'https://hooks.example.com/x', '--events', 'nonsense', '--secret', 'wh-key');
+      expect(bad.code).to.not.equal(0);
+      expect(bad.stderr).to.contain('eventTypes');
+      expect((await cli('trigger', 'rm', 'issues')).stdout).to.contain('trigger/issues deleted');
+      expect((await cli('webhook', 'rm', 'errors')).stdout).to.contain('webhook/errors deleted');
+      expect((await api('GET', '/api/v1/webhooks/errors')).status).to.equal(404);
     });
   });
 });
