@@ -27,14 +27,7 @@ export interface Controllers {
   webhooks: WebhookController;
 }
 
-export function wireControllers(
-  w: Wiring,
-  home: Home,
-  s: Storage,
-  events: EventLog,
-  runtime: AgentRuntime,
-  m: ModelSide,
-): Controllers {
+export function wireControllers(w: Wiring, home: Home, s: Storage, events: EventLog, runtime: AgentRuntime, m: ModelSide): Controllers {
   const { o, child, hooks, metrics, runtimeKind, manager } = w;
   // The cluster home's per-namespace caps come from a ConfigMap too, over the config file's (docs/admission.md).
   const limits = home.cluster ? new NamespaceLimitsConfigMap(home.cluster.kubeConfig, home.cluster.installNamespace, child('admission')) : undefined;

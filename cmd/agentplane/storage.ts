@@ -106,8 +106,16 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
       ...readOpts('Budget', () => stores.budgets.written()),
       present: (items: Budget[]) => withBudgetStatus(items, (ns) => informers.agents.list(ns), runningSpend.of),
     }),
-    triggers: new ReadCache(informers.triggers, triggers, readOpts('Trigger', () => stores.triggers.written())),
-    webhooks: new ReadCache(informers.webhooks, webhooks, readOpts('Webhook', () => stores.webhooks.written())),
+    triggers: new ReadCache(
+      informers.triggers,
+      triggers,
+      readOpts('Trigger', () => stores.triggers.written()),
+    ),
+    webhooks: new ReadCache(
+      informers.webhooks,
+      webhooks,
+      readOpts('Webhook', () => stores.webhooks.written()),
+    ),
   };
   indexMembership(informers.agents, informers.squads);
   // Storage, not the cache, for checkpoints: one just taken is Ready there first.

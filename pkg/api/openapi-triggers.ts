@@ -30,7 +30,12 @@ export function triggerComponents(): Record<string, Schema> {
     TriggerResponse: toOpenApi({
       type: 'object',
       required: ['name', 'namespace', 'createdAt', 'hookPath', ...triggerSpecSchema.required],
-      properties: { ...meta, hookPath: { type: 'string', description: 'where senders POST' }, ...triggerSpecSchema.properties, ...triggerStatusSchema.properties },
+      properties: {
+        ...meta,
+        hookPath: { type: 'string', description: 'where senders POST' },
+        ...triggerSpecSchema.properties,
+        ...triggerStatusSchema.properties,
+      },
     }),
     TriggerHookAnswer: hookAnswerSchema,
     WebhookRequest: toOpenApi(webhookRequestSchema),
@@ -51,17 +56,22 @@ const answer = (description: string) => ({ description, content: json(ref('Trigg
 
 export function triggerPaths(): OpenAPIV3.PathsObject {
   return {
-    ...kindPaths({ plural: 'triggers', kind: 'Trigger', one: 'the trigger with its last delivery and counts', list: 'triggers with their last delivery and counts' }),
+    ...kindPaths({
+      plural: 'triggers',
+      kind: 'Trigger',
+      one: 'the trigger with its last delivery and counts',
+      list: 'triggers with their last delivery and counts',
+    }),
     ...kindPaths({ plural: 'webhooks', kind: 'Webhook', one: 'the webhook with its delivery status', list: 'webhooks with their delivery status' }),
     '/api/v1/triggers/{name}/hook': {
       post: {
         operationId: 'deliverTrigger',
         description:
-          'An external sender\'s delivery. No bearer token: authenticated by the HMAC-SHA256 signature of the raw body with the trigger\'s secret, ' +
+          "An external sender's delivery. No bearer token: authenticated by the HMAC-SHA256 signature of the raw body with the trigger's secret, " +
           'in the trigger\'s signature header (default X-Hub-Signature-256: "sha256=<hex>"). A delivery id seen before starts nothing (202 Duplicate).',
         security: [],
         parameters: [nameParam, nsParam],
-        requestBody: { required: true, content: json({ type: 'object', description: 'the sender\'s JSON payload; the template reads its fields' }) },
+        requestBody: { required: true, content: json({ type: 'object', description: "the sender's JSON payload; the template reads its fields" }) },
         responses: {
           '202': answer('Started: the agent got a task; Duplicate: this delivery id started one before, nothing started'),
           '400': {

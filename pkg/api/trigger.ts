@@ -101,7 +101,7 @@ const triggerFields = {
     type: 'string',
     minLength: 1,
     maxLength: INSTRUCTIONS_MAX_LENGTH,
-    description: 'the task\'s instructions; {{a.b.c}} is the payload\'s field at that dotted path (an array index is a number), empty when absent',
+    description: "the task's instructions; {{a.b.c}} is the payload's field at that dotted path (an array index is a number), empty when absent",
   },
 } as const;
 

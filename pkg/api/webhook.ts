@@ -77,7 +77,10 @@ const webhookFields = {
     'x-kubernetes-list-type': 'set',
     description: 'the agents of the namespace whose events are delivered; absent: all of them',
   },
-  secretRef: { ...secretKeyRefSchema, description: 'the signing key: a key of a secret in the same namespace ("whsec_<base64>" is decoded, as Standard Webhooks keys are)' },
+  secretRef: {
+    ...secretKeyRefSchema,
+    description: 'the signing key: a key of a secret in the same namespace ("whsec_<base64>" is decoded, as Standard Webhooks keys are)',
+  },
 } as const;
 
 export const webhookSpecSchema = {
@@ -112,7 +115,7 @@ export const webhookStatusSchema = {
     cursors: {
       type: 'object',
       additionalProperties: { type: 'object', required: ['uid', 'seq'], properties: { uid: { type: 'string' }, seq: { type: 'integer', minimum: 0 } } },
-      description: "per agent: the last event seq delivered (or passed over); a restart resumes after it",
+      description: 'per agent: the last event seq delivered (or passed over); a restart resumes after it',
     },
   },
   description: 'owned by the webhook controller',

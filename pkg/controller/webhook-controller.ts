@@ -108,7 +108,10 @@ export class WebhookController {
     const cursor: WebhookCursor =
       stored && stored.uid === a.metadata.uid
         ? { ...stored }
-        : { uid: a.metadata.uid, seq: Date.parse(a.metadata.creationTimestamp) >= Date.parse(w.metadata.creationTimestamp) ? 0 : await this.o.events.lastSeq(stream) };
+        : {
+            uid: a.metadata.uid,
+            seq: Date.parse(a.metadata.creationTimestamp) >= Date.parse(w.metadata.creationTimestamp) ? 0 : await this.o.events.lastSeq(stream),
+          };
     const out: AgentOutcome = { agent, cursor, delivered: [], more: false };
     const bk = `${w.metadata.namespace}/${w.metadata.name}/${a.metadata.uid}`;
     const held = this.backoff.get(bk);
@@ -124,7 +127,10 @@ export class WebhookController {
         const attempts = (held?.attempts ?? 0) + 1;
         const notBefore = Date.now() + backoffMs(attempts, this.o.baseBackoffMs ?? 1000, this.o.maxBackoffMs ?? 300_000);
         this.backoff.set(bk, { attempts, notBefore });
-        this.o.logger.info({ namespace: w.metadata.namespace, name: w.metadata.name, agent, seq: ev.seq, status: attempt.status, attempts }, 'webhook delivery failed');
+        this.o.logger.info(
+          { namespace: w.metadata.namespace, name: w.metadata.name, agent, seq: ev.seq, status: attempt.status, attempts },
+          'webhook delivery failed',
+        );
         return { ...out, failure: attempt, retryAt: notBefore };
       }
       this.backoff.delete(bk);

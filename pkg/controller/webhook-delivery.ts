@@ -17,7 +17,8 @@ export interface SignedDelivery {
 
 const KEY_PREFIX = 'whsec_';
 
-export const signingKey = (secret: string): Buffer => (secret.startsWith(KEY_PREFIX) ? Buffer.from(secret.slice(KEY_PREFIX.length), 'base64') : Buffer.from(secret, 'utf8'));
+export const signingKey = (secret: string): Buffer =>
+  secret.startsWith(KEY_PREFIX) ? Buffer.from(secret.slice(KEY_PREFIX.length), 'base64') : Buffer.from(secret, 'utf8');
 
 /** The Standard Webhooks signature of a message: "v1,<base64>". */
 export function webhookSignature(key: Buffer, id: string, timestamp: number, body: string): string {

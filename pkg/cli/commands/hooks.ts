@@ -26,7 +26,9 @@ async function create(s: Session, what: Listed, name: string, body: Record<strin
 
 /** ls, get and rm, alike for both kinds. */
 function common(group: Command, what: Listed, run: Runner): void {
-  addOutputFlags(group.command('ls').alias('list').description(`the namespace's ${what.plural} with their status`), true).action(run(async (s) => show(s, what)));
+  addOutputFlags(group.command('ls').alias('list').description(`the namespace's ${what.plural} with their status`), true).action(
+    run(async (s) => show(s, what)),
+  );
   addOutputFlags(group.command('get').description(`one ${what.kind} with its status`).argument('<name>'), false).action(
     run(async (s, name: string) => show(s, what, checkName(what.kind, name))),
   );
@@ -38,7 +40,10 @@ function common(group: Command, what: Listed, run: Runner): void {
     .action(
       run(async (s, names: string[]) => {
         for (const name of names) {
-          await s.client.call('DELETE', `${what.rest}/${encodeURIComponent(checkName(what.kind, name))}`, { query: { namespace: s.target.namespace }, kind: what.kind });
+          await s.client.call('DELETE', `${what.rest}/${encodeURIComponent(checkName(what.kind, name))}`, {
+            query: { namespace: s.target.namespace },
+            kind: what.kind,
+          });
           s.out(`${what.kind}/${name} deleted\n`);
         }
       }),

@@ -64,7 +64,15 @@ export interface ResourceDef<T extends StoredObject = StoredObject> {
 export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 export function buildResources(d: AggregatedApiDeps): ResourceDef[] {
-  return [agentResource(d), squadResource(d), connectorResource(d), checkpointResource(d), budgetResource(d), triggerResource(d), webhookResource(d)] as unknown as ResourceDef[];
+  return [
+    agentResource(d),
+    squadResource(d),
+    connectorResource(d),
+    checkpointResource(d),
+    budgetResource(d),
+    triggerResource(d),
+    webhookResource(d),
+  ] as unknown as ResourceDef[];
 }
 
 function agentResource(d: AggregatedApiDeps): ResourceDef<Agent> {
@@ -184,7 +192,7 @@ function triggerResource(d: AggregatedApiDeps): ResourceDef<Trigger> {
     categories: ['agentplane'],
     description:
       'A Trigger is an inbound endpoint, POST /api/v1/triggers/<name>/hook?namespace=<ns>, that starts a task on spec.agent for each delivery signed with ' +
-      'the secret spec.secretRef names (HMAC-SHA256 of the body; GitHub\'s headers by default); spec.instructions is a template filled from the payload, ' +
+      "the secret spec.secretRef names (HMAC-SHA256 of the body; GitHub's headers by default); spec.instructions is a template filled from the payload, " +
       'and a replayed delivery id starts nothing (docs/triggers-and-webhooks.md).',
     specSchema: triggerSpecSchema,
     specRequired: ['agent', 'secretRef', 'instructions'],
@@ -204,7 +212,7 @@ function webhookResource(d: AggregatedApiDeps): ResourceDef<Webhook> {
     shortNames: ['wh'],
     categories: ['agentplane'],
     description:
-      'A Webhook delivers the chosen event types (spec.eventTypes) of its namespace\'s agents (or of spec.agents) to spec.url, signed as Standard Webhooks ' +
+      "A Webhook delivers the chosen event types (spec.eventTypes) of its namespace's agents (or of spec.agents) to spec.url, signed as Standard Webhooks " +
       'sign (webhook-id, webhook-timestamp, webhook-signature), retried with backoff, at least once and in order per agent (docs/triggers-and-webhooks.md).',
     specSchema: webhookSpecSchema,
     specRequired: ['url', 'eventTypes', 'secretRef'],

@@ -10,13 +10,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { type Agent, INSTRUCTIONS_MAX_LENGTH } from '../../api/agent.js';
 import { ApiError } from '../../api/errors.js';
 import { renderTemplate } from '../../api/template.js';
-import {
-  DELIVERY_ID_MAX_LENGTH,
-  SEEN_DELIVERIES_MAX,
-  type Trigger,
-  type TriggerDelivery,
-  type TriggerResult,
-} from '../../api/trigger.js';
+import { DELIVERY_ID_MAX_LENGTH, SEEN_DELIVERIES_MAX, type Trigger, type TriggerDelivery, type TriggerResult } from '../../api/trigger.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Registry } from '../../registry/registry.js';
 import type { SecretStore } from '../../registry/secrets.js';
@@ -96,7 +90,12 @@ export class TriggerHooks {
   }
 
   /** Gives the agent the task; on refusal the delivery id is given back, so a redelivery may start it. */
-  private async start(t: Trigger, id: string, instructions: string, answer: (s: number, r: TriggerResult, e?: { task?: number; message?: string }) => HookAnswer) {
+  private async start(
+    t: Trigger,
+    id: string,
+    instructions: string,
+    answer: (s: number, r: TriggerResult, e?: { task?: number; message?: string }) => HookAnswer,
+  ) {
     const { namespace } = t.metadata;
     try {
       const a = await this.agents.update(
@@ -153,4 +152,3 @@ function note(s: Trigger['status'], d: Omit<TriggerDelivery, 'time'>): void {
   s.lastDelivery = { time: new Date().toISOString(), ...d };
   s.counts = { ...s.counts, [d.result]: (s.counts?.[d.result] ?? 0) + 1 };
 }
-

@@ -3,7 +3,14 @@
 // the admission chain (a webhook's URL); a webhook's `agents` patched to null is removed (all
 // agents of the namespace again).
 
-import { TRIGGER_KIND, type Trigger, triggerPatchRequestSchema, triggerRequestSchema, type TriggerSpec, validateTriggerInstructions } from '../../api/trigger.js';
+import {
+  TRIGGER_KIND,
+  type Trigger,
+  triggerPatchRequestSchema,
+  triggerRequestSchema,
+  type TriggerSpec,
+  validateTriggerInstructions,
+} from '../../api/trigger.js';
 import { WEBHOOK_KIND, type Webhook, webhookPatchRequestSchema, webhookRequestSchema, type WebhookSpec } from '../../api/webhook.js';
 import type { ReadCache } from '../../registry/cache/reads.js';
 import type { Registry } from '../../registry/registry.js';
