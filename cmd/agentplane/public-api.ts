@@ -22,6 +22,7 @@ import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
 import { kindRoutes } from '../../pkg/server/routes/kind-routes.js';
 import { budgetService } from '../../pkg/server/services/budget-service.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
+import { mcpRoutes } from '../../pkg/server/routes/mcp.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/system.js';
 import { uiRoutes } from '../../pkg/server/routes/ui.js';
@@ -103,10 +104,13 @@ export async function publicApi(
   );
   await app.register(uiRoutes());
   await app.register(checkpointRoutes(new CheckpointService(s.checkpoints, agents, s.squads, reads.checkpoints, informers.checkpoints)));
-  await app.register(squadRoutes(new SquadService(s.squads, agents, reads.squads)));
+  const squads = new SquadService(s.squads, agents, reads.squads);
+  await app.register(squadRoutes(squads));
   await app.register(connectorRoutes(c.connectors));
   await app.register(kindRoutes('budgets', budgetService(s.budgets, reads.budgets), toBudgetResponse));
   await app.register(secretRoutes(c.secrets));
+  // agentplane's verbs as MCP tools, each call authorized as its REST request (docs/mcp.md).
+  await app.register(mcpRoutes({ services: { agents: service, approvals, squads }, ...(home.auth ? { authorizer: home.auth.authorizer } : {}) }));
   await app.register(
     aggregatedApiRoutes({
       agents,

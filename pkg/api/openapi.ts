@@ -8,6 +8,7 @@ import { NAME_MAX_LENGTH, NAME_PATTERN } from './meta.js';
 import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-ops.js';
 import { budgetComponents, budgetPaths } from './openapi-budgets.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
+import { mcpComponents, mcpPaths } from './openapi-mcp.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
 import { squadCreateRequestSchema, squadMemberSchema, squadPatchRequestSchema, squadResponseSchema } from './squad.js';
 import { WORKSPACE_DIR_MAX_ENTRIES, WORKSPACE_FILE_MAX_BYTES, workspaceFilesResponseSchema } from './workspace.js';
@@ -85,6 +86,7 @@ function buildPaths(): OpenAPIV3.Document {
       ...budgetPaths(),
       ...secretPaths(),
       ...systemPaths(),
+      ...mcpPaths(),
     },
     components: {
       schemas: {
@@ -106,6 +108,7 @@ function buildPaths(): OpenAPIV3.Document {
         ...agentOpComponents(),
         ...budgetComponents(),
         ...checkpointComponents(),
+        ...mcpComponents(),
         Event: eventSchema,
         Error: errorSchema,
       },
