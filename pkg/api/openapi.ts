@@ -9,6 +9,7 @@ import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-op
 import { budgetComponents, budgetPaths } from './openapi-budgets.js';
 import { triggerComponents, triggerPaths } from './openapi-triggers.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
+import { mcpComponents, mcpPaths } from './openapi-mcp.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
 import { squadCreateRequestSchema, squadMemberSchema, squadPatchRequestSchema, squadResponseSchema } from './squad.js';
 import { WORKSPACE_DIR_MAX_ENTRIES, WORKSPACE_FILE_MAX_BYTES, workspaceFilesResponseSchema } from './workspace.js';
@@ -87,6 +88,7 @@ function buildPaths(): OpenAPIV3.Document {
       ...triggerPaths(),
       ...secretPaths(),
       ...systemPaths(),
+      ...mcpPaths(),
     },
     components: {
       schemas: {
@@ -109,6 +111,7 @@ function buildPaths(): OpenAPIV3.Document {
         ...budgetComponents(),
         ...triggerComponents(),
         ...checkpointComponents(),
+        ...mcpComponents(),
         Event: eventSchema,
         Error: errorSchema,
       },
