@@ -11,6 +11,8 @@ import type { Connector } from '../../pkg/api/connector.js';
 import type { Memory } from '../../pkg/api/memory.js';
 import type { Skill } from '../../pkg/api/skill.js';
 import type { Squad } from '../../pkg/api/squad.js';
+import type { Trigger } from '../../pkg/api/trigger.js';
+import type { Webhook } from '../../pkg/api/webhook.js';
 import { AdmissionChain, readThrough, storageReader } from '../../pkg/registry/admission/admission.js';
 import { checkpointSources } from '../../pkg/registry/admission/checkpoint-sources.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
@@ -25,6 +27,8 @@ import { Registry } from '../../pkg/registry/registry.js';
 import { skillStrategy } from '../../pkg/registry/skill/strategy.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
+import { triggerStrategy } from '../../pkg/registry/trigger/strategy.js';
+import { webhookStrategy } from '../../pkg/registry/webhook/strategy.js';
 import type { Home } from './homes.js';
 import type { KindInformers, KindReads } from '../../pkg/registry/kinds.js';
 import type { Wiring } from './wiring.js';
@@ -36,6 +40,8 @@ export interface Storage {
   connectors: Registry<Connector>;
   checkpoints: Registry<AgentCheckpoint>;
   budgets: Registry<Budget>;
+  triggers: Registry<Trigger>;
+  webhooks: Registry<Webhook>;
   skills: Registry<Skill>;
   memories: Registry<Memory>;
   informers: KindInformers;
@@ -53,6 +59,8 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     connectors: new WatermarkedStore(home.state.store<Connector>('Connector')),
     checkpoints: new WatermarkedStore(home.state.store<AgentCheckpoint>('AgentCheckpoint')),
     budgets: new WatermarkedStore(home.state.store<Budget>('Budget')),
+    triggers: new WatermarkedStore(home.state.store<Trigger>('Trigger')),
+    webhooks: new WatermarkedStore(home.state.store<Webhook>('Webhook')),
     skills: new WatermarkedStore(home.state.store<Skill>('Skill')),
     memories: new WatermarkedStore(home.state.store<Memory>('Memory')),
   };
@@ -63,6 +71,8 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
   const connectors = new Registry<Connector>(stores.connectors, connectorStrategy, admission, regOpts);
   const checkpoints = new Registry<AgentCheckpoint>(stores.checkpoints, checkpointStrategy, admission, regOpts);
   const budgets = new Registry<Budget>(stores.budgets, budgetStrategy, admission, regOpts);
+  const triggers = new Registry<Trigger>(stores.triggers, triggerStrategy, admission, regOpts);
+  const webhooks = new Registry<Webhook>(stores.webhooks, webhookStrategy, admission, regOpts);
   const skills = new Registry<Skill>(stores.skills, skillStrategy, admission, regOpts);
   const memories = new Registry<Memory>(stores.memories, memoryStrategy, admission, regOpts);
   const informers = {
@@ -71,6 +81,8 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     connectors: new Informer(connectors, child('informer')),
     checkpoints: new Informer(checkpoints, child('informer')),
     budgets: new Informer(budgets, child('informer')),
+    triggers: new Informer(triggers, child('informer')),
+    webhooks: new Informer(webhooks, child('informer')),
     skills: new Informer(skills, child('informer')),
     memories: new Informer(memories, child('informer')),
   };
@@ -106,6 +118,16 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
       ...readOpts('Budget', () => stores.budgets.written()),
       present: (items: Budget[]) => withBudgetStatus(items, (ns) => informers.agents.list(ns), runningSpend.of),
     }),
+    triggers: new ReadCache(
+      informers.triggers,
+      triggers,
+      readOpts('Trigger', () => stores.triggers.written()),
+    ),
+    webhooks: new ReadCache(
+      informers.webhooks,
+      webhooks,
+      readOpts('Webhook', () => stores.webhooks.written()),
+    ),
     skills: new ReadCache(
       informers.skills,
       skills,
@@ -125,5 +147,5 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     start: async () => void (await Promise.all(Object.values(informers).map((i) => i.start()))),
     stop: () => Object.values(informers).forEach((i) => i.stop()),
   });
-  return { admission, agents, squads, connectors, checkpoints, budgets, skills, memories, informers, reads, runningSpend };
+  return { admission, agents, squads, connectors, checkpoints, budgets, triggers, webhooks, skills, memories, informers, reads, runningSpend };
 }

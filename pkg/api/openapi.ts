@@ -7,8 +7,10 @@ import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './event.js'
 import { NAME_MAX_LENGTH, NAME_PATTERN } from './meta.js';
 import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-ops.js';
 import { budgetComponents, budgetPaths } from './openapi-budgets.js';
+import { triggerComponents, triggerPaths } from './openapi-triggers.js';
 import { skillMemoryComponents, skillMemoryPaths } from './openapi-skills-memories.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
+import { mcpComponents, mcpPaths } from './openapi-mcp.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
 import { squadCreateRequestSchema, squadMemberSchema, squadPatchRequestSchema, squadResponseSchema } from './squad.js';
 import { WORKSPACE_DIR_MAX_ENTRIES, WORKSPACE_FILE_MAX_BYTES, workspaceFilesResponseSchema } from './workspace.js';
@@ -84,9 +86,11 @@ function buildPaths(): OpenAPIV3.Document {
       ...squadPaths(),
       ...connectorPaths(),
       ...budgetPaths(),
+      ...triggerPaths(),
       ...skillMemoryPaths(),
       ...secretPaths(),
       ...systemPaths(),
+      ...mcpPaths(),
     },
     components: {
       schemas: {
@@ -107,8 +111,10 @@ function buildPaths(): OpenAPIV3.Document {
         SquadPatchRequest: toOpenApi(squadPatchRequestSchema),
         ...agentOpComponents(),
         ...budgetComponents(),
+        ...triggerComponents(),
         ...skillMemoryComponents(),
         ...checkpointComponents(),
+        ...mcpComponents(),
         Event: eventSchema,
         Error: errorSchema,
       },

@@ -8,6 +8,8 @@ import type { Connector } from '../api/connector.js';
 import type { Memory } from '../api/memory.js';
 import type { Skill } from '../api/skill.js';
 import type { Squad } from '../api/squad.js';
+import type { Trigger } from '../api/trigger.js';
+import type { Webhook } from '../api/webhook.js';
 import type { Informer } from './cache/informer.js';
 import type { ReadCache } from './cache/reads.js';
 
@@ -17,6 +19,8 @@ export interface ServedKinds {
   connectors: Connector;
   checkpoints: AgentCheckpoint;
   budgets: Budget;
+  triggers: Trigger;
+  webhooks: Webhook;
   skills: Skill;
   memories: Memory;
 }
