@@ -2,8 +2,6 @@
 // rate limit, all before any route) and the routes: the REST mirror, the aggregated API, the UI.
 
 import { toBudgetResponse } from '../../pkg/api/budget.js';
-import { toMemoryResponse } from '../../pkg/api/memory.js';
-import { toSkillResponse } from '../../pkg/api/skill.js';
 import { createApp } from '../../pkg/server/app.js';
 import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
 import { type AuditPolicy, installAuditLog, openAuditSink, writesAnything } from '../../pkg/server/audit/index.js';
@@ -23,7 +21,6 @@ import { checkpointRoutes } from '../../pkg/server/routes/checkpoints.js';
 import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
 import { kindRoutes } from '../../pkg/server/routes/kind-routes.js';
 import { budgetService } from '../../pkg/server/services/budget-service.js';
-import { memoryService, skillService } from '../../pkg/server/services/skill-memory-services.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { triggerHookRoutes } from '../../pkg/server/routes/trigger-hooks.js';
 import { TriggerHooks } from '../../pkg/server/services/trigger-hooks.js';
@@ -41,6 +38,7 @@ import type { Home } from './homes.js';
 import type { BuiltRuntime } from './runtimes.js';
 import type { Storage } from './storage.js';
 import type { Wiring } from './wiring.js';
+import { registerSkillMemoryRoutes } from './skills-memories.js';
 
 export type App = Awaited<ReturnType<typeof createApp>>;
 
@@ -116,8 +114,7 @@ export async function publicApi(
   await app.register(squadRoutes(squads));
   await app.register(connectorRoutes(c.connectors));
   await app.register(kindRoutes('budgets', budgetService(s.budgets, reads.budgets), toBudgetResponse));
-  await app.register(kindRoutes('skills', skillService(s.skills, reads.skills), toSkillResponse));
-  await app.register(kindRoutes('memories', memoryService(s.memories, reads.memories), toMemoryResponse));
+  await registerSkillMemoryRoutes(app, s);
   await app.register(secretRoutes(c.secrets));
   await app.register(kindRoutes('triggers', triggerService(s.triggers, reads.triggers), toTriggerResponse));
   await app.register(kindRoutes('webhooks', webhookService(s.webhooks, reads.webhooks), toWebhookResponse));
