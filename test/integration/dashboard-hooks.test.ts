@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { runTask } from '../support/agents.js';
+import { runTask, waitAgent } from '../support/agents.js';
 import { eventually, launchChromium, shot, watchErrors } from '../support/browser.js';
 import { type Harness, startHarness } from '../support/harness.js';
 
@@ -41,6 +41,7 @@ describe('dashboard: triggers and webhooks (integration)', function () {
     const sig = `sha256=${createHmac('sha256', 'dashboard-secret').update(body).digest('hex')}`;
     const delivered = await h.api('POST', '/api/v1/triggers/gh/hook', body, { 'x-hub-signature-256': sig, 'x-github-delivery': 'd-1' });
     expect(delivered.status, delivered.text).to.equal(202);
+    await waitAgent(h, 'dash', (a) => a.taskStatus === 'Complete' && a.lastTaskMessage === 'PR 5', 'the triggered task');
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in`;
     const w = await h.api('POST', '/api/v1/webhooks', { name: 'down', url, eventTypes: ['task_completed'], agents: ['dash'], secretRef: { name: 'hook-key' } });
     expect(w.status, w.text).to.equal(201);

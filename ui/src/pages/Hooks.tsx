@@ -43,7 +43,8 @@ export function HooksPage({ scope }: { scope: string }) {
           <p data-testid="trigger-counts">
             {Object.entries(t.counts ?? {})
               .map(([k, v]) => `${k} ${v}`)
-              .join(', ') || 'No deliveries yet.'}
+              .join(', ') || 'No deliveries yet'}
+            .
             {t.lastDelivery
               ? ` Last: ${t.lastDelivery.time}${t.lastDelivery.id ? ` (${t.lastDelivery.id})` : ''}${t.lastDelivery.message ? `: ${t.lastDelivery.message}` : ''}.`
               : ''}
