@@ -14,6 +14,7 @@ import { registerCheckpointCommands } from './commands/checkpoints.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
 import { registerBudgetCommands } from './commands/budgets.js';
+import { registerMcpCommands } from './commands/mcp.js';
 import { registerRun } from './commands/run.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerSquadCommands } from './commands/squads.js';
@@ -81,6 +82,7 @@ export function buildProgram(): Command {
   registerConnectorCommands(program, withSession);
   registerBudgetCommands(program, withSession);
   registerSecretCommands(program, withSession);
+  registerMcpCommands(program, withSession);
   registerConfigCommands(program, guarded);
   program
     .command('completion')
