@@ -353,7 +353,7 @@ subjects:
       const other = await tool('get_agent', { name: 'hidden', namespace: 'team-b' });
       expect(other.result!.isError).to.equal(true);
       expect(other.result!.content[0].text).to.contain('Forbidden (403)');
-      expect((await tool('list_agents', {}, undefined)).status).to.equal(401);
+      expect((await tool('list_agents', {}, '')).status).to.equal(401); // no credential
     });
   });
 
