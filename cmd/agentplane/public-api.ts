@@ -22,6 +22,11 @@ import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
 import { kindRoutes } from '../../pkg/server/routes/kind-routes.js';
 import { budgetService } from '../../pkg/server/services/budget-service.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
+import { triggerHookRoutes } from '../../pkg/server/routes/trigger-hooks.js';
+import { TriggerHooks } from '../../pkg/server/services/trigger-hooks.js';
+import { triggerService, webhookService } from '../../pkg/server/services/trigger-service.js';
+import { toTriggerResponse } from '../../pkg/api/trigger.js';
+import { toWebhookResponse } from '../../pkg/api/webhook.js';
 import { mcpRoutes } from '../../pkg/server/routes/mcp.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/system.js';
@@ -109,6 +114,9 @@ export async function publicApi(
   await app.register(connectorRoutes(c.connectors));
   await app.register(kindRoutes('budgets', budgetService(s.budgets, reads.budgets), toBudgetResponse));
   await app.register(secretRoutes(c.secrets));
+  await app.register(kindRoutes('triggers', triggerService(s.triggers, reads.triggers), toTriggerResponse));
+  await app.register(kindRoutes('webhooks', webhookService(s.webhooks, reads.webhooks), toWebhookResponse));
+  await app.register(triggerHookRoutes(new TriggerHooks(s.triggers, agents, home.secrets, child('triggers'))));
   // agentplane's verbs as MCP tools, each call authorized as its REST request (docs/mcp.md).
   await app.register(mcpRoutes({ services: { agents: service, approvals, squads }, ...(home.auth ? { authorizer: home.auth.authorizer } : {}) }));
   await app.register(
@@ -118,6 +126,8 @@ export async function publicApi(
       connectors: s.connectors,
       checkpoints: s.checkpoints,
       budgets: s.budgets,
+      triggers: s.triggers,
+      webhooks: s.webhooks,
       agentService: service,
       compaction,
       costs,

@@ -7,6 +7,7 @@ import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './event.js'
 import { NAME_MAX_LENGTH, NAME_PATTERN } from './meta.js';
 import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-ops.js';
 import { budgetComponents, budgetPaths } from './openapi-budgets.js';
+import { triggerComponents, triggerPaths } from './openapi-triggers.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
 import { mcpComponents, mcpPaths } from './openapi-mcp.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
@@ -84,6 +85,7 @@ function buildPaths(): OpenAPIV3.Document {
       ...squadPaths(),
       ...connectorPaths(),
       ...budgetPaths(),
+      ...triggerPaths(),
       ...secretPaths(),
       ...systemPaths(),
       ...mcpPaths(),
@@ -107,6 +109,7 @@ function buildPaths(): OpenAPIV3.Document {
         SquadPatchRequest: toOpenApi(squadPatchRequestSchema),
         ...agentOpComponents(),
         ...budgetComponents(),
+        ...triggerComponents(),
         ...checkpointComponents(),
         ...mcpComponents(),
         Event: eventSchema,

@@ -14,6 +14,7 @@ import { registerCheckpointCommands } from './commands/checkpoints.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
 import { registerBudgetCommands } from './commands/budgets.js';
+import { registerHookCommands } from './commands/hooks.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerRun } from './commands/run.js';
 import { registerSecretCommands } from './commands/secrets.js';
@@ -81,6 +82,7 @@ export function buildProgram(): Command {
   registerCheckpointCommands(program, withSession);
   registerConnectorCommands(program, withSession);
   registerBudgetCommands(program, withSession);
+  registerHookCommands(program, withSession);
   registerSecretCommands(program, withSession);
   registerMcpCommands(program, withSession);
   registerConfigCommands(program, guarded);
