@@ -15,6 +15,7 @@ import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
 import { registerBudgetCommands } from './commands/budgets.js';
 import { registerHookCommands } from './commands/hooks.js';
+import { registerMcpCommands } from './commands/mcp.js';
 import { registerRun } from './commands/run.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerSquadCommands } from './commands/squads.js';
@@ -83,6 +84,7 @@ export function buildProgram(): Command {
   registerBudgetCommands(program, withSession);
   registerHookCommands(program, withSession);
   registerSecretCommands(program, withSession);
+  registerMcpCommands(program, withSession);
   registerConfigCommands(program, guarded);
   program
     .command('completion')

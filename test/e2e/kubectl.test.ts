@@ -332,6 +332,30 @@ subjects:
       const anonymous = await curl(agentplaneUrl + '/api/v1/agents?namespace=team-a', 'GET', undefined, join(cp.dir, 'pki/serving-ca.crt'));
       expect(anonymous.status).to.equal(401);
     });
+
+    it('/mcp on the same port applies the same RBAC to each tool call (docs/mcp.md "In the cluster home")', async () => {
+      const tool = async (name: string, args: object, as: string | undefined = token) => {
+        const msg = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } };
+        const res = await curl(agentplaneUrl + '/mcp', 'POST', as, join(cp.dir, 'pki/serving-ca.crt'), msg, { accept: 'application/json, text/event-stream' });
+        return {
+          status: res.status,
+          result: res.status === 200 ? (JSON.parse(res.body) as { result: { isError?: boolean; content: { text: string }[] } }).result : undefined,
+        };
+      };
+      const got = await tool('get_agent', { name: 'visible', namespace: 'team-a' });
+      expect(got.status).to.equal(200);
+      expect(got.result!.isError, got.result!.content[0].text).to.not.equal(true);
+      expect(got.result!.content[0].text).to.contain('team-a/visible');
+      const create = await tool('create_agent', { name: 'sneaky', namespace: 'team-a', instructions: 'x' });
+      expect(create.result!.isError).to.equal(true);
+      expect(create.result!.content[0].text).to.contain(
+        'User "system:serviceaccount:team-a:reader" cannot create resource "agents" in API group "agentplane.io" in the namespace "team-a"',
+      );
+      const other = await tool('get_agent', { name: 'hidden', namespace: 'team-b' });
+      expect(other.result!.isError).to.equal(true);
+      expect(other.result!.content[0].text).to.contain('Forbidden (403)');
+      expect((await tool('list_agents', {}, '')).status).to.equal(401); // no credential
+    });
   });
 
   describe('tool-call approvals: RBAC on agents/approvals', () => {
@@ -618,9 +642,17 @@ spec: {url: "https://hooks.example.com/x", eventTypes: [error], agents: [nobody]
 });
 
 /** HTTPS with a CA file and a bearer token, via curl: the mirror as any client would call it. */
-async function curl(url: string, method: string, token: string | undefined, ca: string, body?: unknown): Promise<{ status: number; body: string }> {
+async function curl(
+  url: string,
+  method: string,
+  token: string | undefined,
+  ca: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   const args = ['-s', '-X', method, '--cacert', ca, '-w', '\n%{http_code}', url];
   if (token) args.push('-H', `Authorization: Bearer ${token}`);
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
   if (body !== undefined) args.push('-H', 'content-type: application/json', '-d', JSON.stringify(body));
   const { stdout } = await run('curl', args, { timeout: 30_000 });
   const i = stdout.lastIndexOf('\n');
