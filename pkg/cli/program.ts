@@ -15,6 +15,7 @@ import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
 import { registerBudgetCommands } from './commands/budgets.js';
 import { registerHookCommands } from './commands/hooks.js';
+import { registerMcpCommands } from './commands/mcp.js';
 import { registerSkillMemoryCommands } from './commands/skills-memories.js';
 import { registerRun } from './commands/run.js';
 import { registerSecretCommands } from './commands/secrets.js';
@@ -85,6 +86,7 @@ export function buildProgram(): Command {
   registerHookCommands(program, withSession);
   registerSkillMemoryCommands(program, withSession);
   registerSecretCommands(program, withSession);
+  registerMcpCommands(program, withSession);
   registerConfigCommands(program, guarded);
   program
     .command('completion')
