@@ -134,7 +134,7 @@ describe('skills and memories (integration)', function () {
       h,
       'scribe',
       [
-        '@bash echo tampered >> .agentplane/memories/team-notes.md; echo "append rc=$?"; touch .agentplane/skills/hooks.json; echo "create rc=$?"',
+        '@bash echo tampered >> .agentplane/memories/team-notes.md; echo "append rc=$?"; echo planted > .agentplane/memories/planted.md; echo "create rc=$?"',
         '@write .agentplane/memories/team-notes.md tampered',
         '@say tried',
       ].join('\n'),
@@ -145,6 +145,12 @@ describe('skills and memories (integration)', function () {
     const write = evs.find((e) => e.type === 'tool_result' && (e.payload as { tool: string }).tool === 'Write')!.payload as { isError: boolean };
     expect(write.isError).to.equal(true);
     expect((await h.api('GET', `${APIS}/memories/team-notes`)).body.spec.text).to.equal('NOTE-BETA: the build needs make twice');
+    // A chmod gets past it, for this copy only: the next task starts from the server's copy.
+    await runTask(h, 'scribe', '@bash chmod u+w .agentplane/memories && echo planted > .agentplane/memories/planted.md\n@say planted');
+    const next = await runTask(h, 'scribe', '@bash ls -A .agentplane/memories\n@say looked');
+    expect(resultOf(next, 'Bash')[0]).to.equal('team-notes.md');
+    // The workspace, read-only directories and all, is removed with the agent.
+    expect((await h.api('DELETE', '/api/v1/agents/scribe')).status).to.equal(200);
   });
 
   it('the REST mirror creates, lists, gets, patches and deletes skills and memories', async () => {
