@@ -113,6 +113,7 @@ export async function publicApi(
       connectors: s.connectors,
       checkpoints: s.checkpoints,
       budgets: s.budgets,
+      schedules: s.schedules,
       agentService: service,
       compaction,
       costs,

@@ -8,6 +8,7 @@ import type { Budget } from '../../pkg/api/budget.js';
 import { type RunningSpend, withBudgetStatus } from '../../pkg/api/budget-spend.js';
 import type { AgentCheckpoint } from '../../pkg/api/checkpoint.js';
 import type { Connector } from '../../pkg/api/connector.js';
+import type { Schedule } from '../../pkg/api/schedule.js';
 import type { Squad } from '../../pkg/api/squad.js';
 import { AdmissionChain, readThrough, storageReader } from '../../pkg/registry/admission/admission.js';
 import { checkpointSources } from '../../pkg/registry/admission/checkpoint-sources.js';
@@ -18,6 +19,7 @@ import { checkpointStrategy } from '../../pkg/registry/checkpoint/strategy.js';
 import { ReadCache } from '../../pkg/registry/cache/reads.js';
 import { WatermarkedStore } from '../../pkg/registry/cache/watermark.js';
 import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
+import { scheduleStrategy } from '../../pkg/registry/schedule/strategy.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
@@ -32,6 +34,7 @@ export interface Storage {
   connectors: Registry<Connector>;
   checkpoints: Registry<AgentCheckpoint>;
   budgets: Registry<Budget>;
+  schedules: Registry<Schedule>;
   informers: KindInformers;
   reads: KindReads;
   /** Set with the model side: the running tasks' spend, which Budgets' status counts too. */
@@ -47,6 +50,7 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     connectors: new WatermarkedStore(home.state.store<Connector>('Connector')),
     checkpoints: new WatermarkedStore(home.state.store<AgentCheckpoint>('AgentCheckpoint')),
     budgets: new WatermarkedStore(home.state.store<Budget>('Budget')),
+    schedules: new WatermarkedStore(home.state.store<Schedule>('Schedule')),
   };
   // kube-controller-manager's garbage collector serves the cluster home only (propagationPolicy).
   const regOpts = { garbageCollector: !!o.kubernetes };
@@ -55,12 +59,14 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
   const connectors = new Registry<Connector>(stores.connectors, connectorStrategy, admission, regOpts);
   const checkpoints = new Registry<AgentCheckpoint>(stores.checkpoints, checkpointStrategy, admission, regOpts);
   const budgets = new Registry<Budget>(stores.budgets, budgetStrategy, admission, regOpts);
+  const schedules = new Registry<Schedule>(stores.schedules, scheduleStrategy, admission, regOpts);
   const informers = {
     agents: new Informer(agents, child('informer')),
     squads: new Informer(squads, child('informer')),
     connectors: new Informer(connectors, child('informer')),
     checkpoints: new Informer(checkpoints, child('informer')),
     budgets: new Informer(budgets, child('informer')),
+    schedules: new Informer(schedules, child('informer')),
   };
   const runningSpend: Storage['runningSpend'] = {};
   // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
@@ -94,6 +100,11 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
       ...readOpts('Budget', () => stores.budgets.written()),
       present: (items: Budget[]) => withBudgetStatus(items, (ns) => informers.agents.list(ns), runningSpend.of),
     }),
+    schedules: new ReadCache(
+      informers.schedules,
+      schedules,
+      readOpts('Schedule', () => stores.schedules.written()),
+    ),
   };
   indexMembership(informers.agents, informers.squads);
   // Storage, not the cache, for checkpoints: one just taken is Ready there first.
@@ -103,5 +114,5 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     start: async () => void (await Promise.all(Object.values(informers).map((i) => i.start()))),
     stop: () => Object.values(informers).forEach((i) => i.stop()),
   });
-  return { admission, agents, squads, connectors, checkpoints, budgets, informers, reads, runningSpend };
+  return { admission, agents, squads, connectors, checkpoints, budgets, schedules, informers, reads, runningSpend };
 }

@@ -5,6 +5,7 @@ import type { Agent } from '../api/agent.js';
 import type { Budget } from '../api/budget.js';
 import type { AgentCheckpoint } from '../api/checkpoint.js';
 import type { Connector } from '../api/connector.js';
+import type { Schedule } from '../api/schedule.js';
 import type { Squad } from '../api/squad.js';
 import type { Informer } from './cache/informer.js';
 import type { ReadCache } from './cache/reads.js';
@@ -15,6 +16,7 @@ export interface ServedKinds {
   connectors: Connector;
   checkpoints: AgentCheckpoint;
   budgets: Budget;
+  schedules: Schedule;
 }
 
 /** Each kind's read cache (the APIs' gets, lists and Tables). */

@@ -6,6 +6,7 @@ import { AGENT_KIND, type Agent, agentSpecSchema, agentStatusSchema } from '../.
 import { type Budget, BUDGET_KIND, budgetSpecSchema, budgetStatusSchema } from '../../api/budget.js';
 import { type AgentCheckpoint, CHECKPOINT_KIND, checkpointSpecSchema, checkpointStatusSchema } from '../../api/checkpoint.js';
 import { CONNECTOR_KIND, type Connector, connectorSpecSchema, connectorStatusSchema } from '../../api/connector.js';
+import { type Schedule, SCHEDULE_KIND, scheduleSpecSchema, scheduleStatusSchema } from '../../api/schedule.js';
 import { type Squad, SQUAD_KIND, squadSpecSchema, squadStatusSchema } from '../../api/squad.js';
 import type { AgentApprovals } from '../services/agent-approvals.js';
 import type { AgentCompaction } from '../services/agent-compaction.js';
@@ -23,6 +24,7 @@ export interface AggregatedApiDeps {
   connectors: Registry<Connector>;
   checkpoints: Registry<AgentCheckpoint>;
   budgets: Registry<Budget>;
+  schedules: Registry<Schedule>;
   agentService: AgentService;
   compaction: AgentCompaction;
   approvals: AgentApprovals;
@@ -60,7 +62,7 @@ export interface ResourceDef<T extends StoredObject = StoredObject> {
 export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 export function buildResources(d: AggregatedApiDeps): ResourceDef[] {
-  return [agentResource(d), squadResource(d), connectorResource(d), checkpointResource(d), budgetResource(d)] as unknown as ResourceDef[];
+  return [agentResource(d), squadResource(d), connectorResource(d), checkpointResource(d), budgetResource(d), scheduleResource(d)] as unknown as ResourceDef[];
 }
 
 function agentResource(d: AggregatedApiDeps): ResourceDef<Agent> {
@@ -167,5 +169,26 @@ function budgetResource(d: AggregatedApiDeps): ResourceDef<Budget> {
     registry: d.budgets,
     reads: d.reads.budgets,
     subresources: [],
+  };
+}
+
+function scheduleResource(d: AggregatedApiDeps): ResourceDef<Schedule> {
+  return {
+    plural: 'schedules',
+    singular: 'schedule',
+    kind: SCHEDULE_KIND,
+    listKind: 'ScheduleList',
+    shortNames: ['sched'],
+    categories: ['agentplane', 'all'],
+    description:
+      'A Schedule gives an agent a task (spec.instructions) on a cron schedule, in the words of CronJob: concurrencyPolicy says what a run does when the agent is busy ' +
+      '(Allow queues it behind the task, Forbid skips it, Replace cancels the task), startingDeadlineSeconds what a run missed during downtime does (docs/schedules.md). ' +
+      'Create on schedules/trigger runs it now.',
+    specSchema: scheduleSpecSchema,
+    specRequired: ['agent', 'cron', 'instructions'],
+    statusSchema: scheduleStatusSchema,
+    registry: d.schedules,
+    reads: d.reads.schedules,
+    subresources: [{ name: 'trigger', kind: 'Schedule', verbs: ['create'] }],
   };
 }
