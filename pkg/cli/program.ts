@@ -14,6 +14,7 @@ import { registerCheckpointCommands } from './commands/checkpoints.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
 import { registerBudgetCommands } from './commands/budgets.js';
+import { registerScheduleCommands } from './commands/schedules.js';
 import { registerRun } from './commands/run.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerSquadCommands } from './commands/squads.js';
@@ -80,6 +81,7 @@ export function buildProgram(): Command {
   registerCheckpointCommands(program, withSession);
   registerConnectorCommands(program, withSession);
   registerBudgetCommands(program, withSession);
+  registerScheduleCommands(program, withSession);
   registerSecretCommands(program, withSession);
   registerConfigCommands(program, guarded);
   program
