@@ -1,6 +1,7 @@
 // The public listener's app: its filters in the order they must run (audit, then auth, then the
 // rate limit, all before any route) and the routes: the REST mirror, the aggregated API, the UI.
 
+import { toBudgetResponse } from '../../pkg/api/budget.js';
 import { createApp } from '../../pkg/server/app.js';
 import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
 import { type AuditPolicy, installAuditLog, openAuditSink, writesAnything } from '../../pkg/server/audit/index.js';
@@ -18,8 +19,8 @@ import { agentStreamRoutes } from '../../pkg/server/routes/agent-stream.js';
 import { agentRoutes } from '../../pkg/server/routes/agents.js';
 import { checkpointRoutes } from '../../pkg/server/routes/checkpoints.js';
 import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
-import { budgetRoutes } from '../../pkg/server/routes/budgets.js';
-import { BudgetService } from '../../pkg/server/services/budget-service.js';
+import { kindRoutes } from '../../pkg/server/routes/kind-routes.js';
+import { budgetService } from '../../pkg/server/services/budget-service.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/system.js';
@@ -104,7 +105,7 @@ export async function publicApi(
   await app.register(checkpointRoutes(new CheckpointService(s.checkpoints, agents, s.squads, reads.checkpoints, informers.checkpoints)));
   await app.register(squadRoutes(new SquadService(s.squads, agents, reads.squads)));
   await app.register(connectorRoutes(c.connectors));
-  await app.register(budgetRoutes(new BudgetService(s.budgets, reads.budgets)));
+  await app.register(kindRoutes('budgets', budgetService(s.budgets, reads.budgets), toBudgetResponse));
   await app.register(secretRoutes(c.secrets));
   await app.register(
     aggregatedApiRoutes({
