@@ -21,6 +21,8 @@ import { checkpointRoutes } from '../../pkg/server/routes/checkpoints.js';
 import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
 import { kindRoutes } from '../../pkg/server/routes/kind-routes.js';
 import { budgetService } from '../../pkg/server/services/budget-service.js';
+import { scheduleRoutes } from '../../pkg/server/routes/schedules.js';
+import { scheduleService } from '../../pkg/server/services/schedule-service.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/system.js';
@@ -106,6 +108,7 @@ export async function publicApi(
   await app.register(squadRoutes(new SquadService(s.squads, agents, reads.squads)));
   await app.register(connectorRoutes(c.connectors));
   await app.register(kindRoutes('budgets', budgetService(s.budgets, reads.budgets), toBudgetResponse));
+  await app.register(scheduleRoutes(scheduleService(s.schedules, reads.schedules), s.schedules));
   await app.register(secretRoutes(c.secrets));
   await app.register(
     aggregatedApiRoutes({

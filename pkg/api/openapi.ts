@@ -8,6 +8,7 @@ import { NAME_MAX_LENGTH, NAME_PATTERN } from './meta.js';
 import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-ops.js';
 import { budgetComponents, budgetPaths } from './openapi-budgets.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
+import { scheduleComponents, schedulePaths } from './openapi-schedules.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
 import { squadCreateRequestSchema, squadMemberSchema, squadPatchRequestSchema, squadResponseSchema } from './squad.js';
 import { WORKSPACE_DIR_MAX_ENTRIES, WORKSPACE_FILE_MAX_BYTES, workspaceFilesResponseSchema } from './workspace.js';
@@ -83,6 +84,7 @@ function buildPaths(): OpenAPIV3.Document {
       ...squadPaths(),
       ...connectorPaths(),
       ...budgetPaths(),
+      ...schedulePaths(),
       ...secretPaths(),
       ...systemPaths(),
     },
@@ -105,6 +107,7 @@ function buildPaths(): OpenAPIV3.Document {
         SquadPatchRequest: toOpenApi(squadPatchRequestSchema),
         ...agentOpComponents(),
         ...budgetComponents(),
+        ...scheduleComponents(),
         ...checkpointComponents(),
         Event: eventSchema,
         Error: errorSchema,

@@ -118,7 +118,7 @@ export const scheduleSpecSchema = {
   properties: scheduleFields,
 } as const;
 
-const runSchema = {
+export const scheduleRunSchema = {
   type: 'object',
   required: ['time', 'outcome'],
   properties: {
@@ -134,23 +134,25 @@ const runSchema = {
   },
 } as const;
 
+export const pendingRunSchema = {
+  type: 'object',
+  required: ['time'],
+  properties: {
+    time: { type: 'string', format: 'date-time' },
+    trigger: { type: 'string' },
+    replacing: { type: 'integer', minimum: 1, description: "Replace: the agent's task this run cancelled" },
+  },
+  description: "a run waiting for the agent's task to end (Allow, Replace)",
+} as const;
+
 export const scheduleStatusSchema = {
   $id: 'ScheduleStatus',
   type: 'object',
   properties: {
     lastScheduleTime: { type: 'string', format: 'date-time', description: 'the last due time handled (started, queued, skipped or missed)' },
     nextScheduleTime: { type: 'string', format: 'date-time', description: 'the next due time (none while suspended)' },
-    lastRun: { ...runSchema, description: 'the last run: its time, outcome, task and why' },
-    pendingRun: {
-      type: 'object',
-      required: ['time'],
-      properties: {
-        time: { type: 'string', format: 'date-time' },
-        trigger: { type: 'string' },
-        replacing: { type: 'integer', minimum: 1, description: "Replace: the agent's task this run cancelled" },
-      },
-      description: "a run waiting for the agent's task to end (Allow, Replace)",
-    },
+    lastRun: { ...scheduleRunSchema, description: 'the last run: its time, outcome, task and why' },
+    pendingRun: pendingRunSchema,
     lastTrigger: { type: 'string', description: 'the last trigger request acted on' },
     conditions: { type: 'array', items: conditionSchema, description: 'Ready: the cron and time zone are read and the agent exists' },
   },
@@ -174,15 +176,8 @@ export const schedulePatchRequestSchema = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  properties: {
-    ...scheduleFields,
-    timeZone: { ...scheduleFields.timeZone, nullable: true, description: `${scheduleFields.timeZone.description}; null removes it` },
-    startingDeadlineSeconds: {
-      ...scheduleFields.startingDeadlineSeconds,
-      nullable: true,
-      description: `${scheduleFields.startingDeadlineSeconds.description}; null removes it`,
-    },
-  },
+  // `null` for timeZone or startingDeadlineSeconds (which removes it) is taken by the service before the schema applies.
+  properties: scheduleFields,
 } as const;
 
 /** POST /api/v1/schedules. */

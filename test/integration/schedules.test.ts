@@ -100,6 +100,67 @@ describe('schedules (integration)', function () {
     expect(policy.text).to.contain('spec.concurrencyPolicy');
   });
 
+  it('REST mirror: create with defaults, list, get, patch (null removes), trigger, delete; 400 naming cron and timeZone', async () => {
+    await runTask(h, 'rest-target', '@say ready');
+    const bad = await h.api('POST', '/api/v1/schedules', { name: 'r-bad', agent: 'rest-target', cron: '* * *', instructions: 'x' });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.details.causes.map((c: { field: string }) => c.field)).to.deep.equal(['cron']);
+    const tz = await h.api('POST', '/api/v1/schedules', {
+      name: 'r-bad',
+      agent: 'rest-target',
+      cron: '* * * * *',
+      timeZone: 'Nowhere/Land',
+      instructions: 'x',
+    });
+    expect(tz.status).to.equal(400);
+    expect(tz.body.details.causes.map((c: { field: string }) => c.field)).to.deep.equal(['timeZone']);
+    const missing = await h.api('POST', '/api/v1/schedules', { name: 'r-bad', cron: '* * * * *', instructions: 'x' });
+    expect(missing.status).to.equal(400);
+    expect(JSON.stringify(missing.body)).to.contain('agent');
+
+    const made = await h.api('POST', '/api/v1/schedules', {
+      name: 'r',
+      agent: 'rest-target',
+      cron: '0 3 * * *',
+      timeZone: 'Asia/Tokyo',
+      instructions: '@say from rest',
+    });
+    expect(made.status, JSON.stringify(made.body)).to.equal(201);
+    expect(made.body).to.include({ name: 'r', namespace: 'default', concurrencyPolicy: 'Allow', suspend: false, timeZone: 'Asia/Tokyo' });
+    const listed = await h.api('GET', '/api/v1/schedules?namespace=default');
+    expect(listed.status).to.equal(200);
+    expect(listed.body.schedules.map((x: { name: string }) => x.name)).to.include('r');
+    const next = await eventually(
+      async () => ((await h.api('GET', '/api/v1/schedules/r')).body.nextScheduleTime as string | null) ?? undefined,
+      10_000,
+      'next time',
+    );
+    // 03:00 in Tokyo is 18:00 UTC.
+    expect(new Date(next).getUTCHours()).to.equal(18);
+
+    const patched = await h.api('PATCH', '/api/v1/schedules/r', { suspend: true, timeZone: null });
+    expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+    expect(patched.body.suspend).to.equal(true);
+    expect(patched.body).to.not.have.property('timeZone');
+    const badPatch = await h.api('PATCH', '/api/v1/schedules/r', { cron: '99 * * * *' });
+    expect(badPatch.status).to.equal(400);
+    expect(badPatch.body.details.causes.map((c: { field: string }) => c.field)).to.deep.equal(['cron']);
+    await eventually(
+      async () => (await h.api('GET', '/api/v1/schedules/r')).body.nextScheduleTime === null || undefined,
+      10_000,
+      'no next time while suspended',
+    );
+
+    const t = await h.api('POST', '/api/v1/schedules/r/trigger');
+    expect(t.status, JSON.stringify(t.body)).to.equal(200);
+    expect(t.body.lastRun).to.include({ outcome: 'Started', task: 2, triggered: true });
+    await waitAgent(h, 'rest-target', (a) => a.taskStatus === 'Complete' && a.lastTaskMessage === 'from rest', 'the triggered run');
+    expect((await h.api('POST', '/api/v1/schedules/nope/trigger')).status).to.equal(404);
+
+    expect((await h.api('DELETE', '/api/v1/schedules/r')).status).to.equal(200);
+    expect((await h.api('GET', '/api/v1/schedules/r')).status).to.equal(404);
+  });
+
   it('fires on its due times, each once, and records each run', async () => {
     await runTask(h, 'ticker', '@say ready');
     // Every 15 s (a seconds field); created just after a due time, so the next two come 15 s apart.
