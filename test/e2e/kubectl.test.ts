@@ -427,7 +427,7 @@ spec: {agent: sched-target, cron: "0 9 * * 1", timeZone: Europe/Paris, instructi
       expect(await can('sched-reader', 'create', 'schedules.agentplane.io', '--subresource=trigger')).to.equal('no');
       expect(await can('sched-runner', 'create', 'schedules.agentplane.io', '--subresource=trigger')).to.equal('yes');
       expect(await can('sched-runner', 'patch', 'schedules.agentplane.io')).to.equal('no');
-      const denied = await trigger(tokens['sched-reader']!);
+      const denied = await trigger(tokens['sched-reader']);
       expect(denied.status).to.equal(403);
       expect(JSON.parse(denied.body).message).to.contain('cannot create resource "schedules/trigger"');
       const mirror = await curl(
@@ -438,7 +438,7 @@ spec: {agent: sched-target, cron: "0 9 * * 1", timeZone: Europe/Paris, instructi
         {},
       );
       expect(mirror.status).to.equal(403);
-      const ok = await trigger(tokens['sched-runner']!);
+      const ok = await trigger(tokens['sched-runner']);
       expect(ok.status, ok.body).to.equal(200);
       expect(JSON.parse(ok.body).status.lastRun).to.include({ outcome: 'Started', task: 2, triggered: true });
       await eventually(async () => (await jsonpath('agent/sched-target', '.status.lastTaskMessage', 'team-a')) === 'scheduled hello', 60_000, 'the run done');
