@@ -24,6 +24,12 @@ import { budgetService } from '../../pkg/server/services/budget-service.js';
 import { scheduleRoutes } from '../../pkg/server/routes/schedules.js';
 import { scheduleService } from '../../pkg/server/services/schedule-service.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
+import { triggerHookRoutes } from '../../pkg/server/routes/trigger-hooks.js';
+import { TriggerHooks } from '../../pkg/server/services/trigger-hooks.js';
+import { triggerService, webhookService } from '../../pkg/server/services/trigger-service.js';
+import { toTriggerResponse } from '../../pkg/api/trigger.js';
+import { toWebhookResponse } from '../../pkg/api/webhook.js';
+import { mcpRoutes } from '../../pkg/server/routes/mcp.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/system.js';
 import { uiRoutes } from '../../pkg/server/routes/ui.js';
@@ -105,11 +111,17 @@ export async function publicApi(
   );
   await app.register(uiRoutes());
   await app.register(checkpointRoutes(new CheckpointService(s.checkpoints, agents, s.squads, reads.checkpoints, informers.checkpoints)));
-  await app.register(squadRoutes(new SquadService(s.squads, agents, reads.squads)));
+  const squads = new SquadService(s.squads, agents, reads.squads);
+  await app.register(squadRoutes(squads));
   await app.register(connectorRoutes(c.connectors));
   await app.register(kindRoutes('budgets', budgetService(s.budgets, reads.budgets), toBudgetResponse));
   await app.register(scheduleRoutes(scheduleService(s.schedules, reads.schedules), s.schedules));
   await app.register(secretRoutes(c.secrets));
+  await app.register(kindRoutes('triggers', triggerService(s.triggers, reads.triggers), toTriggerResponse));
+  await app.register(kindRoutes('webhooks', webhookService(s.webhooks, reads.webhooks), toWebhookResponse));
+  await app.register(triggerHookRoutes(new TriggerHooks(s.triggers, agents, home.secrets, child('triggers'))));
+  // agentplane's verbs as MCP tools, each call authorized as its REST request (docs/mcp.md).
+  await app.register(mcpRoutes({ services: { agents: service, approvals, squads }, ...(home.auth ? { authorizer: home.auth.authorizer } : {}) }));
   await app.register(
     aggregatedApiRoutes({
       agents,
@@ -118,6 +130,8 @@ export async function publicApi(
       checkpoints: s.checkpoints,
       budgets: s.budgets,
       schedules: s.schedules,
+      triggers: s.triggers,
+      webhooks: s.webhooks,
       agentService: service,
       compaction,
       costs,

@@ -10,6 +10,8 @@ import type { AgentCheckpoint } from '../../pkg/api/checkpoint.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import type { Schedule } from '../../pkg/api/schedule.js';
 import type { Squad } from '../../pkg/api/squad.js';
+import type { Trigger } from '../../pkg/api/trigger.js';
+import type { Webhook } from '../../pkg/api/webhook.js';
 import { AdmissionChain, readThrough, storageReader } from '../../pkg/registry/admission/admission.js';
 import { checkpointSources } from '../../pkg/registry/admission/checkpoint-sources.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
@@ -23,6 +25,8 @@ import { scheduleStrategy } from '../../pkg/registry/schedule/strategy.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
+import { triggerStrategy } from '../../pkg/registry/trigger/strategy.js';
+import { webhookStrategy } from '../../pkg/registry/webhook/strategy.js';
 import type { Home } from './homes.js';
 import type { KindInformers, KindReads } from '../../pkg/registry/kinds.js';
 import type { Wiring } from './wiring.js';
@@ -35,6 +39,8 @@ export interface Storage {
   checkpoints: Registry<AgentCheckpoint>;
   budgets: Registry<Budget>;
   schedules: Registry<Schedule>;
+  triggers: Registry<Trigger>;
+  webhooks: Registry<Webhook>;
   informers: KindInformers;
   reads: KindReads;
   /** Set with the model side: the running tasks' spend, which Budgets' status counts too. */
@@ -51,6 +57,8 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     checkpoints: new WatermarkedStore(home.state.store<AgentCheckpoint>('AgentCheckpoint')),
     budgets: new WatermarkedStore(home.state.store<Budget>('Budget')),
     schedules: new WatermarkedStore(home.state.store<Schedule>('Schedule')),
+    triggers: new WatermarkedStore(home.state.store<Trigger>('Trigger')),
+    webhooks: new WatermarkedStore(home.state.store<Webhook>('Webhook')),
   };
   // kube-controller-manager's garbage collector serves the cluster home only (propagationPolicy).
   const regOpts = { garbageCollector: !!o.kubernetes };
@@ -60,6 +68,8 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
   const checkpoints = new Registry<AgentCheckpoint>(stores.checkpoints, checkpointStrategy, admission, regOpts);
   const budgets = new Registry<Budget>(stores.budgets, budgetStrategy, admission, regOpts);
   const schedules = new Registry<Schedule>(stores.schedules, scheduleStrategy, admission, regOpts);
+  const triggers = new Registry<Trigger>(stores.triggers, triggerStrategy, admission, regOpts);
+  const webhooks = new Registry<Webhook>(stores.webhooks, webhookStrategy, admission, regOpts);
   const informers = {
     agents: new Informer(agents, child('informer')),
     squads: new Informer(squads, child('informer')),
@@ -67,6 +77,8 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     checkpoints: new Informer(checkpoints, child('informer')),
     budgets: new Informer(budgets, child('informer')),
     schedules: new Informer(schedules, child('informer')),
+    triggers: new Informer(triggers, child('informer')),
+    webhooks: new Informer(webhooks, child('informer')),
   };
   const runningSpend: Storage['runningSpend'] = {};
   // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
@@ -105,6 +117,16 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
       schedules,
       readOpts('Schedule', () => stores.schedules.written()),
     ),
+    triggers: new ReadCache(
+      informers.triggers,
+      triggers,
+      readOpts('Trigger', () => stores.triggers.written()),
+    ),
+    webhooks: new ReadCache(
+      informers.webhooks,
+      webhooks,
+      readOpts('Webhook', () => stores.webhooks.written()),
+    ),
   };
   indexMembership(informers.agents, informers.squads);
   // Storage, not the cache, for checkpoints: one just taken is Ready there first.
@@ -114,5 +136,5 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     start: async () => void (await Promise.all(Object.values(informers).map((i) => i.start()))),
     stop: () => Object.values(informers).forEach((i) => i.stop()),
   });
-  return { admission, agents, squads, connectors, checkpoints, budgets, schedules, informers, reads, runningSpend };
+  return { admission, agents, squads, connectors, checkpoints, budgets, schedules, triggers, webhooks, informers, reads, runningSpend };
 }

@@ -7,8 +7,10 @@ import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './event.js'
 import { NAME_MAX_LENGTH, NAME_PATTERN } from './meta.js';
 import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-ops.js';
 import { budgetComponents, budgetPaths } from './openapi-budgets.js';
+import { triggerComponents, triggerPaths } from './openapi-triggers.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
 import { scheduleComponents, schedulePaths } from './openapi-schedules.js';
+import { mcpComponents, mcpPaths } from './openapi-mcp.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
 import { squadCreateRequestSchema, squadMemberSchema, squadPatchRequestSchema, squadResponseSchema } from './squad.js';
 import { WORKSPACE_DIR_MAX_ENTRIES, WORKSPACE_FILE_MAX_BYTES, workspaceFilesResponseSchema } from './workspace.js';
@@ -85,8 +87,10 @@ function buildPaths(): OpenAPIV3.Document {
       ...connectorPaths(),
       ...budgetPaths(),
       ...schedulePaths(),
+      ...triggerPaths(),
       ...secretPaths(),
       ...systemPaths(),
+      ...mcpPaths(),
     },
     components: {
       schemas: {
@@ -108,7 +112,9 @@ function buildPaths(): OpenAPIV3.Document {
         ...agentOpComponents(),
         ...budgetComponents(),
         ...scheduleComponents(),
+        ...triggerComponents(),
         ...checkpointComponents(),
+        ...mcpComponents(),
         Event: eventSchema,
         Error: errorSchema,
       },

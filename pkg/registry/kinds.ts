@@ -7,6 +7,8 @@ import type { AgentCheckpoint } from '../api/checkpoint.js';
 import type { Connector } from '../api/connector.js';
 import type { Schedule } from '../api/schedule.js';
 import type { Squad } from '../api/squad.js';
+import type { Trigger } from '../api/trigger.js';
+import type { Webhook } from '../api/webhook.js';
 import type { Informer } from './cache/informer.js';
 import type { ReadCache } from './cache/reads.js';
 
@@ -17,6 +19,8 @@ export interface ServedKinds {
   checkpoints: AgentCheckpoint;
   budgets: Budget;
   schedules: Schedule;
+  triggers: Trigger;
+  webhooks: Webhook;
 }
 
 /** Each kind's read cache (the APIs' gets, lists and Tables). */
