@@ -40,6 +40,7 @@ import type { Home } from './homes.js';
 import type { BuiltRuntime } from './runtimes.js';
 import type { Storage } from './storage.js';
 import type { Wiring } from './wiring.js';
+import { registerSkillMemoryRoutes } from './skills-memories.js';
 
 export type App = Awaited<ReturnType<typeof createApp>>;
 
@@ -116,6 +117,7 @@ export async function publicApi(
   await app.register(connectorRoutes(c.connectors));
   await app.register(kindRoutes('budgets', budgetService(s.budgets, reads.budgets), toBudgetResponse));
   await app.register(scheduleRoutes(scheduleService(s.schedules, reads.schedules), s.schedules));
+  await registerSkillMemoryRoutes(app, s);
   await app.register(secretRoutes(c.secrets));
   await app.register(kindRoutes('triggers', triggerService(s.triggers, reads.triggers), toTriggerResponse));
   await app.register(kindRoutes('webhooks', webhookService(s.webhooks, reads.webhooks), toWebhookResponse));
@@ -132,6 +134,8 @@ export async function publicApi(
       schedules: s.schedules,
       triggers: s.triggers,
       webhooks: s.webhooks,
+      skills: s.skills,
+      memories: s.memories,
       agentService: service,
       compaction,
       costs,

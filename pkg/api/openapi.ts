@@ -8,6 +8,7 @@ import { NAME_MAX_LENGTH, NAME_PATTERN } from './meta.js';
 import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-ops.js';
 import { budgetComponents, budgetPaths } from './openapi-budgets.js';
 import { triggerComponents, triggerPaths } from './openapi-triggers.js';
+import { skillMemoryComponents, skillMemoryPaths } from './openapi-skills-memories.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
 import { scheduleComponents, schedulePaths } from './openapi-schedules.js';
 import { mcpComponents, mcpPaths } from './openapi-mcp.js';
@@ -88,6 +89,7 @@ function buildPaths(): OpenAPIV3.Document {
       ...budgetPaths(),
       ...schedulePaths(),
       ...triggerPaths(),
+      ...skillMemoryPaths(),
       ...secretPaths(),
       ...systemPaths(),
       ...mcpPaths(),
@@ -113,6 +115,7 @@ function buildPaths(): OpenAPIV3.Document {
         ...budgetComponents(),
         ...scheduleComponents(),
         ...triggerComponents(),
+        ...skillMemoryComponents(),
         ...checkpointComponents(),
         ...mcpComponents(),
         Event: eventSchema,

@@ -17,6 +17,7 @@ import { registerBudgetCommands } from './commands/budgets.js';
 import { registerScheduleCommands } from './commands/schedules.js';
 import { registerHookCommands } from './commands/hooks.js';
 import { registerMcpCommands } from './commands/mcp.js';
+import { registerSkillMemoryCommands } from './commands/skills-memories.js';
 import { registerRun } from './commands/run.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerSquadCommands } from './commands/squads.js';
@@ -85,6 +86,7 @@ export function buildProgram(): Command {
   registerBudgetCommands(program, withSession);
   registerScheduleCommands(program, withSession);
   registerHookCommands(program, withSession);
+  registerSkillMemoryCommands(program, withSession);
   registerSecretCommands(program, withSession);
   registerMcpCommands(program, withSession);
   registerConfigCommands(program, guarded);

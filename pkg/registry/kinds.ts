@@ -6,6 +6,8 @@ import type { Budget } from '../api/budget.js';
 import type { AgentCheckpoint } from '../api/checkpoint.js';
 import type { Connector } from '../api/connector.js';
 import type { Schedule } from '../api/schedule.js';
+import type { Memory } from '../api/memory.js';
+import type { Skill } from '../api/skill.js';
 import type { Squad } from '../api/squad.js';
 import type { Trigger } from '../api/trigger.js';
 import type { Webhook } from '../api/webhook.js';
@@ -21,6 +23,8 @@ export interface ServedKinds {
   schedules: Schedule;
   triggers: Trigger;
   webhooks: Webhook;
+  skills: Skill;
+  memories: Memory;
 }
 
 /** Each kind's read cache (the APIs' gets, lists and Tables). */

@@ -51,7 +51,7 @@ describe('kubectl against the aggregated API (e2e)', function () {
     const cond = await jsonpath('apiservice/v1alpha1.agentplane.io', '.status.conditions[?(@.type=="Available")].status', '');
     expect(cond).to.equal('True');
     const out = await kubectl('api-resources', '--api-group=agentplane.io');
-    for (const r of ['agents', 'squads', 'connectors', 'agentcheckpoints', 'budgets', 'schedules']) expect(out).to.match(new RegExp(`^${r}\\s`, 'm'));
+    for (const r of ['agents', 'squads', 'connectors', 'agentcheckpoints', 'budgets', 'schedules', 'skills', 'memories']) expect(out).to.match(new RegExp(`^${r}\\s`, 'm'));
     expect(out).to.contain('agentplane.io/v1alpha1');
   });
 
@@ -85,6 +85,45 @@ spec: {period: month, maxCostUsd: 40, onExceed: Pause}
     expect(bad.code).to.not.equal(0);
     expect(bad.stderr).to.contain('must set maxTokens or maxCostUsd');
     expect(await kubectl('delete', 'budget', 'monthly', '-n', 'team-a')).to.contain('deleted');
+  });
+
+  it('explains skill.spec and memory.spec; Skills and Memories applied show in get skills,memories with their tables', async () => {
+    expect(await kubectl('explain', 'skill.spec'))
+      .to.match(/KIND:\s+Skill/)
+      .and.contain('files');
+    expect(await kubectl('explain', 'memory.spec'))
+      .to.match(/KIND:\s+Memory/)
+      .and.contain('text');
+    expect(await kubectl('explain', 'agent.spec'))
+      .to.contain('skills')
+      .and.contain('memories');
+    const created = await apply(`apiVersion: agentplane.io/v1alpha1
+kind: Skill
+metadata: {name: review, namespace: team-a}
+spec:
+  files:
+    SKILL.md: "---\\nname: review\\ndescription: Use when reviewing diffs\\n---\\nRead the diff.\\n"
+    checklist.md: "- tests"
+---
+apiVersion: agentplane.io/v1alpha1
+kind: Memory
+metadata: {name: team-notes, namespace: team-a}
+spec: {text: "the build needs make twice", description: what the team learned}
+`);
+    expect(created).to.contain('skill.agentplane.io/review created').and.contain('memory.agentplane.io/team-notes created');
+    const table = await kubectl('get', 'skills,memories', '-n', 'team-a');
+    expect(table).to.match(/^NAME\s+DESCRIPTION\s+FILES\s+AGE/m);
+    expect(table).to.match(/^skill\.agentplane\.io\/review\s+Use when reviewing diffs\s+2\s/m);
+    expect(table).to.match(/^NAME\s+DESCRIPTION\s+BYTES\s+LASTWRITER\s+AGE/m);
+    expect(table).to.match(/^memory\.agentplane\.io\/team-notes\s+what the team learned\s+26\s+<none>/m);
+    const bad = await cp.kubectl(['apply', '-f', '-'], {
+      input: 'apiVersion: agentplane.io/v1alpha1\nkind: Skill\nmetadata: {name: broken, namespace: team-a}\nspec: {files: {"../x.md": "x"}}\n',
+      allowFail: true,
+    });
+    expect(bad.code).to.not.equal(0);
+    expect(bad.stderr).to.contain('SKILL.md').and.contain('the path must be a relative path');
+    expect(await kubectl('delete', 'skill', 'review', '-n', 'team-a')).to.contain('deleted');
+    expect(await kubectl('delete', 'memory', 'team-notes', '-n', 'team-a')).to.contain('deleted');
   });
 
   it('apply creates an agent whose task really runs; get shows the table; -o yaml the object', async () => {
@@ -301,6 +340,9 @@ subjects:
       expect((await as('auth', 'can-i', 'get', 'agents.agentplane.io', '-n', 'team-a')).stdout.trim()).to.equal('yes');
       expect((await as('auth', 'can-i', 'create', 'agents.agentplane.io', '-n', 'team-a')).stdout.trim()).to.equal('no');
       expect((await as('auth', 'can-i', 'get', 'agents.agentplane.io', '-n', 'team-b')).stdout.trim()).to.equal('no');
+      for (const r of ['skills', 'memories']) expect((await as('auth', 'can-i', 'get', `${r}.agentplane.io`, '-n', 'team-a')).stdout.trim(), r).to.equal('no');
+      const mem = await as('get', 'memories', '-n', 'team-a');
+      expect(mem.stderr).to.match(/cannot list resource "memories" in API group "agentplane.io"/);
     });
 
     it('kubectl: get in team-a works; create in team-a and get in team-b are forbidden', async () => {
