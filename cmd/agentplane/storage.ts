@@ -26,6 +26,7 @@ import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
 import { scheduleStrategy } from '../../pkg/registry/schedule/strategy.js';
 import { memoryStrategy } from '../../pkg/registry/memory/strategy.js';
 import { Registry } from '../../pkg/registry/registry.js';
+import type { StoredObject } from '../../pkg/registry/store.js';
 import { skillStrategy } from '../../pkg/registry/skill/strategy.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
@@ -100,55 +101,29 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     otherWriters: !!o.leaderElection,
     onRead: (source: string) => metrics.apiReads.inc({ kind, source }),
   });
+  const plain = <T extends StoredObject>(kind: string, i: Informer<T>, r: Registry<T>, st: WatermarkedStore<T>): ReadCache<T> =>
+    new ReadCache(
+      i,
+      r,
+      readOpts(kind, () => st.written()),
+    );
   const reads = {
     agents: new ReadCache(informers.agents, agents, {
       ...readOpts('Agent', () => stores.agents.written()),
       present: (items: Agent[]) => withQueuePositions(items, (ns) => informers.agents.list(ns)),
     }),
-    squads: new ReadCache(
-      informers.squads,
-      squads,
-      readOpts('Squad', () => stores.squads.written()),
-    ),
-    connectors: new ReadCache(
-      informers.connectors,
-      connectors,
-      readOpts('Connector', () => stores.connectors.written()),
-    ),
-    checkpoints: new ReadCache(
-      informers.checkpoints,
-      checkpoints,
-      readOpts('AgentCheckpoint', () => stores.checkpoints.written()),
-    ),
+    squads: plain('Squad', informers.squads, squads, stores.squads),
+    connectors: plain('Connector', informers.connectors, connectors, stores.connectors),
+    checkpoints: plain('AgentCheckpoint', informers.checkpoints, checkpoints, stores.checkpoints),
     budgets: new ReadCache(informers.budgets, budgets, {
       ...readOpts('Budget', () => stores.budgets.written()),
       present: (items: Budget[]) => withBudgetStatus(items, (ns) => informers.agents.list(ns), runningSpend.of),
     }),
-    schedules: new ReadCache(
-      informers.schedules,
-      schedules,
-      readOpts('Schedule', () => stores.schedules.written()),
-    ),
-    triggers: new ReadCache(
-      informers.triggers,
-      triggers,
-      readOpts('Trigger', () => stores.triggers.written()),
-    ),
-    webhooks: new ReadCache(
-      informers.webhooks,
-      webhooks,
-      readOpts('Webhook', () => stores.webhooks.written()),
-    ),
-    skills: new ReadCache(
-      informers.skills,
-      skills,
-      readOpts('Skill', () => stores.skills.written()),
-    ),
-    memories: new ReadCache(
-      informers.memories,
-      memories,
-      readOpts('Memory', () => stores.memories.written()),
-    ),
+    schedules: plain('Schedule', informers.schedules, schedules, stores.schedules),
+    triggers: plain('Trigger', informers.triggers, triggers, stores.triggers),
+    webhooks: plain('Webhook', informers.webhooks, webhooks, stores.webhooks),
+    skills: plain('Skill', informers.skills, skills, stores.skills),
+    memories: plain('Memory', informers.memories, memories, stores.memories),
   };
   indexMembership(informers.agents, informers.squads);
   // Storage, not the cache, for checkpoints: one just taken is Ready there first.
