@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
-import { runTask } from '../support/agents.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { EventClient, type Harness, startHarness } from '../support/harness.js';
 
 const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
 const APIS = '/apis/agentplane.io/v1alpha1/namespaces/default';
@@ -44,6 +43,18 @@ describe('skills and memories (integration)', function () {
   after(async () => {
     await h?.close();
   });
+
+  /** Sends a task and waits for its end (longer than the shared helper: a new agent's first task on a loaded machine). */
+  async function runTask(_h: Harness, name: string, instructions: string, ns = 'default', fields: Record<string, unknown> = {}): Promise<AgentEvent[]> {
+    const r = await h.api('POST', '/api/v1/agents', { name, namespace: ns, instructions, ...fields });
+    expect([200, 201], JSON.stringify(r.body)).to.include(r.status);
+    const ws = new EventClient(`${h.url}/api/v1/agents/${name}/ws?namespace=${ns}`);
+    try {
+      return await ws.until((evs) => evs.some((e) => ['task_completed', 'task_cancelled', 'error'].includes(e.type)), 120_000);
+    } finally {
+      ws.close();
+    }
+  }
 
   /** What the engine told the model besides the prompts (reminders, tool descriptions), in requests since `from`. */
   const notesSince = (from: number): string =>
