@@ -7,6 +7,7 @@ import { BudgetGuard } from '../../pkg/controller/budget-guard.js';
 import { spendOf } from '../../pkg/api/budget.js';
 import { CheckpointController, CopyHolds } from '../../pkg/controller/checkpoint-controller.js';
 import { CheckpointRestore } from '../../pkg/controller/checkpoint-restore.js';
+import { MessageDelivery } from '../../pkg/controller/message-delivery.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
 import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
 import type { EventLog } from '../../pkg/registry/event-log.js';
@@ -22,6 +23,8 @@ export interface Controllers {
   agents: AgentController;
   squads: SquadController;
   checkpoints: CheckpointController;
+  /** Messages queued on sleeping agents, delivered once they wake (docs/messages.md). */
+  messages: MessageDelivery;
 }
 
 export function wireControllers(
@@ -91,5 +94,6 @@ export function wireControllers(
     for (const a of s.informers.agents.list()) counts[a.status.status] = (counts[a.status.status] ?? 0) + 1;
     return counts;
   });
-  return { agents, squads, checkpoints };
+  const messages = new MessageDelivery({ agents: s.agents, cache: s.informers.agents, logger: child('message-delivery') });
+  return { agents, squads, checkpoints, messages };
 }

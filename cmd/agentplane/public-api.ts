@@ -10,6 +10,9 @@ import { AgentApprovals } from '../../pkg/server/services/agent-approvals.js';
 import { AgentCompaction } from '../../pkg/server/services/agent-compaction.js';
 import { AgentCosts } from '../../pkg/server/services/agent-costs.js';
 import { AgentService } from '../../pkg/server/services/agent-service.js';
+import { AgentMessages } from '../../pkg/server/services/agent-messages.js';
+import { AgentToolCalls } from '../../pkg/server/services/agent-tool-calls.js';
+import { agentMessageRoutes } from '../../pkg/server/routes/agent-messages.js';
 import { CheckpointService } from '../../pkg/server/services/checkpoint-service.js';
 import { SquadService } from '../../pkg/server/services/squad-service.js';
 import { agentFileRoutes } from '../../pkg/server/routes/agent-files.js';
@@ -90,6 +93,11 @@ export async function publicApi(
   const costs = new AgentCosts(agents, events);
   const approvals = new AgentApprovals(agents);
   await app.register(agentOpRoutes(compaction, costs, approvals));
+  const messages = new AgentMessages(agents, events, service);
+  await app.register(agentMessageRoutes(messages));
+  // A manager agent's agentplane tools, relayed by its worker over the control channel.
+  const toolCalls = new AgentToolCalls(agents, messages);
+  built.runtime.channel.serveCalls((caller, call) => toolCalls.answer(caller, call));
   await app.register(agentStreamRoutes(service, events, metrics, o.wsClientsPerAgent !== undefined ? { maxClientsPerAgent: o.wsClientsPerAgent } : {}));
   const local = built.local;
   await app.register(
@@ -117,6 +125,7 @@ export async function publicApi(
       compaction,
       costs,
       approvals,
+      messages,
       events,
       reads,
     }),

@@ -7,6 +7,7 @@ import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './event.js'
 import { NAME_MAX_LENGTH, NAME_PATTERN } from './meta.js';
 import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-ops.js';
 import { budgetComponents, budgetPaths } from './openapi-budgets.js';
+import { messageComponents, messagePaths } from './openapi-messages.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
 import { squadCreateRequestSchema, squadMemberSchema, squadPatchRequestSchema, squadResponseSchema } from './squad.js';
@@ -32,6 +33,7 @@ const eventSchema: Schema = {
         'context_compacted{trigger: manual|auto, pre_tokens, post_tokens?} (the engine compacted the session), ' +
         'approval_requested{id, tool, input, expiresAt, onTimeout, deciders} (a tool call waits for a person), ' +
         'approval_decided{id, tool, decision: allow|deny, reason?, decidedBy}, ' +
+        'message{from, to, text, direction: received|sent, delivery: followUp|task|queued} (a message between agents, docs/messages.md), ' +
         'task_completed{result, cost_usd, duration_ms, turns, stop_reason, session_id, usage?{input_tokens, output_tokens, ' +
         'cache_read_input_tokens, cache_creation_input_tokens}, model_usage?{<model>: usage}}, task_cancelled{reason, cost_usd?, usage?, model_usage?}, ' +
         "error{message, reason, cost_usd?, usage?, model_usage?}. cost_usd and the usage are the task's own, not its session's running total.",
@@ -113,6 +115,7 @@ function buildPaths(): OpenAPIV3.Document {
         SquadPatchRequest: toOpenApi(squadPatchRequestSchema),
         ...agentOpComponents(),
         ...budgetComponents(),
+        ...messageComponents(),
         ...checkpointComponents(),
         Event: eventSchema,
         Error: errorSchema,
@@ -177,6 +180,7 @@ function agentPaths(): OpenAPIV3.PathsObject {
       },
     },
     ...agentOpPaths(),
+    ...messagePaths(),
     ...checkpointPaths(),
   };
 }

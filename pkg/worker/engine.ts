@@ -4,10 +4,11 @@
 // tasks the engine stays up (a warm session, engine-session.ts) until its settings change, the
 // worker stops or the agent's idle worker is released.
 
-import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { McpServerConfig, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { EventDraft } from '../api/event.js';
 import { connectorGatewayPath, type McpServerSpec, type PrestartSettings, type TaskMessage } from '../api/worker-protocol.js';
 import type { Logger } from '../observability/logger.js';
+import { AGENTPLANE_MCP_SERVER, agentplaneToolServer, type ServerCall } from './agentplane-tools.js';
 import { ApprovalGate } from './approval-gate.js';
 import { EngineSession } from './engine-session.js';
 import { systemPromptFor } from './role-prompts.js';
@@ -83,6 +84,8 @@ export class Engine {
   constructor(
     private readonly env: EngineEnv,
     private readonly log?: Logger,
+    /** Relays a manager's agentplane tool calls to the server; without it no engine gets those tools. */
+    private readonly serverCall?: ServerCall,
   ) {}
 
   /**
@@ -171,7 +174,7 @@ export class Engine {
     if (this.session) return;
     const task: TaskMessage = { type: 'task', taskId: 0, instructions: '', model: settings.model, role: settings.role, mcpServers: [] };
     this.starts++;
-    const session = new EngineSession(settingsKey(task, this.env), sessionOptions(task, this.env, undefined, this.approvals));
+    const session = new EngineSession(settingsKey(task, this.env), sessionOptions(task, this.env, undefined, this.approvals, this.serverCall));
     this.session = this.prestarted = session;
     const t0 = Date.now();
     try {
@@ -209,7 +212,7 @@ export class Engine {
       warm.close();
     }
     this.starts++;
-    this.session = new EngineSession(key, sessionOptions(task, this.env, resume, this.approvals));
+    this.session = new EngineSession(key, sessionOptions(task, this.env, resume, this.approvals, this.serverCall));
     return this.session;
   }
 }
@@ -232,7 +235,11 @@ function sessionOptions(
   env: EngineEnv,
   resume: string | undefined,
   approvals: ApprovalGate,
+  serverCall?: ServerCall,
 ): ConstructorParameters<typeof EngineSession>[1] {
+  const connectors = Object.fromEntries(task.mcpServers.map((s) => [s.name, mcpServer(s, env)]));
+  // A manager's own tools (docs/messages.md), in the worker's process: a connector may not take the name.
+  const own: Record<string, McpServerConfig> = task.role === 'manager' && serverCall ? { [AGENTPLANE_MCP_SERVER]: agentplaneToolServer(serverCall) } : {};
   return {
     cwd: env.workspace,
     model: task.model,
@@ -248,7 +255,7 @@ function sessionOptions(
     settingSources: [],
     env: engineEnvironment(env),
     ...(resume ? { resume } : {}),
-    mcpServers: Object.fromEntries(task.mcpServers.map((s) => [s.name, mcpServer(s, env)])),
+    mcpServers: { ...connectors, ...own },
     // Over the engine's stdin, not its command line, where every local user could read the
     // agent's credential (`ps -eww`).
     mcpServersDelivery: 'initialize',

@@ -9,6 +9,7 @@ import { CONNECTOR_KIND, type Connector, connectorSpecSchema, connectorStatusSch
 import { type Squad, SQUAD_KIND, squadSpecSchema, squadStatusSchema } from '../../api/squad.js';
 import type { AgentApprovals } from '../services/agent-approvals.js';
 import type { AgentCompaction } from '../services/agent-compaction.js';
+import type { AgentMessages } from '../services/agent-messages.js';
 import type { AgentCosts } from '../services/agent-costs.js';
 import type { AgentService } from '../services/agent-service.js';
 import type { EventLog } from '../../registry/event-log.js';
@@ -25,6 +26,7 @@ export interface AggregatedApiDeps {
   budgets: Registry<Budget>;
   agentService: AgentService;
   compaction: AgentCompaction;
+  messages: AgentMessages;
   approvals: AgentApprovals;
   costs: AgentCosts;
   events: EventLog;
@@ -86,6 +88,7 @@ function agentResource(d: AggregatedApiDeps): ResourceDef<Agent> {
       { name: 'cost', kind: 'AgentCost', verbs: ['get'] },
       { name: 'events', kind: 'AgentEventList', verbs: ['get'] },
       { name: 'log', kind: 'AgentEvent', verbs: ['get'] },
+      { name: 'messages', kind: 'AgentMessage', verbs: ['create'] },
     ],
   };
 }
