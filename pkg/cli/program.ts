@@ -14,6 +14,7 @@ import { registerCheckpointCommands } from './commands/checkpoints.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
 import { registerBudgetCommands } from './commands/budgets.js';
+import { registerMessageCommands } from './commands/messages.js';
 import { registerRun } from './commands/run.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerSquadCommands } from './commands/squads.js';
@@ -76,6 +77,7 @@ export function buildProgram(): Command {
   registerRun(program, withSession);
   registerAgentCommands(program, withSession);
   registerApprovalCommands(program, withSession);
+  registerMessageCommands(program, withSession);
   registerSquadCommands(program, withSession);
   registerCheckpointCommands(program, withSession);
   registerConnectorCommands(program, withSession);

@@ -3,9 +3,15 @@
 // once it wakes (queued; `wake: true` wakes it); a manager agent's send_message tool reaches
 // another agent of its namespace, both logs show the message, and another namespace is refused.
 
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
 import { busyFor, eventually, EventClient, type Harness, startHarness } from '../support/harness.js';
+
+const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
 
 const ofType = (evs: AgentEvent[], type: string): AgentEvent[] => evs.filter((e) => e.type === type);
 const resultOf = (evs: AgentEvent[], task: number): string =>
@@ -114,8 +120,9 @@ describe('messages between agents (integration)', function () {
 
   describe("a manager agent's agentplane tools", () => {
     before(async () => {
-      expect((await h.api('POST', '/api/v1/agents', { name: 'helper', instructions: '@say ready' })).status).to.equal(201);
-      expect((await h.api('POST', '/api/v1/agents?namespace=team-b', { name: 'outsider', instructions: '@say ready' })).status).to.equal(201);
+      // Workers (agents are managers by default): the tools are a manager's only.
+      expect((await h.api('POST', '/api/v1/agents', { name: 'helper', role: 'worker', instructions: '@say ready' })).status).to.equal(201);
+      expect((await h.api('POST', '/api/v1/agents?namespace=team-b', { name: 'outsider', role: 'worker', instructions: '@say ready' })).status).to.equal(201);
       await untilIdle('helper', 1);
       await untilIdle('outsider', 1, 'team-b');
     });
@@ -162,6 +169,23 @@ describe('messages between agents (integration)', function () {
       expect(ofType(await history('outsider', 'team-b'), 'message')).to.have.length(0);
     });
 
+    it("holds send_message for a person when the agent's approval policy names it, and a denial sends nothing", async () => {
+      const script = '@tool mcp__agentplane__send_message {"to":"helper","text":"unapproved words"}\n@say asked';
+      const r = await h.api('POST', '/api/v1/agents', { name: 'gated-boss', role: 'manager', approval: { tools: ['mcp__agentplane__*'] }, instructions: script });
+      expect(r.status, JSON.stringify(r.body)).to.equal(201);
+      const pending = await eventually(async () => {
+        const list = (await h.api('GET', '/api/v1/agents/gated-boss/approvals')).body.approvals as { id: string; tool: string; state?: string }[];
+        return list?.length ? list : undefined;
+      }, 60_000, 'an approval request');
+      expect(pending[0].tool).to.equal('mcp__agentplane__send_message');
+      const decided = await h.api('POST', `/api/v1/agents/gated-boss/approvals/${pending[0].id}`, { decision: 'deny', reason: 'not now' });
+      expect(decided.status, JSON.stringify(decided.body)).to.equal(200);
+      await untilIdle('gated-boss', 1);
+      const result = ofType(await history('gated-boss'), 'tool_result')[0].payload as { isError: boolean };
+      expect(result.isError).to.equal(true);
+      expect(ofType(await history('helper'), 'message').map((e) => (e.payload as { text: string }).text)).to.not.include('unapproved words');
+    });
+
     it('gives the tools to managers only', () => {
       const toolsOf = (marker: string): string[] => h.model.requests.find((q) => q.hasTools && q.lastUserText.includes(marker))?.tools ?? [];
       expect(toolsOf('Message from boss:')).to.not.include('mcp__agentplane__send_message'); // helper, a worker
@@ -204,5 +228,48 @@ describe('messages between agents (integration)', function () {
     await untilIdle('idler', 3);
     const bad = await h.api('POST', '/apis/agentplane.io/v1alpha1/namespaces/default/agents/idler/messages', { text: 5 });
     expect(bad.status).to.equal(422);
+  });
+
+  describe('agentplane message (CLI)', () => {
+    const cli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+      // The CLI's config lives in the harness's data directory, removed with it.
+      const env: NodeJS.ProcessEnv = { ...process.env, AGENTPLANE_CLIENT_CONFIG: join(h.dataDir, 'cli-config.yaml'), AGENTPLANE_SERVER: h.url, NO_COLOR: '1' };
+      for (const k of ['AGENTPLANE_NAMESPACE', 'AGENTPLANE_TOKEN', 'AGENTPLANE_CONTEXT', 'FORCE_COLOR']) delete env[k];
+      return new Promise((resolve) => {
+        execFile(process.execPath, [MAIN, ...args], { env, timeout: 90_000 }, (err, stdout, stderr) => {
+          const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+        });
+      });
+    };
+
+    it('sends a message with --from and says how it was delivered', async () => {
+      await untilIdle('idler', 3);
+      const r = await cli(['message', 'idler', 'from the command line\n@say cli ok', '--from', 'ops']);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stdout).to.equal('message from ops to agent/idler: delivered as its new task 4\n');
+      await untilIdle('idler', 4);
+      const last = ofType(await history('idler'), 'message').at(-1)!;
+      expect(last.payload).to.deep.include({ from: 'ops', to: 'idler', delivery: 'task' });
+    });
+
+    it('queues for a sleeping agent and wakes it with --wake', async () => {
+      expect((await h.api('PATCH', '/api/v1/agents/sleeper', { lifecycle: 'Sleep' })).status).to.equal(200);
+      await eventually(async () => (await agent('sleeper')).status === 'Sleeping', 60_000, 'sleeper asleep');
+      const queued = await cli(['message', 'sleeper', 'later', '--from', 'ops']);
+      expect(queued.code, queued.stderr).to.equal(0);
+      expect(queued.stdout).to.contain('queued: the agent sleeps');
+      const woken = await cli(['message', 'sleeper', 'now\n@say both', '--wake', '-o', 'json']);
+      expect(woken.code, woken.stderr).to.equal(0);
+      expect(JSON.parse(woken.stdout)).to.include({ delivery: 'queued', woken: true });
+      const a = await untilIdle('sleeper', 4);
+      expect(a.status).to.not.equal('Sleeping');
+    });
+
+    it('fails with the server\'s words for a missing agent', async () => {
+      const r = await cli(['message', 'nobody', 'hello?']);
+      expect(r.code).to.not.equal(0);
+      expect(r.stderr).to.contain('nobody');
+    });
   });
 });
