@@ -13,8 +13,7 @@ import type { Registry } from '../registry/registry.js';
 import { Controller } from './framework/controller.js';
 
 /** The agent's queued messages may be delivered now: it is not (going) asleep, and has no task. */
-const deliverable = (a: Agent): boolean =>
-  !a.metadata.deletionTimestamp && a.spec.lifecycle !== 'Sleep' && !isBusy(a) && queuedMessages(a).length > 0;
+const deliverable = (a: Agent): boolean => !a.metadata.deletionTimestamp && a.spec.lifecycle !== 'Sleep' && !isBusy(a) && queuedMessages(a).length > 0;
 
 /** Ends an update that has nothing to write (the agent moved on since the cache showed it). */
 const NOTHING = new Error('nothing to deliver');

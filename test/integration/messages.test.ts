@@ -29,10 +29,14 @@ describe('messages between agents (integration)', function () {
   };
   const message = (name: string, body: unknown, ns = 'default') => h.api('POST', `/api/v1/agents/${name}/messages?namespace=${ns}`, body);
   const untilIdle = (name: string, task: number, ns = 'default') =>
-    eventually(async () => {
-      const a = await agent(name, ns);
-      return a.task === task && a.taskStatus !== 'InProgress' && a.taskStatus !== '' && a;
-    }, 60_000, `${name} done with task ${task}`);
+    eventually(
+      async () => {
+        const a = await agent(name, ns);
+        return a.task === task && a.taskStatus !== 'InProgress' && a.taskStatus !== '' && a;
+      },
+      60_000,
+      `${name} done with task ${task}`,
+    );
 
   before(async () => {
     h = await startHarness();
@@ -100,7 +104,9 @@ describe('messages between agents (integration)', function () {
       await untilIdle('sleeper', 2);
       const evs = await history('sleeper');
       const started = evs.find((e) => e.type === 'task_started' && e.task === 2)!;
-      expect((started.payload as { instructions: string }).instructions).to.equal('Message from bob:\nfirst queued\n@say got q1\n\nMessage from carol:\nsecond queued');
+      expect((started.payload as { instructions: string }).instructions).to.equal(
+        'Message from bob:\nfirst queued\n@say got q1\n\nMessage from carol:\nsecond queued',
+      );
       expect(resultOf(evs, 2)).to.equal('got q1');
       expect((await agent('sleeper')).task).to.equal(2); // delivered once
     });
@@ -171,12 +177,21 @@ describe('messages between agents (integration)', function () {
 
     it("holds send_message for a person when the agent's approval policy names it, and a denial sends nothing", async () => {
       const script = '@tool mcp__agentplane__send_message {"to":"helper","text":"unapproved words"}\n@say asked';
-      const r = await h.api('POST', '/api/v1/agents', { name: 'gated-boss', role: 'manager', approval: { tools: ['mcp__agentplane__*'] }, instructions: script });
+      const r = await h.api('POST', '/api/v1/agents', {
+        name: 'gated-boss',
+        role: 'manager',
+        approval: { tools: ['mcp__agentplane__*'] },
+        instructions: script,
+      });
       expect(r.status, JSON.stringify(r.body)).to.equal(201);
-      const pending = await eventually(async () => {
-        const list = (await h.api('GET', '/api/v1/agents/gated-boss/approvals')).body.approvals as { id: string; tool: string; state?: string }[];
-        return list?.length ? list : undefined;
-      }, 60_000, 'an approval request');
+      const pending = await eventually(
+        async () => {
+          const list = (await h.api('GET', '/api/v1/agents/gated-boss/approvals')).body.approvals as { id: string; tool: string; state?: string }[];
+          return list?.length ? list : undefined;
+        },
+        60_000,
+        'an approval request',
+      );
       expect(pending[0].tool).to.equal('mcp__agentplane__send_message');
       const decided = await h.api('POST', `/api/v1/agents/gated-boss/approvals/${pending[0].id}`, { decision: 'deny', reason: 'not now' });
       expect(decided.status, JSON.stringify(decided.body)).to.equal(200);
@@ -266,7 +281,7 @@ describe('messages between agents (integration)', function () {
       expect(a.status).to.not.equal('Sleeping');
     });
 
-    it('fails with the server\'s words for a missing agent', async () => {
+    it("fails with the server's words for a missing agent", async () => {
       const r = await cli(['message', 'nobody', 'hello?']);
       expect(r.code).to.not.equal(0);
       expect(r.stderr).to.contain('nobody');

@@ -9,15 +9,7 @@ import { EventEmitter } from 'node:events';
 import type WebSocket from 'ws';
 import { type EventDraft, isTerminal } from '../../api/event.js';
 import { type ObjectRef, refKey } from '../../api/meta.js';
-import type {
-  ApprovalHandover,
-  ApprovalMessage,
-  CallMessage,
-  CompactMessage,
-  ServerMessage,
-  SteerMessage,
-  WorkerMessage,
-} from '../../api/worker-protocol.js';
+import type { ApprovalHandover, ApprovalMessage, CallMessage, CompactMessage, ServerMessage, SteerMessage, WorkerMessage } from '../../api/worker-protocol.js';
 import { WorkerCloseCode } from '../../api/worker-protocol.js';
 import type { Logger } from '../../observability/logger.js';
 import { type ChannelLimits, DEFAULT_CHANNEL_LIMITS, MessageRate, TaskBudget } from './limits.js';
@@ -257,7 +249,7 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
     if (conn.calls >= MAX_CALLS_IN_FLIGHT) return answer({ isError: true, text: `at most ${MAX_CALLS_IN_FLIGHT} agentplane tool calls at once; try again` });
     conn.calls++;
     const caller: Caller = { ref: { ...conn.grant.ref }, uid: conn.grant.uid };
-    this.callHandler(caller, { tool: msg.tool, input: msg.input })
+    void this.callHandler(caller, { tool: msg.tool, input: msg.input })
       .catch((err: unknown) => {
         log().error({ err: String(err), tool: msg.tool }, 'an agentplane tool call failed');
         return { isError: true, text: 'the server failed to handle the call' };

@@ -130,7 +130,11 @@ function agentOpDefinitions(): Record<string, Schema> {
       properties: { id: { type: 'string', description: 'the approval to decide' }, ...approvalDecisionRequestSchema.properties },
     }),
     [`${OWN}.AgentMessageRequest`]: object('AgentMessageRequest', 'A message to an agent (docs/messages.md).', messageRequestSchema),
-    [`${OWN}.AgentMessage`]: object('AgentMessage', 'How a message reached the agent: a follow-up, a new task, or queued while it sleeps.', messageResponseSchema),
+    [`${OWN}.AgentMessage`]: object(
+      'AgentMessage',
+      'How a message reached the agent: a follow-up, a new task, or queued while it sleeps.',
+      messageResponseSchema,
+    ),
     [`${OWN}.AgentApprovalList`]: agentListOf('AgentApproval', "The running task's tool-call approvals, pending first."),
   };
 }

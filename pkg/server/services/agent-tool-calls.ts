@@ -70,7 +70,8 @@ export class AgentToolCalls {
       }[response.delivery];
       return { isError: false, text: `message delivered to "${target}" ${how}` };
     } catch (err) {
-      if (err instanceof ApiError && err.code < 500) return refused(err.reason === 'NotFound' ? `no agent "${target}" in namespace "${namespace}"` : err.message);
+      if (err instanceof ApiError && err.code < 500)
+        return refused(err.reason === 'NotFound' ? `no agent "${target}" in namespace "${namespace}"` : err.message);
       if (err instanceof ApiError) return refused(err.message);
       throw err;
     }
