@@ -18,6 +18,8 @@ import type { Home } from './homes.js';
 import type { ModelSide } from './model.js';
 import type { Storage } from './storage.js';
 import type { Wiring } from './wiring.js';
+import { wireWebhooks } from './webhooks.js';
+import type { WebhookController } from '../../pkg/controller/webhook-controller.js';
 
 export interface Controllers {
   agents: AgentController;
@@ -25,16 +27,11 @@ export interface Controllers {
   checkpoints: CheckpointController;
   /** Messages queued on sleeping agents, delivered once they wake (docs/messages.md). */
   messages: MessageDelivery;
+  webhooks: WebhookController;
 }
 
-export function wireControllers(
-  { o, child, hooks, metrics, runtimeKind, manager }: Wiring,
-  home: Home,
-  s: Storage,
-  events: EventLog,
-  runtime: AgentRuntime,
-  m: ModelSide,
-): Controllers {
+export function wireControllers(w: Wiring, home: Home, s: Storage, events: EventLog, runtime: AgentRuntime, m: ModelSide): Controllers {
+  const { o, child, hooks, metrics, runtimeKind, manager } = w;
   // The cluster home's per-namespace caps come from a ConfigMap too, over the config file's (docs/admission.md).
   const limits = home.cluster ? new NamespaceLimitsConfigMap(home.cluster.kubeConfig, home.cluster.installNamespace, child('admission')) : undefined;
   if (limits) manager.add({ name: 'namespace limits', start: () => limits.start(), stop: () => limits.stop() });
@@ -95,5 +92,5 @@ export function wireControllers(
     return counts;
   });
   const messages = new MessageDelivery({ agents: s.agents, cache: s.informers.agents, logger: child('message-delivery') });
-  return { agents, squads, checkpoints, messages };
+  return { agents, squads, checkpoints, messages, webhooks: wireWebhooks(w, home, s, events) };
 }

@@ -1,5 +1,5 @@
 // What only the leader runs: the runtime's watches and stored credentials, the reconcilers (agents,
-// checkpoints, squads, connectors) and the
+// checkpoints, squads, connectors, webhooks) and the
 // plugins' controllers and start steps. With leader election they are a manager of their own,
 // started when this replica takes the Lease and stopped before it gives it back; without, they
 // are the last runnables of the service.
@@ -32,6 +32,7 @@ export function addLeaderRunnables(
   leader.add({ name: 'checkpoint controller', start: () => controllers.checkpoints.start(), stop: () => controllers.checkpoints.stop() });
   leader.add({ name: 'message delivery', start: () => controllers.messages.controller.start(), stop: () => controllers.messages.controller.stop() });
   leader.add({ name: 'squad controller', start: () => controllers.squads.controller.start(), stop: () => controllers.squads.controller.stop() });
+  leader.add({ name: 'webhook controller', start: () => controllers.webhooks.start(), stop: () => controllers.webhooks.stop() });
   const connectorController = connectors.controller;
   if (connectorController) leader.add({ name: 'connector controller', start: () => connectorController.start(), stop: () => connectorController.stop() });
   const pluginControllers: Controller[] = plugins.controllers;

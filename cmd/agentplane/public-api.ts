@@ -1,6 +1,7 @@
 // The public listener's app: its filters in the order they must run (audit, then auth, then the
 // rate limit, all before any route) and the routes: the REST mirror, the aggregated API, the UI.
 
+import { toBudgetResponse } from '../../pkg/api/budget.js';
 import { createApp } from '../../pkg/server/app.js';
 import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
 import { type AuditPolicy, installAuditLog, openAuditSink, writesAnything } from '../../pkg/server/audit/index.js';
@@ -21,9 +22,15 @@ import { agentStreamRoutes } from '../../pkg/server/routes/agent-stream.js';
 import { agentRoutes } from '../../pkg/server/routes/agents.js';
 import { checkpointRoutes } from '../../pkg/server/routes/checkpoints.js';
 import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
-import { budgetRoutes } from '../../pkg/server/routes/budgets.js';
-import { BudgetService } from '../../pkg/server/services/budget-service.js';
+import { kindRoutes } from '../../pkg/server/routes/kind-routes.js';
+import { budgetService } from '../../pkg/server/services/budget-service.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
+import { triggerHookRoutes } from '../../pkg/server/routes/trigger-hooks.js';
+import { TriggerHooks } from '../../pkg/server/services/trigger-hooks.js';
+import { triggerService, webhookService } from '../../pkg/server/services/trigger-service.js';
+import { toTriggerResponse } from '../../pkg/api/trigger.js';
+import { toWebhookResponse } from '../../pkg/api/webhook.js';
+import { mcpRoutes } from '../../pkg/server/routes/mcp.js';
 import { squadRoutes } from '../../pkg/server/routes/squads.js';
 import { type ReadinessCheck, systemRoutes } from '../../pkg/server/routes/system.js';
 import { uiRoutes } from '../../pkg/server/routes/ui.js';
@@ -110,10 +117,16 @@ export async function publicApi(
   );
   await app.register(uiRoutes());
   await app.register(checkpointRoutes(new CheckpointService(s.checkpoints, agents, s.squads, reads.checkpoints, informers.checkpoints)));
-  await app.register(squadRoutes(new SquadService(s.squads, agents, reads.squads)));
+  const squads = new SquadService(s.squads, agents, reads.squads);
+  await app.register(squadRoutes(squads));
   await app.register(connectorRoutes(c.connectors));
-  await app.register(budgetRoutes(new BudgetService(s.budgets, reads.budgets)));
+  await app.register(kindRoutes('budgets', budgetService(s.budgets, reads.budgets), toBudgetResponse));
   await app.register(secretRoutes(c.secrets));
+  await app.register(kindRoutes('triggers', triggerService(s.triggers, reads.triggers), toTriggerResponse));
+  await app.register(kindRoutes('webhooks', webhookService(s.webhooks, reads.webhooks), toWebhookResponse));
+  await app.register(triggerHookRoutes(new TriggerHooks(s.triggers, agents, home.secrets, child('triggers'))));
+  // agentplane's verbs as MCP tools, each call authorized as its REST request (docs/mcp.md).
+  await app.register(mcpRoutes({ services: { agents: service, approvals, squads }, ...(home.auth ? { authorizer: home.auth.authorizer } : {}) }));
   await app.register(
     aggregatedApiRoutes({
       agents,
@@ -121,6 +134,8 @@ export async function publicApi(
       connectors: s.connectors,
       checkpoints: s.checkpoints,
       budgets: s.budgets,
+      triggers: s.triggers,
+      webhooks: s.webhooks,
       agentService: service,
       compaction,
       costs,

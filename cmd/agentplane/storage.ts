@@ -9,6 +9,8 @@ import { type RunningSpend, withBudgetStatus } from '../../pkg/api/budget-spend.
 import type { AgentCheckpoint } from '../../pkg/api/checkpoint.js';
 import type { Connector } from '../../pkg/api/connector.js';
 import type { Squad } from '../../pkg/api/squad.js';
+import type { Trigger } from '../../pkg/api/trigger.js';
+import type { Webhook } from '../../pkg/api/webhook.js';
 import { AdmissionChain, readThrough, storageReader } from '../../pkg/registry/admission/admission.js';
 import { checkpointSources } from '../../pkg/registry/admission/checkpoint-sources.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
@@ -21,6 +23,8 @@ import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
+import { triggerStrategy } from '../../pkg/registry/trigger/strategy.js';
+import { webhookStrategy } from '../../pkg/registry/webhook/strategy.js';
 import type { Home } from './homes.js';
 import type { KindInformers, KindReads } from '../../pkg/registry/kinds.js';
 import type { Wiring } from './wiring.js';
@@ -32,6 +36,8 @@ export interface Storage {
   connectors: Registry<Connector>;
   checkpoints: Registry<AgentCheckpoint>;
   budgets: Registry<Budget>;
+  triggers: Registry<Trigger>;
+  webhooks: Registry<Webhook>;
   informers: KindInformers;
   reads: KindReads;
   /** Set with the model side: the running tasks' spend, which Budgets' status counts too. */
@@ -47,6 +53,8 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     connectors: new WatermarkedStore(home.state.store<Connector>('Connector')),
     checkpoints: new WatermarkedStore(home.state.store<AgentCheckpoint>('AgentCheckpoint')),
     budgets: new WatermarkedStore(home.state.store<Budget>('Budget')),
+    triggers: new WatermarkedStore(home.state.store<Trigger>('Trigger')),
+    webhooks: new WatermarkedStore(home.state.store<Webhook>('Webhook')),
   };
   // kube-controller-manager's garbage collector serves the cluster home only (propagationPolicy).
   const regOpts = { garbageCollector: !!o.kubernetes };
@@ -55,12 +63,16 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
   const connectors = new Registry<Connector>(stores.connectors, connectorStrategy, admission, regOpts);
   const checkpoints = new Registry<AgentCheckpoint>(stores.checkpoints, checkpointStrategy, admission, regOpts);
   const budgets = new Registry<Budget>(stores.budgets, budgetStrategy, admission, regOpts);
+  const triggers = new Registry<Trigger>(stores.triggers, triggerStrategy, admission, regOpts);
+  const webhooks = new Registry<Webhook>(stores.webhooks, webhookStrategy, admission, regOpts);
   const informers = {
     agents: new Informer(agents, child('informer')),
     squads: new Informer(squads, child('informer')),
     connectors: new Informer(connectors, child('informer')),
     checkpoints: new Informer(checkpoints, child('informer')),
     budgets: new Informer(budgets, child('informer')),
+    triggers: new Informer(triggers, child('informer')),
+    webhooks: new Informer(webhooks, child('informer')),
   };
   const runningSpend: Storage['runningSpend'] = {};
   // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
@@ -94,6 +106,16 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
       ...readOpts('Budget', () => stores.budgets.written()),
       present: (items: Budget[]) => withBudgetStatus(items, (ns) => informers.agents.list(ns), runningSpend.of),
     }),
+    triggers: new ReadCache(
+      informers.triggers,
+      triggers,
+      readOpts('Trigger', () => stores.triggers.written()),
+    ),
+    webhooks: new ReadCache(
+      informers.webhooks,
+      webhooks,
+      readOpts('Webhook', () => stores.webhooks.written()),
+    ),
   };
   indexMembership(informers.agents, informers.squads);
   // Storage, not the cache, for checkpoints: one just taken is Ready there first.
@@ -103,5 +125,5 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     start: async () => void (await Promise.all(Object.values(informers).map((i) => i.start()))),
     stop: () => Object.values(informers).forEach((i) => i.stop()),
   });
-  return { admission, agents, squads, connectors, checkpoints, budgets, informers, reads, runningSpend };
+  return { admission, agents, squads, connectors, checkpoints, budgets, triggers, webhooks, informers, reads, runningSpend };
 }

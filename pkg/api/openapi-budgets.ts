@@ -2,7 +2,8 @@
 
 import type { OpenAPIV3 } from 'openapi-types';
 import { budgetPatchRequestSchema, budgetRequestSchema, budgetSpecSchema, budgetStatusSchema } from './budget.js';
-import { errors, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
+import { type Schema, toOpenApi } from './openapi-common.js';
+import { kindPaths } from './openapi-kind.js';
 
 const budgetResponseSchema = {
   type: 'object',
@@ -34,39 +35,10 @@ export function budgetComponents(): Record<string, Schema> {
 }
 
 export function budgetPaths(): OpenAPIV3.PathsObject {
-  const one = { description: "the budget with its current period's spend", content: json(ref('BudgetResponse')) };
-  return {
-    '/api/v1/budgets': {
-      get: {
-        operationId: 'listBudgets',
-        parameters: [listNsParam],
-        responses: {
-          '200': {
-            description: "budgets, each with its current period's spend in all and per agent",
-            content: json({ type: 'object', required: ['budgets'], properties: { budgets: { type: 'array', items: ref('BudgetResponse') } } }),
-          },
-          ...errors(400),
-        },
-      },
-      post: {
-        operationId: 'createBudget',
-        requestBody: { required: true, content: json(ref('BudgetRequest')) },
-        responses: { '201': { description: 'budget created', content: json(ref('BudgetResponse')) }, ...errors(400, 409, 413, 415) },
-      },
-    },
-    '/api/v1/budgets/{name}': {
-      get: { operationId: 'getBudget', parameters: [nameParam, nsParam], responses: { '200': one, ...errors(400, 404) } },
-      patch: {
-        operationId: 'patchBudget',
-        parameters: [nameParam, nsParam],
-        requestBody: { required: true, content: json(ref('BudgetPatchRequest')) },
-        responses: { '200': one, ...errors(400, 404, 409, 413, 415) },
-      },
-      delete: {
-        operationId: 'deleteBudget',
-        parameters: [nameParam, nsParam],
-        responses: { '200': { description: 'deleted; the budget as it was', content: json(ref('BudgetResponse')) }, ...errors(400, 404) },
-      },
-    },
-  };
+  return kindPaths({
+    plural: 'budgets',
+    kind: 'Budget',
+    one: "the budget with its current period's spend",
+    list: "budgets, each with its current period's spend in all and per agent",
+  });
 }

@@ -8,7 +8,9 @@ import { NAME_MAX_LENGTH, NAME_PATTERN } from './meta.js';
 import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-ops.js';
 import { budgetComponents, budgetPaths } from './openapi-budgets.js';
 import { messageComponents, messagePaths } from './openapi-messages.js';
+import { triggerComponents, triggerPaths } from './openapi-triggers.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
+import { mcpComponents, mcpPaths } from './openapi-mcp.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
 import { squadCreateRequestSchema, squadMemberSchema, squadPatchRequestSchema, squadResponseSchema } from './squad.js';
 import { WORKSPACE_DIR_MAX_ENTRIES, WORKSPACE_FILE_MAX_BYTES, workspaceFilesResponseSchema } from './workspace.js';
@@ -48,19 +50,14 @@ export function buildOpenApi(): OpenAPIV3.Document {
 /**
  * What a create answers leads to: the operations on the object by its name and namespace, as
  * OpenAPI links, so that a stateful client (schemathesis' stateful phase) reaches the objects
- * it made. Each create's 2xx responses link to every operation under `/<plural>/{name}` whose
- * only path parameter is `name` (the WebSocket stream is left out: it is no request/response).
+ * it made. A create is the POST of a collection (`/api/v1/<plural>`); its 2xx responses link to
+ * every operation under `/<plural>/{name}` whose only path parameter is `name` (the WebSocket
+ * stream is left out: it is no request/response).
  */
-const CREATES: Record<string, string[]> = {
-  '/api/v1/agents': ['post'],
-  '/api/v1/budgets': ['post'],
-  '/api/v1/connectors': ['post'],
-  '/api/v1/secrets': ['post'],
-  '/api/v1/squads': ['post'],
-};
+const isCollection = (path: string): boolean => /^\/api\/v1\/[a-z]+$/.test(path);
 
 function withLinks(doc: OpenAPIV3.Document): OpenAPIV3.Document {
-  for (const [collection, methods] of Object.entries(CREATES)) {
+  for (const collection of Object.keys(doc.paths).filter((p) => isCollection(p) && doc.paths[p]?.post)) {
     const links: Record<string, OpenAPIV3.LinkObject> = {};
     for (const [path, item] of Object.entries(doc.paths)) {
       if (!path.startsWith(`${collection}/{name}`) || path.endsWith('/ws') || (path.match(/\{/g) ?? []).length !== 1) continue;
@@ -73,11 +70,8 @@ function withLinks(doc: OpenAPIV3.Document): OpenAPIV3.Document {
         };
       }
     }
-    for (const method of methods) {
-      const op = doc.paths[collection]?.[method as 'post'];
-      for (const [code, res] of Object.entries(op?.responses ?? {})) {
-        if (code.startsWith('2') && !('$ref' in res)) res.links = links;
-      }
+    for (const [code, res] of Object.entries(doc.paths[collection]?.post?.responses ?? {})) {
+      if (code.startsWith('2') && !('$ref' in res)) res.links = links;
     }
   }
   return doc;
@@ -93,8 +87,10 @@ function buildPaths(): OpenAPIV3.Document {
       ...squadPaths(),
       ...connectorPaths(),
       ...budgetPaths(),
+      ...triggerPaths(),
       ...secretPaths(),
       ...systemPaths(),
+      ...mcpPaths(),
     },
     components: {
       schemas: {
@@ -116,7 +112,9 @@ function buildPaths(): OpenAPIV3.Document {
         ...agentOpComponents(),
         ...budgetComponents(),
         ...messageComponents(),
+        ...triggerComponents(),
         ...checkpointComponents(),
+        ...mcpComponents(),
         Event: eventSchema,
         Error: errorSchema,
       },

@@ -15,6 +15,7 @@ import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
 import { registerBudgetCommands } from './commands/budgets.js';
 import { registerMessageCommands } from './commands/messages.js';
+import { registerHookCommands } from './commands/hooks.js';
 import { registerRun } from './commands/run.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerSquadCommands } from './commands/squads.js';
@@ -82,6 +83,7 @@ export function buildProgram(): Command {
   registerCheckpointCommands(program, withSession);
   registerConnectorCommands(program, withSession);
   registerBudgetCommands(program, withSession);
+  registerHookCommands(program, withSession);
   registerSecretCommands(program, withSession);
   registerConfigCommands(program, guarded);
   program

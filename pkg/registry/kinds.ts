@@ -6,6 +6,8 @@ import type { Budget } from '../api/budget.js';
 import type { AgentCheckpoint } from '../api/checkpoint.js';
 import type { Connector } from '../api/connector.js';
 import type { Squad } from '../api/squad.js';
+import type { Trigger } from '../api/trigger.js';
+import type { Webhook } from '../api/webhook.js';
 import type { Informer } from './cache/informer.js';
 import type { ReadCache } from './cache/reads.js';
 
@@ -15,6 +17,8 @@ export interface ServedKinds {
   connectors: Connector;
   checkpoints: AgentCheckpoint;
   budgets: Budget;
+  triggers: Trigger;
+  webhooks: Webhook;
 }
 
 /** Each kind's read cache (the APIs' gets, lists and Tables). */

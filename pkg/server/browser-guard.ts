@@ -23,6 +23,7 @@ import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../api/errors.js';
 import { CONTROL_PATH, MODEL_PROXY_PATH } from '../api/worker-protocol.js';
+import { MCP_PATH } from './auth/attributes.js';
 import { isLoopbackHost } from './auth/token-file.js';
 import { pathOf, sendError } from './error-reply.js';
 
@@ -59,7 +60,9 @@ export function installBrowserGuard(app: FastifyInstance, opts: BrowserGuardOpti
     const host = hostOf(req);
     if (opts.checkHost && host !== undefined && !allowed(host)) return refuse(req, reply, misdirected(host));
     const upgrade = req.headers.upgrade?.toLowerCase() === 'websocket';
-    if (upgrade || !SAFE_METHODS.has(req.method)) {
+    // The MCP endpoint checks the Origin of every request, as the MCP specification asks of a
+    // Streamable HTTP server (DNS rebinding), whatever the method.
+    if (upgrade || !SAFE_METHODS.has(req.method) || pathOf(req.url) === MCP_PATH) {
       const why = crossOrigin(req, host);
       if (why) {
         req.log.info(

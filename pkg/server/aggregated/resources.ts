@@ -7,6 +7,8 @@ import { type Budget, BUDGET_KIND, budgetSpecSchema, budgetStatusSchema } from '
 import { type AgentCheckpoint, CHECKPOINT_KIND, checkpointSpecSchema, checkpointStatusSchema } from '../../api/checkpoint.js';
 import { CONNECTOR_KIND, type Connector, connectorSpecSchema, connectorStatusSchema } from '../../api/connector.js';
 import { type Squad, SQUAD_KIND, squadSpecSchema, squadStatusSchema } from '../../api/squad.js';
+import { type Trigger, TRIGGER_KIND, triggerSpecSchema, triggerStatusSchema } from '../../api/trigger.js';
+import { type Webhook, WEBHOOK_KIND, webhookSpecSchema, webhookStatusSchema } from '../../api/webhook.js';
 import type { AgentApprovals } from '../services/agent-approvals.js';
 import type { AgentCompaction } from '../services/agent-compaction.js';
 import type { AgentMessages } from '../services/agent-messages.js';
@@ -24,6 +26,8 @@ export interface AggregatedApiDeps {
   connectors: Registry<Connector>;
   checkpoints: Registry<AgentCheckpoint>;
   budgets: Registry<Budget>;
+  triggers: Registry<Trigger>;
+  webhooks: Registry<Webhook>;
   agentService: AgentService;
   compaction: AgentCompaction;
   messages: AgentMessages;
@@ -62,7 +66,15 @@ export interface ResourceDef<T extends StoredObject = StoredObject> {
 export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 export function buildResources(d: AggregatedApiDeps): ResourceDef[] {
-  return [agentResource(d), squadResource(d), connectorResource(d), checkpointResource(d), budgetResource(d)] as unknown as ResourceDef[];
+  return [
+    agentResource(d),
+    squadResource(d),
+    connectorResource(d),
+    checkpointResource(d),
+    budgetResource(d),
+    triggerResource(d),
+    webhookResource(d),
+  ] as unknown as ResourceDef[];
 }
 
 function agentResource(d: AggregatedApiDeps): ResourceDef<Agent> {
@@ -169,6 +181,47 @@ function budgetResource(d: AggregatedApiDeps): ResourceDef<Budget> {
     statusSchema: budgetStatusSchema,
     registry: d.budgets,
     reads: d.reads.budgets,
+    subresources: [],
+  };
+}
+
+function triggerResource(d: AggregatedApiDeps): ResourceDef<Trigger> {
+  return {
+    plural: 'triggers',
+    singular: 'trigger',
+    kind: TRIGGER_KIND,
+    listKind: 'TriggerList',
+    shortNames: ['trg'],
+    categories: ['agentplane'],
+    description:
+      'A Trigger is an inbound endpoint, POST /api/v1/triggers/<name>/hook?namespace=<ns>, that starts a task on spec.agent for each delivery signed with ' +
+      "the secret spec.secretRef names (HMAC-SHA256 of the body; GitHub's headers by default); spec.instructions is a template filled from the payload, " +
+      'and a replayed delivery id starts nothing (docs/triggers-and-webhooks.md).',
+    specSchema: triggerSpecSchema,
+    specRequired: ['agent', 'secretRef', 'instructions'],
+    statusSchema: triggerStatusSchema,
+    registry: d.triggers,
+    reads: d.reads.triggers,
+    subresources: [],
+  };
+}
+
+function webhookResource(d: AggregatedApiDeps): ResourceDef<Webhook> {
+  return {
+    plural: 'webhooks',
+    singular: 'webhook',
+    kind: WEBHOOK_KIND,
+    listKind: 'WebhookList',
+    shortNames: ['wh'],
+    categories: ['agentplane'],
+    description:
+      "A Webhook delivers the chosen event types (spec.eventTypes) of its namespace's agents (or of spec.agents) to spec.url, signed as Standard Webhooks " +
+      'sign (webhook-id, webhook-timestamp, webhook-signature), retried with backoff, at least once and in order per agent (docs/triggers-and-webhooks.md).',
+    specSchema: webhookSpecSchema,
+    specRequired: ['url', 'eventTypes', 'secretRef'],
+    statusSchema: webhookStatusSchema,
+    registry: d.webhooks,
+    reads: d.reads.webhooks,
     subresources: [],
   };
 }

@@ -2,7 +2,7 @@
 // subresource, namespace, name, or a non-resource path). Pure functions, no I/O.
 //
 // - /apis/{group}/{version}/...: parsed exactly as kube-apiserver's RequestInfoFactory does.
-// - /api/v1/{agents|squads|connectors|budgets}...: the REST mirror, mapped onto the same agentplane.io
+// - /api/v1/{agents|squads|connectors|budgets|triggers|webhooks}...: the REST mirror, mapped onto the same agentplane.io
 //   resources; /api/v1/secrets onto core (group "") secrets. The namespace is the one the
 //   handler will act in: the query's `namespace` for named objects (default "default"), all
 //   namespaces for a list without one, the body's `namespace` for creates.
@@ -53,9 +53,12 @@ export interface AuthorizationPlan {
 /** `needsBody`: the namespace (or more) comes from the body; ask again once it is parsed. */
 export type PlanResult = AuthorizationPlan | { needsBody: true };
 
+/** agentplane's MCP server (pkg/server/routes/mcp.ts). */
+export const MCP_PATH = '/mcp';
+
 const TRUE_VALUES = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
-const MIRROR_RESOURCES = new Set(['agents', 'squads', 'connectors', 'budgets']);
+const MIRROR_RESOURCES = new Set(['agents', 'squads', 'connectors', 'budgets', 'triggers', 'webhooks']);
 
 const methodVerb = (method: string): string =>
   ({ GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' })[method] ?? method.toLowerCase();
@@ -68,6 +71,9 @@ export function planFor(req: RequestFacts): PlanResult {
     .map(decodeSegment);
   if (segments[0] === 'apis' && segments.length >= 4) return { checks: [{ resource: apisAttributes(req, segments) }] };
   if (segments[0] === 'api' && segments[1] === 'v1' && segments.length >= 3) return mirrorPlan(req, segments.slice(2));
+  // The MCP endpoint: any authenticated caller may speak MCP; each tool call is then authorized
+  // as the REST request it stands for (pkg/server/mcp/server.ts, docs/mcp.md).
+  if (path === MCP_PATH) return { checks: [] };
   return { checks: [nonResource(req.method, path)] };
 }
 

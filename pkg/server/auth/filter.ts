@@ -58,6 +58,14 @@ export const BYPASS_PATHS = [CONTROL_PATH, MODEL_PROXY_PATH, CONNECTOR_GATEWAY_P
  */
 const STATIC_RE = /^\/(favicon\.ico|ui(\/|\/assets\/[A-Za-z0-9_-][A-Za-z0-9._-]*)?)$/;
 const isStatic = (path: string): boolean => STATIC_RE.test(path);
+/**
+ * Served without a bearer token: a Trigger's hook, POST /api/v1/triggers/<name>/hook, which
+ * external senders (GitHub, Slack) call with no token of ours. The route authenticates each
+ * request itself by the HMAC signature of its body with the trigger's secret
+ * (pkg/server/services/trigger-hooks.ts; docs/security.md). Exactly that method and path shape.
+ */
+const TRIGGER_HOOK_RE = /^\/api\/v1\/triggers\/[a-z0-9]([-a-z0-9]*[a-z0-9])?\/hook$/;
+export const isTriggerHook = (method: string, path: string): boolean => method === 'POST' && TRIGGER_HOOK_RE.test(path);
 
 export interface AuthFilterOptions {
   authenticator: Pick<DelegatedAuthenticator, 'authenticate' | 'isIdentityHeader'>;
@@ -93,7 +101,7 @@ export function installAuthFilter(app: FastifyInstance, opts: AuthFilterOptions)
     if (bypass.has(path)) return;
     const rawHeaders = req.raw.rawHeaders;
     stripIdentityHeaders(req, opts.authenticator);
-    if (alwaysAllow.has(path) || isStatic(path)) {
+    if (alwaysAllow.has(path) || isStatic(path) || isTriggerHook(req.method, path)) {
       (req as Marked)[AUTHORIZED] = true;
       return;
     }

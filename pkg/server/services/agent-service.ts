@@ -61,8 +61,11 @@ export class AgentService {
     private readonly reads?: ReadCache<Agent>,
   ) {}
 
-  /** POST /agents: creates the agent with its first task, or assigns a task to an idle one. */
-  async submitTask(body: unknown): Promise<SubmitResult> {
+  /**
+   * POST /agents: creates the agent with its first task, or assigns a task to an idle one. With
+   * `createOnly` (the MCP tool create_agent) an existing agent is a 409 instead.
+   */
+  async submitTask(body: unknown, opts: { createOnly?: boolean } = {}): Promise<SubmitResult> {
     const req = body as AgentTaskRequest;
     const causes = explainPeerFields(validateSchema(agentTaskRequestSchema, body), PEER_AGENT_FIELDS);
     if (!causes.length) causes.push(...validateBudgetLimits(req.budget, 'budget'));
@@ -77,9 +80,10 @@ export class AgentService {
         return { agent, created: true };
       } catch (err) {
         // Lost a create race with another client: fall through to assignment.
-        if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
+        if (!(err instanceof ApiError && err.reason === 'AlreadyExists') || opts.createOnly) throw err;
       }
     }
+    if (opts.createOnly) throw alreadyExists(namespace, req.name);
     const assigned = await this.assign(namespace, req);
     // A second write, as a PATCH after the assignment: in the assigning write the strategy would
     // read "Sleep" on a sleeping agent as the old action and reset it (a task wakes it for good).
@@ -265,8 +269,26 @@ export class AgentService {
     return this.events.list(streamOf(agent), { limit, ...(before !== undefined ? { before } : {}) });
   }
 
+  /** An agent's events after seq `after`, oldest first, at most `limit`: a reader's cursor forward. */
+  async eventsAfter(namespace: string, name: string, after: number, limit: number): Promise<AgentEvent[]> {
+    const agent = await this.agents.get(namespace, name);
+    if (!agent) throw notFound(AGENT_KIND, name, namespace);
+    return this.events.since(streamOf(agent), after, limit);
+  }
+
   /** Waits until `done` holds for the agent (undefined once it is gone), or the wait's timeout passes. */
   private waitFor(namespace: string, name: string, done: (a: Agent | undefined) => boolean, known: Agent): Promise<{ agent: Agent; settled: boolean }> {
     return waitForAgent(this.agents, { namespace, name }, done, known, this.wait.timeoutMs);
   }
 }
+
+const alreadyExists = (namespace: string, name: string): ApiError =>
+  new ApiError(
+    'AlreadyExists',
+    409,
+    `agent "${name}" already exists in namespace "${namespace}": give it a task instead (PATCH its instructions; the MCP tool run_task)`,
+    {
+      kind: AGENT_KIND,
+      name,
+    },
+  );
