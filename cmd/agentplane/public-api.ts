@@ -100,11 +100,7 @@ export async function publicApi(
   const costs = new AgentCosts(agents, events);
   const approvals = new AgentApprovals(agents);
   await app.register(agentOpRoutes(compaction, costs, approvals));
-  const messages = new AgentMessages(agents, events, service);
-  await app.register(agentMessageRoutes(messages));
-  // A manager agent's agentplane tools, relayed by its worker over the control channel.
-  const toolCalls = new AgentToolCalls(agents, messages);
-  built.runtime.channel.serveCalls((caller, call) => toolCalls.answer(caller, call));
+  const messages = await wireMessages(app, s, events, service, built);
   await app.register(agentStreamRoutes(service, events, metrics, o.wsClientsPerAgent !== undefined ? { maxClientsPerAgent: o.wsClientsPerAgent } : {}));
   const local = built.local;
   await app.register(
@@ -146,4 +142,13 @@ export async function publicApi(
     }),
   );
   return app;
+}
+
+/** Messages to agents (docs/messages.md), and a manager agent's agentplane tools, relayed by its worker over the control channel. */
+async function wireMessages(app: App, s: Storage, events: EventLog, service: AgentService, built: BuiltRuntime): Promise<AgentMessages> {
+  const messages = new AgentMessages(s.agents, events, service);
+  await app.register(agentMessageRoutes(messages));
+  const toolCalls = new AgentToolCalls(s.agents, messages);
+  built.runtime.channel.serveCalls((caller, call) => toolCalls.answer(caller, call));
+  return messages;
 }
