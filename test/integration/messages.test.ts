@@ -243,6 +243,8 @@ describe('messages between agents (integration)', function () {
     await untilIdle('idler', 3);
     const bad = await h.api('POST', '/apis/agentplane.io/v1alpha1/namespaces/default/agents/idler/messages', { text: 5 });
     expect(bad.status).to.equal(422);
+    const discovery = (await h.api('GET', '/apis/agentplane.io/v1alpha1')).body.resources as { name: string; kind: string; verbs: string[] }[];
+    expect(discovery.find((r) => r.name === 'agents/messages')).to.deep.include({ kind: 'AgentMessage', verbs: ['create'] });
   });
 
   describe('agentplane message (CLI)', () => {

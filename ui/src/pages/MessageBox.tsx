@@ -50,7 +50,7 @@ export function MessageBox({ path, namespace, gone, onDone }: { path: string; na
         <label>
           From <input name="from" placeholder="you" disabled={gone} value={from} onChange={(e) => setFrom(e.target.value)} />
         </label>
-        <label>
+        <label className="wake">
           <input type="checkbox" name="wake" disabled={gone} checked={wake} onChange={(e) => setWake(e.target.checked)} /> Wake it if it sleeps
         </label>
         <button type="submit" disabled={gone}>
