@@ -3,6 +3,7 @@
 // register), exactly as a developer would; only the model's words are scripted (--demo).
 
 import { execFile, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -472,6 +473,146 @@ spec:
       const again = await decide(approverToken, 'deny');
       expect(again.status).to.equal(404);
       expect(JSON.parse(again.body).message).to.contain(`no approval "${id}"`);
+    });
+  });
+  describe('triggers and webhooks: get, explain, RBAC per verb, and the hook without a token', () => {
+    let adminToken: string;
+    let viewer: string;
+    const ca = (): string => join(cp.dir, 'pki/serving-ca.crt');
+
+    before(async () => {
+      // The shipped roles themselves (this control plane aggregates none into view/edit/admin).
+      await kubectl('apply', '-f', join(REPO, 'manifests/rbac-aggregated.yaml'));
+      await apply(`apiVersion: v1
+kind: ServiceAccount
+metadata: {name: hooks-admin, namespace: team-a}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: hooks-viewer, namespace: team-a}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: hooks-admin, namespace: team-a}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: agentplane-admin}
+subjects:
+- {kind: ServiceAccount, name: hooks-admin, namespace: team-a}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: secret-writer, namespace: team-a}
+rules:
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [create]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: hooks-admin-secrets, namespace: team-a}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: secret-writer}
+subjects:
+- {kind: ServiceAccount, name: hooks-admin, namespace: team-a}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: hooks-viewer, namespace: team-a}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: agentplane-view}
+subjects:
+- {kind: ServiceAccount, name: hooks-viewer, namespace: team-a}
+`);
+      adminToken = (await kubectl('create', 'token', 'hooks-admin', '-n', 'team-a')).trim();
+      const cfg = readFileSync(cp.kubeconfig, 'utf8')
+        .replace(/client-certificate-data: .*\n/, '')
+        .replace(/client-key-data: .*/, `token: ${(await kubectl('create', 'token', 'hooks-viewer', '-n', 'team-a')).trim()}`);
+      viewer = join(cp.dir, 'hooks-viewer.kubeconfig');
+      writeFileSync(viewer, cfg, { mode: 0o600 });
+    });
+
+    it('lists them in api-resources and explains their specs', async () => {
+      const out = await kubectl('api-resources', '--api-group=agentplane.io');
+      for (const r of ['triggers', 'webhooks']) expect(out).to.match(new RegExp(`^${r}\\s`, 'm'));
+      const t = await kubectl('explain', 'trigger.spec');
+      for (const f of ['agent', 'secretRef', 'signature', 'deliveryIdHeader', 'instructions']) expect(t).to.contain(f);
+      const w = await kubectl('explain', 'webhook.spec');
+      for (const f of ['url', 'eventTypes', 'agents', 'secretRef']) expect(w).to.contain(f);
+    });
+
+    it('RBAC per verb: agentplane-view gets and lists, may not create or delete (auth can-i and kubectl)', async () => {
+      const can = async (verb: string, res: string, kubeconfig?: string) =>
+        (
+          await cp.kubectl(['auth', 'can-i', verb, `${res}.agentplane.io`, '-n', 'team-a'], { ...(kubeconfig ? { kubeconfig } : {}), allowFail: true })
+        ).stdout.trim();
+      for (const res of ['triggers', 'webhooks']) {
+        expect(await can('list', res, viewer), `list ${res}`).to.equal('yes');
+        expect(await can('create', res, viewer), `create ${res}`).to.equal('no');
+        expect(await can('delete', res, viewer), `delete ${res}`).to.equal('no');
+      }
+      const refused = await cp.kubectl(['apply', '-f', '-'], {
+        kubeconfig: viewer,
+        input:
+          'apiVersion: agentplane.io/v1alpha1\nkind: Webhook\nmetadata: {name: w, namespace: team-a}\nspec: {url: "https://example.com/h", eventTypes: [error], secretRef: {name: s}}\n',
+        allowFail: true,
+      });
+      expect(refused.code).to.not.equal(0);
+      expect(refused.stderr).to.match(/cannot (create|patch|get) resource "webhooks"/);
+      const listed = await cp.kubectl(['get', 'webhooks', '-n', 'team-a'], { kubeconfig: viewer, allowFail: true });
+      expect(listed.code, listed.stderr).to.equal(0);
+    });
+
+    it('a signed delivery to the hook, with no token, starts a task; get shows the Table columns', async () => {
+      const secret = await curl(`${agentplaneUrl}/api/v1/secrets`, 'POST', adminToken, ca(), {
+        name: 'gh-hook',
+        namespace: 'team-a',
+        data: { secret: 'e2e-hook-secret' },
+      });
+      expect(secret.status, secret.body).to.equal(201);
+      await apply(agentYaml('hooked', '@say first', 'team-a'));
+      await eventually(async () => (await jsonpath('agent/hooked', '.status.taskStatus', 'team-a')) === 'Complete', 60_000, 'first task');
+      expect(
+        await apply(`apiVersion: agentplane.io/v1alpha1
+kind: Trigger
+metadata: {name: gh, namespace: team-a}
+spec: {agent: hooked, secretRef: {name: gh-hook}, instructions: "@say PR {{pull_request.number}}"}
+`),
+      ).to.contain('trigger.agentplane.io/gh created');
+      const body = JSON.stringify({ pull_request: { number: 7 } });
+      const sig = `sha256=${createHmac('sha256', 'e2e-hook-secret').update(body).digest('hex')}`;
+      const post = (signature: string) =>
+        run(
+          'curl',
+          [
+            '-s',
+            '-X',
+            'POST',
+            '--cacert',
+            ca(),
+            '-w',
+            '\n%{http_code}',
+            '-H',
+            'content-type: application/json',
+            '-H',
+            `X-Hub-Signature-256: ${signature}`,
+            '-H',
+            'X-GitHub-Delivery: e2e-1',
+            '-d',
+            body,
+            `${agentplaneUrl}/api/v1/triggers/gh/hook?namespace=team-a`,
+          ],
+          { timeout: 30_000 },
+        ).then((r) => r.stdout.slice(r.stdout.lastIndexOf('\n') + 1));
+      expect(await post('sha256=00')).to.equal('401');
+      expect(await post(sig)).to.equal('202');
+      await eventually(async () => (await jsonpath('agent/hooked', '.status.lastTaskMessage', 'team-a')) === 'PR 7', 60_000, 'the triggered task');
+      const table = await kubectl('get', 'triggers', '-n', 'team-a');
+      expect(table).to.match(/^NAME\s+AGENT\s+LAST\s+STARTED\s+AGE/m);
+      expect(table).to.match(/^gh\s+hooked\s+Started\s+1\s/m);
+      await apply(`apiVersion: agentplane.io/v1alpha1
+kind: Webhook
+metadata: {name: out, namespace: team-a}
+spec: {url: "https://hooks.example.com/x", eventTypes: [error], agents: [nobody], secretRef: {name: gh-hook}}
+`);
+      expect(await kubectl('get', 'webhooks', '-n', 'team-a')).to.match(/^out\s+https:\/\/hooks\.example\.com\/x\s+error\s+0\s+0\s/m);
+      expect(await kubectl('delete', 'triggers,webhooks', '--all', '-n', 'team-a')).to.contain('deleted');
     });
   });
 });

@@ -106,3 +106,39 @@ export interface Checkpoint {
   createdAt: string;
   fromCheckpoint: string;
 }
+
+/** A Trigger (GET /api/v1/triggers): a signed POST to hookPath starts a task on the agent. */
+export interface Trigger {
+  name: string;
+  namespace: string;
+  agent: string;
+  hookPath: string;
+  instructions: string;
+  secretRef: { name: string; key: string };
+  signature: { header: string; prefix: string };
+  deliveryIdHeader: string;
+  lastDelivery?: { time: string; id: string; result: string; task?: number; message?: string };
+  counts?: Record<string, number>;
+}
+
+/** A Webhook (GET /api/v1/webhooks): chosen agent events delivered, signed, to a URL. */
+export interface Webhook {
+  name: string;
+  namespace: string;
+  url: string;
+  eventTypes: string[];
+  agents?: string[];
+  delivered?: number;
+  failed?: number;
+  lastDelivery?: WebhookAttempt;
+  lastFailures?: WebhookAttempt[];
+}
+
+export interface WebhookAttempt {
+  time: string;
+  agent: string;
+  seq: number;
+  type: string;
+  status: number;
+  message?: string;
+}
