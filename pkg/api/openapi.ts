@@ -9,6 +9,7 @@ import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-op
 import { budgetComponents, budgetPaths } from './openapi-budgets.js';
 import { messageComponents, messagePaths } from './openapi-messages.js';
 import { triggerComponents, triggerPaths } from './openapi-triggers.js';
+import { skillMemoryComponents, skillMemoryPaths } from './openapi-skills-memories.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
 import { mcpComponents, mcpPaths } from './openapi-mcp.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
@@ -88,6 +89,7 @@ function buildPaths(): OpenAPIV3.Document {
       ...connectorPaths(),
       ...budgetPaths(),
       ...triggerPaths(),
+      ...skillMemoryPaths(),
       ...secretPaths(),
       ...systemPaths(),
       ...mcpPaths(),
@@ -113,6 +115,7 @@ function buildPaths(): OpenAPIV3.Document {
         ...budgetComponents(),
         ...messageComponents(),
         ...triggerComponents(),
+        ...skillMemoryComponents(),
         ...checkpointComponents(),
         ...mcpComponents(),
         Event: eventSchema,

@@ -16,6 +16,8 @@ import { registerConnectorCommands } from './commands/connectors.js';
 import { registerBudgetCommands } from './commands/budgets.js';
 import { registerMessageCommands } from './commands/messages.js';
 import { registerHookCommands } from './commands/hooks.js';
+import { registerMcpCommands } from './commands/mcp.js';
+import { registerSkillMemoryCommands } from './commands/skills-memories.js';
 import { registerRun } from './commands/run.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerSquadCommands } from './commands/squads.js';
@@ -84,7 +86,9 @@ export function buildProgram(): Command {
   registerConnectorCommands(program, withSession);
   registerBudgetCommands(program, withSession);
   registerHookCommands(program, withSession);
+  registerSkillMemoryCommands(program, withSession);
   registerSecretCommands(program, withSession);
+  registerMcpCommands(program, withSession);
   registerConfigCommands(program, guarded);
   program
     .command('completion')

@@ -10,7 +10,9 @@ import { connectorGatewayPath, type McpServerSpec, type PrestartSettings, type T
 import type { Logger } from '../observability/logger.js';
 import { AGENTPLANE_MCP_SERVER, agentplaneToolServer, type ServerCall } from './agentplane-tools.js';
 import { ApprovalGate } from './approval-gate.js';
+import { attachmentsPrompt, materialize, type Materialized } from './attachments.js';
 import { EngineSession } from './engine-session.js';
+import { MEMORY_SERVER, memoryServer } from './memory-tools.js';
 import { systemPromptFor } from './role-prompts.js';
 import { TaskInput } from './task-input.js';
 
@@ -119,7 +121,7 @@ export class Engine {
     try {
       // Cancelled before it began: the warm session is left as it is.
       if (signal.aborted) return cancelled(signal, emit, this.session?.sessionId, undefined);
-      session = this.sessionFor(task);
+      session = this.sessionFor(task, materialize(this.env.workspace, task.attachments));
       this.approvals.begin(task.approval, emit, task.carriedApprovals);
       session.feed.attach(input);
       for (;;) {
@@ -174,7 +176,7 @@ export class Engine {
     if (this.session) return;
     const task: TaskMessage = { type: 'task', taskId: 0, instructions: '', model: settings.model, role: settings.role, mcpServers: [] };
     this.starts++;
-    const session = new EngineSession(settingsKey(task, this.env), sessionOptions(task, this.env, undefined, this.approvals, this.serverCall));
+    const session = new EngineSession(settingsKey(task, this.env, NONE), sessionOptions(task, this.env, undefined, this.approvals, NONE, this.serverCall));
     this.session = this.prestarted = session;
     const t0 = Date.now();
     try {
@@ -194,8 +196,8 @@ export class Engine {
   }
 
   /** The warm session when it fits the task, else a new one resuming the agent's session. */
-  private sessionFor(task: TaskMessage): EngineSession {
-    const key = settingsKey(task, this.env);
+  private sessionFor(task: TaskMessage, att: Materialized): EngineSession {
+    const key = settingsKey(task, this.env, att);
     const warm = this.session;
     const prestarted = warm !== undefined && warm === this.prestarted;
     this.prestarted = undefined;
@@ -212,7 +214,7 @@ export class Engine {
       warm.close();
     }
     this.starts++;
-    this.session = new EngineSession(key, sessionOptions(task, this.env, resume, this.approvals, this.serverCall));
+    this.session = new EngineSession(key, sessionOptions(task, this.env, resume, this.approvals, att, this.serverCall));
     return this.session;
   }
 }
@@ -226,18 +228,27 @@ export const WORKER_STOPPING = 'worker stopping';
  * note of it into the next user message, so the model would read it as the user's words; a new
  * process started with `--model` keeps the conversation clean, and model changes are rare.
  */
-function settingsKey(task: TaskMessage, env: EngineEnv): string {
-  return JSON.stringify([task.model, systemPromptFor(task.role, task.systemPrompt, env.squadDir), task.mcpServers]);
+function settingsKey(task: TaskMessage, env: EngineEnv, att: Materialized): string {
+  return JSON.stringify([task.model, promptOf(task, env, att), task.mcpServers, att.skillsKey]);
 }
+
+/** A task without skills or memories. */
+const NONE: Materialized = { skillsKey: '', memories: [] };
+
+const promptOf = (task: TaskMessage, env: EngineEnv, att: Materialized): string =>
+  systemPromptFor(task.role, task.systemPrompt, env.squadDir) + attachmentsPrompt(att);
 
 function sessionOptions(
   task: TaskMessage,
   env: EngineEnv,
   resume: string | undefined,
   approvals: ApprovalGate,
+  att: Materialized,
   serverCall?: ServerCall,
 ): ConstructorParameters<typeof EngineSession>[1] {
-  const connectors = Object.fromEntries(task.mcpServers.map((s) => [s.name, mcpServer(s, env)]));
+  const memories: Record<string, ReturnType<typeof memoryServer>> = att.memories.length
+    ? { [MEMORY_SERVER]: memoryServer({ ...env, names: att.memories.map((m) => m.name) }) }
+    : {};
   // A manager's own tools (docs/messages.md), in the worker's process: a connector may not take the name.
   const own: Record<string, McpServerConfig> = task.role === 'manager' && serverCall ? { [AGENTPLANE_MCP_SERVER]: agentplaneToolServer(serverCall) } : {};
   return {
@@ -245,7 +256,7 @@ function sessionOptions(
     model: task.model,
     // Not recorded with the session (the engine's default): a systemPrompt changed by POST or
     // PATCH must reach the session that resumes this one.
-    systemPrompt: { type: 'custom', prompt: systemPromptFor(task.role, task.systemPrompt, env.squadDir), snapshot: false },
+    systemPrompt: { type: 'custom', prompt: promptOf(task, env, att), snapshot: false },
     permissionMode: 'bypassPermissions',
     allowDangerouslySkipPermissions: true,
     // Bypass mode asks no permission callback; this hook is asked before every tool call and
@@ -255,7 +266,10 @@ function sessionOptions(
     settingSources: [],
     env: engineEnvironment(env),
     ...(resume ? { resume } : {}),
-    mcpServers: { ...connectors, ...own },
+    mcpServers: { ...Object.fromEntries(task.mcpServers.map((s) => [s.name, mcpServer(s, env)])), ...memories, ...own },
+    // The agent's skills: a plugin directory agentplane writes (attachments.ts); the workspace's
+    // own settings (.claude/settings.json, its hooks) are still not loaded (settingSources: []).
+    ...(att.pluginDir ? { plugins: [{ type: 'local' as const, path: att.pluginDir, skipMcpDiscovery: true }] } : {}),
     // Over the engine's stdin, not its command line, where every local user could read the
     // agent's credential (`ps -eww`).
     mcpServersDelivery: 'initialize',
