@@ -81,19 +81,7 @@ export async function publicApi(
     ...(o.rateLimitBurst !== undefined ? { burst: o.rateLimitBurst } : {}),
     exemptPaths: [...ALWAYS_ALLOW_PATHS, ...BYPASS_PATHS],
   });
-  // Not ready until the caches have listed, nor while the event store cannot be reached.
-  const readiness: ReadinessCheck[] = [
-    {
-      name: 'informers',
-      check: async () => {
-        const waiting = Object.entries(informers)
-          .filter(([, i]) => !i.hasSynced())
-          .map(([n]) => n);
-        if (waiting.length) throw new Error(`caches not synced yet: ${waiting.join(', ')}`);
-      },
-    },
-    { name: 'event store', check: () => events.ping() },
-  ];
+  const readiness = readinessChecks(s, events);
   const service = new AgentService(agents, events, undefined, reads.agents);
   await app.register(systemRoutes(metrics, readiness));
   await app.register(agentRoutes(service));
@@ -155,4 +143,20 @@ async function wireMessages(app: App, s: Storage, events: EventLog, service: Age
   const toolCalls = new AgentToolCalls(s.agents, messages);
   built.runtime.channel.serveCalls((caller, call) => toolCalls.answer(caller, call));
   return messages;
+}
+
+/** Not ready until the caches have listed, nor while the event store cannot be reached. */
+function readinessChecks({ informers }: Storage, events: EventLog): ReadinessCheck[] {
+  return [
+    {
+      name: 'informers',
+      check: async () => {
+        const waiting = Object.entries(informers)
+          .filter(([, i]) => !i.hasSynced())
+          .map(([n]) => n);
+        if (waiting.length) throw new Error(`caches not synced yet: ${waiting.join(', ')}`);
+      },
+    },
+    { name: 'event store', check: () => events.ping() },
+  ];
 }
