@@ -1,4 +1,4 @@
-// The reconcilers: agents, checkpoints and squads. Made here, started by the leader (leader.ts) once the
+// The reconcilers: agents, checkpoints, squads and schedules. Made here, started by the leader (leader.ts) once the
 // service is serving, so that they reconcile from synced caches.
 
 import { AGENT_PHASES } from '../../pkg/api/agent.js';
@@ -8,6 +8,7 @@ import { spendOf } from '../../pkg/api/budget.js';
 import { CheckpointController, CopyHolds } from '../../pkg/controller/checkpoint-controller.js';
 import { CheckpointRestore } from '../../pkg/controller/checkpoint-restore.js';
 import { MessageDelivery } from '../../pkg/controller/message-delivery.js';
+import { ScheduleController } from '../../pkg/controller/schedule-controller.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
 import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
 import type { EventLog } from '../../pkg/registry/event-log.js';
@@ -27,6 +28,7 @@ export interface Controllers {
   checkpoints: CheckpointController;
   /** Messages queued on sleeping agents, delivered once they wake (docs/messages.md). */
   messages: MessageDelivery;
+  schedules: ScheduleController;
   webhooks: WebhookController;
 }
 
@@ -86,11 +88,13 @@ export function wireControllers(w: Wiring, home: Home, s: Storage, events: Event
     cancel: (ns, name, reason) => cancelRunningTask(s.agents, ns, name, reason),
     logger: child('squad-controller'),
   });
+  // Schedules fire on the leader only (leader.ts): several replicas never run one twice.
+  const schedules = new ScheduleController({ schedules: s.schedules, agents: s.agents, informers: s.informers, logger: child('schedule-controller') });
   metrics.collectAgentsBy(async () => {
     const counts: Record<string, number> = Object.fromEntries(AGENT_PHASES.map((p) => [p, 0]));
     for (const a of s.informers.agents.list()) counts[a.status.status] = (counts[a.status.status] ?? 0) + 1;
     return counts;
   });
   const messages = new MessageDelivery({ agents: s.agents, cache: s.informers.agents, logger: child('message-delivery') });
-  return { agents, squads, checkpoints, messages, webhooks: wireWebhooks(w, home, s, events) };
+  return { agents, squads, checkpoints, schedules, messages, webhooks: wireWebhooks(w, home, s, events) };
 }

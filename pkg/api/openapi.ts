@@ -11,6 +11,7 @@ import { messageComponents, messagePaths } from './openapi-messages.js';
 import { triggerComponents, triggerPaths } from './openapi-triggers.js';
 import { skillMemoryComponents, skillMemoryPaths } from './openapi-skills-memories.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
+import { scheduleComponents, schedulePaths } from './openapi-schedules.js';
 import { mcpComponents, mcpPaths } from './openapi-mcp.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
 import { squadCreateRequestSchema, squadMemberSchema, squadPatchRequestSchema, squadResponseSchema } from './squad.js';
@@ -88,6 +89,7 @@ function buildPaths(): OpenAPIV3.Document {
       ...squadPaths(),
       ...connectorPaths(),
       ...budgetPaths(),
+      ...schedulePaths(),
       ...triggerPaths(),
       ...skillMemoryPaths(),
       ...secretPaths(),
@@ -114,6 +116,7 @@ function buildPaths(): OpenAPIV3.Document {
         ...agentOpComponents(),
         ...budgetComponents(),
         ...messageComponents(),
+        ...scheduleComponents(),
         ...triggerComponents(),
         ...skillMemoryComponents(),
         ...checkpointComponents(),

@@ -15,6 +15,7 @@ import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
 import { registerBudgetCommands } from './commands/budgets.js';
 import { registerMessageCommands } from './commands/messages.js';
+import { registerScheduleCommands } from './commands/schedules.js';
 import { registerHookCommands } from './commands/hooks.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerSkillMemoryCommands } from './commands/skills-memories.js';
@@ -85,6 +86,7 @@ export function buildProgram(): Command {
   registerCheckpointCommands(program, withSession);
   registerConnectorCommands(program, withSession);
   registerBudgetCommands(program, withSession);
+  registerScheduleCommands(program, withSession);
   registerHookCommands(program, withSession);
   registerSkillMemoryCommands(program, withSession);
   registerSecretCommands(program, withSession);
