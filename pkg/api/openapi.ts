@@ -7,7 +7,6 @@ import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './event.js'
 import { NAME_MAX_LENGTH, NAME_PATTERN } from './meta.js';
 import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-ops.js';
 import { budgetComponents, budgetPaths } from './openapi-budgets.js';
-import { messageComponents, messagePaths } from './openapi-messages.js';
 import { triggerComponents, triggerPaths } from './openapi-triggers.js';
 import { skillMemoryComponents, skillMemoryPaths } from './openapi-skills-memories.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
@@ -115,7 +114,6 @@ function buildPaths(): OpenAPIV3.Document {
         SquadPatchRequest: toOpenApi(squadPatchRequestSchema),
         ...agentOpComponents(),
         ...budgetComponents(),
-        ...messageComponents(),
         ...scheduleComponents(),
         ...triggerComponents(),
         ...skillMemoryComponents(),
@@ -184,7 +182,6 @@ function agentPaths(): OpenAPIV3.PathsObject {
       },
     },
     ...agentOpPaths(),
-    ...messagePaths(),
     ...checkpointPaths(),
   };
 }
