@@ -14,7 +14,17 @@ import { openApiV2, openApiV3, openApiV3Index, type SerializedDoc, serialize, V3
 import { PATCH_CONTENT_TYPES } from './patch.js';
 import { boolParam, type Query } from './query.js';
 import { type AggregatedApiDeps, buildResources, type ResourceDef } from './resources.js';
-import { agentApprovals, agentCost, agentEvents, cancelAgent, compactAgent, decideAgentApproval, messageAgent, prepareAgentLog, triggerScheduleNow } from './subresources.js';
+import {
+  agentApprovals,
+  agentCost,
+  agentEvents,
+  cancelAgent,
+  compactAgent,
+  decideAgentApproval,
+  messageAgent,
+  prepareAgentLog,
+  triggerScheduleNow,
+} from './subresources.js';
 import { ANONYMOUS } from '../audit/event.js';
 import { createVerb, deleteCollectionVerb, deleteVerb, getVerb, listVerb, patchVerb, updateVerb, type VerbRequest, type VerbResponse } from './verbs.js';
 import { statusOf } from './status.js';
