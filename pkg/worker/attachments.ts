@@ -4,7 +4,9 @@
 // workspace's own .claude settings), the memories as .agentplane/memories/<name>.md. The tree
 // is written anew each task from the server's copy, files 0444 and directories 0555, so the
 // agent's tools cannot change them by accident, and whatever a tool left there is gone before
-// the engine loads the plugin (docs/security.md "Skills and memories").
+// the engine loads the plugin (docs/security.md "Skills and memories"). The server removes a
+// workspace with read-only directories in it (removeTree) and leaves .agentplane out of
+// checkpoints (the next task writes it again).
 
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -86,6 +88,7 @@ function makeReadOnly(root: string): void {
   chmodSync(root, 0o555);
 }
 
+/** Directories a tool made read-only would stop the removal: made writable first. */
 function makeWritable(root: string): void {
   if (lstatSync(root).isSymbolicLink()) return;
   chmodSync(root, 0o755);

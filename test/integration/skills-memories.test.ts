@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
-import { runTask } from '../support/agents.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { EventClient, type Harness, startHarness } from '../support/harness.js';
 
 const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
 const APIS = '/apis/agentplane.io/v1alpha1/namespaces/default';
@@ -44,6 +43,18 @@ describe('skills and memories (integration)', function () {
   after(async () => {
     await h?.close();
   });
+
+  /** Sends a task and waits for its end (longer than the shared helper: a new agent's first task on a loaded machine). */
+  async function runTask(_h: Harness, name: string, instructions: string, ns = 'default', fields: Record<string, unknown> = {}): Promise<AgentEvent[]> {
+    const r = await h.api('POST', '/api/v1/agents', { name, namespace: ns, instructions, ...fields });
+    expect([200, 201], JSON.stringify(r.body)).to.include(r.status);
+    const ws = new EventClient(`${h.url}/api/v1/agents/${name}/ws?namespace=${ns}`);
+    try {
+      return await ws.until((evs) => evs.some((e) => ['task_completed', 'task_cancelled', 'error'].includes(e.type)), 120_000);
+    } finally {
+      ws.close();
+    }
+  }
 
   /** What the engine told the model besides the prompts (reminders, tool descriptions), in requests since `from`. */
   const notesSince = (from: number): string =>
@@ -134,7 +145,7 @@ describe('skills and memories (integration)', function () {
       h,
       'scribe',
       [
-        '@bash echo tampered >> .agentplane/memories/team-notes.md; echo "append rc=$?"; touch .agentplane/skills/hooks.json; echo "create rc=$?"',
+        '@bash echo tampered >> .agentplane/memories/team-notes.md; echo "append rc=$?"; echo planted > .agentplane/memories/planted.md; echo "create rc=$?"',
         '@write .agentplane/memories/team-notes.md tampered',
         '@say tried',
       ].join('\n'),
@@ -145,6 +156,12 @@ describe('skills and memories (integration)', function () {
     const write = evs.find((e) => e.type === 'tool_result' && (e.payload as { tool: string }).tool === 'Write')!.payload as { isError: boolean };
     expect(write.isError).to.equal(true);
     expect((await h.api('GET', `${APIS}/memories/team-notes`)).body.spec.text).to.equal('NOTE-BETA: the build needs make twice');
+    // A chmod gets past it, for this copy only: the next task starts from the server's copy.
+    await runTask(h, 'scribe', '@bash chmod u+w .agentplane/memories && echo planted > .agentplane/memories/planted.md\n@say planted');
+    const next = await runTask(h, 'scribe', '@bash ls -A .agentplane/memories\n@say looked');
+    expect(resultOf(next, 'Bash')[0]).to.equal('team-notes.md');
+    // The workspace, read-only directories and all, is removed with the agent.
+    expect((await h.api('DELETE', '/api/v1/agents/scribe')).status).to.equal(200);
   });
 
   it('the REST mirror creates, lists, gets, patches and deletes skills and memories', async () => {

@@ -9,6 +9,7 @@ import { BudgetsPage } from './pages/Budgets';
 import { ConnectorsPage } from './pages/Connectors';
 import { SchedulesPage } from './pages/Schedules';
 import { HooksPage } from './pages/Hooks';
+import { KnowledgePage } from './pages/Knowledge';
 import { SquadsPage } from './pages/Squads';
 
 export function App() {
@@ -28,6 +29,7 @@ export function App() {
   else if (route[0] === 'budgets') page = <BudgetsPage scope={scope} />;
   else if (route[0] === 'schedules') page = <SchedulesPage scope={scope} />;
   else if (route[0] === 'hooks') page = <HooksPage scope={scope} />;
+  else if (route[0] === 'knowledge') page = <KnowledgePage scope={scope} />;
   else page = <AgentsPage scope={scope} />;
 
   return (
@@ -54,6 +56,9 @@ export function App() {
           </a>
           <a href={href('hooks')} className={route[0] === 'hooks' ? 'active' : ''}>
             Hooks
+          </a>
+          <a href={href('knowledge')} className={route[0] === 'knowledge' ? 'active' : ''}>
+            Skills &amp; memories
           </a>
         </nav>
         <form

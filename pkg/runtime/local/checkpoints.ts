@@ -106,6 +106,8 @@ async function copyTree(from: string, to: string): Promise<number> {
     preserveTimestamps: true,
     verbatimSymlinks: true,
     filter: async (src) => {
+      // The agent's skills and memories (read-only copies) are the next task's to write.
+      if (src === join(from, '.agentplane')) return false;
       const st = await lstat(src);
       if (st.isFile()) bytes += st.size;
       return st.isFile() || st.isDirectory() || st.isSymbolicLink();

@@ -10,6 +10,7 @@
 // (warm-pool.ts), a new solo agent takes over a worker started ahead of it: its workspace is then
 // a link to the slot's directory, and every later worker of the agent runs in the link's target.
 
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type ObjectRef, refKey } from '../../api/meta.js';
@@ -291,8 +292,8 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     await this.stop(ref);
     const workspace = this.workspace(ref);
     const slotDir = this.dirs.slotDirOf(workspace);
-    rmSync(workspace, { recursive: true, force: true });
-    if (slotDir) rmSync(slotDir, { recursive: true, force: true });
+    removeTree(workspace);
+    if (slotDir) removeTree(slotDir);
   }
 
   async close(): Promise<void> {
@@ -321,5 +322,19 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
   /** The server's worker socket, when workers are sandboxed with a network of their own. */
   private get workerSocket(): string | undefined {
     return this.sandboxed ? this.opts.workerSocket : undefined;
+  }
+}
+
+/**
+ * Removes a tree in which a directory may be read-only (an agent's .agentplane copies, or a
+ * tool's chmod): a server that is the workspace's owner, not root, could not remove its entries.
+ */
+function removeTree(path: string): void {
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EACCES') throw err;
+    spawnSync('chmod', ['-R', 'u+rwx', path]);
+    rmSync(path, { recursive: true, force: true });
   }
 }
