@@ -9,6 +9,7 @@ import { ConnectorController } from '../../pkg/controller/connector-controller.j
 import { readThrough, storageReader } from '../../pkg/registry/admission/admission.js';
 import { connectorInUse } from '../../pkg/registry/admission/connector-in-use.js';
 import { connectorSecretBinding } from '../../pkg/registry/admission/connector-secret-binding.js';
+import { attachmentsExist } from '../../pkg/registry/admission/attachments-exist.js';
 import { connectorsExist } from '../../pkg/registry/admission/connectors-exist.js';
 import { squadMembership } from '../../pkg/registry/admission/squad-membership.js';
 import { templateExists } from '../../pkg/registry/admission/template-exists.js';
@@ -54,6 +55,7 @@ export function wireConnectors({ o, child, hooks }: Wiring, home: Home, s: Stora
     // First: a squad's embedded agents are checked before any member is claimed.
     templateExists(built.templateNames),
     connectorsExist(readThrough(s.informers.connectors, s.connectors)),
+    attachmentsExist(readThrough(s.informers.skills, s.skills), readThrough(s.informers.memories, s.memories)),
     connectorInUse(storageReader(s.agents)),
     squadMembership(s.agents, readThrough(s.informers.connectors, s.connectors)),
     connectorSecretBinding({ secrets: secretStore, egressRefusal: (url) => urlEgressRefusal(url, egress), logger: child('admission') }),

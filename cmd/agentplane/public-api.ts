@@ -38,6 +38,7 @@ import type { Home } from './homes.js';
 import type { BuiltRuntime } from './runtimes.js';
 import type { Storage } from './storage.js';
 import type { Wiring } from './wiring.js';
+import { registerSkillMemoryRoutes } from './skills-memories.js';
 
 export type App = Awaited<ReturnType<typeof createApp>>;
 
@@ -113,6 +114,7 @@ export async function publicApi(
   await app.register(squadRoutes(squads));
   await app.register(connectorRoutes(c.connectors));
   await app.register(kindRoutes('budgets', budgetService(s.budgets, reads.budgets), toBudgetResponse));
+  await registerSkillMemoryRoutes(app, s);
   await app.register(secretRoutes(c.secrets));
   await app.register(kindRoutes('triggers', triggerService(s.triggers, reads.triggers), toTriggerResponse));
   await app.register(kindRoutes('webhooks', webhookService(s.webhooks, reads.webhooks), toWebhookResponse));
@@ -128,6 +130,8 @@ export async function publicApi(
       budgets: s.budgets,
       triggers: s.triggers,
       webhooks: s.webhooks,
+      skills: s.skills,
+      memories: s.memories,
       agentService: service,
       compaction,
       costs,

@@ -8,6 +8,8 @@ import type { Budget } from '../../pkg/api/budget.js';
 import { type RunningSpend, withBudgetStatus } from '../../pkg/api/budget-spend.js';
 import type { AgentCheckpoint } from '../../pkg/api/checkpoint.js';
 import type { Connector } from '../../pkg/api/connector.js';
+import type { Memory } from '../../pkg/api/memory.js';
+import type { Skill } from '../../pkg/api/skill.js';
 import type { Squad } from '../../pkg/api/squad.js';
 import type { Trigger } from '../../pkg/api/trigger.js';
 import type { Webhook } from '../../pkg/api/webhook.js';
@@ -20,7 +22,9 @@ import { checkpointStrategy } from '../../pkg/registry/checkpoint/strategy.js';
 import { ReadCache } from '../../pkg/registry/cache/reads.js';
 import { WatermarkedStore } from '../../pkg/registry/cache/watermark.js';
 import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
+import { memoryStrategy } from '../../pkg/registry/memory/strategy.js';
 import { Registry } from '../../pkg/registry/registry.js';
+import { skillStrategy } from '../../pkg/registry/skill/strategy.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
 import { triggerStrategy } from '../../pkg/registry/trigger/strategy.js';
@@ -38,6 +42,8 @@ export interface Storage {
   budgets: Registry<Budget>;
   triggers: Registry<Trigger>;
   webhooks: Registry<Webhook>;
+  skills: Registry<Skill>;
+  memories: Registry<Memory>;
   informers: KindInformers;
   reads: KindReads;
   /** Set with the model side: the running tasks' spend, which Budgets' status counts too. */
@@ -55,6 +61,8 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     budgets: new WatermarkedStore(home.state.store<Budget>('Budget')),
     triggers: new WatermarkedStore(home.state.store<Trigger>('Trigger')),
     webhooks: new WatermarkedStore(home.state.store<Webhook>('Webhook')),
+    skills: new WatermarkedStore(home.state.store<Skill>('Skill')),
+    memories: new WatermarkedStore(home.state.store<Memory>('Memory')),
   };
   // kube-controller-manager's garbage collector serves the cluster home only (propagationPolicy).
   const regOpts = { garbageCollector: !!o.kubernetes };
@@ -65,6 +73,8 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
   const budgets = new Registry<Budget>(stores.budgets, budgetStrategy, admission, regOpts);
   const triggers = new Registry<Trigger>(stores.triggers, triggerStrategy, admission, regOpts);
   const webhooks = new Registry<Webhook>(stores.webhooks, webhookStrategy, admission, regOpts);
+  const skills = new Registry<Skill>(stores.skills, skillStrategy, admission, regOpts);
+  const memories = new Registry<Memory>(stores.memories, memoryStrategy, admission, regOpts);
   const informers = {
     agents: new Informer(agents, child('informer')),
     squads: new Informer(squads, child('informer')),
@@ -73,6 +83,8 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     budgets: new Informer(budgets, child('informer')),
     triggers: new Informer(triggers, child('informer')),
     webhooks: new Informer(webhooks, child('informer')),
+    skills: new Informer(skills, child('informer')),
+    memories: new Informer(memories, child('informer')),
   };
   const runningSpend: Storage['runningSpend'] = {};
   // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
@@ -116,6 +128,16 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
       webhooks,
       readOpts('Webhook', () => stores.webhooks.written()),
     ),
+    skills: new ReadCache(
+      informers.skills,
+      skills,
+      readOpts('Skill', () => stores.skills.written()),
+    ),
+    memories: new ReadCache(
+      informers.memories,
+      memories,
+      readOpts('Memory', () => stores.memories.written()),
+    ),
   };
   indexMembership(informers.agents, informers.squads);
   // Storage, not the cache, for checkpoints: one just taken is Ready there first.
@@ -125,5 +147,5 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     start: async () => void (await Promise.all(Object.values(informers).map((i) => i.start()))),
     stop: () => Object.values(informers).forEach((i) => i.stop()),
   });
-  return { admission, agents, squads, connectors, checkpoints, budgets, triggers, webhooks, informers, reads, runningSpend };
+  return { admission, agents, squads, connectors, checkpoints, budgets, triggers, webhooks, skills, memories, informers, reads, runningSpend };
 }

@@ -10,6 +10,7 @@ import { ModelReports } from '../../pkg/modelproxy/index.js';
 import { createApp } from '../../pkg/server/app.js';
 import { installLeaderOnly } from '../../pkg/server/leader-only.js';
 import { connectorGatewayRoutes } from '../../pkg/server/routes/connector-gateway.js';
+import { memoryToolRoutes } from '../../pkg/server/routes/memory-tool.js';
 import { modelProxyRoutes } from '../../pkg/server/routes/model-proxy.js';
 import { modelReportRoutes } from '../../pkg/server/routes/model-reports.js';
 import { workerChannelRoutes } from '../../pkg/server/routes/worker-channel.js';
@@ -20,6 +21,7 @@ import type { App } from './public-api.js';
 import type { BuiltRuntime } from './runtimes.js';
 import type { Storage } from './storage.js';
 import type { Wiring } from './wiring.js';
+import { wireAgentMemories } from './skills-memories.js';
 
 export interface WorkerApps {
   /** The workers' app: `app` itself when they share the public listener. */
@@ -71,11 +73,13 @@ export async function workerApps(
         },
       })
     : undefined;
+  const memories = wireAgentMemories(w, s);
   const workerRoutes = async (target: App): Promise<void> => {
     await target.register(workerChannelRoutes(runtime.channel));
     await target.register(modelProxyRoutes(m.proxy));
     await target.register(connectorGatewayRoutes(gateway));
     await target.register(modelReportRoutes(modelReports));
+    await target.register(memoryToolRoutes(memories, m.credentials));
   };
   await workerRoutes(workers);
   // Sandboxed workers' socket: only the worker-facing routes, so a tool that reaches it reaches no API.

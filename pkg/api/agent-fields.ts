@@ -28,3 +28,44 @@ export const connectorListSchema = {
   'x-kubernetes-list-type': 'set',
   description: 'names of connectors to attach',
 } as const;
+
+/** An agent's skills and memories, by name (docs/skills-and-memories.md). */
+export interface AgentAttachments {
+  /** Skills the engine loads at each task. */
+  skills?: string[];
+  /** Memories written to the workspace at each task, which its memory tools read and write. */
+  memories?: string[];
+}
+
+/** At most this many of each: every one travels in each task message. */
+export const MAX_ATTACHED = 16;
+
+const attachedList = (what: string) =>
+  ({
+    type: 'array',
+    items: nameSchema,
+    uniqueItems: true,
+    maxItems: MAX_ATTACHED,
+    'x-kubernetes-list-type': 'set',
+    description: `names of ${what} in the agent's namespace to attach (at most ${MAX_ATTACHED})`,
+  }) as const;
+
+export const attachmentFields = {
+  skills: attachedList('skills'),
+  memories: attachedList('memories'),
+} as const;
+
+/** The attachments a request or spec names, as the stored spec and the REST response carry them (absent when none). */
+export function attachmentsOf(a: AgentAttachments): AgentAttachments {
+  return { ...(a.skills?.length ? { skills: a.skills } : {}), ...(a.memories?.length ? { memories: a.memories } : {}) };
+}
+
+/** Sets the lists a request gives on an agent's spec (an empty list removes it). */
+export function setAttachments(a: { spec: AgentAttachments }, req: AgentAttachments): void {
+  for (const k of ['skills', 'memories'] as const) {
+    const v = req[k];
+    if (v === undefined) continue;
+    if (v.length) a.spec[k] = v;
+    else delete a.spec[k];
+  }
+}

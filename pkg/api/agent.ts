@@ -6,7 +6,7 @@ import { type Approval, type ApprovalPolicy, approvalPolicySchema, approvalSchem
 import { type AgentBudget, type AgentSpend, agentBudgetSchema, agentSpendSchema } from './budget.js';
 import { fromCheckpointSchema } from './checkpoint.js';
 import { type Condition, conditionSchema, findCondition, isTrue } from './condition.js';
-import { connectorListSchema, nameSchema, namespaceSchema } from './agent-fields.js';
+import { type AgentAttachments, attachmentFields, attachmentsOf, connectorListSchema, nameSchema, namespaceSchema } from './agent-fields.js';
 import type { Resource } from './meta.js';
 
 export { nameSchema, namespaceSchema };
@@ -68,7 +68,7 @@ export const PRIORITY_MIN = -1000;
 export const PRIORITY_MAX = 1000;
 export type TaskStatus = '' | 'InProgress' | 'Complete' | 'Error' | 'Cancelled';
 
-export interface AgentSpec {
+export interface AgentSpec extends AgentAttachments {
   instructions: string;
   systemPrompt?: string;
   model: string;
@@ -170,7 +170,7 @@ export function deriveAgentStatus(a: Agent): void {
 }
 
 /** POST /api/v1/agents body (spec 2.1). */
-export interface AgentTaskRequest {
+export interface AgentTaskRequest extends AgentAttachments {
   name: string;
   instructions: string;
   systemPrompt?: string;
@@ -194,7 +194,7 @@ export interface AgentTaskRequest {
  * PATCH /api/v1/agents/:name body (spec 4.1). `model` and `systemPrompt` apply from the next
  * task; `instructions` steers the running task, or starts one on an idle agent as POST does.
  */
-export interface AgentPatchRequest {
+export interface AgentPatchRequest extends AgentAttachments {
   connectors?: string[];
   lifecycle?: Lifecycle;
   model?: string;
@@ -208,7 +208,7 @@ export interface AgentPatchRequest {
 }
 
 /** AgentResponse (spec 2.2). */
-export interface AgentResponse {
+export interface AgentResponse extends AgentAttachments {
   name: string;
   namespace: string;
   model: string;
@@ -268,6 +268,7 @@ const agentFields = {
   },
   role: { type: 'string', enum: ROLES, description: 'manager (may orchestrate sub-agents) or worker; default manager' },
   connectors: connectorListSchema,
+  ...attachmentFields,
   priority: {
     type: 'integer',
     minimum: PRIORITY_MIN,
@@ -302,6 +303,7 @@ export const agentPatchRequestSchema = {
   minProperties: 1,
   properties: {
     connectors: connectorListSchema,
+    ...attachmentFields,
     lifecycle: lifecycleSchema,
     model: agentFields.model,
     systemPrompt: agentFields.systemPrompt,
@@ -383,6 +385,7 @@ export const agentResponseSchema = {
     role: { type: 'string', enum: ROLES },
     templateRef: { type: 'string' },
     connectors: { type: 'array', items: { type: 'string' } },
+    ...attachmentFields,
     lifecycle: { type: 'string', enum: LIFECYCLES },
     priority: { type: 'integer' },
     queuePosition: { type: 'integer', minimum: 1, description: "while Queued: the agent's place in its namespace's line" },
@@ -406,6 +409,7 @@ export function toAgentResponse(a: Agent): AgentResponse {
     role: a.spec.role,
     templateRef: a.spec.templateRef,
     connectors: a.spec.connectors,
+    ...attachmentsOf(a.spec),
     lifecycle: a.spec.lifecycle,
     priority: a.spec.priority ?? 0,
     ...(a.status.queue ? { queuePosition: a.status.queue.position } : {}),
@@ -430,6 +434,7 @@ export function agentFromRequest(req: Omit<AgentTaskRequest, 'namespace'>, names
       templateRef: req.templateRef ?? '',
       role: req.role ?? 'manager',
       connectors: req.connectors ?? [],
+      ...attachmentsOf(req),
       lifecycle: req.lifecycle ?? '',
       task: 1,
       ...(req.priority ? { priority: req.priority } : {}),

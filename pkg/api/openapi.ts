@@ -8,6 +8,7 @@ import { NAME_MAX_LENGTH, NAME_PATTERN } from './meta.js';
 import { agentOpComponents, agentOpPaths, octetStream } from './openapi-agent-ops.js';
 import { budgetComponents, budgetPaths } from './openapi-budgets.js';
 import { triggerComponents, triggerPaths } from './openapi-triggers.js';
+import { skillMemoryComponents, skillMemoryPaths } from './openapi-skills-memories.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
 import { mcpComponents, mcpPaths } from './openapi-mcp.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
@@ -86,6 +87,7 @@ function buildPaths(): OpenAPIV3.Document {
       ...connectorPaths(),
       ...budgetPaths(),
       ...triggerPaths(),
+      ...skillMemoryPaths(),
       ...secretPaths(),
       ...systemPaths(),
       ...mcpPaths(),
@@ -110,6 +112,7 @@ function buildPaths(): OpenAPIV3.Document {
         ...agentOpComponents(),
         ...budgetComponents(),
         ...triggerComponents(),
+        ...skillMemoryComponents(),
         ...checkpointComponents(),
         ...mcpComponents(),
         Event: eventSchema,

@@ -10,8 +10,6 @@ const LIMITS = 'agentplane has no per-agent limits of this kind; the server caps
 
 /** Agent create, patch and squad member fields. */
 export const PEER_AGENT_FIELDS: Readonly<Record<string, string>> = {
-  memories: 'agentplane has no memories: put standing knowledge in systemPrompt',
-  skills: 'agentplane has no skills: put instructions in systemPrompt, tools behind a connector',
   secretRefs: "agents are given no secrets: a secret reaches an MCP server through a connector (authSecretName), never the agent's tools",
   podSpec: TEMPLATE,
   storage: `${TEMPLATE}; the workspace persists until the agent is deleted`,

@@ -90,7 +90,22 @@ export interface TaskMessage {
    * a repeated call of the same tool with the same input takes instead of asking again.
    */
   carriedApprovals?: CarriedApproval[];
+  /** The agent's skills and memories as they are now, written read-only into its workspace before the task (docs/skills-and-memories.md). */
+  attachments?: TaskAttachments;
 }
+
+/** The skills and memories a task starts with (absent ones were deleted meanwhile: left out). */
+export interface TaskAttachments {
+  skills: { name: string; description: string; files: Record<string, string> }[];
+  memories: { name: string; description?: string; text: string }[];
+}
+
+/**
+ * Where an agent's memory tools read and write its attached memories, on the worker-facing
+ * listener: GET and PUT <server url><path>/<name>, with the agent's model credential (as the
+ * connector gateway takes it). PUT's body is `{text}`; both answer `{name, text, description?}`.
+ */
+export const MEMORY_TOOL_PATH = '/internal/v1/memories';
 
 export interface CarriedApproval {
   id: string;

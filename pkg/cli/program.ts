@@ -15,6 +15,8 @@ import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
 import { registerBudgetCommands } from './commands/budgets.js';
 import { registerHookCommands } from './commands/hooks.js';
+import { registerMcpCommands } from './commands/mcp.js';
+import { registerSkillMemoryCommands } from './commands/skills-memories.js';
 import { registerRun } from './commands/run.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerSquadCommands } from './commands/squads.js';
@@ -82,7 +84,9 @@ export function buildProgram(): Command {
   registerConnectorCommands(program, withSession);
   registerBudgetCommands(program, withSession);
   registerHookCommands(program, withSession);
+  registerSkillMemoryCommands(program, withSession);
   registerSecretCommands(program, withSession);
+  registerMcpCommands(program, withSession);
   registerConfigCommands(program, guarded);
   program
     .command('completion')

@@ -195,6 +195,8 @@ export class AgentReconciler {
       ...(agent.spec.approval ? { approval: agent.spec.approval } : {}),
       ...carriedApprovals(agent),
     };
+    const attachments = await this.d.hooks.attachments?.(agent);
+    if (attachments) task.attachments = attachments;
     this.d.taskUsage?.taskStarted(ref, agent.metadata.uid, agent.spec.templateRef);
     if (!(await this.d.runtime.dispatch(ref, task))) return; // not ready after all; the next `ready` retries
     await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => {

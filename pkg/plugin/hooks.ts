@@ -2,7 +2,7 @@
 // them without knowing which plugin (if any) is behind them.
 
 import type { Agent } from '../api/agent.js';
-import type { McpServerSpec } from '../api/worker-protocol.js';
+import type { McpServerSpec, TaskAttachments } from '../api/worker-protocol.js';
 
 export type TaskOutcome = 'completed' | 'error' | 'cancelled';
 
@@ -13,6 +13,8 @@ export class Hooks {
   readonly taskEnded: ((agent: Agent, outcome: TaskOutcome) => Promise<void>)[] = [];
   /** After an agent was removed for good (its secrets, its config). */
   readonly agentDeleted: ((agent: Agent) => Promise<void>)[] = [];
+  /** The skills and memories a task starts with (at most one: skills-and-memories). */
+  attachments?: (agent: Agent) => Promise<TaskAttachments | undefined>;
 
   async resolveMcpServers(agent: Agent): Promise<McpServerSpec[]> {
     const lists = await Promise.all(this.mcpServers.map((fn) => fn(agent)));

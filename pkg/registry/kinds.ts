@@ -5,6 +5,8 @@ import type { Agent } from '../api/agent.js';
 import type { Budget } from '../api/budget.js';
 import type { AgentCheckpoint } from '../api/checkpoint.js';
 import type { Connector } from '../api/connector.js';
+import type { Memory } from '../api/memory.js';
+import type { Skill } from '../api/skill.js';
 import type { Squad } from '../api/squad.js';
 import type { Trigger } from '../api/trigger.js';
 import type { Webhook } from '../api/webhook.js';
@@ -19,6 +21,8 @@ export interface ServedKinds {
   budgets: Budget;
   triggers: Trigger;
   webhooks: Webhook;
+  skills: Skill;
+  memories: Memory;
 }
 
 /** Each kind's read cache (the APIs' gets, lists and Tables). */

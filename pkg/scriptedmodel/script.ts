@@ -248,7 +248,7 @@ function followUp(m: Record<string, unknown>): string | undefined {
   return texts.reverse().find((t) => parseScript(t).directives.length > 0);
 }
 
-const reminders = (s: string): string[] => [...s.matchAll(/<system-reminder>([\s\S]*?)<\/system-reminder>/g)].map((r) => r[1].trim());
+export const reminders = (s: string): string[] => [...s.matchAll(/<system-reminder>([\s\S]*?)<\/system-reminder>/g)].map((r) => r[1].trim());
 
 const hasToolResult = (content: unknown): boolean => Array.isArray(content) && content.some((b) => isRecord(b) && b.type === 'tool_result');
 

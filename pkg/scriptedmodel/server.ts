@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { compactionOf, summaryTurn } from './compaction.js';
-import { currentTask, estimateTokens, isRecord, nextTurn, parseScript, promptText, type Task } from './script.js';
+import { currentTask, estimateTokens, isRecord, nextTurn, parseScript, promptText, reminders, type Task } from './script.js';
 import { assistantMessage, errorBody, newId, sseEvents, sseFrame } from './sse.js';
 
 export interface ScriptedModelOptions {
@@ -31,6 +31,11 @@ export interface RecordedRequest {
   system: string;
   /** Names of the tools the engine offered. */
   tools: string[];
+  /**
+   * What the engine told the model besides the prompts: the system reminders in user messages
+   * and the tools' descriptions (where it lists the skills it loaded, for one).
+   */
+  notes: string[];
   /** The prompt text of every user message in the conversation, oldest first (what the model was told so far). */
   userTexts: string[];
   /** When the request arrived (ms since the epoch): where a task first reached the model. */
@@ -160,6 +165,7 @@ function recordOf(path: string, body: unknown, apiKey: string | undefined, recei
     system: isRecord(body) ? systemText(body.system) : '',
     tools: isRecord(body) && Array.isArray(body.tools) ? body.tools.map(toolName).filter((n) => n !== '') : [],
     userTexts: isRecord(body) && Array.isArray(body.messages) ? userTexts(body.messages) : [],
+    notes: isRecord(body) ? notesOf(body) : [],
     receivedAt,
   };
   if (isRecord(body) && typeof body.model === 'string') record.model = body.model;
@@ -242,6 +248,19 @@ function systemText(system: unknown): string {
 
 function toolName(tool: unknown): string {
   return isRecord(tool) && typeof tool.name === 'string' ? tool.name : '';
+}
+
+/** The system reminders of the user messages' texts, then each tool's description. */
+function notesOf(body: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const m of Array.isArray(body.messages) ? body.messages : []) {
+    if (!isRecord(m) || m.role !== 'user') continue;
+    const blocks: unknown[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : Array.isArray(m.content) ? m.content : [];
+    for (const b of blocks) if (isRecord(b) && b.type === 'text' && typeof b.text === 'string') out.push(...reminders(b.text));
+  }
+  for (const t of Array.isArray(body.tools) ? body.tools : [])
+    if (isRecord(t) && typeof t.description === 'string') out.push(`${String(t.name)}: ${t.description}`);
+  return out;
 }
 
 /** The prompt text of each user message (tool results and reminder-only messages left out). */

@@ -16,12 +16,6 @@ interface Unsupported {
 const AGENT = '/api/v1/agents/[^/]+';
 
 const UNSUPPORTED: readonly Unsupported[] = [
-  { path: /^\/api\/v1\/memories(\/|$)/, what: "memories (komputer-ai's KomputerMemory)", instead: "put standing knowledge in an agent's systemPrompt" },
-  {
-    path: /^\/api\/v1\/skills(\/|$)/,
-    what: "skills (komputer-ai's KomputerSkill)",
-    instead: "put instructions in an agent's systemPrompt and tools behind a connector (/api/v1/connectors)",
-  },
   {
     path: /^\/api\/v1\/schedules(\/|$)/,
     what: 'schedules',

@@ -9,7 +9,9 @@ import type { EventDraft } from '../api/event.js';
 import { connectorGatewayPath, type McpServerSpec, type PrestartSettings, type TaskMessage } from '../api/worker-protocol.js';
 import type { Logger } from '../observability/logger.js';
 import { ApprovalGate } from './approval-gate.js';
+import { attachmentsPrompt, materialize, type Materialized } from './attachments.js';
 import { EngineSession } from './engine-session.js';
+import { MEMORY_SERVER, memoryServer } from './memory-tools.js';
 import { systemPromptFor } from './role-prompts.js';
 import { TaskInput } from './task-input.js';
 
@@ -116,7 +118,7 @@ export class Engine {
     try {
       // Cancelled before it began: the warm session is left as it is.
       if (signal.aborted) return cancelled(signal, emit, this.session?.sessionId, undefined);
-      session = this.sessionFor(task);
+      session = this.sessionFor(task, materialize(this.env.workspace, task.attachments));
       this.approvals.begin(task.approval, emit, task.carriedApprovals);
       session.feed.attach(input);
       for (;;) {
@@ -171,7 +173,7 @@ export class Engine {
     if (this.session) return;
     const task: TaskMessage = { type: 'task', taskId: 0, instructions: '', model: settings.model, role: settings.role, mcpServers: [] };
     this.starts++;
-    const session = new EngineSession(settingsKey(task, this.env), sessionOptions(task, this.env, undefined, this.approvals));
+    const session = new EngineSession(settingsKey(task, this.env, NONE), sessionOptions(task, this.env, undefined, this.approvals, NONE));
     this.session = this.prestarted = session;
     const t0 = Date.now();
     try {
@@ -191,8 +193,8 @@ export class Engine {
   }
 
   /** The warm session when it fits the task, else a new one resuming the agent's session. */
-  private sessionFor(task: TaskMessage): EngineSession {
-    const key = settingsKey(task, this.env);
+  private sessionFor(task: TaskMessage, att: Materialized): EngineSession {
+    const key = settingsKey(task, this.env, att);
     const warm = this.session;
     const prestarted = warm !== undefined && warm === this.prestarted;
     this.prestarted = undefined;
@@ -209,7 +211,7 @@ export class Engine {
       warm.close();
     }
     this.starts++;
-    this.session = new EngineSession(key, sessionOptions(task, this.env, resume, this.approvals));
+    this.session = new EngineSession(key, sessionOptions(task, this.env, resume, this.approvals, att));
     return this.session;
   }
 }
@@ -223,22 +225,32 @@ export const WORKER_STOPPING = 'worker stopping';
  * note of it into the next user message, so the model would read it as the user's words; a new
  * process started with `--model` keeps the conversation clean, and model changes are rare.
  */
-function settingsKey(task: TaskMessage, env: EngineEnv): string {
-  return JSON.stringify([task.model, systemPromptFor(task.role, task.systemPrompt, env.squadDir), task.mcpServers]);
+function settingsKey(task: TaskMessage, env: EngineEnv, att: Materialized): string {
+  return JSON.stringify([task.model, promptOf(task, env, att), task.mcpServers, att.skillsKey]);
 }
+
+/** A task without skills or memories. */
+const NONE: Materialized = { skillsKey: '', memories: [] };
+
+const promptOf = (task: TaskMessage, env: EngineEnv, att: Materialized): string =>
+  systemPromptFor(task.role, task.systemPrompt, env.squadDir) + attachmentsPrompt(att);
 
 function sessionOptions(
   task: TaskMessage,
   env: EngineEnv,
   resume: string | undefined,
   approvals: ApprovalGate,
+  att: Materialized,
 ): ConstructorParameters<typeof EngineSession>[1] {
+  const memories: Record<string, ReturnType<typeof memoryServer>> = att.memories.length
+    ? { [MEMORY_SERVER]: memoryServer({ ...env, names: att.memories.map((m) => m.name) }) }
+    : {};
   return {
     cwd: env.workspace,
     model: task.model,
     // Not recorded with the session (the engine's default): a systemPrompt changed by POST or
     // PATCH must reach the session that resumes this one.
-    systemPrompt: { type: 'custom', prompt: systemPromptFor(task.role, task.systemPrompt, env.squadDir), snapshot: false },
+    systemPrompt: { type: 'custom', prompt: promptOf(task, env, att), snapshot: false },
     permissionMode: 'bypassPermissions',
     allowDangerouslySkipPermissions: true,
     // Bypass mode asks no permission callback; this hook is asked before every tool call and
@@ -248,7 +260,10 @@ function sessionOptions(
     settingSources: [],
     env: engineEnvironment(env),
     ...(resume ? { resume } : {}),
-    mcpServers: Object.fromEntries(task.mcpServers.map((s) => [s.name, mcpServer(s, env)])),
+    mcpServers: { ...Object.fromEntries(task.mcpServers.map((s) => [s.name, mcpServer(s, env)])), ...memories },
+    // The agent's skills: a plugin directory agentplane writes (attachments.ts); the workspace's
+    // own settings (.claude/settings.json, its hooks) are still not loaded (settingSources: []).
+    ...(att.pluginDir ? { plugins: [{ type: 'local' as const, path: att.pluginDir, skipMcpDiscovery: true }] } : {}),
     // Over the engine's stdin, not its command line, where every local user could read the
     // agent's credential (`ps -eww`).
     mcpServersDelivery: 'initialize',

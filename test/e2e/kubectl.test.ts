@@ -51,7 +51,7 @@ describe('kubectl against the aggregated API (e2e)', function () {
     const cond = await jsonpath('apiservice/v1alpha1.agentplane.io', '.status.conditions[?(@.type=="Available")].status', '');
     expect(cond).to.equal('True');
     const out = await kubectl('api-resources', '--api-group=agentplane.io');
-    for (const r of ['agents', 'squads', 'connectors', 'agentcheckpoints', 'budgets']) expect(out).to.match(new RegExp(`^${r}\\s`, 'm'));
+    for (const r of ['agents', 'squads', 'connectors', 'agentcheckpoints', 'budgets', 'skills', 'memories']) expect(out).to.match(new RegExp(`^${r}\\s`, 'm'));
     expect(out).to.contain('agentplane.io/v1alpha1');
   });
 
@@ -85,6 +85,45 @@ spec: {period: month, maxCostUsd: 40, onExceed: Pause}
     expect(bad.code).to.not.equal(0);
     expect(bad.stderr).to.contain('must set maxTokens or maxCostUsd');
     expect(await kubectl('delete', 'budget', 'monthly', '-n', 'team-a')).to.contain('deleted');
+  });
+
+  it('explains skill.spec and memory.spec; Skills and Memories applied show in get skills,memories with their tables', async () => {
+    expect(await kubectl('explain', 'skill.spec'))
+      .to.match(/KIND:\s+Skill/)
+      .and.contain('files');
+    expect(await kubectl('explain', 'memory.spec'))
+      .to.match(/KIND:\s+Memory/)
+      .and.contain('text');
+    expect(await kubectl('explain', 'agent.spec'))
+      .to.contain('skills')
+      .and.contain('memories');
+    const created = await apply(`apiVersion: agentplane.io/v1alpha1
+kind: Skill
+metadata: {name: review, namespace: team-a}
+spec:
+  files:
+    SKILL.md: "---\\nname: review\\ndescription: Use when reviewing diffs\\n---\\nRead the diff.\\n"
+    checklist.md: "- tests"
+---
+apiVersion: agentplane.io/v1alpha1
+kind: Memory
+metadata: {name: team-notes, namespace: team-a}
+spec: {text: "the build needs make twice", description: what the team learned}
+`);
+    expect(created).to.contain('skill.agentplane.io/review created').and.contain('memory.agentplane.io/team-notes created');
+    const table = await kubectl('get', 'skills,memories', '-n', 'team-a');
+    expect(table).to.match(/^NAME\s+DESCRIPTION\s+FILES\s+AGE/m);
+    expect(table).to.match(/^skill\.agentplane\.io\/review\s+Use when reviewing diffs\s+2\s/m);
+    expect(table).to.match(/^NAME\s+DESCRIPTION\s+BYTES\s+LASTWRITER\s+AGE/m);
+    expect(table).to.match(/^memory\.agentplane\.io\/team-notes\s+what the team learned\s+26\s+<none>/m);
+    const bad = await cp.kubectl(['apply', '-f', '-'], {
+      input: 'apiVersion: agentplane.io/v1alpha1\nkind: Skill\nmetadata: {name: broken, namespace: team-a}\nspec: {files: {"../x.md": "x"}}\n',
+      allowFail: true,
+    });
+    expect(bad.code).to.not.equal(0);
+    expect(bad.stderr).to.contain('SKILL.md').and.contain('the path must be a relative path');
+    expect(await kubectl('delete', 'skill', 'review', '-n', 'team-a')).to.contain('deleted');
+    expect(await kubectl('delete', 'memory', 'team-notes', '-n', 'team-a')).to.contain('deleted');
   });
 
   it('apply creates an agent whose task really runs; get shows the table; -o yaml the object', async () => {
@@ -301,6 +340,9 @@ subjects:
       expect((await as('auth', 'can-i', 'get', 'agents.agentplane.io', '-n', 'team-a')).stdout.trim()).to.equal('yes');
       expect((await as('auth', 'can-i', 'create', 'agents.agentplane.io', '-n', 'team-a')).stdout.trim()).to.equal('no');
       expect((await as('auth', 'can-i', 'get', 'agents.agentplane.io', '-n', 'team-b')).stdout.trim()).to.equal('no');
+      for (const r of ['skills', 'memories']) expect((await as('auth', 'can-i', 'get', `${r}.agentplane.io`, '-n', 'team-a')).stdout.trim(), r).to.equal('no');
+      const mem = await as('get', 'memories', '-n', 'team-a');
+      expect(mem.stderr).to.match(/cannot list resource "memories" in API group "agentplane.io"/);
     });
 
     it('kubectl: get in team-a works; create in team-a and get in team-b are forbidden', async () => {
@@ -331,6 +373,30 @@ subjects:
       expect(other.status).to.equal(403);
       const anonymous = await curl(agentplaneUrl + '/api/v1/agents?namespace=team-a', 'GET', undefined, join(cp.dir, 'pki/serving-ca.crt'));
       expect(anonymous.status).to.equal(401);
+    });
+
+    it('/mcp on the same port applies the same RBAC to each tool call (docs/mcp.md "In the cluster home")', async () => {
+      const tool = async (name: string, args: object, as: string | undefined = token) => {
+        const msg = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } };
+        const res = await curl(agentplaneUrl + '/mcp', 'POST', as, join(cp.dir, 'pki/serving-ca.crt'), msg, { accept: 'application/json, text/event-stream' });
+        return {
+          status: res.status,
+          result: res.status === 200 ? (JSON.parse(res.body) as { result: { isError?: boolean; content: { text: string }[] } }).result : undefined,
+        };
+      };
+      const got = await tool('get_agent', { name: 'visible', namespace: 'team-a' });
+      expect(got.status).to.equal(200);
+      expect(got.result!.isError, got.result!.content[0].text).to.not.equal(true);
+      expect(got.result!.content[0].text).to.contain('team-a/visible');
+      const create = await tool('create_agent', { name: 'sneaky', namespace: 'team-a', instructions: 'x' });
+      expect(create.result!.isError).to.equal(true);
+      expect(create.result!.content[0].text).to.contain(
+        'User "system:serviceaccount:team-a:reader" cannot create resource "agents" in API group "agentplane.io" in the namespace "team-a"',
+      );
+      const other = await tool('get_agent', { name: 'hidden', namespace: 'team-b' });
+      expect(other.result!.isError).to.equal(true);
+      expect(other.result!.content[0].text).to.contain('Forbidden (403)');
+      expect((await tool('list_agents', {}, '')).status).to.equal(401); // no credential
     });
   });
 
@@ -618,9 +684,17 @@ spec: {url: "https://hooks.example.com/x", eventTypes: [error], agents: [nobody]
 });
 
 /** HTTPS with a CA file and a bearer token, via curl: the mirror as any client would call it. */
-async function curl(url: string, method: string, token: string | undefined, ca: string, body?: unknown): Promise<{ status: number; body: string }> {
+async function curl(
+  url: string,
+  method: string,
+  token: string | undefined,
+  ca: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   const args = ['-s', '-X', method, '--cacert', ca, '-w', '\n%{http_code}', url];
   if (token) args.push('-H', `Authorization: Bearer ${token}`);
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
   if (body !== undefined) args.push('-H', 'content-type: application/json', '-d', JSON.stringify(body));
   const { stdout } = await run('curl', args, { timeout: 30_000 });
   const i = stdout.lastIndexOf('\n');

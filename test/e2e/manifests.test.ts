@@ -147,6 +147,14 @@ describe('e2e: manifests/', function () {
       expect(await ed(on('create', 'agents', 'cancel'))).to.equal(true);
       expect(await ed(on('update', 'agents', 'status'))).to.equal(false);
       expect(await ed({ ...on('list', 'agents'), namespace: 'kube-system' })).to.equal(false);
+      // Skills and memories: read by view, written by edit (docs/skills-and-memories.md).
+      for (const r of ['skills', 'memories']) {
+        expect(await vera(on('get', r)), r).to.equal(true);
+        expect(await vera(on('watch', r)), r).to.equal(true);
+        expect(await vera(on('update', r)), r).to.equal(false);
+        expect(await ed(on('create', r)), r).to.equal(true);
+        expect(await ed(on('delete', r)), r).to.equal(true);
+      }
     });
   });
 });

@@ -9,13 +9,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { eventually, type Harness, startHarness } from '../support/harness.js';
 import { tokenFileYaml } from '../support/tokens.js';
 
 const TOKENS = { admin: 'mcp-admin-7d3e1a9c5b2f4860', reader: 'mcp-reader-2b4d6f8a0c1e3f57', approver: 'mcp-approver-9a8b7c6d5e4f3a21' };
+const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
+const run = promisify(execFile);
 const MCP_ACCEPT = 'application/json, text/event-stream';
 
 type Event = { seq: number; type: string; task: number; payload: Record<string, unknown> };
@@ -202,6 +207,22 @@ describe('MCP server at /mcp (integration)', function () {
     } finally {
       await approver.close();
     }
+  });
+
+  it('`agentplane mcp config` prints a configuration an MCP client connects with', async () => {
+    const env = { ...process.env, AGENTPLANE_SERVER: h.url, AGENTPLANE_TOKEN: TOKENS.reader, AGENTPLANE_CLIENT_CONFIG: join(dir, 'none.yaml') };
+    const { stdout } = await run(process.execPath, [MAIN, 'mcp', 'config'], { env });
+    const entry = (JSON.parse(stdout) as { mcpServers: Record<string, { type: string; url: string; headers: Record<string, string> }> }).mcpServers.agentplane;
+    expect(entry).to.deep.equal({ type: 'http', url: `${h.url}/mcp`, headers: { Authorization: `Bearer ${TOKENS.reader}` } });
+    const client = new Client({ name: 'from-config', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: entry.headers } }));
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).to.include('get_events');
+    } finally {
+      await client.close();
+    }
+    const claude = await run(process.execPath, [MAIN, 'mcp', 'config', '--format', 'claude'], { env });
+    expect(claude.stdout.trim()).to.equal(`claude mcp add --transport http 'agentplane' '${h.url}/mcp' --header 'Authorization: Bearer ${TOKENS.reader}'`);
   });
 
   it('answers 401 without a token, and the SDK client cannot connect', async () => {

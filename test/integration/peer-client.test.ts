@@ -100,13 +100,28 @@ describe(`clients of the peer project: komputer-ai-sdk ${PEER_SDK_VERSION}, agen
       expect(archive.body.details.causes).to.deep.equal([{ field: 'lifecycle', message: 'must be one of "", "Sleep", "Wake", "AutoDelete"' }]);
     });
 
-    it('fields agentplane does not have (memories, secretRefs, ...) are 400 naming each, with what to do instead', async () => {
-      const r = await sdk.refused('create_agent', ['peer-extra', 'x'], { memories: ['m'], secret_refs: ['s'], priority: 5, skills: ['k'] });
+    it('memories and skills attach agentplane Memory and Skill objects by name; a name that does not exist is 400 naming it', async () => {
+      const m = await h.api('POST', '/api/v1/memories', { name: 'peer-notes', text: 'remember this' });
+      expect(m.status, m.text).to.equal(201);
+      const sk = await h.api('POST', '/api/v1/skills', {
+        name: 'peer-skill',
+        files: { 'SKILL.md': '---\nname: peer-skill\ndescription: a peer skill\n---\nDo it.\n' },
+      });
+      expect(sk.status, sk.text).to.equal(201);
+      await sdk.ok('create_agent', ['peer-mem', '@say ok'], { memories: ['peer-notes'], skills: ['peer-skill'] });
+      expect(await getAgent(h, 'peer-mem')).to.deep.include({ memories: ['peer-notes'], skills: ['peer-skill'] });
+      const lost = await sdk.refused('create_agent', ['peer-lost', 'x'], { memories: ['no-such-memory'] });
+      expect(lost.status).to.equal(400);
+      expect(lost.body.details.causes).to.deep.equal([{ field: 'memories[0]', message: 'memory "no-such-memory" not found in namespace "default"' }]);
+    });
+
+    it('fields agentplane does not have (secretRefs, podSpec, ...) are 400 naming each, with what to do instead', async () => {
+      const r = await sdk.refused('create_agent', ['peer-extra', 'x'], { secret_refs: ['s'], priority: 5, pod_spec: { containers: [] } });
       expect(r.status).to.equal(400);
       const fields = r.body.details.causes.map((c: { field: string }) => c.field);
-      expect(fields).to.have.members(['memories', 'secretRefs', 'skills']);
+      expect(fields).to.have.members(['secretRefs', 'podSpec']);
       for (const c of r.body.details.causes) expect(c.message, c.field).to.match(/^is not supported by agentplane: \S/);
-      expect(errorOf(r)).to.contain('memories: is not supported by agentplane');
+      expect(errorOf(r)).to.contain('secretRefs: is not supported by agentplane');
       expect(await getAgent(h, 'peer-extra')).to.equal(undefined);
 
       const p = await sdk.refused('patch_agent', ['peer-a'], { effort: 'high', template_ref: 'other' });
@@ -286,16 +301,6 @@ describe(`clients of the peer project: komputer-ai-sdk ${PEER_SDK_VERSION}, agen
   describe('what agentplane does not serve', () => {
     it('every such SDK call is a 4xx naming what is not supported, never a 5xx', async () => {
       const calls: [string, unknown[], Record<string, unknown>?][] = [
-        ['list_memories', []],
-        ['create_memory', ['m', 'remember this']],
-        ['get_memory', ['m']],
-        ['patch_memory', ['m'], { content: 'x' }],
-        ['delete_memory', ['m']],
-        ['list_skills', []],
-        ['create_skill', ['s', 'content', 'description']],
-        ['get_skill', ['s']],
-        ['patch_skill', ['s'], { content: 'x' }],
-        ['delete_skill', ['s']],
         ['list_schedules', []],
         ['create_schedule', ['nightly', '@say hi', '0 3 * * *']],
         ['get_schedule', ['nightly']],

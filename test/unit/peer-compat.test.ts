@@ -119,21 +119,21 @@ describe('peer compatibility: cost breakdown', () => {
 describe('peer compatibility: refusals that say what instead', () => {
   it('names fields the peer has and agentplane does not, and leaves other causes alone', () => {
     const causes = explainPeerFields(
-      validateSchema(agentTaskRequestSchema, { name: 'a', instructions: 'x', memories: [], bogus: 1, model: '' }),
+      validateSchema(agentTaskRequestSchema, { name: 'a', instructions: 'x', podSpec: {}, bogus: 1, model: '' }),
       PEER_AGENT_FIELDS,
     );
-    expect(causes.find((c) => c.field === 'memories')!.message).to.match(/^is not supported by agentplane: agentplane has no memories/);
+    expect(causes.find((c) => c.field === 'podSpec')!.message).to.match(/^is not supported by agentplane: pod settings come from/);
     expect(causes.find((c) => c.field === 'bogus')!.message).to.equal('is not a known field');
     expect(causes.find((c) => c.field === 'model')!.message).to.not.contain('supported');
   });
 
   it('names the peer routes agentplane does not serve, and only those', () => {
-    expect(unsupportedMessage('GET', '/api/v1/memories')).to.match(/^agentplane does not support memories/);
+    expect(unsupportedMessage('GET', '/api/v1/offices')).to.match(/^agentplane does not support offices/);
     expect(unsupportedMessage('POST', '/api/v1/schedules/x/trigger')).to.match(/^agentplane does not support schedules/);
     expect(unsupportedMessage('POST', '/api/v1/agents/x/wake')).to.contain('"lifecycle": "Wake"');
     expect(unsupportedMessage('GET', '/api/v1/agents/x/wake')).to.equal(undefined);
     expect(unsupportedMessage('PATCH', '/api/v1/connectors/c')).to.contain('updating a connector');
-    expect(unsupportedMessage('GET', '/api/v1/memoriesx')).to.equal(undefined);
+    expect(unsupportedMessage('GET', '/api/v1/officesx')).to.equal(undefined);
     expect(unsupportedMessage('GET', '/api/v1/nothing')).to.equal(undefined);
   });
 

@@ -308,6 +308,8 @@ describe('scriptedmodel', () => {
           system: 'first\nsecond',
           tools: TOOLS.map((t) => t.name),
           userTexts: ['@say hello there'],
+          // The reminder and the tools' descriptions: what the engine told the model besides the prompt.
+          notes: ['x', ...TOOLS.map((t) => `${t.name}: ${t.description}`)],
           receivedAt: model.requests[0]?.receivedAt,
         },
       ]);

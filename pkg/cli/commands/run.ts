@@ -32,6 +32,8 @@ export function registerRun(program: Command, run: Runner): void {
     .argument('<task>', 'the task, in words')
     .option('--model <model>', 'model for the agent')
     .option('--connector <name>', 'attach a connector (repeat for more)', collect, [])
+    .option('--skill <name>', 'attach a skill (repeat for more; agentplane skill ls)', collect, [])
+    .option('--memory <name>', 'attach a memory (repeat for more; agentplane memory ls)', collect, [])
     .option('--system-prompt <text>', 'custom system prompt')
     .option('--role <role>', 'manager or worker')
     .option('--template <name>', 'pod template (templateRef)')
@@ -74,7 +76,7 @@ async function runTask(s: Session, name: string, task: string): Promise<void> {
     ...(o.systemPrompt ? { systemPrompt: o.systemPrompt } : {}),
     ...(o.role ? { role: o.role } : {}),
     ...(o.template ? { templateRef: o.template } : {}),
-    ...checkedSettings(s.opts as unknown as ApprovalFlags & { priority?: string; fromCheckpoint?: string }),
+    ...checkedSettings(s.opts as unknown as RunFlags),
   };
   // Events after the stream's last one before this task are this task's (or later ones').
   const since = await lastSeq(s, name);
@@ -188,10 +190,14 @@ function ask(s: Session, renderer: EventRenderer): Promise<'cancel' | 'detach' |
 }
 
 /** `--priority`, `--from-checkpoint` and the approval flags as the request's fields, checked. */
-function checkedSettings(o: ApprovalFlags & { priority?: string; fromCheckpoint?: string }): {
+type RunFlags = ApprovalFlags & { priority?: string; fromCheckpoint?: string; skill: string[]; memory: string[] };
+
+function checkedSettings(o: RunFlags): {
   priority?: number;
   approval?: ApprovalPolicy;
   fromCheckpoint?: string;
+  skills?: string[];
+  memories?: string[];
 } {
   const priority = o.priority === undefined ? undefined : Number(o.priority);
   if (priority !== undefined && !Number.isInteger(priority))
@@ -201,6 +207,8 @@ function checkedSettings(o: ApprovalFlags & { priority?: string; fromCheckpoint?
     ...(priority !== undefined ? { priority } : {}),
     ...(approval ? { approval } : {}),
     ...(o.fromCheckpoint ? { fromCheckpoint: o.fromCheckpoint } : {}),
+    ...(o.skill.length ? { skills: o.skill } : {}),
+    ...(o.memory.length ? { memories: o.memory } : {}),
   };
 }
 

@@ -9,7 +9,7 @@ import { DEFAULT_GROUP, RECORD_VERSION, recordNames } from './records.js';
 import { statusOf } from './errors.js';
 
 /** The agentplane kinds persisted in Kubernetes mode. */
-export const RECORD_KINDS = ['Agent', 'Squad', 'Connector', 'AgentCheckpoint', 'Budget', 'Trigger', 'Webhook'] as const;
+export const RECORD_KINDS = ['Agent', 'Squad', 'Connector', 'AgentCheckpoint', 'Budget', 'Trigger', 'Webhook', 'Skill', 'Memory'] as const;
 
 export type Crd = {
   apiVersion: 'apiextensions.k8s.io/v1';
@@ -42,7 +42,7 @@ export function recordCrd(kind: string, group = DEFAULT_GROUP): Crd {
           storage: true,
           schema: {
             openAPIV3Schema: {
-              description: `Internal storage of one agentplane ${kind}; read and write ${kind}s through agentplane.io instead.`,
+              description: `Internal storage of one agentplane ${kind}; read and write ${kind.replace(/y$/, 'ie')}s through agentplane.io instead.`,
               type: 'object',
               required: ['spec'],
               properties: {

@@ -5,6 +5,8 @@
 import { AGENT_KIND, type Agent, agentSpecSchema, agentStatusSchema } from '../../api/agent.js';
 import { type Budget, BUDGET_KIND, budgetSpecSchema, budgetStatusSchema } from '../../api/budget.js';
 import { type AgentCheckpoint, CHECKPOINT_KIND, checkpointSpecSchema, checkpointStatusSchema } from '../../api/checkpoint.js';
+import { type Memory, MEMORY_KIND, memorySpecSchema, memoryStatusSchema } from '../../api/memory.js';
+import { type Skill, SKILL_KIND, skillSpecSchema, skillStatusSchema } from '../../api/skill.js';
 import { CONNECTOR_KIND, type Connector, connectorSpecSchema, connectorStatusSchema } from '../../api/connector.js';
 import { type Squad, SQUAD_KIND, squadSpecSchema, squadStatusSchema } from '../../api/squad.js';
 import { type Trigger, TRIGGER_KIND, triggerSpecSchema, triggerStatusSchema } from '../../api/trigger.js';
@@ -27,6 +29,8 @@ export interface AggregatedApiDeps {
   budgets: Registry<Budget>;
   triggers: Registry<Trigger>;
   webhooks: Registry<Webhook>;
+  skills: Registry<Skill>;
+  memories: Registry<Memory>;
   agentService: AgentService;
   compaction: AgentCompaction;
   approvals: AgentApprovals;
@@ -72,6 +76,8 @@ export function buildResources(d: AggregatedApiDeps): ResourceDef[] {
     budgetResource(d),
     triggerResource(d),
     webhookResource(d),
+    skillResource(d),
+    memoryResource(d),
   ] as unknown as ResourceDef[];
 }
 
@@ -219,6 +225,46 @@ function webhookResource(d: AggregatedApiDeps): ResourceDef<Webhook> {
     statusSchema: webhookStatusSchema,
     registry: d.webhooks,
     reads: d.reads.webhooks,
+    subresources: [],
+  };
+}
+
+function skillResource(d: AggregatedApiDeps): ResourceDef<Skill> {
+  return {
+    plural: 'skills',
+    singular: 'skill',
+    kind: SKILL_KIND,
+    listKind: 'SkillList',
+    shortNames: ['sk'],
+    categories: ['agentplane'],
+    description:
+      'A Skill is a named, reusable instruction pack: a SKILL.md (its frontmatter names and describes it) and optional files. Agents attach skills by name (spec.skills); ' +
+      "at each task start they are written read-only into the agent's workspace and the engine loads them as its own skills (docs/skills-and-memories.md).",
+    specSchema: skillSpecSchema,
+    specRequired: ['files'],
+    statusSchema: skillStatusSchema,
+    registry: d.skills,
+    reads: d.reads.skills,
+    subresources: [],
+  };
+}
+
+function memoryResource(d: AggregatedApiDeps): ResourceDef<Memory> {
+  return {
+    plural: 'memories',
+    singular: 'memory',
+    kind: MEMORY_KIND,
+    listKind: 'MemoryList',
+    shortNames: ['mem'],
+    categories: ['agentplane'],
+    description:
+      'A Memory is named text that agents keep across tasks and share: attached by name (spec.memories), written by people or by an attached agent through its memory_write tool, ' +
+      "and at each task start written read-only to the agent's .agentplane/memories/<name>.md (docs/skills-and-memories.md).",
+    specSchema: memorySpecSchema,
+    specRequired: ['text'],
+    statusSchema: memoryStatusSchema,
+    registry: d.memories,
+    reads: d.reads.memories,
     subresources: [],
   };
 }

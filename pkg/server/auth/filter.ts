@@ -11,7 +11,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, badRequest, internalError, isApiError } from '../../api/errors.js';
-import { CONNECTOR_GATEWAY_PATH, CONTROL_PATH, MODEL_PROXY_PATH } from '../../api/worker-protocol.js';
+import { CONNECTOR_GATEWAY_PATH, CONTROL_PATH, MEMORY_TOOL_PATH, MODEL_PROXY_PATH } from '../../api/worker-protocol.js';
 import { planFor, type AuthorizationPlan, type RequestAttributes } from './attributes.js';
 import type { DelegatedAuthenticator } from './authenticator.js';
 import type { DelegatedAuthorizer } from './authorizer.js';
@@ -48,7 +48,7 @@ export const ALWAYS_ALLOW_PATHS = ['/healthz', '/readyz', '/livez'];
  * Not for users at all: the worker control channel, the model proxy and the connector gateway
  * (and everything under them) authenticate workers with their own per-agent credentials.
  */
-export const BYPASS_PATHS = [CONTROL_PATH, MODEL_PROXY_PATH, CONNECTOR_GATEWAY_PATH];
+export const BYPASS_PATHS = [CONTROL_PATH, MODEL_PROXY_PATH, CONNECTOR_GATEWAY_PATH, MEMORY_TOOL_PATH];
 /**
  * Served without authentication or authorization: the dashboard's static files
  * (pkg/server/routes/ui.ts). They hold no data; the page's API calls carry the user's token and

@@ -15,6 +15,7 @@ import {
   isBusy,
 } from '../../api/agent.js';
 import { requestCancel } from '../../api/agent-annotations.js';
+import { setAttachments } from '../../api/agent-fields.js';
 import { validateBudgetLimits } from '../../api/budget.js';
 import { ApiError, conflict, invalid, notFound } from '../../api/errors.js';
 import type { AgentEvent } from '../../api/event.js';
@@ -112,6 +113,7 @@ export class AgentService {
         if (req.templateRef !== undefined) a.spec.templateRef = req.templateRef;
         if (req.role !== undefined) a.spec.role = req.role;
         if (req.connectors !== undefined) a.spec.connectors = req.connectors;
+        setAttachments(a, req);
         if (req.priority !== undefined) a.spec.priority = req.priority;
         if (req.approval !== undefined) a.spec.approval = req.approval;
         if (req.budget !== undefined) a.spec.budget = req.budget;
@@ -150,6 +152,7 @@ export class AgentService {
         name,
         (a) => {
           if (req.connectors !== undefined) a.spec.connectors = req.connectors;
+          setAttachments(a, req);
           if (req.lifecycle !== undefined) a.spec.lifecycle = req.lifecycle;
           if (req.model !== undefined) a.spec.model = req.model;
           if (req.systemPrompt !== undefined) a.spec.systemPrompt = req.systemPrompt;
