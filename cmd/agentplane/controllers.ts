@@ -1,4 +1,4 @@
-// The reconcilers: agents, checkpoints and squads. Made here, started by the leader (leader.ts) once the
+// The reconcilers: agents, checkpoints, squads and schedules. Made here, started by the leader (leader.ts) once the
 // service is serving, so that they reconcile from synced caches.
 
 import { AGENT_PHASES } from '../../pkg/api/agent.js';
@@ -7,6 +7,7 @@ import { BudgetGuard } from '../../pkg/controller/budget-guard.js';
 import { spendOf } from '../../pkg/api/budget.js';
 import { CheckpointController, CopyHolds } from '../../pkg/controller/checkpoint-controller.js';
 import { CheckpointRestore } from '../../pkg/controller/checkpoint-restore.js';
+import { ScheduleController } from '../../pkg/controller/schedule-controller.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
 import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
 import type { EventLog } from '../../pkg/registry/event-log.js';
@@ -24,6 +25,7 @@ export interface Controllers {
   agents: AgentController;
   squads: SquadController;
   checkpoints: CheckpointController;
+  schedules: ScheduleController;
   webhooks: WebhookController;
 }
 
@@ -83,10 +85,12 @@ export function wireControllers(w: Wiring, home: Home, s: Storage, events: Event
     cancel: (ns, name, reason) => cancelRunningTask(s.agents, ns, name, reason),
     logger: child('squad-controller'),
   });
+  // Schedules fire on the leader only (leader.ts): several replicas never run one twice.
+  const schedules = new ScheduleController({ schedules: s.schedules, agents: s.agents, informers: s.informers, logger: child('schedule-controller') });
   metrics.collectAgentsBy(async () => {
     const counts: Record<string, number> = Object.fromEntries(AGENT_PHASES.map((p) => [p, 0]));
     for (const a of s.informers.agents.list()) counts[a.status.status] = (counts[a.status.status] ?? 0) + 1;
     return counts;
   });
-  return { agents, squads, checkpoints, webhooks: wireWebhooks(w, home, s, events) };
+  return { agents, squads, checkpoints, schedules, webhooks: wireWebhooks(w, home, s, events) };
 }

@@ -1,5 +1,5 @@
 // What only the leader runs: the runtime's watches and stored credentials, the reconcilers (agents,
-// checkpoints, squads, connectors, webhooks) and the
+// checkpoints, schedules, squads, connectors, webhooks) and the
 // plugins' controllers and start steps. With leader election they are a manager of their own,
 // started when this replica takes the Lease and stopped before it gives it back; without, they
 // are the last runnables of the service.
@@ -30,6 +30,7 @@ export function addLeaderRunnables(
   leader.add({ name: 'runtime (leader)', start: () => built.lead() });
   leader.add({ name: 'agent controller', start: () => controllers.agents.start(), stop: () => controllers.agents.stop() });
   leader.add({ name: 'checkpoint controller', start: () => controllers.checkpoints.start(), stop: () => controllers.checkpoints.stop() });
+  leader.add({ name: 'schedule controller', start: () => controllers.schedules.start(), stop: () => controllers.schedules.stop() });
   leader.add({ name: 'squad controller', start: () => controllers.squads.controller.start(), stop: () => controllers.squads.controller.stop() });
   leader.add({ name: 'webhook controller', start: () => controllers.webhooks.start(), stop: () => controllers.webhooks.stop() });
   const connectorController = connectors.controller;

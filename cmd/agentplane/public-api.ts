@@ -21,6 +21,8 @@ import { checkpointRoutes } from '../../pkg/server/routes/checkpoints.js';
 import { connectorRoutes } from '../../pkg/server/routes/connectors.js';
 import { kindRoutes } from '../../pkg/server/routes/kind-routes.js';
 import { budgetService } from '../../pkg/server/services/budget-service.js';
+import { scheduleRoutes } from '../../pkg/server/routes/schedules.js';
+import { scheduleService } from '../../pkg/server/services/schedule-service.js';
 import { secretRoutes } from '../../pkg/server/routes/secrets.js';
 import { triggerHookRoutes } from '../../pkg/server/routes/trigger-hooks.js';
 import { TriggerHooks } from '../../pkg/server/services/trigger-hooks.js';
@@ -113,11 +115,9 @@ export async function publicApi(
   const squads = new SquadService(s.squads, agents, reads.squads);
   await app.register(squadRoutes(squads));
   await app.register(connectorRoutes(c.connectors));
-  await app.register(kindRoutes('budgets', budgetService(s.budgets, reads.budgets), toBudgetResponse));
+  await registerKindMirrors(app, s);
   await registerSkillMemoryRoutes(app, s);
   await app.register(secretRoutes(c.secrets));
-  await app.register(kindRoutes('triggers', triggerService(s.triggers, reads.triggers), toTriggerResponse));
-  await app.register(kindRoutes('webhooks', webhookService(s.webhooks, reads.webhooks), toWebhookResponse));
   await app.register(triggerHookRoutes(new TriggerHooks(s.triggers, agents, home.secrets, child('triggers'))));
   // agentplane's verbs as MCP tools, each call authorized as its REST request (docs/mcp.md).
   await app.register(mcpRoutes({ services: { agents: service, approvals, squads }, ...(home.auth ? { authorizer: home.auth.authorizer } : {}) }));
@@ -128,6 +128,7 @@ export async function publicApi(
       connectors: s.connectors,
       checkpoints: s.checkpoints,
       budgets: s.budgets,
+      schedules: s.schedules,
       triggers: s.triggers,
       webhooks: s.webhooks,
       skills: s.skills,
@@ -141,4 +142,13 @@ export async function publicApi(
     }),
   );
   return app;
+}
+
+/** The REST mirrors of the kinds served by the generic kind routes (and a schedule's trigger). */
+async function registerKindMirrors(app: App, s: Storage): Promise<void> {
+  const { reads } = s;
+  await app.register(kindRoutes('budgets', budgetService(s.budgets, reads.budgets), toBudgetResponse));
+  await app.register(scheduleRoutes(scheduleService(s.schedules, reads.schedules), s.schedules));
+  await app.register(kindRoutes('triggers', triggerService(s.triggers, reads.triggers), toTriggerResponse));
+  await app.register(kindRoutes('webhooks', webhookService(s.webhooks, reads.webhooks), toWebhookResponse));
 }

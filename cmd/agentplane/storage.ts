@@ -8,6 +8,7 @@ import type { Budget } from '../../pkg/api/budget.js';
 import { type RunningSpend, withBudgetStatus } from '../../pkg/api/budget-spend.js';
 import type { AgentCheckpoint } from '../../pkg/api/checkpoint.js';
 import type { Connector } from '../../pkg/api/connector.js';
+import type { Schedule } from '../../pkg/api/schedule.js';
 import type { Memory } from '../../pkg/api/memory.js';
 import type { Skill } from '../../pkg/api/skill.js';
 import type { Squad } from '../../pkg/api/squad.js';
@@ -22,8 +23,10 @@ import { checkpointStrategy } from '../../pkg/registry/checkpoint/strategy.js';
 import { ReadCache } from '../../pkg/registry/cache/reads.js';
 import { WatermarkedStore } from '../../pkg/registry/cache/watermark.js';
 import { connectorStrategy } from '../../pkg/registry/connector/strategy.js';
+import { scheduleStrategy } from '../../pkg/registry/schedule/strategy.js';
 import { memoryStrategy } from '../../pkg/registry/memory/strategy.js';
 import { Registry } from '../../pkg/registry/registry.js';
+import type { StoredObject } from '../../pkg/registry/store.js';
 import { skillStrategy } from '../../pkg/registry/skill/strategy.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
@@ -40,6 +43,7 @@ export interface Storage {
   connectors: Registry<Connector>;
   checkpoints: Registry<AgentCheckpoint>;
   budgets: Registry<Budget>;
+  schedules: Registry<Schedule>;
   triggers: Registry<Trigger>;
   webhooks: Registry<Webhook>;
   skills: Registry<Skill>;
@@ -59,6 +63,7 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     connectors: new WatermarkedStore(home.state.store<Connector>('Connector')),
     checkpoints: new WatermarkedStore(home.state.store<AgentCheckpoint>('AgentCheckpoint')),
     budgets: new WatermarkedStore(home.state.store<Budget>('Budget')),
+    schedules: new WatermarkedStore(home.state.store<Schedule>('Schedule')),
     triggers: new WatermarkedStore(home.state.store<Trigger>('Trigger')),
     webhooks: new WatermarkedStore(home.state.store<Webhook>('Webhook')),
     skills: new WatermarkedStore(home.state.store<Skill>('Skill')),
@@ -71,6 +76,7 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
   const connectors = new Registry<Connector>(stores.connectors, connectorStrategy, admission, regOpts);
   const checkpoints = new Registry<AgentCheckpoint>(stores.checkpoints, checkpointStrategy, admission, regOpts);
   const budgets = new Registry<Budget>(stores.budgets, budgetStrategy, admission, regOpts);
+  const schedules = new Registry<Schedule>(stores.schedules, scheduleStrategy, admission, regOpts);
   const triggers = new Registry<Trigger>(stores.triggers, triggerStrategy, admission, regOpts);
   const webhooks = new Registry<Webhook>(stores.webhooks, webhookStrategy, admission, regOpts);
   const skills = new Registry<Skill>(stores.skills, skillStrategy, admission, regOpts);
@@ -81,6 +87,7 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     connectors: new Informer(connectors, child('informer')),
     checkpoints: new Informer(checkpoints, child('informer')),
     budgets: new Informer(budgets, child('informer')),
+    schedules: new Informer(schedules, child('informer')),
     triggers: new Informer(triggers, child('informer')),
     webhooks: new Informer(webhooks, child('informer')),
     skills: new Informer(skills, child('informer')),
@@ -94,50 +101,29 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     otherWriters: !!o.leaderElection,
     onRead: (source: string) => metrics.apiReads.inc({ kind, source }),
   });
+  const plain = <T extends StoredObject>(kind: string, i: Informer<T>, r: Registry<T>, st: WatermarkedStore<T>): ReadCache<T> =>
+    new ReadCache(
+      i,
+      r,
+      readOpts(kind, () => st.written()),
+    );
   const reads = {
     agents: new ReadCache(informers.agents, agents, {
       ...readOpts('Agent', () => stores.agents.written()),
       present: (items: Agent[]) => withQueuePositions(items, (ns) => informers.agents.list(ns)),
     }),
-    squads: new ReadCache(
-      informers.squads,
-      squads,
-      readOpts('Squad', () => stores.squads.written()),
-    ),
-    connectors: new ReadCache(
-      informers.connectors,
-      connectors,
-      readOpts('Connector', () => stores.connectors.written()),
-    ),
-    checkpoints: new ReadCache(
-      informers.checkpoints,
-      checkpoints,
-      readOpts('AgentCheckpoint', () => stores.checkpoints.written()),
-    ),
+    squads: plain('Squad', informers.squads, squads, stores.squads),
+    connectors: plain('Connector', informers.connectors, connectors, stores.connectors),
+    checkpoints: plain('AgentCheckpoint', informers.checkpoints, checkpoints, stores.checkpoints),
     budgets: new ReadCache(informers.budgets, budgets, {
       ...readOpts('Budget', () => stores.budgets.written()),
       present: (items: Budget[]) => withBudgetStatus(items, (ns) => informers.agents.list(ns), runningSpend.of),
     }),
-    triggers: new ReadCache(
-      informers.triggers,
-      triggers,
-      readOpts('Trigger', () => stores.triggers.written()),
-    ),
-    webhooks: new ReadCache(
-      informers.webhooks,
-      webhooks,
-      readOpts('Webhook', () => stores.webhooks.written()),
-    ),
-    skills: new ReadCache(
-      informers.skills,
-      skills,
-      readOpts('Skill', () => stores.skills.written()),
-    ),
-    memories: new ReadCache(
-      informers.memories,
-      memories,
-      readOpts('Memory', () => stores.memories.written()),
-    ),
+    schedules: plain('Schedule', informers.schedules, schedules, stores.schedules),
+    triggers: plain('Trigger', informers.triggers, triggers, stores.triggers),
+    webhooks: plain('Webhook', informers.webhooks, webhooks, stores.webhooks),
+    skills: plain('Skill', informers.skills, skills, stores.skills),
+    memories: plain('Memory', informers.memories, memories, stores.memories),
   };
   indexMembership(informers.agents, informers.squads);
   // Storage, not the cache, for checkpoints: one just taken is Ready there first.
@@ -147,5 +133,5 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     start: async () => void (await Promise.all(Object.values(informers).map((i) => i.start()))),
     stop: () => Object.values(informers).forEach((i) => i.stop()),
   });
-  return { admission, agents, squads, connectors, checkpoints, budgets, triggers, webhooks, skills, memories, informers, reads, runningSpend };
+  return { admission, agents, squads, connectors, checkpoints, budgets, schedules, triggers, webhooks, skills, memories, informers, reads, runningSpend };
 }

@@ -10,6 +10,7 @@ import { budgetComponents, budgetPaths } from './openapi-budgets.js';
 import { triggerComponents, triggerPaths } from './openapi-triggers.js';
 import { skillMemoryComponents, skillMemoryPaths } from './openapi-skills-memories.js';
 import { checkpointComponents, checkpointPaths } from './openapi-checkpoints.js';
+import { scheduleComponents, schedulePaths } from './openapi-schedules.js';
 import { mcpComponents, mcpPaths } from './openapi-mcp.js';
 import { errors, errorSchema, json, listNsParam, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
 import { squadCreateRequestSchema, squadMemberSchema, squadPatchRequestSchema, squadResponseSchema } from './squad.js';
@@ -86,6 +87,7 @@ function buildPaths(): OpenAPIV3.Document {
       ...squadPaths(),
       ...connectorPaths(),
       ...budgetPaths(),
+      ...schedulePaths(),
       ...triggerPaths(),
       ...skillMemoryPaths(),
       ...secretPaths(),
@@ -111,6 +113,7 @@ function buildPaths(): OpenAPIV3.Document {
         SquadPatchRequest: toOpenApi(squadPatchRequestSchema),
         ...agentOpComponents(),
         ...budgetComponents(),
+        ...scheduleComponents(),
         ...triggerComponents(),
         ...skillMemoryComponents(),
         ...checkpointComponents(),

@@ -14,6 +14,7 @@ import { registerCheckpointCommands } from './commands/checkpoints.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
 import { registerBudgetCommands } from './commands/budgets.js';
+import { registerScheduleCommands } from './commands/schedules.js';
 import { registerHookCommands } from './commands/hooks.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerSkillMemoryCommands } from './commands/skills-memories.js';
@@ -83,6 +84,7 @@ export function buildProgram(): Command {
   registerCheckpointCommands(program, withSession);
   registerConnectorCommands(program, withSession);
   registerBudgetCommands(program, withSession);
+  registerScheduleCommands(program, withSession);
   registerHookCommands(program, withSession);
   registerSkillMemoryCommands(program, withSession);
   registerSecretCommands(program, withSession);

@@ -5,6 +5,7 @@ import type { Agent } from '../api/agent.js';
 import type { Budget } from '../api/budget.js';
 import type { AgentCheckpoint } from '../api/checkpoint.js';
 import type { Connector } from '../api/connector.js';
+import type { Schedule } from '../api/schedule.js';
 import type { Memory } from '../api/memory.js';
 import type { Skill } from '../api/skill.js';
 import type { Squad } from '../api/squad.js';
@@ -19,6 +20,7 @@ export interface ServedKinds {
   connectors: Connector;
   checkpoints: AgentCheckpoint;
   budgets: Budget;
+  schedules: Schedule;
   triggers: Trigger;
   webhooks: Webhook;
   skills: Skill;

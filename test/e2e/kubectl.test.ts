@@ -51,7 +51,8 @@ describe('kubectl against the aggregated API (e2e)', function () {
     const cond = await jsonpath('apiservice/v1alpha1.agentplane.io', '.status.conditions[?(@.type=="Available")].status', '');
     expect(cond).to.equal('True');
     const out = await kubectl('api-resources', '--api-group=agentplane.io');
-    for (const r of ['agents', 'squads', 'connectors', 'agentcheckpoints', 'budgets', 'skills', 'memories']) expect(out).to.match(new RegExp(`^${r}\\s`, 'm'));
+    for (const r of ['agents', 'squads', 'connectors', 'agentcheckpoints', 'budgets', 'schedules', 'skills', 'memories'])
+      expect(out).to.match(new RegExp(`^${r}\\s`, 'm'));
     expect(out).to.contain('agentplane.io/v1alpha1');
   });
 
@@ -397,6 +398,119 @@ subjects:
       expect(other.result!.isError).to.equal(true);
       expect(other.result!.content[0].text).to.contain('Forbidden (403)');
       expect((await tool('list_agents', {}, '')).status).to.equal(401); // no credential
+    });
+  });
+
+  describe('schedules: get, explain, table and RBAC per verb', () => {
+    let apiserver: string;
+    const apiserverCa = (): string => join(cp.dir, 'apiserver-ca.crt');
+    const tokens: Record<string, string> = {};
+    const trigger = (token: string) =>
+      curl(`${apiserver}/apis/agentplane.io/v1alpha1/namespaces/team-a/schedules/weekly/trigger`, 'POST', token, apiserverCa(), {});
+
+    before(async () => {
+      // One service account may only read schedules; the other may read and trigger them, not change them.
+      await apply(`apiVersion: v1
+kind: ServiceAccount
+metadata: {name: sched-reader, namespace: team-a}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: sched-runner, namespace: team-a}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: schedule-reader, namespace: team-a}
+rules:
+- apiGroups: [agentplane.io]
+  resources: [schedules]
+  verbs: [get, list]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: schedule-runner, namespace: team-a}
+rules:
+- apiGroups: [agentplane.io]
+  resources: [schedules]
+  verbs: [get, list]
+- apiGroups: [agentplane.io]
+  resources: [schedules/trigger]
+  verbs: [create]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: sched-reader-reads, namespace: team-a}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: schedule-reader}
+subjects:
+- {kind: ServiceAccount, name: sched-reader, namespace: team-a}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: sched-runner-runs, namespace: team-a}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: schedule-runner}
+subjects:
+- {kind: ServiceAccount, name: sched-runner, namespace: team-a}
+`);
+      for (const sa of ['sched-reader', 'sched-runner']) tokens[sa] = (await kubectl('create', 'token', sa, '-n', 'team-a')).trim();
+      apiserver = (await kubectl('config', 'view', '--raw', '-o', 'jsonpath={.clusters[0].cluster.server}')).trim();
+      const ca = (await kubectl('config', 'view', '--raw', '-o', 'jsonpath={.clusters[0].cluster.certificate-authority-data}')).trim();
+      writeFileSync(apiserverCa(), Buffer.from(ca, 'base64'));
+      await apply(agentYaml('sched-target', '@say ready', 'team-a'));
+      await eventually(async () => (await jsonpath('agent/sched-target', '.status.taskStatus', 'team-a')) === 'Complete', 60_000, 'the first task');
+    });
+
+    it('explains schedule.spec; an applied Schedule shows in get with its columns; a bad cron is 422 naming spec.cron', async () => {
+      const spec = await kubectl('explain', 'schedule.spec');
+      for (const f of ['agent', 'cron', 'timeZone', 'instructions', 'concurrencyPolicy', 'suspend', 'startingDeadlineSeconds']) expect(spec).to.contain(f);
+      const created = await apply(`apiVersion: agentplane.io/v1alpha1
+kind: Schedule
+metadata: {name: weekly, namespace: team-a}
+spec: {agent: sched-target, cron: "0 9 * * 1", timeZone: Europe/Paris, instructions: "@say scheduled hello", concurrencyPolicy: Forbid}
+`);
+      expect(created).to.contain('schedule.agentplane.io/weekly created');
+      const table = await eventually(
+        async () => {
+          const t = await kubectl('get', 'schedules', '-n', 'team-a');
+          return t.includes(' in ') ? t : undefined;
+        },
+        30_000,
+        'a next time in the table',
+      );
+      expect(table).to.match(/NAME\s+AGENT\s+SCHEDULE\s+SUSPEND\s+LAST SCHEDULE\s+NEXT\s+AGE/);
+      expect(table).to.match(/weekly\s+sched-target\s+0 9 \* \* 1\s+false\s+<none>\s+in /);
+      expect(await jsonpath('schedule/weekly', '.status.conditions[?(@.type=="Ready")].status', 'team-a')).to.equal('True');
+      const bad = await cp.kubectl(['apply', '-f', '-'], {
+        input:
+          'apiVersion: agentplane.io/v1alpha1\nkind: Schedule\nmetadata: {name: bad, namespace: team-a}\nspec: {agent: x, cron: "not a cron", instructions: hi}\n',
+        allowFail: true,
+      });
+      expect(bad.stderr).to.contain('spec.cron');
+      expect(bad.stderr).to.contain('Invalid');
+    });
+
+    it('auth can-i and the aggregator tell read, trigger and change apart', async () => {
+      const can = async (sa: string, ...what: string[]) =>
+        (await cp.kubectl(['auth', 'can-i', ...what, '-n', 'team-a', `--as=system:serviceaccount:team-a:${sa}`], { allowFail: true })).stdout.trim();
+      expect(await can('sched-reader', 'get', 'schedules.agentplane.io')).to.equal('yes');
+      expect(await can('sched-reader', 'create', 'schedules.agentplane.io', '--subresource=trigger')).to.equal('no');
+      expect(await can('sched-runner', 'create', 'schedules.agentplane.io', '--subresource=trigger')).to.equal('yes');
+      expect(await can('sched-runner', 'patch', 'schedules.agentplane.io')).to.equal('no');
+      const denied = await trigger(tokens['sched-reader']);
+      expect(denied.status).to.equal(403);
+      expect(JSON.parse(denied.body).message).to.contain('cannot create resource "schedules/trigger"');
+      const mirror = await curl(
+        `${agentplaneUrl}/api/v1/schedules/weekly/trigger?namespace=team-a`,
+        'POST',
+        tokens['sched-reader'],
+        join(cp.dir, 'pki/serving-ca.crt'),
+        {},
+      );
+      expect(mirror.status).to.equal(403);
+      const ok = await trigger(tokens['sched-runner']);
+      expect(ok.status, ok.body).to.equal(200);
+      expect(JSON.parse(ok.body).status.lastRun).to.include({ outcome: 'Started', task: 2, triggered: true });
+      await eventually(async () => (await jsonpath('agent/sched-target', '.status.lastTaskMessage', 'team-a')) === 'scheduled hello', 60_000, 'the run done');
+      expect(await kubectl('delete', 'schedule', 'weekly', '-n', 'team-a')).to.contain('deleted');
     });
   });
 

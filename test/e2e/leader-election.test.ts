@@ -395,6 +395,49 @@ describe('e2e: leader election between two replicas', function () {
     watch.close();
   });
 
+  it('a schedule created through the follower fires once per due time: the leader alone gives each run, the follower none', async () => {
+    const [a, b] = live() as [Replica, Replica];
+    const leader = (await leaderOf())!;
+    const follower = leader === a ? b : a;
+    await createAgent(follower, 'ticked', '@say ready');
+    await eventually(async () => (await getAgent(follower, 'ticked'))?.status?.taskStatus === 'Complete', 60_000, 'first task');
+    const made = await request(follower, 'POST', `${GV}/namespaces/default/schedules`, {
+      apiVersion: 'agentplane.io/v1alpha1',
+      kind: 'Schedule',
+      metadata: { name: 'every-fifteen', namespace: 'default' },
+      spec: { agent: 'ticked', cron: '*/15 * * * * *', instructions: '@say tick', concurrencyPolicy: 'Forbid' },
+    });
+    expect(made.status, made.text).to.equal(201);
+    const created = Date.parse(made.json.metadata.creationTimestamp);
+    // Three due times pass, then it is suspended and its runs are counted.
+    await new Promise((resolve) => setTimeout(resolve, 46_000));
+    const suspended = await request(
+      follower,
+      'PATCH',
+      `${GV}/namespaces/default/schedules/every-fifteen`,
+      { spec: { suspend: true } },
+      'application/merge-patch+json',
+    );
+    expect(suspended.status, suspended.text).to.equal(200);
+    await eventually(async () => (await getAgent(follower, 'ticked'))?.status?.taskStatus === 'Complete', 60_000, 'the last run done');
+    const s = (await request(follower, 'GET', `${GV}/namespaces/default/schedules/every-fifteen`)).json;
+    const handled = Date.parse(s.status.lastScheduleTime);
+    const dueTimes = Math.floor(handled / 15_000) - Math.floor(created / 15_000);
+    expect(dueTimes).to.be.at.least(3);
+    const hist = await request(follower, 'GET', '/api/v1/agents/ticked/events?namespace=default&limit=200');
+    const runs = (hist.json.events as AgentEvent[]).filter(
+      (e) => e.type === 'task_started' && (e.payload as { instructions: string }).instructions === '@say tick',
+    );
+    // Each due time gave one task, none twice: one run per 15 s slot, as many as the due times handled.
+    const slots = runs.map((e) => Math.floor(Date.parse(e.timestamp) / 15_000));
+    expect(new Set(slots).size, JSON.stringify(runs.map((e) => e.timestamp))).to.equal(runs.length);
+    expect(runs.length).to.equal(dueTimes);
+    const started = (r: Replica): number => r.lines.filter((l) => l.msg === 'schedule run started' && l.name === 'every-fifteen').length;
+    expect(started(leader)).to.equal(runs.length);
+    expect(started(follower)).to.equal(0);
+    expect((await request(follower, 'DELETE', `${GV}/namespaces/default/schedules/every-fifteen`)).status).to.equal(200);
+  });
+
   it(`kill -9 the leader (${TRIALS} trials) mid-task: the other takes over within the lease duration, reconciles from its caches, and no client misses or repeats an event`, async function () {
     this.timeout(TRIALS * 90_000);
     const fromKill: number[] = [];

@@ -24,8 +24,8 @@ export interface Harness {
   /** Every log line the server (and its workers' stderr) wrote. */
   logs: string[];
   api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
-  /** Restarts the server on the same data dir (and port), with `opts` changed if given. */
-  restart(opts?: Partial<ServeOptions>): Promise<void>;
+  /** Restarts the server on the same data dir (and port), with `opts` changed if given, after `downtimeMs` stopped. */
+  restart(opts?: Partial<ServeOptions>, downtimeMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -92,9 +92,10 @@ export async function startHarness(opts: Partial<ServeOptions> = {}): Promise<Ha
       }
       return { status: res.status, body: parsed as any, text };
     },
-    async restart(more) {
+    async restart(more, downtimeMs = 0) {
       const port = server.port;
       await server.close();
+      if (downtimeMs) await new Promise((resolve) => setTimeout(resolve, downtimeMs));
       server = await serve(port, more);
       // This process's fetch may still hold keep-alive sockets the old server closed; a request
       // on one fails ("other side closed") and is not retried. Use them up here.

@@ -7,6 +7,7 @@ import { AgentPage } from './pages/AgentPage';
 import { AgentsPage } from './pages/Agents';
 import { BudgetsPage } from './pages/Budgets';
 import { ConnectorsPage } from './pages/Connectors';
+import { SchedulesPage } from './pages/Schedules';
 import { HooksPage } from './pages/Hooks';
 import { SquadsPage } from './pages/Squads';
 
@@ -25,6 +26,7 @@ export function App() {
   else if (route[0] === 'squads') page = <SquadsPage scope={scope} />;
   else if (route[0] === 'connectors') page = <ConnectorsPage scope={scope} />;
   else if (route[0] === 'budgets') page = <BudgetsPage scope={scope} />;
+  else if (route[0] === 'schedules') page = <SchedulesPage scope={scope} />;
   else if (route[0] === 'hooks') page = <HooksPage scope={scope} />;
   else page = <AgentsPage scope={scope} />;
 
@@ -46,6 +48,9 @@ export function App() {
           </a>
           <a href={href('budgets')} className={route[0] === 'budgets' ? 'active' : ''}>
             Budgets
+          </a>
+          <a href={href('schedules')} className={route[0] === 'schedules' ? 'active' : ''}>
+            Schedules
           </a>
           <a href={href('hooks')} className={route[0] === 'hooks' ? 'active' : ''}>
             Hooks

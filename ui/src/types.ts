@@ -32,6 +32,22 @@ export interface AgentBudget {
   onExceed: 'Stop' | 'Pause';
 }
 
+/** A Schedule with its last and next run (GET /api/v1/schedules; docs/schedules.md). */
+export interface Schedule {
+  name: string;
+  namespace: string;
+  agent: string;
+  cron: string;
+  timeZone?: string;
+  instructions: string;
+  concurrencyPolicy: 'Allow' | 'Forbid' | 'Replace';
+  suspend: boolean;
+  startingDeadlineSeconds?: number;
+  lastScheduleTime: string | null;
+  nextScheduleTime: string | null;
+  lastRun: { time: string; outcome: string; task?: number; reason?: string; triggered?: boolean } | null;
+}
+
 /** A namespace's Budget with its current period's spend (GET /api/v1/budgets). */
 export interface Budget {
   name: string;

@@ -9,7 +9,7 @@ import { DEFAULT_GROUP, RECORD_VERSION, recordNames } from './records.js';
 import { statusOf } from './errors.js';
 
 /** The agentplane kinds persisted in Kubernetes mode. */
-export const RECORD_KINDS = ['Agent', 'Squad', 'Connector', 'AgentCheckpoint', 'Budget', 'Trigger', 'Webhook', 'Skill', 'Memory'] as const;
+export const RECORD_KINDS = ['Agent', 'Squad', 'Connector', 'AgentCheckpoint', 'Budget', 'Schedule', 'Trigger', 'Webhook', 'Skill', 'Memory'] as const;
 
 export type Crd = {
   apiVersion: 'apiextensions.k8s.io/v1';

@@ -14,7 +14,7 @@ import { openApiV2, openApiV3, openApiV3Index, type SerializedDoc, serialize, V3
 import { PATCH_CONTENT_TYPES } from './patch.js';
 import { boolParam, type Query } from './query.js';
 import { type AggregatedApiDeps, buildResources, type ResourceDef } from './resources.js';
-import { agentApprovals, agentCost, agentEvents, cancelAgent, compactAgent, decideAgentApproval, prepareAgentLog } from './subresources.js';
+import { agentApprovals, agentCost, agentEvents, cancelAgent, compactAgent, decideAgentApproval, prepareAgentLog, triggerScheduleNow } from './subresources.js';
 import { ANONYMOUS } from '../audit/event.js';
 import { createVerb, deleteCollectionVerb, deleteVerb, getVerb, listVerb, patchVerb, updateVerb, type VerbRequest, type VerbResponse } from './verbs.js';
 import { statusOf } from './status.js';
@@ -170,7 +170,7 @@ function resourceRoutes(app: FastifyInstance, resourceOf: (plural: string) => Re
   app.all(`${BASE}/watch/namespaces/:namespace/:resource/:name`, watchOnly);
 }
 
-/** agents/<name>/events, /approvals, /cancel, /compact, /cost and /log. */
+/** agents/<name>/events, /approvals, /cancel, /compact, /cost and /log; schedules/<name>/trigger. */
 function subresourceRoutes(app: FastifyInstance, deps: AggregatedApiDeps, resourceOf: (plural: string) => ResourceDef): void {
   app.all<{ Params: Required<Params> }>(`${BASE}/namespaces/:namespace/:resource/:name/:subresource`, async (req, reply) => {
     const { namespace, resource, name, subresource } = req.params;
@@ -180,6 +180,7 @@ function subresourceRoutes(app: FastifyInstance, deps: AggregatedApiDeps, resour
     const q = req.query as Query;
     if (subresource === 'events' && req.method === 'GET') return send(reply, { code: 200, body: await agentEvents(deps, namespace, name, q) });
     if (subresource === 'cancel' && req.method === 'POST') return send(reply, await cancelAgent(deps, namespace, name));
+    if (subresource === 'trigger' && req.method === 'POST') return send(reply, await triggerScheduleNow(deps, namespace, name));
     if (subresource === 'approvals' && req.method === 'GET') return send(reply, { code: 200, body: await agentApprovals(deps, namespace, name) });
     if (subresource === 'approvals' && req.method === 'POST') {
       const user = req.user?.username ?? ANONYMOUS.username;
@@ -249,7 +250,7 @@ function sendDoc(req: FastifyRequest, reply: FastifyReply, doc: SerializedDoc, h
 }
 
 /** Subresources written with POST (a create); the others are read with GET. */
-const POST_SUBRESOURCES = new Set(['cancel', 'compact']);
+const POST_SUBRESOURCES = new Set(['cancel', 'compact', 'trigger']);
 
 const unknownPath = (): ApiError => new ApiError('NotFound', 404, 'the server could not find the requested resource');
 

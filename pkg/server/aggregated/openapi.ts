@@ -253,7 +253,27 @@ function resourcePaths(r: ResourceDef): Record<string, PathItem> {
     },
   };
   if (r.kind === 'Agent') Object.assign(paths, agentSubresourcePaths(base, r));
+  if (r.kind === 'Schedule') Object.assign(paths, scheduleSubresourcePaths(base, r));
   return paths;
+}
+
+function scheduleSubresourcePaths(base: string, r: ResourceDef): Record<string, PathItem> {
+  return {
+    [`${base}/namespaces/{namespace}/${r.plural}/{name}/trigger`]: {
+      params: [P.name(r.kind), P.namespace, P.pretty],
+      ops: [
+        {
+          method: 'post',
+          id: `create${GV_ID}Namespaced${r.kind}Trigger`,
+          action: 'post',
+          description:
+            'run the schedule now, whatever its cron and suspend say (its concurrencyPolicy still applies); 200 with the schedule once the run is recorded in status.lastRun, 202 if not yet',
+          params: [],
+          responses: { '200': { ref: `${OWN}.${r.kind}`, description: 'OK' }, '202': { ref: `${OWN}.${r.kind}`, description: 'Accepted' } },
+        },
+      ],
+    },
+  };
 }
 
 function agentSubresourcePaths(base: string, r: ResourceDef): Record<string, PathItem> {

@@ -8,6 +8,7 @@ import { type AgentCheckpoint, CHECKPOINT_KIND, checkpointSpecSchema, checkpoint
 import { type Memory, MEMORY_KIND, memorySpecSchema, memoryStatusSchema } from '../../api/memory.js';
 import { type Skill, SKILL_KIND, skillSpecSchema, skillStatusSchema } from '../../api/skill.js';
 import { CONNECTOR_KIND, type Connector, connectorSpecSchema, connectorStatusSchema } from '../../api/connector.js';
+import { type Schedule, SCHEDULE_KIND, scheduleSpecSchema, scheduleStatusSchema } from '../../api/schedule.js';
 import { type Squad, SQUAD_KIND, squadSpecSchema, squadStatusSchema } from '../../api/squad.js';
 import { type Trigger, TRIGGER_KIND, triggerSpecSchema, triggerStatusSchema } from '../../api/trigger.js';
 import { type Webhook, WEBHOOK_KIND, webhookSpecSchema, webhookStatusSchema } from '../../api/webhook.js';
@@ -27,6 +28,7 @@ export interface AggregatedApiDeps {
   connectors: Registry<Connector>;
   checkpoints: Registry<AgentCheckpoint>;
   budgets: Registry<Budget>;
+  schedules: Registry<Schedule>;
   triggers: Registry<Trigger>;
   webhooks: Registry<Webhook>;
   skills: Registry<Skill>;
@@ -74,6 +76,7 @@ export function buildResources(d: AggregatedApiDeps): ResourceDef[] {
     connectorResource(d),
     checkpointResource(d),
     budgetResource(d),
+    scheduleResource(d),
     triggerResource(d),
     webhookResource(d),
     skillResource(d),
@@ -185,6 +188,27 @@ function budgetResource(d: AggregatedApiDeps): ResourceDef<Budget> {
     registry: d.budgets,
     reads: d.reads.budgets,
     subresources: [],
+  };
+}
+
+function scheduleResource(d: AggregatedApiDeps): ResourceDef<Schedule> {
+  return {
+    plural: 'schedules',
+    singular: 'schedule',
+    kind: SCHEDULE_KIND,
+    listKind: 'ScheduleList',
+    shortNames: ['sched'],
+    categories: ['agentplane', 'all'],
+    description:
+      'A Schedule gives an agent a task (spec.instructions) on a cron schedule, in the words of CronJob: concurrencyPolicy says what a run does when the agent is busy ' +
+      '(Allow queues it behind the task, Forbid skips it, Replace cancels the task), startingDeadlineSeconds what a run missed during downtime does (docs/schedules.md). ' +
+      'Create on schedules/trigger runs it now.',
+    specSchema: scheduleSpecSchema,
+    specRequired: ['agent', 'cron', 'instructions'],
+    statusSchema: scheduleStatusSchema,
+    registry: d.schedules,
+    reads: d.reads.schedules,
+    subresources: [{ name: 'trigger', kind: 'Schedule', verbs: ['create'] }],
   };
 }
 

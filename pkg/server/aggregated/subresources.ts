@@ -13,6 +13,8 @@
 //    create), apart from changing the agent;
 //  - agents/<name>/cost    GET: spending per task and per model (an AgentCost), the REST
 //    mirror's /api/v1/agents/:name/cost, with the same `limit` and `events`;
+//  - schedules/<name>/trigger POST: runs the schedule now (docs/schedules.md); 200 with the
+//    schedule once its controller recorded the run, 202 if not yet;
 //  - agents/<name>/log     GET: the current task's events, one JSON line each (`since=<seq>`
 //    replays from there instead); with follow=true it then streams live events until the client
 //    goes or the agent is deleted. Named "log" so kube-apiserver treats it as long-running.
@@ -21,7 +23,9 @@ import type { Agent } from '../../api/agent.js';
 import { invalid, notFound } from '../../api/errors.js';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../api/event.js';
 import { API_VERSION } from '../../api/meta.js';
+import type { Schedule } from '../../api/schedule.js';
 import { followEvents, watchAgentGone } from '../event-follow.js';
+import { triggerSchedule } from '../services/schedule-trigger.js';
 import { boolParam, intParam, type Query } from './query.js';
 import type { AggregatedApiDeps } from './resources.js';
 import type { WatchSink } from './watch.js';
@@ -36,6 +40,11 @@ export async function agentEvents(d: AggregatedApiDeps, namespace: string, name:
 export async function cancelAgent(d: AggregatedApiDeps, namespace: string, name: string): Promise<{ code: number; body: Agent; warnings?: string[] }> {
   const { agent, settled, running } = await d.agentService.cancel(namespace, name);
   return { code: settled ? 200 : 202, body: agent, ...(running ? {} : { warnings: [`nothing was running: agent "${name}" has no task in progress`] }) };
+}
+
+export async function triggerScheduleNow(d: AggregatedApiDeps, namespace: string, name: string): Promise<{ code: number; body: Schedule }> {
+  const { schedule, settled } = await triggerSchedule(d.schedules, namespace, name);
+  return { code: settled ? 200 : 202, body: schedule };
 }
 
 export async function compactAgent(d: AggregatedApiDeps, namespace: string, name: string, body: unknown) {

@@ -2,7 +2,7 @@
 // subresource, namespace, name, or a non-resource path). Pure functions, no I/O.
 //
 // - /apis/{group}/{version}/...: parsed exactly as kube-apiserver's RequestInfoFactory does.
-// - /api/v1/{agents|squads|connectors|budgets|triggers|webhooks|skills|memories}...: the REST mirror, mapped onto the same agentplane.io
+// - /api/v1/{agents|squads|connectors|budgets|schedules|triggers|webhooks|skills|memories}...: the REST mirror, mapped onto the same agentplane.io
 //   resources; /api/v1/secrets onto core (group "") secrets. The namespace is the one the
 //   handler will act in: the query's `namespace` for named objects (default "default"), all
 //   namespaces for a list without one, the body's `namespace` for creates.
@@ -58,7 +58,7 @@ export const MCP_PATH = '/mcp';
 
 const TRUE_VALUES = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
-const MIRROR_RESOURCES = new Set(['agents', 'squads', 'connectors', 'budgets', 'triggers', 'webhooks', 'skills', 'memories']);
+const MIRROR_RESOURCES = new Set(['agents', 'squads', 'connectors', 'budgets', 'schedules', 'triggers', 'webhooks', 'skills', 'memories']);
 
 const methodVerb = (method: string): string =>
   ({ GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' })[method] ?? method.toLowerCase();
