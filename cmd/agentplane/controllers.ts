@@ -7,6 +7,7 @@ import { BudgetGuard } from '../../pkg/controller/budget-guard.js';
 import { spendOf } from '../../pkg/api/budget.js';
 import { CheckpointController, CopyHolds } from '../../pkg/controller/checkpoint-controller.js';
 import { CheckpointRestore } from '../../pkg/controller/checkpoint-restore.js';
+import { MessageDelivery } from '../../pkg/controller/message-delivery.js';
 import { ScheduleController } from '../../pkg/controller/schedule-controller.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
 import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
@@ -25,6 +26,8 @@ export interface Controllers {
   agents: AgentController;
   squads: SquadController;
   checkpoints: CheckpointController;
+  /** Messages queued on sleeping agents, delivered once they wake (docs/messages.md). */
+  messages: MessageDelivery;
   schedules: ScheduleController;
   webhooks: WebhookController;
 }
@@ -92,5 +95,6 @@ export function wireControllers(w: Wiring, home: Home, s: Storage, events: Event
     for (const a of s.informers.agents.list()) counts[a.status.status] = (counts[a.status.status] ?? 0) + 1;
     return counts;
   });
-  return { agents, squads, checkpoints, schedules, webhooks: wireWebhooks(w, home, s, events) };
+  const messages = new MessageDelivery({ agents: s.agents, cache: s.informers.agents, logger: child('message-delivery') });
+  return { agents, squads, checkpoints, schedules, messages, webhooks: wireWebhooks(w, home, s, events) };
 }

@@ -30,6 +30,7 @@ export function addLeaderRunnables(
   leader.add({ name: 'runtime (leader)', start: () => built.lead() });
   leader.add({ name: 'agent controller', start: () => controllers.agents.start(), stop: () => controllers.agents.stop() });
   leader.add({ name: 'checkpoint controller', start: () => controllers.checkpoints.start(), stop: () => controllers.checkpoints.stop() });
+  leader.add({ name: 'message delivery', start: () => controllers.messages.controller.start(), stop: () => controllers.messages.controller.stop() });
   leader.add({ name: 'schedule controller', start: () => controllers.schedules.start(), stop: () => controllers.schedules.stop() });
   leader.add({ name: 'squad controller', start: () => controllers.squads.controller.start(), stop: () => controllers.squads.controller.stop() });
   leader.add({ name: 'webhook controller', start: () => controllers.webhooks.start(), stop: () => controllers.webhooks.stop() });

@@ -11,6 +11,9 @@ import { AgentApprovals } from '../../pkg/server/services/agent-approvals.js';
 import { AgentCompaction } from '../../pkg/server/services/agent-compaction.js';
 import { AgentCosts } from '../../pkg/server/services/agent-costs.js';
 import { AgentService } from '../../pkg/server/services/agent-service.js';
+import { AgentMessages } from '../../pkg/server/services/agent-messages.js';
+import { AgentToolCalls } from '../../pkg/server/services/agent-tool-calls.js';
+import { agentMessageRoutes } from '../../pkg/server/routes/agent-messages.js';
 import { CheckpointService } from '../../pkg/server/services/checkpoint-service.js';
 import { SquadService } from '../../pkg/server/services/squad-service.js';
 import { agentFileRoutes } from '../../pkg/server/routes/agent-files.js';
@@ -80,19 +83,7 @@ export async function publicApi(
     ...(o.rateLimitBurst !== undefined ? { burst: o.rateLimitBurst } : {}),
     exemptPaths: [...ALWAYS_ALLOW_PATHS, ...BYPASS_PATHS],
   });
-  // Not ready until the caches have listed, nor while the event store cannot be reached.
-  const readiness: ReadinessCheck[] = [
-    {
-      name: 'informers',
-      check: async () => {
-        const waiting = Object.entries(informers)
-          .filter(([, i]) => !i.hasSynced())
-          .map(([n]) => n);
-        if (waiting.length) throw new Error(`caches not synced yet: ${waiting.join(', ')}`);
-      },
-    },
-    { name: 'event store', check: () => events.ping() },
-  ];
+  const readiness = readinessChecks(s, events);
   const service = new AgentService(agents, events, undefined, reads.agents);
   await app.register(systemRoutes(metrics, readiness));
   await app.register(agentRoutes(service));
@@ -100,6 +91,7 @@ export async function publicApi(
   const costs = new AgentCosts(agents, events);
   const approvals = new AgentApprovals(agents);
   await app.register(agentOpRoutes(compaction, costs, approvals));
+  const messages = await wireMessages(app, s, events, service, built);
   await app.register(agentStreamRoutes(service, events, metrics, o.wsClientsPerAgent !== undefined ? { maxClientsPerAgent: o.wsClientsPerAgent } : {}));
   const local = built.local;
   await app.register(
@@ -137,11 +129,37 @@ export async function publicApi(
       compaction,
       costs,
       approvals,
+      messages,
       events,
       reads,
     }),
   );
   return app;
+}
+
+/** Messages to agents (docs/messages.md), and a manager agent's agentplane tools, relayed by its worker over the control channel. */
+async function wireMessages(app: App, s: Storage, events: EventLog, service: AgentService, built: BuiltRuntime): Promise<AgentMessages> {
+  const messages = new AgentMessages(s.agents, events, service);
+  await app.register(agentMessageRoutes(messages));
+  const toolCalls = new AgentToolCalls(s.agents, messages);
+  built.runtime.channel.serveCalls((caller, call) => toolCalls.answer(caller, call));
+  return messages;
+}
+
+/** Not ready until the caches have listed, nor while the event store cannot be reached. */
+function readinessChecks({ informers }: Storage, events: EventLog): ReadinessCheck[] {
+  return [
+    {
+      name: 'informers',
+      check: async () => {
+        const waiting = Object.entries(informers)
+          .filter(([, i]) => !i.hasSynced())
+          .map(([n]) => n);
+        if (waiting.length) throw new Error(`caches not synced yet: ${waiting.join(', ')}`);
+      },
+    },
+    { name: 'event store', check: () => events.ping() },
+  ];
 }
 
 /** The REST mirrors of the kinds served by the generic kind routes (and a schedule's trigger). */

@@ -13,6 +13,7 @@ export type EventType =
   | 'approval_decided'
   | 'budget_warning'
   | 'budget_exceeded'
+  | 'message'
   | 'task_completed'
   | 'task_cancelled'
   | 'error';
@@ -30,6 +31,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'approval_decided',
   'budget_warning',
   'budget_exceeded',
+  'message',
   'task_completed',
   'task_cancelled',
   'error',
@@ -137,6 +139,20 @@ export interface BudgetEventPayload {
   message: string;
 }
 
+/**
+ * A message between agents, or from a person to an agent (POST …/messages, a manager's
+ * send_message tool: docs/messages.md), recorded on the receiver (`received`) and, when the
+ * sender is an agent of the namespace, on the sender (`sent`).
+ */
+export interface MessagePayload {
+  from: string;
+  to: string;
+  text: string;
+  direction: 'received' | 'sent';
+  /** followUp: into the running task; task: a new task; queued: kept until the sleeping receiver wakes. */
+  delivery: 'followUp' | 'task' | 'queued';
+}
+
 export interface EventPayloads {
   task_started: { instructions: string };
   text: { content: string };
@@ -151,6 +167,7 @@ export interface EventPayloads {
   approval_decided: ApprovalDecidedPayload;
   budget_warning: BudgetEventPayload;
   budget_exceeded: BudgetEventPayload;
+  message: MessagePayload;
   task_completed: TaskCompletedPayload;
   task_cancelled: { reason: string } & TaskSpend;
   error: { message: string; reason: string } & TaskSpend;

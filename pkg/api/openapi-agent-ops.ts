@@ -6,6 +6,7 @@ import { agentCostResponseSchema, COST_EVENTS_MAX_TASKS } from './agent-cost.js'
 import { approvalDecisionRequestSchema, approvalSchema } from './approval.js';
 import { cancelResponseSchema, compactRequestSchema, compactResponseSchema } from './agent-ops.js';
 import { errors, json, nameParam, nsParam, ref, type Schema, toOpenApi } from './openapi-common.js';
+import { messageComponents, messagePaths } from './openapi-messages.js';
 
 const boolQuery = (name: string, description: string): OpenAPIV3.ParameterObject => ({
   name,
@@ -20,6 +21,7 @@ export const octetStream = { 'application/octet-stream': { schema: { type: 'stri
 
 export function agentOpPaths(): OpenAPIV3.PathsObject {
   return {
+    ...messagePaths(),
     '/api/v1/agents/{name}/compact': {
       post: {
         operationId: 'compactAgent',
@@ -97,6 +99,7 @@ export function agentOpPaths(): OpenAPIV3.PathsObject {
 
 export function agentOpComponents(): Record<string, Schema> {
   return {
+    ...messageComponents(),
     CancelResponse: toOpenApi(cancelResponseSchema),
     Approval: toOpenApi(approvalSchema),
     ApprovalDecisionRequest: toOpenApi(approvalDecisionRequestSchema),

@@ -78,9 +78,10 @@ export function triggerPaths(): OpenAPIV3.PathsObject {
             description: 'BadPayload: not JSON, a delivery id too long, or the template rendered nothing; or a namespace that is no DNS label (an Error)',
             content: json({ anyOf: [ref('TriggerHookAnswer'), ref('Error')] }),
           },
-          '401': answer('BadSignature: the signature is missing or wrong; nothing started'),
+          '401': answer(
+            "BadSignature: the signature is missing or wrong; SecretMissing: the trigger's secret does not exist, so none can be checked; nothing started",
+          ),
           '409': answer("AgentBusy: the trigger's agent is busy with a task, or AgentMissing: it does not exist; nothing started, a redelivery may start it"),
-          '503': answer("SecretMissing: the trigger's secret does not exist"),
           ...errors(404, 413, 415),
         },
       },

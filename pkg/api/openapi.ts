@@ -36,6 +36,7 @@ const eventSchema: Schema = {
         'context_compacted{trigger: manual|auto, pre_tokens, post_tokens?} (the engine compacted the session), ' +
         'approval_requested{id, tool, input, expiresAt, onTimeout, deciders} (a tool call waits for a person), ' +
         'approval_decided{id, tool, decision: allow|deny, reason?, decidedBy}, ' +
+        'message{from, to, text, direction: received|sent, delivery: followUp|task|queued} (a message between agents, docs/messages.md), ' +
         'task_completed{result, cost_usd, duration_ms, turns, stop_reason, session_id, usage?{input_tokens, output_tokens, ' +
         'cache_read_input_tokens, cache_creation_input_tokens}, model_usage?{<model>: usage}}, task_cancelled{reason, cost_usd?, usage?, model_usage?}, ' +
         "error{message, reason, cost_usd?, usage?, model_usage?}. cost_usd and the usage are the task's own, not its session's running total.",

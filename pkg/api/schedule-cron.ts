@@ -1,5 +1,5 @@
-// Reading a Schedule's cron and time zone, with croner (docs/decisions.md "Schedules: the cron
-// library"): five fields, or six with seconds first, in an IANA time zone (UTC by default). Pure
+// Reading a Schedule's cron and time zone, with croner (docs/decisions.md "Schedules", the cron
+// library): five fields, or six with seconds first, in an IANA time zone (UTC by default). Pure
 // functions of the spec and a given instant, so the controller's clock can be a fake one in tests.
 
 import { Cron } from 'croner';

@@ -6,7 +6,8 @@
 import type { EventPayloads, EventType } from './event.js';
 import { APPROVAL_ID_PATTERN } from './approval.js';
 import { validateSchema } from './validation.js';
-import type { EventMessage, HelloMessage, SteeredMessage, WorkerMessage } from './worker-protocol.js';
+import { AGENTPLANE_TOOLS } from './agent-message.js';
+import type { CallMessage, EventMessage, HelloMessage, SteeredMessage, WorkerMessage } from './worker-protocol.js';
 
 /** One field's schema, marked optional exactly when the type's field is. */
 type Field<T, K extends keyof T> = Record<never, never> extends Pick<T, K> ? { schema: object; optional: true } : { schema: object; optional?: false };
@@ -31,7 +32,7 @@ const count = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
 const taskId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
 
 /** Event types a worker reports; `model_retry` and the budget's events are the model proxy's, `approval_decided` the server's. */
-export type WorkerEventType = Exclude<EventType, 'model_retry' | 'budget_warning' | 'budget_exceeded' | 'approval_decided'>;
+export type WorkerEventType = Exclude<EventType, 'model_retry' | 'budget_warning' | 'budget_exceeded' | 'approval_decided' | 'message'>;
 
 /**
  * What a worker's events carry: a task's end without `usage` and `model_usage`, which only the
@@ -100,6 +101,8 @@ const messageSchemas: { [T in WorkerMessage['type']]: object } = {
     ),
   }),
   steered: objectSchema<SteeredMessage>({ type: req({ const: 'steered' }), id: req(label), accepted: req({ type: 'boolean' }) }),
+  // The input's fields are the tool's, checked by the server's handler (pkg/server/services/agent-tool-calls.ts).
+  call: objectSchema<CallMessage>({ type: req({ const: 'call' }), id: req(label), tool: req({ enum: AGENTPLANE_TOOLS }), input: req({ type: 'object' }) }),
 };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -118,7 +121,7 @@ export function parseWorkerMessage(raw: string): { message: WorkerMessage } | { 
   if (!isRecord(value)) return { error: 'not a JSON object' };
   const type = value.type;
   if (typeof type !== 'string' || !Object.hasOwn(messageSchemas, type)) {
-    return { error: `unknown message type ${JSON.stringify(type)?.slice(0, 64) ?? 'undefined'} (hello, event or steered)` };
+    return { error: `unknown message type ${JSON.stringify(type)?.slice(0, 64) ?? 'undefined'} (hello, event, steered or call)` };
   }
   const causes = validateSchema(messageSchemas[type as WorkerMessage['type']], value);
   if (!causes.length && type === 'event') {

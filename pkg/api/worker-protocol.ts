@@ -2,11 +2,13 @@
 // authenticates with its per-agent token, and then:
 //   server -> worker: task, cancel, steer, compact, approval (a decision), assign (a warm-pool slot becomes an agent's worker)
 //   worker -> server: hello (on every connect), event (for the task it runs; an `approval_requested`
-//   event asks for a decision), steered (answers steer, compact and approval)
+//   event asks for a decision), steered (answers steer, compact and approval), call (a tool of the
+//   in-process `agentplane` MCP server, answered by `answer`)
 
 import type { EventDraft, ModelRetryPayload, TokenUsage } from './event.js';
 import type { Role } from './agent.js';
 import type { ApprovalDecision, ApprovalPolicy } from './approval.js';
+import type { AgentplaneTool } from './agent-message.js';
 
 export const CONTROL_PATH = '/internal/v1/workers/connect';
 
@@ -185,7 +187,18 @@ export interface PrestartSettings {
   role: Role;
 }
 
-export type ServerMessage = TaskMessage | CancelMessage | SteerMessage | CompactMessage | ApprovalMessage | AssignMessage;
+/**
+ * The server's answer to a worker's `call`: the tool's result as text for the model, or why it
+ * was refused (`isError`: the model reads it as the tool's error).
+ */
+export interface AnswerMessage {
+  type: 'answer';
+  id: string;
+  isError: boolean;
+  text: string;
+}
+
+export type ServerMessage = TaskMessage | CancelMessage | SteerMessage | CompactMessage | ApprovalMessage | AssignMessage | AnswerMessage;
 
 export interface HelloMessage {
   type: 'hello';
@@ -211,7 +224,19 @@ export interface SteeredMessage {
   accepted: boolean;
 }
 
-export type WorkerMessage = HelloMessage | EventMessage | SteeredMessage;
+/**
+ * A manager agent's engine called a tool of the worker's in-process `agentplane` MCP server
+ * (pkg/worker/agentplane-tools.ts): the server acts for the worker's own agent, within its
+ * namespace (docs/messages.md), and answers with `answer` (the same id).
+ */
+export interface CallMessage {
+  type: 'call';
+  id: string;
+  tool: AgentplaneTool;
+  input: Record<string, unknown>;
+}
+
+export type WorkerMessage = HelloMessage | EventMessage | SteeredMessage | CallMessage;
 
 /**
  * Where a pod's model-proxy sidecar reports what only the model's responses tell (token usage,

@@ -179,6 +179,12 @@ export class EventRenderer {
         this.line(`${mark} ${c.bold(p.tool)} ${c.dim(`by ${p.decidedBy}${p.reason ? `: ${p.reason}` : ''}`)}`);
         break;
       }
+      case 'message': {
+        const p = ev.payload as AgentEvent<'message'>['payload'];
+        const how = p.delivery === 'queued' ? ' (queued until it wakes)' : '';
+        this.line(`${c.cyan('✉')} ${c.bold(`${p.from} → ${p.to}`)}${c.dim(how)}: ${oneLine(p.text, 200)}`);
+        break;
+      }
       case 'model_retry': {
         const p = ev.payload as AgentEvent<'model_retry'>['payload'];
         this.line(c.yellow(`! ${p.message}`));

@@ -14,6 +14,7 @@ import { registerCheckpointCommands } from './commands/checkpoints.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerConnectorCommands } from './commands/connectors.js';
 import { registerBudgetCommands } from './commands/budgets.js';
+import { registerMessageCommands } from './commands/messages.js';
 import { registerScheduleCommands } from './commands/schedules.js';
 import { registerHookCommands } from './commands/hooks.js';
 import { registerMcpCommands } from './commands/mcp.js';
@@ -80,6 +81,7 @@ export function buildProgram(): Command {
   registerRun(program, withSession);
   registerAgentCommands(program, withSession);
   registerApprovalCommands(program, withSession);
+  registerMessageCommands(program, withSession);
   registerSquadCommands(program, withSession);
   registerCheckpointCommands(program, withSession);
   registerConnectorCommands(program, withSession);

@@ -6,12 +6,15 @@
 import WebSocket from 'ws';
 import type { EventDraft } from '../api/event.js';
 import { capEventSize } from '../api/event-size.js';
+import { randomUUID } from 'node:crypto';
 import {
   MAX_EVENT_BYTES,
+  type AnswerMessage,
   type ApprovalMessage,
   type AssignMessage,
   CONTROL_PATH,
   type PrestartSettings,
+  type CallMessage,
   type ServerMessage,
   type SteerMessage,
   type CompactMessage,
@@ -41,6 +44,9 @@ export interface WorkerOptions {
   prestart?: PrestartSettings;
 }
 
+/** How long an agentplane tool call waits for the server's answer (the server waits at most 15 s for a follow-up's hand-over). */
+const CALL_TIMEOUT_MS = 60_000;
+
 export class AgentWorker {
   private ws?: WebSocket;
   private running?: { taskId: number; abort: AbortController; done: Promise<void>; input: TaskInput };
@@ -54,10 +60,36 @@ export class AgentWorker {
   private readonly engine: Engine;
   /** The worker's log; names the agent once a slot is assigned one. */
   private log: Logger;
+  /** agentplane tool calls relayed to the server, waiting for its answer, by id. */
+  private readonly calls = new Map<string, (a: { isError: boolean; text: string }) => void>();
 
   constructor(private readonly opts: WorkerOptions) {
     this.log = opts.logger;
-    this.engine = new Engine(opts.engine, opts.logger);
+    this.engine = new Engine(opts.engine, opts.logger, (tool, input) => this.call(tool, input));
+  }
+
+  /**
+   * A tool of the in-process agentplane MCP server (agentplane-tools.ts), relayed to the server,
+   * which acts for this worker's agent. A call whose answer was lost with a connection ends as an
+   * error after CALL_TIMEOUT_MS; the model reads it and may try again.
+   */
+  private call(tool: CallMessage['tool'], input: Record<string, unknown>): Promise<{ isError: boolean; text: string }> {
+    const id = randomUUID();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => answer({ isError: true, text: 'agentplane did not answer in time; try again' }), CALL_TIMEOUT_MS);
+      timer.unref();
+      const answer = (a: { isError: boolean; text: string }): void => {
+        clearTimeout(timer);
+        this.calls.delete(id);
+        resolve(a);
+      };
+      this.calls.set(id, answer);
+      this.send({ type: 'call', id, tool, input });
+    });
+  }
+
+  private onAnswer(msg: AnswerMessage): void {
+    this.calls.get(msg.id)?.({ isError: msg.isError, text: msg.text });
   }
 
   start(): void {
@@ -132,6 +164,7 @@ export class AgentWorker {
     else if (msg.type === 'steer') this.onSteer(msg);
     else if (msg.type === 'compact') this.onCompact(msg);
     else if (msg.type === 'approval') this.onApproval(msg);
+    else if (msg.type === 'answer') this.onAnswer(msg);
   }
 
   /** A decision on a tool call the running task held for approval; answered as a steer is. */

@@ -4,10 +4,11 @@
 // tasks the engine stays up (a warm session, engine-session.ts) until its settings change, the
 // worker stops or the agent's idle worker is released.
 
-import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { McpServerConfig, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { EventDraft } from '../api/event.js';
 import { connectorGatewayPath, type McpServerSpec, type PrestartSettings, type TaskMessage } from '../api/worker-protocol.js';
 import type { Logger } from '../observability/logger.js';
+import { AGENTPLANE_MCP_SERVER, agentplaneToolServer, type ServerCall } from './agentplane-tools.js';
 import { ApprovalGate } from './approval-gate.js';
 import { attachmentsPrompt, materialize, type Materialized } from './attachments.js';
 import { EngineSession } from './engine-session.js';
@@ -85,6 +86,8 @@ export class Engine {
   constructor(
     private readonly env: EngineEnv,
     private readonly log?: Logger,
+    /** Relays a manager's agentplane tool calls to the server; without it no engine gets those tools. */
+    private readonly serverCall?: ServerCall,
   ) {}
 
   /**
@@ -173,7 +176,7 @@ export class Engine {
     if (this.session) return;
     const task: TaskMessage = { type: 'task', taskId: 0, instructions: '', model: settings.model, role: settings.role, mcpServers: [] };
     this.starts++;
-    const session = new EngineSession(settingsKey(task, this.env, NONE), sessionOptions(task, this.env, undefined, this.approvals, NONE));
+    const session = new EngineSession(settingsKey(task, this.env, NONE), sessionOptions(task, this.env, undefined, this.approvals, NONE, this.serverCall));
     this.session = this.prestarted = session;
     const t0 = Date.now();
     try {
@@ -211,7 +214,7 @@ export class Engine {
       warm.close();
     }
     this.starts++;
-    this.session = new EngineSession(key, sessionOptions(task, this.env, resume, this.approvals, att));
+    this.session = new EngineSession(key, sessionOptions(task, this.env, resume, this.approvals, att, this.serverCall));
     return this.session;
   }
 }
@@ -241,10 +244,13 @@ function sessionOptions(
   resume: string | undefined,
   approvals: ApprovalGate,
   att: Materialized,
+  serverCall?: ServerCall,
 ): ConstructorParameters<typeof EngineSession>[1] {
   const memories: Record<string, ReturnType<typeof memoryServer>> = att.memories.length
     ? { [MEMORY_SERVER]: memoryServer({ ...env, names: att.memories.map((m) => m.name) }) }
     : {};
+  // A manager's own tools (docs/messages.md), in the worker's process: a connector may not take the name.
+  const own: Record<string, McpServerConfig> = task.role === 'manager' && serverCall ? { [AGENTPLANE_MCP_SERVER]: agentplaneToolServer(serverCall) } : {};
   return {
     cwd: env.workspace,
     model: task.model,
@@ -260,7 +266,7 @@ function sessionOptions(
     settingSources: [],
     env: engineEnvironment(env),
     ...(resume ? { resume } : {}),
-    mcpServers: { ...Object.fromEntries(task.mcpServers.map((s) => [s.name, mcpServer(s, env)])), ...memories },
+    mcpServers: { ...Object.fromEntries(task.mcpServers.map((s) => [s.name, mcpServer(s, env)])), ...memories, ...own },
     // The agent's skills: a plugin directory agentplane writes (attachments.ts); the workspace's
     // own settings (.claude/settings.json, its hooks) are still not loaded (settingSources: []).
     ...(att.pluginDir ? { plugins: [{ type: 'local' as const, path: att.pluginDir, skipMcpDiscovery: true }] } : {}),

@@ -477,7 +477,8 @@ spec: {agent: sched-target, cron: "0 9 * * 1", timeZone: Europe/Paris, instructi
         'a next time in the table',
       );
       expect(table).to.match(/NAME\s+AGENT\s+SCHEDULE\s+SUSPEND\s+LAST SCHEDULE\s+NEXT\s+AGE/);
-      expect(table).to.match(/weekly\s+sched-target\s+0 9 \* \* 1\s+false\s+<none>\s+in /);
+      // No last schedule yet (an empty cell), the next one days ahead.
+      expect(table, table).to.match(/weekly\s+sched-target\s+0 9 \* \* 1\s+false\s+in \d/);
       expect(await jsonpath('schedule/weekly', '.status.conditions[?(@.type=="Ready")].status', 'team-a')).to.equal('True');
       const bad = await cp.kubectl(['apply', '-f', '-'], {
         input:
@@ -485,7 +486,7 @@ spec: {agent: sched-target, cron: "0 9 * * 1", timeZone: Europe/Paris, instructi
         allowFail: true,
       });
       expect(bad.stderr).to.contain('spec.cron');
-      expect(bad.stderr).to.contain('Invalid');
+      expect(bad.stderr).to.contain('is invalid');
     });
 
     it('auth can-i and the aggregator tell read, trigger and change apart', async () => {

@@ -148,6 +148,13 @@ describe('triggers and webhooks (integration)', function () {
       const missing = await api('POST', '/api/v1/triggers', { name: 'nope', agent: 'reviewer', instructions: 'x' });
       expect(missing.status).to.equal(400);
       expect(JSON.stringify(missing.body)).to.contain('secretRef');
+      expect(
+        (await api('POST', '/api/v1/triggers', { name: 'nosecret', agent: 'reviewer', secretRef: { name: 'absent' }, instructions: '@say x' })).status,
+      ).to.equal(201);
+      const unsigned = await h.api('POST', '/api/v1/triggers/nosecret/hook', payload, { 'x-hub-signature-256': sign(payload) });
+      expect(unsigned.status).to.equal(401);
+      expect(unsigned.body.result).to.equal('SecretMissing');
+      expect((await api('DELETE', '/api/v1/triggers/nosecret')).status).to.equal(200);
       const made = await api('POST', '/api/v1/triggers', {
         name: 'slack',
         agent: 'reviewer',
@@ -277,6 +284,20 @@ describe('triggers and webhooks (integration)', function () {
       expect(w.status.lastFailures.map((f: { status: number }) => f.status)).to.deep.equal([500, 500]);
       expect(w.status.lastDelivery).to.include({ agent: 'hooked', type: 'task_completed', status: 200 });
       expect(w.status.cursors.hooked.seq).to.be.at.least(seqs.at(-1)!);
+    });
+
+    it('after a restart, resumes from the stored cursor: the next task’s events, nothing sent again', async () => {
+      const before = received.length;
+      const acked = new Set(received.filter((r) => r.answered === 200).map((r) => String(r.headers['webhook-id'])));
+      await h.restart();
+      expect((await api('POST', '/api/v1/agents', { name: 'hooked', instructions: '@say three' })).status).to.equal(200);
+      await taskEnd('hooked', 3);
+      await eventually(async () => received.length >= before + 2 || undefined, 60_000, "the third task's two events");
+      await new Promise((r) => setTimeout(r, 1000));
+      const fresh = received.slice(before);
+      expect(fresh.map((r) => (JSON.parse(r.body) as { data: { task: number }; type: string }).type)).to.deep.equal(['task_started', 'task_completed']);
+      expect(fresh.every((r) => JSON.parse(r.body).data.task === 3)).to.equal(true);
+      expect(fresh.some((r) => acked.has(String(r.headers['webhook-id'])))).to.equal(false);
     });
   });
 

@@ -5,6 +5,7 @@ import { agentPatchRequestSchema, agentResponseSchema, agentTaskRequestSchema, M
 import { EVENT_TYPES, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../pkg/api/event.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN, NAMESPACE_PATTERN } from '../../pkg/api/meta.js';
 import { buildOpenApi } from '../../pkg/api/openapi.js';
+import { messageRequestSchema } from '../../pkg/api/agent-message.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -117,6 +118,7 @@ describe('OpenAPI document', () => {
     const published = (s: object) => JSON.parse(JSON.stringify(withoutId(s)).replaceAll(JSON.stringify(MODEL_PATTERN), JSON.stringify(MODEL_PATTERN_PORTABLE)));
     expect(schemas.AgentTaskRequest).to.deep.equal(published(agentTaskRequestSchema));
     expect(schemas.AgentPatchRequest).to.deep.equal(published(agentPatchRequestSchema));
+    expect(schemas.MessageRequest).to.deep.equal(published(messageRequestSchema));
     expect(schemas.AgentResponse).to.deep.equal(published(agentResponseSchema));
     expect(JSON.stringify(schemas)).to.contain(JSON.stringify(MODEL_PATTERN_PORTABLE).slice(1, -1)).and.not.contain('p{Cc}');
     for (const s of Object.values(schemas)) expect(s).to.not.have.property('$id');

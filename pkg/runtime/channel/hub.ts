@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import type WebSocket from 'ws';
 import { type EventDraft, isTerminal } from '../../api/event.js';
 import { type ObjectRef, refKey } from '../../api/meta.js';
-import type { ApprovalHandover, ApprovalMessage, CompactMessage, ServerMessage, SteerMessage, WorkerMessage } from '../../api/worker-protocol.js';
+import type { ApprovalHandover, ApprovalMessage, CallMessage, CompactMessage, ServerMessage, SteerMessage, WorkerMessage } from '../../api/worker-protocol.js';
 import { WorkerCloseCode } from '../../api/worker-protocol.js';
 import type { Logger } from '../../observability/logger.js';
 import { type ChannelLimits, DEFAULT_CHANNEL_LIMITS, MessageRate, TaskBudget } from './limits.js';
@@ -37,7 +37,21 @@ export interface WorkerChannel {
   attach(ws: WebSocket, grant: Grant): void;
   /** Reports workers that reconnect (metrics). */
   on(event: 'resumed', fn: (ref: ObjectRef) => void): unknown;
+  /** Serves the workers' tool calls (`call`); without a handler each is answered as not served. */
+  serveCalls(handler: CallHandler): void;
 }
+
+/** Who calls: the agent incarnation the worker's token speaks for (never what the worker claims). */
+export interface Caller {
+  ref: ObjectRef;
+  uid: string;
+}
+
+/** Answers a worker's tool call: the text the model reads, and whether it is an error. */
+export type CallHandler = (caller: Caller, call: Pick<CallMessage, 'tool' | 'input'>) => Promise<{ isError: boolean; text: string }>;
+
+/** Tool calls one connection may have in flight; more are answered at once with an error. */
+export const MAX_CALLS_IN_FLIGHT = 4;
 
 interface Conn {
   ws: WebSocket;
@@ -47,6 +61,8 @@ interface Conn {
   steers: Map<string, (accepted: boolean | undefined) => void>;
   /** The worker said hello on this connection (its first message, once). */
   greeted: boolean;
+  /** Tool calls being answered. */
+  calls: number;
   /** The server closed it for a breach: whatever was already read after is ignored. */
   refused: boolean;
   rate: MessageRate;
@@ -70,6 +86,7 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
   /** Each agent's message bucket, shared by its connections: reconnecting does not refill it. */
   private readonly rates = new Map<string, MessageRate>();
   private readonly limits: ChannelLimits;
+  private callHandler?: CallHandler;
 
   constructor(
     private readonly logger: Logger,
@@ -154,7 +171,7 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
     const key = refKey(grant.ref);
     let rate = this.rates.get(key);
     if (!rate) this.rates.set(key, (rate = new MessageRate(this.limits)));
-    const conn: Conn = { ws, grant, steers: new Map(), greeted: false, refused: false, rate };
+    const conn: Conn = { ws, grant, steers: new Map(), greeted: false, calls: 0, refused: false, rate };
     this.conns.set(refKey(grant.ref), conn);
     // Read through `conn.grant`: a slot's connection changes hands on `assign`.
     const log = (): Logger => this.logger.child({ namespace: conn.grant.ref.namespace, name: conn.grant.ref.name });
@@ -212,9 +229,33 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
     } else if (msg.type === 'event') {
       if (isTerminal(msg.event.type) && msg.taskId === conn.runningTaskId) conn.runningTaskId = undefined;
       this.account(conn, msg.taskId, msg.event, log);
+    } else if (msg.type === 'call') {
+      this.answerCall(conn, msg, log);
     } else {
       conn.steers.get(msg.id)?.(msg.accepted);
     }
+  }
+
+  serveCalls(handler: CallHandler): void {
+    this.callHandler = handler;
+  }
+
+  /** Answers a tool call on the connection it came on, for the agent its token speaks for. */
+  private answerCall(conn: Conn, msg: CallMessage, log: () => Logger): void {
+    const answer = (a: { isError: boolean; text: string }): void => {
+      if (conn.ws.readyState === 1) conn.ws.send(JSON.stringify({ type: 'answer', id: msg.id, ...a } satisfies ServerMessage));
+    };
+    if (!this.callHandler) return answer({ isError: true, text: 'this server serves no agentplane tools' });
+    if (conn.calls >= MAX_CALLS_IN_FLIGHT) return answer({ isError: true, text: `at most ${MAX_CALLS_IN_FLIGHT} agentplane tool calls at once; try again` });
+    conn.calls++;
+    const caller: Caller = { ref: { ...conn.grant.ref }, uid: conn.grant.uid };
+    void this.callHandler(caller, { tool: msg.tool, input: msg.input })
+      .catch((err: unknown) => {
+        log().error({ err: String(err), tool: msg.tool }, 'an agentplane tool call failed');
+        return { isError: true, text: 'the server failed to handle the call' };
+      })
+      .then(answer)
+      .finally(() => conn.calls--);
   }
 
   /**

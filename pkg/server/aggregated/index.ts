@@ -14,7 +14,17 @@ import { openApiV2, openApiV3, openApiV3Index, type SerializedDoc, serialize, V3
 import { PATCH_CONTENT_TYPES } from './patch.js';
 import { boolParam, type Query } from './query.js';
 import { type AggregatedApiDeps, buildResources, type ResourceDef } from './resources.js';
-import { agentApprovals, agentCost, agentEvents, cancelAgent, compactAgent, decideAgentApproval, prepareAgentLog, triggerScheduleNow } from './subresources.js';
+import {
+  agentApprovals,
+  agentCost,
+  agentEvents,
+  cancelAgent,
+  compactAgent,
+  decideAgentApproval,
+  messageAgent,
+  prepareAgentLog,
+  triggerScheduleNow,
+} from './subresources.js';
 import { ANONYMOUS } from '../audit/event.js';
 import { createVerb, deleteCollectionVerb, deleteVerb, getVerb, listVerb, patchVerb, updateVerb, type VerbRequest, type VerbResponse } from './verbs.js';
 import { statusOf } from './status.js';
@@ -170,7 +180,7 @@ function resourceRoutes(app: FastifyInstance, resourceOf: (plural: string) => Re
   app.all(`${BASE}/watch/namespaces/:namespace/:resource/:name`, watchOnly);
 }
 
-/** agents/<name>/events, /approvals, /cancel, /compact, /cost and /log; schedules/<name>/trigger. */
+/** agents/<name>/events, /approvals, /cancel, /compact, /cost, /log and /messages; schedules/<name>/trigger. */
 function subresourceRoutes(app: FastifyInstance, deps: AggregatedApiDeps, resourceOf: (plural: string) => ResourceDef): void {
   app.all<{ Params: Required<Params> }>(`${BASE}/namespaces/:namespace/:resource/:name/:subresource`, async (req, reply) => {
     const { namespace, resource, name, subresource } = req.params;
@@ -185,6 +195,10 @@ function subresourceRoutes(app: FastifyInstance, deps: AggregatedApiDeps, resour
     if (subresource === 'approvals' && req.method === 'POST') {
       const user = req.user?.username ?? ANONYMOUS.username;
       return send(reply, { code: 200, body: await decideAgentApproval(deps, namespace, name, req.body, user) });
+    }
+    if (subresource === 'messages' && req.method === 'POST') {
+      const user = req.user?.username ?? ANONYMOUS.username;
+      return send(reply, await messageAgent(deps, namespace, name, req.body, user));
     }
     if (subresource === 'compact' && req.method === 'POST') return send(reply, { code: 200, body: await compactAgent(deps, namespace, name, req.body) });
     if (subresource === 'cost' && req.method === 'GET') return send(reply, { code: 200, body: await agentCost(deps, namespace, name, q) });
@@ -250,7 +264,7 @@ function sendDoc(req: FastifyRequest, reply: FastifyReply, doc: SerializedDoc, h
 }
 
 /** Subresources written with POST (a create); the others are read with GET. */
-const POST_SUBRESOURCES = new Set(['cancel', 'compact', 'trigger']);
+const POST_SUBRESOURCES = new Set(['cancel', 'compact', 'messages', 'trigger']);
 
 const unknownPath = (): ApiError => new ApiError('NotFound', 404, 'the server could not find the requested resource');
 

@@ -5,6 +5,7 @@
 
 import { agentCostResponseSchema } from '../../api/agent-cost.js';
 import { compactResponseSchema } from '../../api/agent-ops.js';
+import { messageRequestSchema, messageResponseSchema } from '../../api/agent-message.js';
 import { approvalDecisionRequestSchema, approvalSchema } from '../../api/approval.js';
 import { EVENT_TYPES } from '../../api/event.js';
 import { GROUP, VERSION } from '../../api/meta.js';
@@ -128,6 +129,12 @@ function agentOpDefinitions(): Record<string, Schema> {
       ...approvalDecisionRequestSchema,
       properties: { id: { type: 'string', description: 'the approval to decide' }, ...approvalDecisionRequestSchema.properties },
     }),
+    [`${OWN}.AgentMessageRequest`]: object('AgentMessageRequest', 'A message to an agent (docs/messages.md).', messageRequestSchema),
+    [`${OWN}.AgentMessage`]: object(
+      'AgentMessage',
+      'How a message reached the agent: a follow-up, a new task, or queued while it sleeps.',
+      messageResponseSchema,
+    ),
     [`${OWN}.AgentApprovalList`]: agentListOf('AgentApproval', "The running task's tool-call approvals, pending first."),
   };
 }

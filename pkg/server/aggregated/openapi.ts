@@ -337,6 +337,21 @@ function agentSubresourcePaths(base: string, r: ResourceDef): Record<string, Pat
         },
       ],
     },
+    [`${one}/messages`]: {
+      params,
+      ops: [
+        {
+          method: 'post',
+          id: `create${GV_ID}Namespaced${r.kind}Messages`,
+          action: 'post',
+          description:
+            'send the agent a message (docs/messages.md): {"text": "...", "from": "<agent of the namespace, or a person>", "wake": false}; into its running task as a follow-up, as a new task when idle (200), or queued while it sleeps (202; "wake": true wakes it). RBAC: create on agents/messages',
+          body: { ref: `${OWN}.AgentMessageRequest`, required: true },
+          params: [],
+          responses: { '200': { ref: `${OWN}.AgentMessage`, description: 'OK' }, '202': { ref: `${OWN}.AgentMessage`, description: 'Accepted' } },
+        },
+      ],
+    },
     [`${one}/compact`]: {
       params,
       ops: [

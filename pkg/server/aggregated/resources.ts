@@ -14,6 +14,7 @@ import { type Trigger, TRIGGER_KIND, triggerSpecSchema, triggerStatusSchema } fr
 import { type Webhook, WEBHOOK_KIND, webhookSpecSchema, webhookStatusSchema } from '../../api/webhook.js';
 import type { AgentApprovals } from '../services/agent-approvals.js';
 import type { AgentCompaction } from '../services/agent-compaction.js';
+import type { AgentMessages } from '../services/agent-messages.js';
 import type { AgentCosts } from '../services/agent-costs.js';
 import type { AgentService } from '../services/agent-service.js';
 import type { EventLog } from '../../registry/event-log.js';
@@ -35,6 +36,7 @@ export interface AggregatedApiDeps {
   memories: Registry<Memory>;
   agentService: AgentService;
   compaction: AgentCompaction;
+  messages: AgentMessages;
   approvals: AgentApprovals;
   costs: AgentCosts;
   events: EventLog;
@@ -107,6 +109,7 @@ function agentResource(d: AggregatedApiDeps): ResourceDef<Agent> {
       { name: 'cost', kind: 'AgentCost', verbs: ['get'] },
       { name: 'events', kind: 'AgentEventList', verbs: ['get'] },
       { name: 'log', kind: 'AgentEvent', verbs: ['get'] },
+      { name: 'messages', kind: 'AgentMessage', verbs: ['create'] },
     ],
   };
 }

@@ -11,6 +11,9 @@
 //    POST {id, decision: allow|deny, reason?}: decides one (the AgentApproval as decided), 404 for
 //    an unknown id, 409 for one decided already. Its own RBAC resource (agents/approvals, verb
 //    create), apart from changing the agent;
+//  - agents/<name>/messages POST {text, from?, wake?}: a message to the agent (an AgentMessage:
+//    how it was delivered), 200 delivered, 202 queued while it sleeps; the REST mirror's
+//    /api/v1/agents/:name/messages (docs/messages.md). Its own RBAC resource (agents/messages, create);
 //  - agents/<name>/cost    GET: spending per task and per model (an AgentCost), the REST
 //    mirror's /api/v1/agents/:name/cost, with the same `limit` and `events`;
 //  - schedules/<name>/trigger POST: runs the schedule now (docs/schedules.md); 200 with the
@@ -54,6 +57,14 @@ export async function compactAgent(d: AggregatedApiDeps, namespace: string, name
   const { apiVersion: _v, kind: _k, metadata: _m, ...request } = (isObject ? body : {}) as Record<string, unknown>;
   const answer = await d.compaction.compact(namespace, name, isObject ? request : body);
   return { apiVersion: API_VERSION, kind: 'AgentCompaction', metadata: {}, ...answer };
+}
+
+/** POST agents/<name>/messages: kubectl's apiVersion and kind (if sent) are not the request's fields. */
+export async function messageAgent(d: AggregatedApiDeps, namespace: string, name: string, body: unknown, user: string) {
+  const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
+  const { apiVersion: _v, kind: _k, metadata: _m, ...request } = (isObject ? body : {}) as Record<string, unknown>;
+  const { response, code } = await d.messages.send(namespace, name, isObject ? request : body, user);
+  return { code, body: { apiVersion: API_VERSION, kind: 'AgentMessage', metadata: {}, ...response } };
 }
 
 export async function agentApprovals(d: AggregatedApiDeps, namespace: string, name: string) {

@@ -56,9 +56,9 @@ export class TriggerHooks {
     });
     const secret = (await this.secrets.get(namespace, t.spec.secretRef.name))?.data[t.spec.secretRef.key];
     if (!secret) {
-      const message = `the trigger's secret "${t.spec.secretRef.name}" (key "${t.spec.secretRef.key}") does not exist; nothing is accepted until it does`;
+      const message = `the trigger's secret "${t.spec.secretRef.name}" (key "${t.spec.secretRef.key}") does not exist, so no signature can be checked; nothing is accepted until it does`;
       await this.record(t, { id, result: 'SecretMissing', message });
-      return answer(503, 'SecretMissing', { message });
+      return answer(401, 'SecretMissing', { message });
     }
     if (!signatureMatches(raw, secret, t.spec.signature.prefix, headerOf(headers, t.spec.signature.header))) {
       const message = `missing or wrong signature in ${t.spec.signature.header}: expected "${t.spec.signature.prefix}" and the hex HMAC-SHA256 of the body`;

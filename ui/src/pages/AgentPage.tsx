@@ -13,6 +13,7 @@ import { lastTaskEnd, taskStateOf } from '../task-events';
 import type { Agent, WorkspaceView } from '../types';
 import { pendingApprovals } from '../approvals';
 import { Actions, TaskBox } from './AgentActions';
+import { MessageBox } from './MessageBox';
 import { ApprovalBanner } from './ApprovalBanner';
 import { budgetText, PausedNotice } from './BudgetNotice';
 import { Checkpoints } from './Checkpoints';
@@ -71,6 +72,7 @@ export function AgentPage({ namespace, name }: { namespace: string; name: string
       {a && header.status === 'Paused' && !gone ? <PausedNotice agent={a} path={path} namespace={namespace} onDone={agent.refresh} /> : null}
       <Actions path={path} namespace={namespace} status={a ? header.status : undefined} taskStatus={header.taskStatus} gone={!!gone} onDone={agent.refresh} />
       <TaskBox path={path} namespace={namespace} busy={header.taskStatus === 'InProgress'} gone={!!gone} onDone={agent.refresh} />
+      <MessageBox path={path} namespace={namespace} gone={!!gone} onDone={agent.refresh} />
       <h2>Events</h2>
       <EventList events={events} over={!!gone} />
       <h2>Checkpoints</h2>

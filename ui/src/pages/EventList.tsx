@@ -78,6 +78,18 @@ function EventRow({ e }: { e: AgentEvent }) {
         </>
       );
       break;
+    case 'message':
+      // A message between agents (docs/messages.md): who to whom, and how it was delivered.
+      body = (
+        <>
+          <strong data-testid="message-route">
+            {String(p.from)} → {String(p.to)}
+          </strong>
+          {p.direction === 'sent' ? <span className="muted"> (sent)</span> : null}
+          {p.delivery === 'queued' ? <span className="muted"> (queued until it wakes)</span> : null}: <q>{String(p.text)}</q>
+        </>
+      );
+      break;
     case 'task_completed':
       body = (
         <>
