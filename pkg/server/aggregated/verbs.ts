@@ -245,6 +245,10 @@ function deleteOptions(r: VerbRequest): DeleteOptions {
   const body = deleteBody(r.body);
   if (body.kind !== undefined && body.kind !== 'DeleteOptions')
     throw badRequest(`the body of a DELETE must be a DeleteOptions, not a ${typeof body.kind === 'string' ? body.kind : JSON.stringify(body.kind)}`);
+  // Fields of the wrong type are refused as kube-apiserver's decoder refuses them (make fuzz found this).
+  if (body.apiVersion !== undefined && typeof body.apiVersion !== 'string') throw badRequest('apiVersion of a DeleteOptions must be a string');
+  if (body.preconditions !== undefined && body.preconditions !== null && (typeof body.preconditions !== 'object' || Array.isArray(body.preconditions)))
+    throw badRequest('preconditions of a DeleteOptions must be an object {uid?, resourceVersion?}');
   const pre = body.preconditions && typeof body.preconditions === 'object' ? (body.preconditions as Record<string, unknown>) : undefined;
   const preconditions = pre
     ? {
