@@ -243,6 +243,12 @@ describe('messages between agents (integration)', function () {
     await untilIdle('idler', 3);
     const bad = await h.api('POST', '/apis/agentplane.io/v1alpha1/namespaces/default/agents/idler/messages', { text: 5 });
     expect(bad.status).to.equal(422);
+    // The envelope's fields keep their types: a metadata that is no object is refused, not dropped.
+    for (const metadata of ['x', { uid: 5 }]) {
+      const badMeta = await h.api('POST', '/apis/agentplane.io/v1alpha1/namespaces/default/agents/idler/messages', { metadata, text: 'hi' });
+      expect(badMeta.status, JSON.stringify(metadata)).to.equal(422);
+      expect(JSON.stringify(badMeta.body)).to.contain('metadata');
+    }
     const discovery = (await h.api('GET', '/apis/agentplane.io/v1alpha1')).body.resources as { name: string; kind: string; verbs: string[] }[];
     expect(discovery.find((r) => r.name === 'agents/messages')).to.deep.include({ kind: 'AgentMessage', verbs: ['create'] });
   });

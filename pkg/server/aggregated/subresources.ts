@@ -23,9 +23,10 @@
 //    goes or the agent is deleted. Named "log" so kube-apiserver treats it as long-running.
 
 import type { Agent } from '../../api/agent.js';
-import { invalid, notFound } from '../../api/errors.js';
+import { type Cause, invalid, notFound } from '../../api/errors.js';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from '../../api/event.js';
 import { API_VERSION } from '../../api/meta.js';
+import { validateSchema } from '../../api/validation.js';
 import type { Schedule } from '../../api/schedule.js';
 import { followEvents, watchAgentGone } from '../event-follow.js';
 import { triggerSchedule } from '../services/schedule-trigger.js';
@@ -50,20 +51,46 @@ export async function triggerScheduleNow(d: AggregatedApiDeps, namespace: string
   return { code: settled ? 200 : 202, body: schedule };
 }
 
+/** The typed fields of ObjectMeta (as published) that a subresource's envelope may carry. */
+const envelopeMetaSchema = {
+  type: 'object',
+  properties: {
+    ...Object.fromEntries(
+      ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'].map((f) => [f, { type: 'string' }]),
+    ),
+    generation: { type: 'integer' },
+    labels: { type: 'object', additionalProperties: { type: 'string' } },
+    annotations: { type: 'object', additionalProperties: { type: 'string' } },
+    finalizers: { type: 'array', items: { type: 'string' } },
+    ownerReferences: { type: 'array', items: { type: 'object' } },
+    managedFields: { type: 'array', items: { type: 'object' } },
+  },
+} as const;
+
+/**
+ * The request in a subresource create's body. kubectl sends `{}` or an object with apiVersion,
+ * kind and metadata, which are the envelope, not the request's fields: each must have its type
+ * (else 422, as for any object). Anything but an object goes to the request's validation as it is.
+ */
+function subresourceRequest(kind: string, body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const { apiVersion, kind: k, metadata, ...request } = body as Record<string, unknown>;
+  const causes: Cause[] = [];
+  if (apiVersion !== undefined && typeof apiVersion !== 'string') causes.push({ field: 'apiVersion', message: 'must be a string' });
+  if (k !== undefined && typeof k !== 'string') causes.push({ field: 'kind', message: 'must be a string' });
+  if (metadata !== undefined) causes.push(...validateSchema(envelopeMetaSchema, metadata, 'metadata'));
+  if (causes.length) throw invalid(kind, undefined, causes);
+  return request;
+}
+
 export async function compactAgent(d: AggregatedApiDeps, namespace: string, name: string, body: unknown) {
-  // kubectl sends `{}` (or an object with apiVersion and kind) for a create of a subresource;
-  // anything but an object goes to validation as it is (400).
-  const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
-  const { apiVersion: _v, kind: _k, metadata: _m, ...request } = (isObject ? body : {}) as Record<string, unknown>;
-  const answer = await d.compaction.compact(namespace, name, isObject ? request : body);
+  const answer = await d.compaction.compact(namespace, name, subresourceRequest('AgentCompaction', body));
   return { apiVersion: API_VERSION, kind: 'AgentCompaction', metadata: {}, ...answer };
 }
 
 /** POST agents/<name>/messages: kubectl's apiVersion and kind (if sent) are not the request's fields. */
 export async function messageAgent(d: AggregatedApiDeps, namespace: string, name: string, body: unknown, user: string) {
-  const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
-  const { apiVersion: _v, kind: _k, metadata: _m, ...request } = (isObject ? body : {}) as Record<string, unknown>;
-  const { response, code } = await d.messages.send(namespace, name, isObject ? request : body, user);
+  const { response, code } = await d.messages.send(namespace, name, subresourceRequest('AgentMessage', body), user);
   return { code, body: { apiVersion: API_VERSION, kind: 'AgentMessage', metadata: {}, ...response } };
 }
 
@@ -74,8 +101,7 @@ export async function agentApprovals(d: AggregatedApiDeps, namespace: string, na
 
 /** POST agents/<name>/approvals: the body names the approval (`id`) beside the decision. */
 export async function decideAgentApproval(d: AggregatedApiDeps, namespace: string, name: string, body: unknown, user: string) {
-  const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
-  const { apiVersion: _v, kind: _k, metadata: _m, id, ...request } = (isObject ? body : {}) as Record<string, unknown>;
+  const { id, ...request } = (subresourceRequest('AgentApprovalDecision', body) ?? {}) as Record<string, unknown>;
   if (typeof id !== 'string' || id === '') {
     throw invalid('AgentApprovalDecision', undefined, [{ field: 'id', message: 'is required: the approval to decide (GET .../approvals lists them)' }]);
   }
