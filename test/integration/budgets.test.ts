@@ -4,13 +4,11 @@
 // request: the second task's first request goes (after a budget_warning, at 85%), the next
 // one does not reach the model.
 
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
 import { getAgent, runTask, waitAgent } from '../support/agents.js';
 import { EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
+import { cliFor } from '../support/cli.js';
 
 interface Spend {
   tokens: number;
@@ -18,8 +16,6 @@ interface Spend {
   day?: { start: string; tokens: number };
   month?: { start: string; tokens: number };
 }
-
-const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
 
 const TWO_STEPS = (tag: string): string => `@bash echo ${tag}-step-one-ran\n@bash echo ${tag}-step-two-ran\n@say ${tag} done`;
 
@@ -223,18 +219,7 @@ describe('budgets (integration)', function () {
   });
 
   it('the CLI sets an agent’s budget, shows budget and spend (describe), and manages namespace Budgets', async () => {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      AGENTPLANE_CLIENT_CONFIG: join(h.dataDir, 'cli-config.yaml'),
-      AGENTPLANE_SERVER: h.url,
-    };
-    for (const k of ['AGENTPLANE_NAMESPACE', 'AGENTPLANE_TOKEN', 'AGENTPLANE_CONTEXT']) delete env[k];
-    const cli = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
-      new Promise((resolve) =>
-        execFile(process.execPath, [MAIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
-          resolve({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
-        ),
-      );
+    const cli = cliFor({ configDir: h.dataDir, server: h.url });
     const set = await cli('budget', 'agent', 'stopper', '--max-tokens', '900000', '--on-exceed', 'Pause', '--per-task');
     expect(set.code, set.stderr).to.equal(0);
     expect(set.stdout).to.contain('Budget: 900000 tokens per task; on exceed Pause');

@@ -3,18 +3,16 @@
 // created from it sees the files and resumes the conversation (the model is sent the original's
 // earlier prompts), and what either writes afterwards stays its own.
 
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
 import { getAgent, runTask, sleepingAgent, waitAgent } from '../support/agents.js';
 import { EventClient, eventually, type Harness, startHarness } from '../support/harness.js';
+import { cliFor } from '../support/cli.js';
 
 const AGG = '/apis/agentplane.io/v1alpha1/namespaces/default';
-const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
 
 describe('checkpoints and forks (integration)', function () {
   this.timeout(120_000);
@@ -126,13 +124,7 @@ describe('checkpoints and forks (integration)', function () {
   });
 
   it('is driven from the CLI: checkpoint create, ls, get, run --from-checkpoint, rm', async () => {
-    const env = { ...process.env, AGENTPLANE_SERVER: h.url, AGENTPLANE_CLIENT_CONFIG: join(h.dataDir, 'cli-config.yaml') };
-    const cli = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
-      new Promise((resolve) =>
-        execFile(process.execPath, [MAIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
-          resolve({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
-        ),
-      );
+    const cli = cliFor({ configDir: h.dataDir, server: h.url });
     const created = await cli('checkpoint', 'create', 'orig', 'cli');
     expect(created.code, created.stderr).to.equal(0);
     expect(created.stdout).to.equal('agentcheckpoint/orig.cli taken (task 4)\n');

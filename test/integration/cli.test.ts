@@ -15,6 +15,7 @@ import { expect } from 'chai';
 import { tokenFileYaml } from '../support/tokens.js';
 import { busyFor, eventually, type Harness, startHarness } from '../support/harness.js';
 import { createTestMcpServer, type TestMcpServer } from '../support/mcp-server.js';
+import { runCli } from '../support/cli.js';
 
 const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
 const ESC = '\u001b[';
@@ -74,12 +75,7 @@ describe('agentplane CLI (integration)', function () {
 
   /** Runs the CLI with stdout and stderr as pipes. */
   const cli = (args: string[], more: NodeJS.ProcessEnv = {}, timeout = 90_000, node = process.execPath): Promise<Result> =>
-    new Promise((resolve) => {
-      execFile(node, [MAIN, ...args], { env: { ...env, ...more }, timeout, maxBuffer: 8 << 20 }, (err, stdout, stderr) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      });
-    });
+    runCli({ ...env, ...more }, args, timeout, node);
 
   /** A CLI process left running, its output collected. */
   const start = (args: string[]): { child: ChildProcess; out: () => string; exit: Promise<number | null> } => {

@@ -3,15 +3,10 @@
 // once it wakes (queued; `wake: true` wakes it); a manager agent's send_message tool reaches
 // another agent of its namespace, both logs show the message, and another namespace is refused.
 
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
 import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
 import { busyFor, eventually, EventClient, type Harness, startHarness } from '../support/harness.js';
-
-const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
+import { cliEnv, runCli } from '../support/cli.js';
 
 const ofType = (evs: AgentEvent[], type: string): AgentEvent[] => evs.filter((e) => e.type === type);
 const resultOf = (evs: AgentEvent[], task: number): string =>
@@ -254,17 +249,8 @@ describe('messages between agents (integration)', function () {
   });
 
   describe('agentplane message (CLI)', () => {
-    const cli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-      // The CLI's config lives in the harness's data directory, removed with it.
-      const env: NodeJS.ProcessEnv = { ...process.env, AGENTPLANE_CLIENT_CONFIG: join(h.dataDir, 'cli-config.yaml'), AGENTPLANE_SERVER: h.url, NO_COLOR: '1' };
-      for (const k of ['AGENTPLANE_NAMESPACE', 'AGENTPLANE_TOKEN', 'AGENTPLANE_CONTEXT', 'FORCE_COLOR']) delete env[k];
-      return new Promise((resolve) => {
-        execFile(process.execPath, [MAIN, ...args], { env, timeout: 90_000 }, (err, stdout, stderr) => {
-          const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
-          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-        });
-      });
-    };
+    // The CLI's config lives in the harness's data directory, removed with it.
+    const cli = (args: string[]) => runCli(cliEnv({ configDir: h.dataDir, server: h.url, env: { NO_COLOR: '1' } }), args);
 
     it('sends a message with --from and says how it was delivered', async () => {
       await untilIdle('idler', 3);

@@ -6,6 +6,8 @@ import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
 import { runTask, waitAgent } from '../support/agents.js';
 import { busyFor, eventually, type Harness, startHarness } from '../support/harness.js';
+import { cliFor } from '../support/cli.js';
+import { EXIT } from '../../pkg/cli/exit-codes.js';
 
 const AGG = '/apis/agentplane.io/v1alpha1/namespaces/default/schedules';
 
@@ -227,6 +229,48 @@ describe('schedules (integration)', function () {
     const done = await waitSchedule('yearly', (x) => x.status.lastRun?.outcome === 'Complete', 'outcome');
     expect(done.status.lastScheduleTime).to.equal(undefined);
     expect((await h.api('POST', `${AGG}/missing/trigger`, {})).status).to.equal(404);
+  });
+
+  it('the CLI adds, lists, gets, suspends, resumes, triggers and removes a schedule', async () => {
+    const cli = cliFor({ configDir: h.dataDir, server: h.url });
+    await waitAgent(h, 'sleeper', (x) => x.taskStatus === 'Complete', 'idle');
+    const bad = await cli(
+      'schedule',
+      'add',
+      'nightly',
+      '--agent',
+      'sleeper',
+      '--cron',
+      '0 3 * * *',
+      '--instructions',
+      'x',
+      '--starting-deadline-seconds',
+      'soon',
+    );
+    expect(bad.code).to.equal(EXIT.USAGE);
+    expect(bad.stderr).to.contain('--starting-deadline-seconds must be a whole number');
+    const refused = await cli('schedule', 'add', 'nightly', '--agent', 'sleeper', '--cron', '0 3 * *', '--instructions', 'x');
+    expect(refused.code).to.not.equal(0);
+    expect(refused.stderr).to.contain('cron');
+    const args = ['--agent', 'sleeper', '--cron', '0 3 * * *', '--time-zone', 'Europe/Paris', '--concurrency-policy', 'Forbid'];
+    const add = await cli('schedule', 'add', 'nightly', ...args, '--instructions', '@say nightly run');
+    expect(add.code, add.stderr).to.equal(0);
+    expect(add.stdout).to.equal('schedule/nightly created\n');
+    expect((await cli('schedule', 'ls')).stdout).to.match(/^nightly\s+sleeper\s+0 3 \* \* \*/m);
+    const got = await cli('schedule', 'get', 'nightly');
+    expect(got.stdout).to.contain('Cron:     0 3 * * * (Europe/Paris)').and.contain('Policy:   Forbid').and.contain('Suspend:  false');
+    expect((await cli('schedule', 'suspend', 'nightly')).stdout).to.equal('schedule/nightly suspended\n');
+    expect((await get('nightly')).spec.suspend).to.equal(true);
+    expect((await cli('schedule', 'resume', 'nightly')).stdout).to.equal('schedule/nightly resumed\n');
+    expect((await get('nightly')).spec.suspend).to.equal(false);
+    const fired = await cli('schedule', 'trigger', 'nightly');
+    expect(fired.code, fired.stderr).to.equal(0);
+    expect(fired.stdout).to.match(/^schedule\/nightly triggered: /);
+    await waitAgent(h, 'sleeper', (x) => x.taskStatus === 'Complete' && x.lastTaskMessage.includes('nightly run'), 'the triggered run done');
+    expect((await cli('schedule', 'rm', 'nightly')).stdout).to.equal('schedule/nightly deleted\n');
+    const gone = await cli('schedule', 'get', 'nightly');
+    expect(gone.code).to.not.equal(0);
+    expect(gone.stderr).to.contain('not found');
   });
 
   it('a restart keeps schedules; a missed time starts once within startingDeadlineSeconds, never past it', async () => {

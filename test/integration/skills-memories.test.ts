@@ -3,15 +3,13 @@
 // task writes through its tool is what the next task reads, an update of a skill reaches the
 // next task, and the workspace copies are read-only to the agent's tools.
 
-import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
 import { EventClient, type Harness, startHarness } from '../support/harness.js';
+import { cliFor } from '../support/cli.js';
 
-const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
 const APIS = '/apis/agentplane.io/v1alpha1/namespaces/default';
 
 const skillMd = (name: string, description: string, body = 'Follow the checklist in checklist.md.'): string =>
@@ -200,14 +198,7 @@ describe('skills and memories (integration)', function () {
   });
 
   it('the CLI adds a skill from a directory, sets a memory, lists, gets and removes them', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, AGENTPLANE_CLIENT_CONFIG: join(h.dataDir, 'cli-config.yaml'), AGENTPLANE_SERVER: h.url };
-    for (const k of ['AGENTPLANE_NAMESPACE', 'AGENTPLANE_TOKEN', 'AGENTPLANE_CONTEXT']) delete env[k];
-    const cli = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
-      new Promise((resolve) =>
-        execFile(process.execPath, [MAIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
-          resolve({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
-        ),
-      );
+    const cli = cliFor({ configDir: h.dataDir, server: h.url });
     const dir = join(h.dataDir, 'cli-skill');
     mkdirSync(join(dir, 'refs'), { recursive: true });
     writeFileSync(join(dir, 'SKILL.md'), skillMd('deploy', 'Use when shipping a release'));

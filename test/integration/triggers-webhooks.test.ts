@@ -5,23 +5,21 @@
 // a real HTTP server on loopback, gets signed deliveries (checked here as a receiver would) in
 // order per agent, and after answering 500 twice, the retries.
 
-import { execFile } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
 import { eventually, type Harness, startHarness } from '../support/harness.js';
 import { tokenFileYaml } from '../support/tokens.js';
+import { cliFor } from '../support/cli.js';
 
 const TOKEN = 'trigger-test-admin-token-5c1f0a';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 const B = '/apis/agentplane.io/v1alpha1/namespaces/default';
-const MAIN = fileURLToPath(new URL('../../cmd/agentplane/main.js', import.meta.url));
 
 interface Received {
   headers: Record<string, string | string[] | undefined>;
@@ -304,19 +302,7 @@ describe('triggers and webhooks (integration)', function () {
   // After the Trigger and Webhook suites: it lists what they made.
   describe('CLI', () => {
     it('the CLI adds, lists, gets and removes triggers and webhooks', async () => {
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        AGENTPLANE_CLIENT_CONFIG: join(dir, 'cli-config.yaml'),
-        AGENTPLANE_SERVER: h.url,
-        AGENTPLANE_TOKEN: TOKEN,
-      };
-      for (const k of ['AGENTPLANE_NAMESPACE', 'AGENTPLANE_CONTEXT']) delete env[k];
-      const cli = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
-        new Promise((resolve) =>
-          execFile(process.execPath, [MAIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
-            resolve({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
-          ),
-        );
+      const cli = cliFor({ configDir: dir, server: h.url, token: TOKEN });
       const add = await cli('trigger', 'add', 'issues', '--agent', 'reviewer', '--secret', 'gh-hook', '--instructions', '@say issue {{issue.number}}');
       expect(add.code, add.stderr).to.equal(0);
       expect(add.stdout).to.contain('trigger/issues created');
