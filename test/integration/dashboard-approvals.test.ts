@@ -3,62 +3,44 @@
 // banner goes; Deny with a reason hands the model the refusal and the task goes on.
 
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
 
-import { launchChromium, shot, watchErrors } from '../support/browser.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { shot, useDashboard } from '../support/browser.js';
 
 describe('dashboard in Chromium: tool-call approvals (integration)', function () {
   this.timeout(180_000);
-  let browser: Browser;
-  let h: Harness;
-  let page: Page;
-  let errors: string[];
-
-  before(async () => {
-    browser = await launchChromium();
-    h = await startHarness();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    errors = watchErrors(page);
-  });
-  after(async () => {
-    await page?.close();
-    await browser?.close();
-    await h?.close();
-  });
-  afterEach(() => expect(errors, 'errors thrown in the page').to.deep.equal([]));
+  const d = useDashboard();
 
   it('shows the waiting call with its input; Allow runs it and the banner goes', async () => {
-    const sent = await h.api('POST', '/api/v1/agents', {
+    const sent = await d.h.api('POST', '/api/v1/agents', {
       name: 'ui-gate',
       instructions: '@bash echo allowed-from-the-dashboard\n@say dashboard approved',
       approval: { tools: ['Bash'] },
     });
     expect(sent.status, sent.text).to.equal(201);
-    await page.goto(`${h.url}/ui/#/agents/default/ui-gate`);
-    const banner = page.getByTestId('approval');
+    await d.page.goto(`${d.h.url}/ui/#/agents/default/ui-gate`);
+    const banner = d.page.getByTestId('approval');
     await banner.waitFor({ timeout: 60_000 });
     expect(await banner.textContent()).to.contain('Bash waits for approval');
     expect(await banner.locator('pre').textContent()).to.contain('"command": "echo allowed-from-the-dashboard"');
-    await shot(page, '31-approval-banner');
+    await shot(d.page, '31-approval-banner');
     await banner.getByRole('button', { name: 'Allow' }).click();
-    await page.locator('[data-testid=events] [data-type=task_completed]').waitFor({ timeout: 60_000 });
-    expect(await page.getByTestId('approvals').count()).to.equal(0);
-    const events = (await h.api('GET', '/api/v1/agents/ui-gate/events?limit=200')).body.events as { type: string; payload: any }[];
+    await d.page.locator('[data-testid=events] [data-type=task_completed]').waitFor({ timeout: 60_000 });
+    expect(await d.page.getByTestId('approvals').count()).to.equal(0);
+    const events = (await d.h.api('GET', '/api/v1/agents/ui-gate/events?limit=200')).body.events as { type: string; payload: any }[];
     expect(events.find((e) => e.type === 'approval_decided')!.payload).to.include({ decision: 'allow', decidedBy: 'system:anonymous' });
     expect(events.find((e) => e.type === 'tool_result')!.payload.output).to.contain('allowed-from-the-dashboard');
   });
 
   it('Deny with a reason: the model reads the refusal and the task goes on', async () => {
-    const sent = await h.api('PATCH', '/api/v1/agents/ui-gate', { instructions: '@bash echo never-from-the-dashboard\n@say went on' });
+    const sent = await d.h.api('PATCH', '/api/v1/agents/ui-gate', { instructions: '@bash echo never-from-the-dashboard\n@say went on' });
     expect(sent.status, sent.text).to.equal(200);
-    const banner = page.getByTestId('approval');
+    const banner = d.page.getByTestId('approval');
     await banner.waitFor({ timeout: 60_000 });
     await banner.getByRole('textbox').fill('not from here');
     await banner.getByRole('button', { name: 'Deny' }).click();
-    await page.locator('[data-testid=events] [data-type=task_completed]').nth(1).waitFor({ timeout: 60_000 });
-    expect(await page.getByTestId('approvals').count()).to.equal(0);
-    const events = (await h.api('GET', '/api/v1/agents/ui-gate/events?limit=200')).body.events as { type: string; task: number; payload: any }[];
+    await d.page.locator('[data-testid=events] [data-type=task_completed]').nth(1).waitFor({ timeout: 60_000 });
+    expect(await d.page.getByTestId('approvals').count()).to.equal(0);
+    const events = (await d.h.api('GET', '/api/v1/agents/ui-gate/events?limit=200')).body.events as { type: string; task: number; payload: any }[];
     const result = events.find((e) => e.type === 'tool_result' && e.task === 2)!;
     expect(result.payload.isError).to.equal(true);
     expect(result.payload.output).to.contain('not from here');

@@ -7,48 +7,44 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
 import { runTask, waitAgent } from '../support/agents.js';
-import { eventually, launchChromium, shot, watchErrors } from '../support/browser.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { eventually, shot, useDashboard } from '../support/browser.js';
 
 describe('dashboard: triggers and webhooks (integration)', function () {
   this.timeout(180_000);
-  let browser: Browser;
-  let h: Harness;
-  let page: Page;
-  let errors: string[];
+  const d = useDashboard();
   let receiver: Server;
   before(async () => {
-    [browser, h] = await Promise.all([launchChromium(), startHarness()]);
-    page = await browser.newPage();
-    errors = watchErrors(page);
     receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(500).end()));
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   });
   after(async () => {
-    await browser?.close();
-    await h?.close();
     await new Promise((resolve) => receiver?.close(resolve));
   });
 
   it('the Hooks page: a trigger with its last delivery, a webhook with its failures', async () => {
-    expect((await h.api('POST', '/api/v1/secrets', { name: 'hook-key', data: { secret: 'dashboard-secret' } })).status).to.equal(201);
-    await runTask(h, 'dash', '@say ready');
-    const t = await h.api('POST', '/api/v1/triggers', { name: 'gh', agent: 'dash', secretRef: { name: 'hook-key' }, instructions: '@say PR {{number}}' });
+    expect((await d.h.api('POST', '/api/v1/secrets', { name: 'hook-key', data: { secret: 'dashboard-secret' } })).status).to.equal(201);
+    await runTask(d.h, 'dash', '@say ready');
+    const t = await d.h.api('POST', '/api/v1/triggers', { name: 'gh', agent: 'dash', secretRef: { name: 'hook-key' }, instructions: '@say PR {{number}}' });
     expect(t.status, t.text).to.equal(201);
     const body = JSON.stringify({ number: 5 });
     const sig = `sha256=${createHmac('sha256', 'dashboard-secret').update(body).digest('hex')}`;
-    const delivered = await h.api('POST', '/api/v1/triggers/gh/hook', body, { 'x-hub-signature-256': sig, 'x-github-delivery': 'd-1' });
+    const delivered = await d.h.api('POST', '/api/v1/triggers/gh/hook', body, { 'x-hub-signature-256': sig, 'x-github-delivery': 'd-1' });
     expect(delivered.status, delivered.text).to.equal(202);
-    await waitAgent(h, 'dash', (a) => a.taskStatus === 'Complete' && a.lastTaskMessage === 'PR 5', 'the triggered task');
+    await waitAgent(d.h, 'dash', (a) => a.taskStatus === 'Complete' && a.lastTaskMessage === 'PR 5', 'the triggered task');
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in`;
-    const w = await h.api('POST', '/api/v1/webhooks', { name: 'down', url, eventTypes: ['task_completed'], agents: ['dash'], secretRef: { name: 'hook-key' } });
+    const w = await d.h.api('POST', '/api/v1/webhooks', {
+      name: 'down',
+      url,
+      eventTypes: ['task_completed'],
+      agents: ['dash'],
+      secretRef: { name: 'hook-key' },
+    });
     expect(w.status, w.text).to.equal(201);
-    await runTask(h, 'dash', '@say again');
+    await runTask(d.h, 'dash', '@say again');
 
-    await page.goto(`${h.url}/ui/#/hooks`);
-    const card = page.locator('[data-trigger=gh]');
+    await d.page.goto(`${d.h.url}/ui/#/hooks`);
+    const card = d.page.locator('[data-trigger=gh]');
     await card.waitFor({ timeout: 20_000 });
     expect(await card.textContent())
       .to.contain('POST /api/v1/triggers/gh/hook?namespace=default')
@@ -56,13 +52,13 @@ describe('dashboard: triggers and webhooks (integration)', function () {
     expect(await card.getByTestId('trigger-last').textContent()).to.equal('Started');
     expect(await card.getByTestId('trigger-counts').textContent()).to.contain('Started 1');
     expect(await card.locator('a[href="#/agents/default/dash"]').count()).to.equal(1);
-    const hook = page.locator('[data-webhook=down]');
+    const hook = d.page.locator('[data-webhook=down]');
     await eventually(async () => expect(await hook.getByTestId('webhook-failures').textContent()).to.contain('HTTP 500'), { timeoutMs: 30_000 });
     expect(await hook.textContent())
       .to.contain(url)
       .and.to.contain('task_completed of dash');
     expect(await hook.getByTestId('webhook-counts').textContent()).to.match(/^0 delivered, [1-9]\d* failed attempts\./);
-    await shot(page, 'hooks-01-page');
-    expect(errors).to.deep.equal([]);
+    await shot(d.page, 'hooks-01-page');
+    expect(d.errors).to.deep.equal([]);
   });
 });

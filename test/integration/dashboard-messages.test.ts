@@ -4,47 +4,30 @@
 // marked sent, on a sending agent (docs/messages.md).
 
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
 
-import { launchChromium, shot, watchErrors } from '../support/browser.js';
-import { eventually, type Harness, startHarness } from '../support/harness.js';
+import { shot, useDashboard } from '../support/browser.js';
+import { eventually } from '../support/harness.js';
 
 describe('dashboard in Chromium: messages (integration)', function () {
   this.timeout(180_000);
-  let browser: Browser;
-  let h: Harness;
-  let page: Page;
-  let errors: string[];
-
-  before(async () => {
-    browser = await launchChromium();
-    h = await startHarness();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    errors = watchErrors(page);
-  });
-  after(async () => {
-    await page?.close();
-    await browser?.close();
-    await h?.close();
-  });
-  afterEach(() => expect(errors, 'errors thrown in the page').to.deep.equal([]));
+  const d = useDashboard();
 
   it('sends a message from the agent page, says how it went, and shows the message event', async () => {
-    expect((await h.api('POST', '/api/v1/agents', { name: 'ui-inbox', role: 'worker', instructions: '@say ready' })).status).to.equal(201);
-    await page.goto(`${h.url}/ui/#/agents/default/ui-inbox`);
-    await page.locator('[data-testid=events] [data-type=task_completed]').waitFor({ timeout: 60_000 });
-    const box = page.getByTestId('message-box');
+    expect((await d.h.api('POST', '/api/v1/agents', { name: 'ui-inbox', role: 'worker', instructions: '@say ready' })).status).to.equal(201);
+    await d.page.goto(`${d.h.url}/ui/#/agents/default/ui-inbox`);
+    await d.page.locator('[data-testid=events] [data-type=task_completed]').waitFor({ timeout: 60_000 });
+    const box = d.page.getByTestId('message-box');
     await box.locator('textarea').fill('hello from the page\n@say got the page message');
     await box.locator('input[name=from]').fill('ops');
     await box.getByRole('button', { name: 'Send message' }).click();
-    await eventually(async () => (await page.getByTestId('message-result').textContent()) === 'Delivered as task 2.', 30_000, 'the answer shown');
-    const row = page.locator('[data-testid=events] [data-type=message]');
+    await eventually(async () => (await d.page.getByTestId('message-result').textContent()) === 'Delivered as task 2.', 30_000, 'the answer shown');
+    const row = d.page.locator('[data-testid=events] [data-type=message]');
     await row.waitFor({ timeout: 30_000 });
     expect(await row.getByTestId('message-route').textContent()).to.equal('ops → ui-inbox');
     expect(await row.textContent()).to.contain('hello from the page');
-    await page.locator('[data-testid=events] [data-type=task_completed]').nth(1).waitFor({ timeout: 60_000 });
-    await shot(page, '40-message-sent');
-    const events = (await h.api('GET', '/api/v1/agents/ui-inbox/events?limit=200')).body.events as { type: string; task: number; payload: any }[];
+    await d.page.locator('[data-testid=events] [data-type=task_completed]').nth(1).waitFor({ timeout: 60_000 });
+    await shot(d.page, '40-message-sent');
+    const events = (await d.h.api('GET', '/api/v1/agents/ui-inbox/events?limit=200')).body.events as { type: string; task: number; payload: any }[];
     expect(events.find((e) => e.type === 'message')!.payload).to.deep.equal({
       from: 'ops',
       to: 'ui-inbox',
@@ -56,19 +39,19 @@ describe('dashboard in Chromium: messages (integration)', function () {
   });
 
   it("shows a sending agent's message as sent, on its own page", async () => {
-    expect((await h.api('POST', '/api/v1/agents', { name: 'ui-sender', role: 'worker', instructions: '@say ready' })).status).to.equal(201);
+    expect((await d.h.api('POST', '/api/v1/agents', { name: 'ui-sender', role: 'worker', instructions: '@say ready' })).status).to.equal(201);
     await eventually(
       async () => {
-        const evs = (await h.api('GET', '/api/v1/agents/ui-sender/events')).body.events as { type: string }[];
+        const evs = (await d.h.api('GET', '/api/v1/agents/ui-sender/events')).body.events as { type: string }[];
         return evs.some((e) => e.type === 'task_completed');
       },
       60_000,
       'ui-sender ready',
     );
-    const sent = await h.api('POST', '/api/v1/agents/ui-inbox/messages', { from: 'ui-sender', text: 'a word from a peer' });
+    const sent = await d.h.api('POST', '/api/v1/agents/ui-inbox/messages', { from: 'ui-sender', text: 'a word from a peer' });
     expect(sent.status, sent.text).to.equal(200);
-    await page.goto(`${h.url}/ui/#/agents/default/ui-sender`);
-    const row = page.locator('[data-testid=events] [data-type=message]');
+    await d.page.goto(`${d.h.url}/ui/#/agents/default/ui-sender`);
+    const row = d.page.locator('[data-testid=events] [data-type=message]');
     await row.waitFor({ timeout: 30_000 });
     expect(await row.getByTestId('message-route').textContent()).to.equal('ui-sender → ui-inbox');
     expect(await row.textContent()).to.contain('(sent)');

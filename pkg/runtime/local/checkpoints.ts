@@ -44,7 +44,7 @@ export class LocalCheckpoints implements CheckpointStorage {
     const workspace = this.dirs.workspace(ref);
     // A workspace taken from the warm pool is a link to the slot directory the engine ran in.
     const engineDir = await realpath(workspace).catch(() => workspace);
-    const bytes = await copyTree(engineDir, join(dir, 'workspace'));
+    const bytes = await copyLiveTree(engineDir, join(dir, 'workspace'));
     const sessionId = await newestSession(join(dir, 'workspace', '.claude', 'projects', engineProjectDir(engineDir)));
     const manifest: Manifest = { engineDir, bytes, takenAt: new Date().toISOString(), ...(sessionId ? { sessionId } : {}) };
     await writeFile(join(dir, `${MANIFEST}.tmp`), JSON.stringify(manifest));
@@ -108,12 +108,30 @@ async function copyTree(from: string, to: string): Promise<number> {
     filter: async (src) => {
       // The agent's skills and memories (read-only copies) are the next task's to write.
       if (src === join(from, '.agentplane')) return false;
-      const st = await lstat(src);
+      // A file gone since its directory was read (an engine's temporary file) is not in the copy.
+      const st = await lstat(src).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : Promise.reject(err)));
+      if (!st) return false;
       if (st.isFile()) bytes += st.size;
       return st.isFile() || st.isDirectory() || st.isSymbolicLink();
     },
   });
   return bytes;
+}
+
+/**
+ * A copy of a workspace a process may still write in (a worker between tasks, or one stopping):
+ * a file that goes away while it is copied cuts the copy short, so it is taken again, at most
+ * three times in all.
+ */
+async function copyLiveTree(from: string, to: string): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await copyTree(from, to);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 3) throw err;
+      await rm(to, { recursive: true, force: true });
+    }
+  }
 }
 
 /** The engine session (a `<id>.jsonl` transcript) written last in a session directory. */
