@@ -3,9 +3,10 @@
 // shapes, their schemas and the pure rules: what a response's tokens cost, what counts as spent,
 // and how far along a budget is.
 
+import { nameSchema, namespaceSchema } from './agent-fields.js';
 import type { Cause } from './errors.js';
 import type { TokenUsage } from './event.js';
-import { NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
+import type { Resource } from './meta.js';
 
 export type OnExceed = 'Stop' | 'Pause';
 export const ON_EXCEED: readonly OnExceed[] = ['Stop', 'Pause'];
@@ -218,8 +219,8 @@ export const budgetRequestSchema = {
   additionalProperties: false,
   required: ['name', 'period', 'onExceed'],
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 63, pattern: NAME_PATTERN, description: NAME_RULE },
-    namespace: { type: 'string', minLength: 1, maxLength: 63, pattern: NAMESPACE_PATTERN, description: NAMESPACE_RULE },
+    name: nameSchema,
+    namespace: namespaceSchema,
     ...budgetFields,
   },
 } as const;

@@ -2,8 +2,9 @@
 // (docs/schedules.md). The spec is the user's; the status is the schedule controller's
 // (pkg/controller/schedule-controller.ts), which alone fires runs, on the leader.
 
+import { nameSchema, namespaceSchema } from './agent-fields.js';
 import { type Condition, conditionSchema } from './condition.js';
-import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
+import { NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, type Resource } from './meta.js';
 
 export const SCHEDULE_KIND = 'Schedule';
 
@@ -165,8 +166,8 @@ export const scheduleRequestSchema = {
   additionalProperties: false,
   required: ['name', 'agent', 'cron', 'instructions'],
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: NAME_MAX_LENGTH, pattern: NAME_PATTERN, description: NAME_RULE },
-    namespace: { type: 'string', minLength: 1, maxLength: 63, pattern: NAMESPACE_PATTERN, description: NAMESPACE_RULE },
+    name: nameSchema,
+    namespace: namespaceSchema,
     ...scheduleFields,
   },
 } as const;

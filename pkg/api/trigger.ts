@@ -4,10 +4,10 @@
 // GitHub's: X-Hub-Signature-256 "sha256=<hex>" and X-GitHub-Delivery. The instructions are a
 // template whose {{dotted.path}} placeholders the payload fills (pkg/api/template.ts).
 
-import { nameSchema } from './agent-fields.js';
+import { nameSchema, namespaceSchema } from './agent-fields.js';
 import { INSTRUCTIONS_MAX_LENGTH } from './agent.js';
 import type { Cause } from './errors.js';
-import { NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
+import type { Resource } from './meta.js';
 import { templateCauses } from './template.js';
 
 export const TRIGGER_KIND = 'Trigger';
@@ -151,8 +151,8 @@ export const triggerRequestSchema = {
   additionalProperties: false,
   required: ['name', 'agent', 'secretRef', 'instructions'],
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 63, pattern: NAME_PATTERN, description: NAME_RULE },
-    namespace: { type: 'string', minLength: 1, maxLength: 63, pattern: NAMESPACE_PATTERN, description: NAMESPACE_RULE },
+    name: nameSchema,
+    namespace: namespaceSchema,
     ...triggerFields,
   },
 } as const;

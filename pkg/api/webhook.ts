@@ -4,10 +4,10 @@
 // with backoff, at least once and in order per agent. The leader's webhook controller delivers
 // and owns the status, where each agent's cursor (its last delivered event seq) is kept.
 
-import { nameSchema } from './agent-fields.js';
+import { nameSchema, namespaceSchema } from './agent-fields.js';
 import { EVENT_TYPES, type EventType } from './event.js';
 import { URL_PATTERN } from './connector.js';
-import { NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE, type Resource } from './meta.js';
+import type { Resource } from './meta.js';
 import { type SecretKeyRef, secretKeyRefSchema } from './trigger.js';
 
 export const WEBHOOK_KIND = 'Webhook';
@@ -127,8 +127,8 @@ export const webhookRequestSchema = {
   additionalProperties: false,
   required: ['name', 'url', 'eventTypes', 'secretRef'],
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 63, pattern: NAME_PATTERN, description: NAME_RULE },
-    namespace: { type: 'string', minLength: 1, maxLength: 63, pattern: NAMESPACE_PATTERN, description: NAMESPACE_RULE },
+    name: nameSchema,
+    namespace: namespaceSchema,
     ...webhookFields,
   },
 } as const;
