@@ -16,11 +16,6 @@ interface Unsupported {
 const AGENT = '/api/v1/agents/[^/]+';
 
 const UNSUPPORTED: readonly Unsupported[] = [
-  {
-    path: /^\/api\/v1\/schedules(\/|$)/,
-    what: 'schedules',
-    instead: 'send tasks from a scheduler of your own (cron, a Kubernetes CronJob) with POST /api/v1/agents',
-  },
   { path: /^\/api\/v1\/offices(\/|$)/, what: 'offices', instead: 'group agents in a squad (/api/v1/squads)' },
   { path: /^\/api\/v1\/connector-templates$/, what: 'connector templates', instead: 'create a connector with its URL and secret (POST /api/v1/connectors)' },
   {

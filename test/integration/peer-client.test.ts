@@ -298,15 +298,31 @@ describe(`clients of the peer project: komputer-ai-sdk ${PEER_SDK_VERSION}, agen
     });
   });
 
+  describe('schedules (agentplane\'s own shape, docs/decisions.md "Clients of the peer project")', () => {
+    it("the peer's create body is a 400 naming its fields; the SDK cannot read agentplane's schedules (agent is a name)", async () => {
+      const refused = await sdk.refused('create_schedule', ['nightly', '@say hi', '0 3 * * *'], { agent_name: 'peer-a' });
+      expect(refused.status).to.equal(400);
+      expect(errorOf(refused)).to.contain('schedule');
+      expect((await sdk.refused('get_schedule', ['nightly'])).status).to.equal(404);
+      const made = await h.api('POST', '/api/v1/schedules', {
+        name: 'peer-nightly',
+        agent: 'peer-a',
+        cron: '0 3 * * *',
+        instructions: '@say nightly',
+        suspend: true,
+      });
+      expect(made.status, JSON.stringify(made.body)).to.equal(201);
+      // The peer's ScheduleResponse wants `agent` to be an agent spec (its schedules make agents).
+      const listed = await sdk.call('list_schedules', []);
+      expect(listed.ok).to.equal(false);
+      expect(JSON.stringify(listed)).to.contain('V1alpha1ScheduleAgentSpec');
+      expect((await h.api('DELETE', '/api/v1/schedules/peer-nightly')).status).to.equal(200);
+    });
+  });
+
   describe('what agentplane does not serve', () => {
     it('every such SDK call is a 4xx naming what is not supported, never a 5xx', async () => {
       const calls: [string, unknown[], Record<string, unknown>?][] = [
-        ['list_schedules', []],
-        ['create_schedule', ['nightly', '@say hi', '0 3 * * *']],
-        ['get_schedule', ['nightly']],
-        ['patch_schedule', ['nightly'], { suspended: true }],
-        ['delete_schedule', ['nightly']],
-        ['trigger_schedule', ['nightly']],
         ['list_offices', []],
         ['get_office', ['o']],
         ['delete_office', ['o']],

@@ -129,7 +129,7 @@ describe('peer compatibility: refusals that say what instead', () => {
 
   it('names the peer routes agentplane does not serve, and only those', () => {
     expect(unsupportedMessage('GET', '/api/v1/offices')).to.match(/^agentplane does not support offices/);
-    expect(unsupportedMessage('POST', '/api/v1/schedules/x/trigger')).to.match(/^agentplane does not support schedules/);
+    expect(unsupportedMessage('POST', '/api/v1/schedules/x/trigger')).to.equal(undefined); // served (docs/schedules.md)
     expect(unsupportedMessage('POST', '/api/v1/agents/x/wake')).to.contain('"lifecycle": "Wake"');
     expect(unsupportedMessage('GET', '/api/v1/agents/x/wake')).to.equal(undefined);
     expect(unsupportedMessage('PATCH', '/api/v1/connectors/c')).to.contain('updating a connector');
