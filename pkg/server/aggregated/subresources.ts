@@ -51,6 +51,8 @@ export async function triggerScheduleNow(d: AggregatedApiDeps, namespace: string
   return { code: settled ? 200 : 202, body: schedule };
 }
 
+const strings = (...fields: string[]): Record<string, { type: 'string' }> => Object.fromEntries(fields.map((f) => [f, { type: 'string' as const }]));
+
 /** The typed fields of ObjectMeta (as published) that a subresource's envelope may carry. */
 const envelopeMetaSchema = {
   type: 'object',
@@ -62,8 +64,21 @@ const envelopeMetaSchema = {
     labels: { type: 'object', additionalProperties: { type: 'string' } },
     annotations: { type: 'object', additionalProperties: { type: 'string' } },
     finalizers: { type: 'array', items: { type: 'string' } },
-    ownerReferences: { type: 'array', items: { type: 'object' } },
-    managedFields: { type: 'array', items: { type: 'object' } },
+    ownerReferences: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['apiVersion', 'kind', 'name', 'uid'],
+        properties: { ...strings('apiVersion', 'kind', 'name', 'uid'), controller: { type: 'boolean' }, blockOwnerDeletion: { type: 'boolean' } },
+      },
+    },
+    managedFields: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { ...strings('apiVersion', 'fieldsType', 'manager', 'operation', 'subresource', 'time'), fieldsV1: { type: 'object' } },
+      },
+    },
   },
 } as const;
 
