@@ -18,7 +18,10 @@ export function messagePaths(): OpenAPIV3.PathsObject {
         requestBody: { required: true, content: json(ref('MessageRequest')) },
         responses: {
           '200': { description: 'delivered: a follow-up into the running task, or a new task', content: json(ref('MessageResponse')) },
-          '202': { description: 'queued: the agent sleeps and takes it when it wakes', content: json(ref('MessageResponse')) },
+          '202': {
+            description: 'queued: the agent sleeps and takes it when it wakes; or (delivery followUp) stored for the running task, which has not taken it yet',
+            content: json(ref('MessageResponse')),
+          },
           ...errors(400, 404, 409, 413, 415, 503),
         },
       },

@@ -46,7 +46,7 @@ export class AgentMessages {
     private readonly events: EventLog,
     private readonly service: AgentService,
     /** How long to wait for a running task's worker to take the message. */
-    private readonly timeoutMs = 15_000,
+    private readonly timeoutMs = 5_000,
   ) {}
 
   /** POST …/messages: `body` checked, `from` defaulting to the authenticated user. */
@@ -63,14 +63,14 @@ export class AgentMessages {
     for (let attempt = 0; attempt < 4; attempt++) {
       const agent = await this.agents.mustGet(namespace, name);
       if (agent.metadata.deletionTimestamp) throw conflict(`agent "${name}" is being deleted and takes no messages`, { kind: AGENT_KIND, name });
-      let outcome: { agent: Agent; delivery: MessageDelivery; task: number; woken?: boolean } | undefined;
+      let outcome: { agent: Agent; delivery: MessageDelivery; task: number; woken?: boolean; pending?: boolean } | undefined;
       if (isBusy(agent)) outcome = await this.followUp(agent, content);
       else if (sleeping(agent)) outcome = await this.enqueue(agent, from, text, wake);
       else outcome = await this.newTask(agent, content);
       if (!outcome) continue; // the agent moved on between the read and the delivery
       await this.record(outcome.agent, from, text, outcome.delivery, outcome.task);
       const response: MessageResponse = { agent: name, namespace, from, delivery: outcome.delivery, task: outcome.task, woken: outcome.woken ?? false };
-      return { response, code: outcome.delivery === 'queued' ? 202 : 200 };
+      return { response, code: outcome.delivery === 'queued' || outcome.pending ? 202 : 200 };
     }
     throw conflict(`agent "${name}" kept starting and ending tasks; send the message again`, { kind: AGENT_KIND, name });
   }
@@ -81,14 +81,9 @@ export class AgentMessages {
     const task = agent.spec.task;
     const handed = await handOverFollowUp(this.agents, { namespace, name }, task, { content }, this.timeoutMs);
     if (!handed.stored) return undefined;
-    if (!handed.settled) {
-      throw new ApiError(
-        'ServiceUnavailable',
-        503,
-        `agent "${name}" is busy but its worker did not take the message in time; it stays queued for the task (do not send it again)`,
-        { kind: AGENT_KIND, name, retryAfterSeconds: 1 },
-      );
-    }
+    // Stored for the running task, which takes it at its next turn (a task held, say by an
+    // approval, takes it later): accepted (202), not an error to send again.
+    if (!handed.settled) return { agent: handed.agent, delivery: 'followUp' as const, task, pending: true };
     if (taskOver(handed.agent, task)) {
       // Taken just before the task ended, or dropped with it: its user_message tells which.
       const recent = await this.events.list(streamOf(handed.agent), { limit: 50 });
