@@ -53,13 +53,15 @@ export async function triggerScheduleNow(d: AggregatedApiDeps, namespace: string
 
 const strings = (...fields: string[]): Record<string, { type: 'string' }> => Object.fromEntries(fields.map((f) => [f, { type: 'string' as const }]));
 
+const dateTime = { type: 'string', format: 'date-time' } as const;
+
 /** The typed fields of ObjectMeta (as published) that a subresource's envelope may carry. */
 const envelopeMetaSchema = {
   type: 'object',
   properties: {
-    ...Object.fromEntries(
-      ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'].map((f) => [f, { type: 'string' }]),
-    ),
+    ...strings('name', 'generateName', 'namespace', 'uid', 'resourceVersion'),
+    creationTimestamp: dateTime,
+    deletionTimestamp: dateTime,
     generation: { type: 'integer' },
     labels: { type: 'object', additionalProperties: { type: 'string' } },
     annotations: { type: 'object', additionalProperties: { type: 'string' } },
@@ -76,7 +78,7 @@ const envelopeMetaSchema = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { ...strings('apiVersion', 'fieldsType', 'manager', 'operation', 'subresource', 'time'), fieldsV1: { type: 'object' } },
+        properties: { ...strings('apiVersion', 'fieldsType', 'manager', 'operation', 'subresource'), time: dateTime, fieldsV1: { type: 'object' } },
       },
     },
   },
