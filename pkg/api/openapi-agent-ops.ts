@@ -28,10 +28,14 @@ export function agentOpPaths(): OpenAPIV3.PathsObject {
         description:
           "Compacts the running task's session with the engine's own compaction (its /compact): after the turn in progress the engine summarises the " +
           'conversation so far, reports a context_compacted event, and the task goes on. 409 when no task is in progress (nothing running to compact). ' +
-          'The body is optional.',
+          'The body is optional. 202 when the worker has not taken the request within 5 s: it stays stored for the task, which takes it at its next turn.',
         parameters: [nameParam, nsParam],
         requestBody: { required: false, content: json(ref('CompactRequest')) },
-        responses: { '200': { description: 'the worker took the request', content: json(ref('CompactResponse')) }, ...errors(400, 404, 409, 413, 415, 503) },
+        responses: {
+          '200': { description: 'the worker took the request', content: json(ref('CompactResponse')) },
+          '202': { description: 'stored for the running task, not yet taken', content: json(ref('CompactResponse')) },
+          ...errors(400, 404, 409, 413, 415),
+        },
       },
     },
     '/api/v1/agents/{name}/approvals': {

@@ -157,9 +157,9 @@ function agentPaths(): OpenAPIV3.PathsObject {
       patch: {
         operationId: 'patchAgent',
         parameters: [nameParam, nsParam],
-        description: 'Changes settings; `instructions` steers the running task or, on an idle agent, starts one as POST does.',
+        description: 'Changes settings; `instructions` steers the running task (202: stored, not taken within 5 s) or starts one on an idle agent.',
         requestBody: { required: true, content: json(ref('AgentPatchRequest')) },
-        responses: { '200': agentOut, ...errors(400, 404, 409, 413, 415, 503) },
+        responses: { '200': agentOut, '202': { ...agentOut, description: 'follow-up stored for the task' }, ...errors(400, 404, 409, 413, 415) },
       },
       delete: {
         operationId: 'deleteAgent',

@@ -70,4 +70,29 @@ describe('worker slots (integration)', function () {
     const [req] = h.model.requests.filter((r) => r.hasTools && r.lastUserText === '@say which word?');
     expect(req?.userTexts[0], 'the resumed session has the first task').to.equal('@say remember the word kestrel');
   });
+
+  it('accepts a follow-up for a task waiting for a slot (202), keeps it, and the task takes it once it runs', async () => {
+    const busy = await h.api('POST', '/api/v1/agents', { name: 'first', instructions: `@bash ${busyFor(60)}\n@say never` });
+    expect(busy.status).to.equal(200);
+    const task = (await h.api('GET', `${AGG}/first`)).body.spec.task as number;
+    const ws = new EventClient(`${h.url}/api/v1/agents/first/ws`);
+    try {
+      await ws.until((evs) => evs.some((e) => e.type === 'tool_call' && e.task === task));
+      expect((await h.api('POST', '/api/v1/agents', { name: 'waiter', instructions: '@say queued work' })).status).to.equal(201);
+      await waitAgent(h, 'waiter', (a) => a.status === 'Queued', 'waiter waits for a slot');
+      // No worker runs its task yet, so none can take the follow-up: accepted, not an error to repeat.
+      const steered = await h.api('PATCH', '/api/v1/agents/waiter', { instructions: 'and the queued pineapples\n@echo' });
+      expect(steered.status, JSON.stringify(steered.body)).to.equal(202);
+      expect(steered.body).to.include({ name: 'waiter', status: 'Queued', taskStatus: 'InProgress' });
+      expect((await h.api('POST', '/api/v1/agents/first/cancel')).status).to.equal(200);
+      await ws.untilTaskEnd(task);
+    } finally {
+      ws.close();
+    }
+    await waitAgent(h, 'waiter', (a) => a.taskStatus === 'Complete', 'waiter ran in the freed slot');
+    const evs = (await h.api('GET', '/api/v1/agents/waiter/events?limit=100')).body.events as { type: string; task: number; payload: any }[];
+    expect(evs.filter((e) => e.type === 'user_message').map((e) => [e.task, e.payload.content])).to.deep.equal([[1, 'and the queued pineapples\n@echo']]);
+    expect(evs.filter((e) => e.type === 'task_completed')).to.have.length(1);
+    expect(evs.find((e) => e.type === 'task_completed')?.payload.result).to.contain('queued pineapples');
+  });
 });

@@ -11,13 +11,11 @@ import { expect } from 'chai';
 
 import { type Agent, agentFromRequest } from '../../pkg/api/agent.js';
 import { dropFollowUp, pendingFollowUps } from '../../pkg/api/agent-annotations.js';
-import { ApiError } from '../../pkg/api/errors.js';
 import { AgentService } from '../../pkg/server/services/agent-service.js';
 import { agentStrategy } from '../../pkg/registry/agent/strategy.js';
 import type { EventLog } from '../../pkg/registry/event-log.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import { SqliteState } from '../../pkg/registry/sqlite/sqlite-state.js';
-import { rejection } from '../support/assert.js';
 
 /** The worker: the task it runs; `answer` decides its reply to each steer. */
 class FakeWorker {
@@ -70,7 +68,7 @@ describe('AgentService steering (PATCH instructions)', function () {
     hub = new FakeWorker();
     stopLeader = leader(agents, hub);
     // Steering reads the event log only when a task ended with its follow-up: it finds none here.
-    service = new AgentService(agents, { list: async () => [] } as unknown as EventLog, { timeoutMs: 300 });
+    service = new AgentService(agents, { list: async () => [] } as unknown as EventLog, { timeoutMs: 300, followUpMs: 300 });
     await agents.create(agentFromRequest({ name: 'alpha', instructions: 'first' }, 'default'));
   });
 
@@ -94,7 +92,8 @@ describe('AgentService steering (PATCH instructions)', function () {
 
   it('steers the running task and leaves the task counter alone', async () => {
     await handOver();
-    const a = await service.patch('default', 'alpha', { instructions: 'also this' });
+    const { agent: a, pending } = await service.patch('default', 'alpha', { instructions: 'also this' });
+    expect(pending).to.equal(false);
     expect(hub.steers).to.deep.equal([{ taskId: 1, content: 'also this' }]);
     expect(a.spec.task).to.equal(1);
     expect(a.spec.instructions).to.equal('first');
@@ -104,7 +103,8 @@ describe('AgentService steering (PATCH instructions)', function () {
   it('starts a new task on an idle agent, as POST does', async () => {
     await handOver();
     await settle();
-    const a = await service.patch('default', 'alpha', { instructions: 'next job', model: 'm2' });
+    const { agent: a, pending } = await service.patch('default', 'alpha', { instructions: 'next job', model: 'm2' });
+    expect(pending).to.equal(false);
     expect(hub.steers).to.deep.equal([]);
     expect(a.spec).to.include({ task: 2, instructions: 'next job', model: 'm2' });
     expect(a.status.taskStatus).to.equal('InProgress');
@@ -117,31 +117,35 @@ describe('AgentService steering (PATCH instructions)', function () {
       await settle(); // the task_completed the worker sent before refusing
       return false;
     };
-    const a = await service.patch('default', 'alpha', { instructions: 'too late for task one' });
+    const { agent: a, pending } = await service.patch('default', 'alpha', { instructions: 'too late for task one' });
+    expect(pending).to.equal(false);
     expect(hub.steers).to.have.length(1);
     expect(a.spec).to.include({ task: 2, instructions: 'too late for task one' });
   });
 
   it('waits for a task that is assigned but not yet handed to the worker, then steers it', async () => {
     setTimeout(() => void handOver(), 50);
-    const a = await service.patch('default', 'alpha', { instructions: 'while starting' });
+    const { agent: a, pending } = await service.patch('default', 'alpha', { instructions: 'while starting' });
+    expect(pending).to.equal(false);
     expect(hub.steers).to.deep.equal([{ taskId: 1, content: 'while starting' }]);
     expect(a.spec.task).to.equal(1);
   });
 
-  it('answers 503 when the worker does not take the follow-up and the task is still running', async () => {
+  it('answers pending (202) when the worker does not take the follow-up and the task is still running', async () => {
     await handOver();
     hub.answer = async () => undefined;
-    const err = await rejection(service.patch('default', 'alpha', { instructions: 'lost?' }), ApiError);
-    expect(err).to.include({ reason: 'ServiceUnavailable', code: 503 });
-    // The follow-up stays stored for the task, so the answer says not to send it again.
-    expect(err.message).to.contain('stays queued');
-    expect((await agents.mustGet('default', 'alpha')).spec.task).to.equal(1);
+    const { agent, pending } = await service.patch('default', 'alpha', { instructions: 'lost?' });
+    expect(pending).to.equal(true);
+    expect(agent.spec.task).to.equal(1);
+    // The follow-up stays stored for the task, which takes it at its next turn.
+    const stored = pendingFollowUps(await agents.mustGet('default', 'alpha')).map((f) => f.content);
+    expect(stored).to.deep.equal(['lost?']);
   });
 
   it('applies model and systemPrompt without touching the running task', async () => {
     await handOver();
-    const a = await service.patch('default', 'alpha', { model: 'm2', systemPrompt: 'be brief' });
+    const { agent: a, pending } = await service.patch('default', 'alpha', { model: 'm2', systemPrompt: 'be brief' });
+    expect(pending).to.equal(false);
     expect(a.spec).to.include({ task: 1, model: 'm2', systemPrompt: 'be brief' });
     expect(hub.steers).to.deep.equal([]);
   });

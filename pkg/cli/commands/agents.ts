@@ -90,7 +90,7 @@ export function registerAgentCommands(program: Command, run: Runner): void {
       run(async (s, name: string, text: string) => {
         // An idle agent takes the text as a new task: the task number tells which happened.
         const before = await taskNumber(s, name);
-        const { body } = await s.client.call<AgentResponse>('PATCH', agentPath(name), {
+        const { body, status } = await s.client.call<AgentResponse>('PATCH', agentPath(name), {
           query: { namespace: s.target.namespace },
           body: { instructions: text },
           kind: 'agent',
@@ -98,6 +98,8 @@ export function registerAgentCommands(program: Command, run: Runner): void {
         const after = await taskNumber(s, name);
         if (before !== undefined && after !== undefined && after > before) {
           s.out(`agent/${name} was idle: started task ${after} with it (follow it with \`agentplane logs -f ${name} -n ${s.target.namespace}\`)\n`);
+        } else if (status === 202) {
+          s.out(`agent/${name}: the running task is in a long step; it takes the follow-up at its next turn (do not send it again)\n`);
         } else s.out(`agent/${name} steered (task ${body.taskStatus})\n`);
       }),
     );

@@ -200,7 +200,7 @@ function subresourceRoutes(app: FastifyInstance, deps: AggregatedApiDeps, resour
       const user = req.user?.username ?? ANONYMOUS.username;
       return send(reply, await messageAgent(deps, namespace, name, req.body, user));
     }
-    if (subresource === 'compact' && req.method === 'POST') return send(reply, { code: 200, body: await compactAgent(deps, namespace, name, req.body) });
+    if (subresource === 'compact' && req.method === 'POST') return send(reply, await compactAgent(deps, namespace, name, req.body));
     if (subresource === 'cost' && req.method === 'GET') return send(reply, { code: 200, body: await agentCost(deps, namespace, name, q) });
     if (subresource === 'log' && req.method === 'GET') {
       const run = await prepareAgentLog(deps, namespace, name, q);

@@ -362,7 +362,7 @@ function agentSubresourcePaths(base: string, r: ResourceDef): Record<string, Pat
           description:
             'compact the running task\'s session with the engine\'s own compaction, after its current turn (a context_compacted event follows); 409 when no task is in progress. Body: {} or {"instructions": "what the summary should keep"}',
           params: [],
-          responses: { '200': { ref: `${OWN}.AgentCompaction`, description: 'OK' } },
+          responses: { '200': { ref: `${OWN}.AgentCompaction`, description: 'OK' }, '202': { ref: `${OWN}.AgentCompaction`, description: 'Accepted' } },
         },
       ],
     },

@@ -101,8 +101,8 @@ function subresourceRequest(kind: string, body: unknown): unknown {
 }
 
 export async function compactAgent(d: AggregatedApiDeps, namespace: string, name: string, body: unknown) {
-  const answer = await d.compaction.compact(namespace, name, subresourceRequest('AgentCompaction', body));
-  return { apiVersion: API_VERSION, kind: 'AgentCompaction', metadata: {}, ...answer };
+  const { response, code } = await d.compaction.compact(namespace, name, subresourceRequest('AgentCompaction', body));
+  return { code, body: { apiVersion: API_VERSION, kind: 'AgentCompaction', metadata: {}, ...response } };
 }
 
 /** POST agents/<name>/messages: kubectl's apiVersion and kind (if sent) are not the request's fields. */

@@ -132,8 +132,10 @@ const runTask: ToolDef = {
   output: { agent: obj },
   request: (a) => ({ method: 'PATCH', path: agentPath(a), query: q(a, ['namespace']), body: { instructions: a.instructions } }),
   async run(req, s) {
-    const a = toAgentResponse(await s.agents.patch(namespaceOf(req.query), nameOf(req), req.body));
-    return { structured: { agent: a }, summary: `${a.namespace}/${a.name}: ${a.status}, task ${a.taskStatus || 'none'}` };
+    const { agent, pending } = await s.agents.patch(namespaceOf(req.query), nameOf(req), req.body);
+    const a = toAgentResponse(agent);
+    const taken = pending ? '; the follow-up is stored for its running task, which takes it at its next turn' : '';
+    return { structured: { agent: a }, summary: `${a.namespace}/${a.name}: ${a.status}, task ${a.taskStatus || 'none'}${taken}` };
   },
 };
 

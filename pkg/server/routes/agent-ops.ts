@@ -29,8 +29,9 @@ export function agentOpRoutes(compaction: AgentCompaction, costs: AgentCosts, ap
       return approvals.decide(namespaceOf(req.query as Query), req.params.name, req.params.id, jsonBody(req), user);
     });
 
-    app.post<{ Params: NameParams }>('/api/v1/agents/:name/compact', async (req) => {
-      return compaction.compact(namespaceOf(req.query as Query), req.params.name, jsonBody(req));
+    app.post<{ Params: NameParams }>('/api/v1/agents/:name/compact', async (req, reply) => {
+      const { response, code } = await compaction.compact(namespaceOf(req.query as Query), req.params.name, jsonBody(req));
+      return reply.status(code).send(response);
     });
 
     app.get<{ Params: NameParams }>('/api/v1/agents/:name/cost', async (req) => {

@@ -31,8 +31,9 @@ export function agentRoutes(service: AgentService) {
       return toAgentResponse(await service.get(namespaceOf(req.query as Query), req.params.name));
     });
 
-    app.patch<{ Params: NameParams }>('/api/v1/agents/:name', async (req) => {
-      return toAgentResponse(await service.patch(namespaceOf(req.query as Query), req.params.name, jsonBody(req)));
+    app.patch<{ Params: NameParams }>('/api/v1/agents/:name', async (req, reply) => {
+      const { agent, pending } = await service.patch(namespaceOf(req.query as Query), req.params.name, jsonBody(req));
+      return reply.status(pending ? 202 : 200).send(toAgentResponse(agent));
     });
 
     app.delete<{ Params: NameParams }>('/api/v1/agents/:name', async (req, reply) => {

@@ -13,17 +13,17 @@ import { type CompactRequest, compactRequestSchema, type CompactResponse } from 
 import { ApiError, conflict, invalid } from '../../api/errors.js';
 import { validateSchema } from '../../api/validation.js';
 import type { Registry } from '../../registry/registry.js';
-import { handOverFollowUp, taskOver } from './agent-wait.js';
+import { FOLLOW_UP_WAIT_MS, handOverFollowUp, taskOver } from './agent-wait.js';
 
 export class AgentCompaction {
   constructor(
     private readonly agents: Registry<Agent>,
     /** How long to wait for the worker to take the request. */
-    private readonly timeoutMs = 15_000,
+    private readonly timeoutMs = FOLLOW_UP_WAIT_MS,
   ) {}
 
   /** `body` is optional: without one (or `{}`) the engine summarises as it sees fit. */
-  async compact(namespace: string, name: string, body: unknown): Promise<CompactResponse> {
+  async compact(namespace: string, name: string, body: unknown): Promise<{ response: CompactResponse; code: 200 | 202 }> {
     const causes = body === undefined ? [] : validateSchema(compactRequestSchema, body);
     if (causes.length) throw invalid('CompactRequest', name, causes);
     const instructions = (body as CompactRequest | undefined)?.instructions?.trim() ?? '';
@@ -32,27 +32,18 @@ export class AgentCompaction {
     if (!isBusy(agent)) throw nothingRunning(name);
     const handed = await handOverFollowUp(this.agents, { namespace, name }, task, { content: instructions, compact: true }, this.timeoutMs);
     if (!handed.stored) throw nothingRunning(name, task);
-    if (!handed.settled) {
-      throw new ApiError(
-        'ServiceUnavailable',
-        503,
-        `agent "${name}" is busy but its worker did not take the compaction in time; it stays queued for the task (do not send it again)`,
-        {
-          kind: AGENT_KIND,
-          name,
-          retryAfterSeconds: 1,
-        },
-      );
-    }
     // Taken, or dropped with a task that ended first (then there is nothing left to compact).
-    if (taskOver(handed.agent, task)) throw nothingRunning(name, task);
-    return {
+    if (handed.settled && taskOver(handed.agent, task)) throw nothingRunning(name, task);
+    // Not taken within FOLLOW_UP_WAIT_MS: stored for the task, which takes it at its next turn (202).
+    const when = handed.settled ? 'after its current turn' : 'once it takes the request, at its next turn';
+    const response: CompactResponse = {
       agent: name,
       namespace,
       task: String(task),
       status: 'compacting',
-      message: `task ${task}'s session is compacted after its current turn; a context_compacted event follows`,
+      message: `task ${task}'s session is compacted ${when}; a context_compacted event follows`,
     };
+    return { response, code: handed.settled ? 200 : 202 };
   }
 }
 

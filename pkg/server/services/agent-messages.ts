@@ -26,7 +26,7 @@ import { streamOf } from '../../controller/agent-controller.js';
 import type { EventLog } from '../../registry/event-log.js';
 import { type Registry, REST_OWNER } from '../../registry/registry.js';
 import type { AgentService } from './agent-service.js';
-import { handOverFollowUp, taskOver } from './agent-wait.js';
+import { FOLLOW_UP_WAIT_MS, handOverFollowUp, taskOver } from './agent-wait.js';
 
 /** The agent changed between the read and the write (woke, took a task): look again. */
 const LOOK_AGAIN = new Error('look again');
@@ -46,7 +46,7 @@ export class AgentMessages {
     private readonly events: EventLog,
     private readonly service: AgentService,
     /** How long to wait for a running task's worker to take the message. */
-    private readonly timeoutMs = 5_000,
+    private readonly timeoutMs = FOLLOW_UP_WAIT_MS,
   ) {}
 
   /** POST …/messages: `body` checked, `from` defaulting to the authenticated user. */

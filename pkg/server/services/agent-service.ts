@@ -29,7 +29,7 @@ import { streamOf } from '../../controller/agent-controller.js';
 import { watchAgentGone } from '../event-follow.js';
 import { REST_OWNER } from '../../registry/registry.js';
 import { type Page, type PageQuery, readOne, readPage } from './paging.js';
-import { handOverFollowUp, taskOver, waitForAgent } from './agent-wait.js';
+import { FOLLOW_UP_WAIT_MS, handOverFollowUp, taskOver, waitForAgent } from './agent-wait.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -51,6 +51,14 @@ export interface CancelResult {
 export interface WaitOptions {
   /** How long cancel/delete wait for the outcome before answering "accepted". */
   timeoutMs: number;
+  /** How long steering waits for the worker to take the follow-up (FOLLOW_UP_WAIT_MS). */
+  followUpMs?: number;
+}
+
+/** What a PATCH did: `pending` when its instructions are stored for the running task but not yet taken (202). */
+export interface PatchResult {
+  agent: Agent;
+  pending: boolean;
 }
 
 export class AgentService {
@@ -135,7 +143,7 @@ export class AgentService {
   }
 
   /** PATCH /agents/:name: settings (model and systemPrompt apply from the next task), then `instructions`. */
-  async patch(namespace: string, name: string, body: unknown): Promise<Agent> {
+  async patch(namespace: string, name: string, body: unknown): Promise<PatchResult> {
     // `budget: null` removes the budget: the schema checks the rest (a body of only that is fine).
     const removesBudget = isRecord(body) && body.budget === null;
     const checked = removesBudget ? Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'budget')) : body;
@@ -165,7 +173,7 @@ export class AgentService {
         { owner: REST_OWNER },
       );
     }
-    return instructions === undefined ? after : this.instruct(namespace, name, instructions);
+    return instructions === undefined ? { agent: after, pending: false } : this.instruct(namespace, name, instructions);
   }
 
   /**
@@ -173,13 +181,13 @@ export class AgentService {
    * task exactly as POST starts one. When the task ends between the two (a race), the follow-up
    * becomes a new task; when another client starts a task in between, it is steered instead.
    */
-  private async instruct(namespace: string, name: string, content: string): Promise<Agent> {
+  private async instruct(namespace: string, name: string, content: string): Promise<PatchResult> {
     let lastError: unknown;
     for (let attempt = 0; attempt < 4; attempt++) {
       const agent = await this.agents.mustGet(namespace, name);
       if (!isBusy(agent)) {
         try {
-          return (await this.submitTask({ name, namespace, instructions: content })).agent;
+          return { agent: (await this.submitTask({ name, namespace, instructions: content })).agent, pending: false };
         } catch (err) {
           if (!(err instanceof ApiError && err.reason === 'Conflict')) throw err;
           lastError = err; // busy again (or being deleted): look again
@@ -196,27 +204,22 @@ export class AgentService {
   /**
    * Hands a follow-up to the agent's running task: it is stored on the agent, as a cancel is, and
    * the agent controller (on the leader, with several replicas) hands it to the worker and removes
-   * it. Answers once it is taken; undefined when the task ended first without it (the caller then
-   * starts a new task with it).
+   * it. Answers once it is taken, or `pending` once FOLLOW_UP_WAIT_MS passed without (it stays
+   * stored for the task); undefined when the task ended first without it (the caller then starts
+   * a new task with it).
    */
-  private async steer(agent: Agent, content: string): Promise<Agent | undefined> {
+  private async steer(agent: Agent, content: string): Promise<PatchResult | undefined> {
     const { namespace, name } = agent.metadata;
     const task = agent.spec.task;
-    const handed = await handOverFollowUp(this.agents, { namespace, name }, task, { content }, this.wait.timeoutMs);
+    const handed = await handOverFollowUp(this.agents, { namespace, name }, task, { content }, this.wait.followUpMs ?? FOLLOW_UP_WAIT_MS);
     if (!handed.stored) return undefined;
     const now = handed.agent;
-    if (!handed.settled) {
-      throw new ApiError(
-        'ServiceUnavailable',
-        503,
-        `agent "${name}" is busy but its worker did not take the follow-up in time; it stays queued for the task (do not send it again)`,
-        { kind: AGENT_KIND, name },
-      );
-    }
-    if (!taskOver(now, task)) return now;
+    if (!handed.settled) return { agent: now, pending: true };
+    if (!taskOver(now, task)) return { agent: now, pending: false };
     // Taken just before the task ended, or dropped with it: its user_message tells which.
     const recent = await this.events.list(streamOf(now), { limit: 50 });
-    return recent.some((e) => e.task === task && e.type === 'user_message' && (e.payload as { content?: string }).content === content) ? now : undefined;
+    const taken = recent.some((e) => e.task === task && e.type === 'user_message' && (e.payload as { content?: string }).content === content);
+    return taken ? { agent: now, pending: false } : undefined;
   }
 
   /**

@@ -48,6 +48,14 @@ export async function waitForAgent(
 export const taskOver = (a: Agent | undefined, task: number): boolean => !a || a.spec.task !== task || a.status.taskStatus !== 'InProgress';
 
 /**
+ * How long a request that hands something to a running task (steering, a message, a compaction)
+ * waits for the worker to take it. Past it the answer is 202: the follow-up stays stored for the
+ * task, which takes it at its next turn (a task held in a long step or an approval takes it
+ * later), so the client must not send it again. One rule for every such route.
+ */
+export const FOLLOW_UP_WAIT_MS = 5_000;
+
+/**
  * Stores a follow-up (steering, or a compaction request) on the agent for its running task
  * `task`, and waits until the agent controller has handed it to the worker, which removes it.
  * `stored` false: the task was over before the write. `settled` false: not taken within
@@ -58,7 +66,7 @@ export async function handOverFollowUp(
   ref: ObjectRef,
   task: number,
   followUp: Omit<FollowUp, 'id'>,
-  timeoutMs: number,
+  timeoutMs = FOLLOW_UP_WAIT_MS,
 ): Promise<{ stored: false } | { stored: true; agent: Agent; settled: boolean }> {
   const id = randomUUID();
   let stored = true;
