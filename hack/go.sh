@@ -85,7 +85,11 @@ fetch_pinned() {
   done
   mod="v0.0.1-go$GO_VERSION.linux-$arch"
   prefix="golang.org/toolchain@$mod/"
-  log "machine go $(machine_version 2>/dev/null || echo none) is older than $REQUIRED; fetching golang.org/toolchain@$mod"
+  if [[ "${AGENTPLANE_GO:-}" == pinned ]]; then
+    log "AGENTPLANE_GO=pinned; fetching golang.org/toolchain@$mod"
+  else
+    log "machine go $(machine_version 2>/dev/null || echo none) is older than $REQUIRED; fetching golang.org/toolchain@$mod"
+  fi
   dl="$(mktemp -d)"   # global: the EXIT trap reads it
   trap 'rm -rf "$dl"' EXIT
   zip="$dl/toolchain.zip"
