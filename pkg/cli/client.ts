@@ -6,13 +6,9 @@ import WebSocket from 'ws';
 import type { Target } from './config.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { hintFor, type RequestWhat } from './hints.js';
+import type { CallOptions, Query, Reply, Transport } from './transport.js';
 
-export type Query = Record<string, string | number | boolean | undefined>;
-
-export interface Reply<T> {
-  status: number;
-  body: T;
-}
+export type { Query, Reply } from './transport.js';
 
 /** The server refused: its status, reason and message. */
 export class ApiCallError extends CliError {
@@ -28,7 +24,7 @@ export class ApiCallError extends CliError {
 }
 
 /** The REST body (`error`) or a Kubernetes Status (`message`), as the path's API renders errors. */
-function refusal(status: number, text: string, what: RequestWhat): ApiCallError {
+export function refusal(status: number, text: string, what: RequestWhat): ApiCallError {
   let body: Record<string, unknown> = {};
   try {
     const parsed = JSON.parse(text) as unknown;
@@ -56,7 +52,7 @@ function unreachable(server: string, err: unknown): CliError {
 export const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
 export const GROUP_VERSION = 'agentplane.io/v1alpha1';
 
-export class Client {
+export class Client implements Transport {
   constructor(
     readonly target: Target,
     private readonly timeoutMs = 60_000,
@@ -74,11 +70,7 @@ export class Client {
   }
 
   /** One call; 2xx gives the parsed body, anything else throws the server's refusal. */
-  async call<T = unknown>(
-    method: string,
-    path: string,
-    opts: { query?: Query; body?: unknown; accept?: string; kind?: string; ns?: string } = {},
-  ): Promise<Reply<T>> {
+  async call<T = unknown>(method: string, path: string, opts: CallOptions = {}): Promise<Reply<T>> {
     const headers = this.headers(opts.accept ? { accept: opts.accept } : {});
     const init: RequestInit = { method, headers, signal: AbortSignal.timeout(this.timeoutMs) };
     if (opts.body !== undefined) {

@@ -1,13 +1,13 @@
-// Following an agent's live events over its WebSocket, resuming after a dropped connection from
+// Following an agent's live events (the WebSocket, or the aggregated API's `log?follow=true`
+// through kubectl agentplane), resuming after a dropped connection from
 // the last event seen (`?since=<seq>`), so nothing is missed or shown twice.
 
-import type WebSocket from 'ws';
 import type { AgentEvent } from '../api/event.js';
-import type { Client } from './client.js';
 import { CliError, EXIT } from './exit-codes.js';
+import type { EventSocket, Transport } from './transport.js';
 
-/** The server closes a stream with this when its agent is deleted. */
-const AGENT_DELETED = 4410;
+/** The server closes a stream with this when its agent is deleted (KubeTransport says the same). */
+export const AGENT_DELETED = 4410;
 const RETRIES = 5;
 
 export interface Follow {
@@ -20,9 +20,9 @@ export interface Follow {
  * Delivers events (each once, in order) until `onEvent` returns true. `since`: replay events
  * after that seq; undefined: from the current task's first event (the server's default).
  */
-export function followAgent(client: Client, namespace: string, name: string, since: number | undefined, onEvent: (ev: AgentEvent) => boolean): Follow {
+export function followAgent(client: Transport, namespace: string, name: string, since: number | undefined, onEvent: (ev: AgentEvent) => boolean): Follow {
   let stopped = false;
-  let ws: WebSocket | undefined;
+  let ws: EventSocket | undefined;
   let last = since;
   const stop = (): void => {
     stopped = true;

@@ -6,11 +6,17 @@ export interface RequestWhat {
   namespace?: string;
   server: string;
   hasToken: boolean;
+  /** Through kube-apiserver (kubectl agentplane): the kubeconfig context used. */
+  kubeContext?: string;
 }
 
 export function hintFor(status: number, reason: string, message: string, what: RequestWhat): string | undefined {
   const ns = what.namespace ? ` -n ${what.namespace}` : '';
   switch (true) {
+    case status === 401 && what.kubeContext !== undefined:
+      return `kube-apiserver did not accept the credentials of kube context "${what.kubeContext}"; check them with \`kubectl auth whoami\``;
+    case status === 403 && what.kubeContext !== undefined:
+      return `Kubernetes RBAC does not allow this to the user of kube context "${what.kubeContext}"; check with \`kubectl auth can-i\`, and ask for a Role that grants it (the agentplane-view, -edit and -admin ClusterRoles do)`;
     case status === 401:
       return what.hasToken
         ? "the server did not accept the token: check --token, AGENTPLANE_TOKEN or the context's token (agentplane config get-contexts)"

@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { ApiCallError } from './client.js';
 import { complete, completionScript } from './completion.js';
 import { CliError, EXIT } from './exit-codes.js';
+import { isPlugin } from './kube/kube-target.js';
 import { type Session, sessionOf } from './session.js';
 import { styleFor } from './style.js';
 import { registerAgentCommands } from './commands/agents.js';
@@ -46,7 +47,7 @@ function withSession(fn: (s: Session, ...args: never[]) => Promise<void>): (...a
     const cmd = args.at(-1) as Command;
     const positional = args.slice(0, cmd.registeredArguments.length);
     try {
-      await fn(sessionOf(cmd), ...(positional as never[]));
+      await fn(await sessionOf(cmd), ...(positional as never[]));
     } catch (err) {
       process.exitCode = report(err);
     }
@@ -64,12 +65,24 @@ function guarded(fn: (...args: never[]) => void | Promise<void>): (...args: unkn
 }
 
 export function buildProgram(): Command {
-  const program = new Command('agentplane')
-    .description('Run long-lived AI agents: `agentplane serve` runs the service; the other commands talk to one.')
-    .option('--server <url>', "the server (AGENTPLANE_SERVER, the context's, else http://127.0.0.1:8080)")
+  const plugin = isPlugin();
+  const program = new Command(plugin ? 'kubectl agentplane' : 'agentplane')
+    .description(
+      plugin
+        ? 'Run long-lived AI agents on the cluster of the current kubeconfig context, through its agentplane.io API (docs/kubectl-plugin.md).'
+        : 'Run long-lived AI agents: `agentplane serve` runs the service; the other commands talk to one.',
+    )
+    .option('--server <url>', "the server (AGENTPLANE_SERVER, the context's, else http://127.0.0.1:8080; through kubectl: the cluster's)")
     .option('-n, --namespace <ns>', "namespace (AGENTPLANE_NAMESPACE, the context's, else default)")
     .option('--token <token>', "bearer token (AGENTPLANE_TOKEN, the context's)")
-    .option('--context <name>', 'context of the config file to use (AGENTPLANE_CONTEXT, else its current one)')
+    .option(
+      '--context <name>',
+      'context of the config file to use (AGENTPLANE_CONTEXT, else its current one); through kubectl, or one only the kubeconfig has: the kube context',
+    )
+    .option(
+      '--kubeconfig <path>',
+      'go through kube-apiserver with this kubeconfig, as `kubectl agentplane` does with KUBECONFIG or ~/.kube/config (docs/kubectl-plugin.md)',
+    )
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
     .addHelpText(

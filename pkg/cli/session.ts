@@ -1,14 +1,18 @@
-// What every client command starts from: the resolved target, a client for it, and how to write.
+// What every client command starts from: the resolved target, a transport to it, and how to
+// write. The transport is an agentplane server's own API (client.ts), or, run as `kubectl
+// agentplane` or with --kubeconfig, kube-apiserver through the kubeconfig (kube/).
 
 import type { Command } from 'commander';
 import { Client } from './client.js';
 import { configPath, loadConfig, resolveTarget, type Target } from './config.js';
 import { CliError, EXIT } from './exit-codes.js';
+import { kubeHasContext, kubeTransport, throughKube } from './kube/kube-target.js';
 import { styleFor, type Style } from './style.js';
+import type { Transport } from './transport.js';
 
 export interface Session {
   target: Target;
-  client: Client;
+  client: Transport;
   /** Style of stdout (colours, spinners). */
   style: Style;
   out: (text: string) => void;
@@ -23,6 +27,7 @@ export interface CliOptions {
   namespace?: string;
   token?: string;
   context?: string;
+  kubeconfig?: string;
   output?: string;
   allNamespaces?: boolean;
   events?: string;
@@ -36,18 +41,12 @@ export interface CliOptions {
 /** How a command's action is wrapped: a Session from its flags, then its positional arguments. */
 export type Runner = (fn: (s: Session, ...args: never[]) => Promise<void>) => (...args: unknown[]) => Promise<void>;
 
-export function sessionOf(cmd: Command): Session {
+export async function sessionOf(cmd: Command): Promise<Session> {
   const opts = cmd.optsWithGlobals<CliOptions>();
-  const path = configPath();
-  const target = resolveTarget(
-    { server: opts.server, namespace: opts.namespace, token: opts.token, context: opts.context },
-    process.env,
-    loadConfig(path),
-    path,
-  );
+  const client = await transportFor(opts, commandName(cmd));
   return {
-    target,
-    client: new Client(target),
+    target: client.target,
+    client,
     style: styleFor(process.stdout),
     out: (t) => void process.stdout.write(t),
     err: (t) => void process.stderr.write(t),
@@ -69,3 +68,25 @@ export function checkName(kind: string, name: string): string {
 
 /** `-A` lists every namespace (no namespace parameter); otherwise the target's. */
 export const listNamespace = (s: Session): string | undefined => (s.opts.allNamespaces ? undefined : s.target.namespace);
+
+/** "squad ls" for the squad group's ls: what "not available through kubectl yet" names. */
+function commandName(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/** kube-apiserver when run as the plugin or with --kubeconfig (or a --context only the kubeconfig knows), else the agentplane server. */
+async function transportFor(opts: CliOptions, command: string): Promise<Transport> {
+  const flags = { server: opts.server, namespace: opts.namespace, token: opts.token, context: opts.context };
+  if (throughKube({ ...flags, kubeconfig: opts.kubeconfig })) return kubeTransport({ ...flags, kubeconfig: opts.kubeconfig }, command);
+  const path = configPath();
+  let target: Target;
+  try {
+    target = resolveTarget(flags, process.env, loadConfig(path), path);
+  } catch (err) {
+    if (opts.context !== undefined && (await kubeHasContext({}, opts.context))) return kubeTransport(flags, command);
+    throw err;
+  }
+  return new Client(target);
+}
