@@ -110,9 +110,10 @@ class Connection {
     };
     alive();
     this.ws.on('ping', alive);
+    // binaryType is ws's default, 'nodebuffer': every message arrives as one Buffer.
     this.ws.on('message', (data) => {
       alive();
-      this.push({ event: JSON.parse(String(data)) as AgentEvent });
+      this.push({ event: JSON.parse((data as Buffer).toString()) as AgentEvent });
     });
     this.ws.on('close', (code, reason) => this.end({ closed: code, reason: reason.toString() }));
     this.ws.on('error', (err) => this.end({ failed: err }));
