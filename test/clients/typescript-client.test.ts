@@ -105,7 +105,7 @@ describe('typed clients: TypeScript (@agentplane/client) against a real server',
     await must(client.DELETE('/api/v1/schedules/{name}', { params: { path: { name: 'ts-nightly' } } }));
   });
 
-  it('surfaces refusals as typed errors with their reason: 404, 409, 400, and a refused event stream', async () => {
+  it('surfaces refusals as typed errors with their reason: 404, 409, 400, a refused event stream, a stream whose agent is deleted (4410)', async () => {
     const missing = await client.GET('/api/v1/agents/{name}', { params: { path: { name: 'ts-no-such-agent' } } });
     expect(missing.response.status).to.equal(404);
     expect(missing.error?.reason).to.equal('NotFound');
@@ -128,6 +128,17 @@ describe('typed clients: TypeScript (@agentplane/client) against a real server',
       for await (const _ of followEvents({ baseUrl: server.url, agent: 'ts-no-such-agent' })) void _;
     })().catch((e: unknown) => e);
     expect(refused).to.be.instanceOf(EventStreamError).and.include({ status: 404, reason: 'NotFound' });
+
+    // An agent deleted while followed ends the stream with 4410 "agent deleted" (deleted once the
+    // replay's first event shows the socket is open).
+    let deleted = false;
+    const ended = await (async () => {
+      for await (const _ of followEvents({ baseUrl: server.url, agent: 'ts-hello' })) {
+        if (!deleted) await must(client.DELETE('/api/v1/agents/{name}', { params: { path: { name: 'ts-hello' } } }));
+        deleted = true;
+      }
+    })().catch((e: unknown) => e);
+    expect(ended).to.be.instanceOf(EventStreamError).and.include({ code: 4410, reason: 'agent deleted' });
   });
 
   it("runs the README's example", async () => {

@@ -16,6 +16,7 @@ from agentplane_client.api.default import (
     create_schedule,
     create_secret,
     create_squad,
+    delete_agent,
     delete_connector,
     delete_schedule,
     delete_secret,
@@ -166,6 +167,20 @@ def test_refusals_are_typed(client: Client, base_url: str) -> None:
     with pytest.raises(EventStreamError) as refused:
         asyncio.run(follow_missing())
     assert refused.value.status == 404 and refused.value.reason == "NotFound"
+
+    # An agent deleted while followed ends the stream with 4410 "agent deleted" (deleted once the
+    # replay's first event shows the socket is open).
+    async def follow_until_deleted() -> None:
+        deleted = False
+        async for _ in follow_events(base_url, "py-hello"):
+            if not deleted:
+                gone = await delete_agent.asyncio_detailed(client=Client(base_url=base_url), name="py-hello")
+                assert gone.status_code in (HTTPStatus.OK, HTTPStatus.ACCEPTED)
+                deleted = True
+
+    with pytest.raises(EventStreamError) as ended:
+        asyncio.run(asyncio.wait_for(follow_until_deleted(), 60))
+    assert ended.value.code == 4410 and ended.value.reason == "agent deleted"
 
 
 def test_readme_example_runs(base_url: str) -> None:
