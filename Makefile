@@ -24,7 +24,7 @@ NODE ?= node
 NPM ?= npm
 MOCHA = $(NODE) node_modules/mocha/bin/mocha.js
 
-.PHONY: all deps build lint control-plane run test test-unit test-integration test-e2e test-newcomer test-security test-pods fuzz bench bench-pods load clean
+.PHONY: all deps build lint control-plane prometheus run test test-unit test-integration test-e2e test-newcomer test-security test-pods fuzz bench bench-pods load clean
 
 all: build
 
@@ -61,9 +61,14 @@ run: build
 control-plane:
 	bash hack/build-control-plane.sh > /dev/null
 
+# Prometheus and promtool for the observability tests (the dashboard and alerts), built from their
+# Go module once and cached under ~/.cache/agentplane (hack/README.md has the times).
+prometheus:
+	bash hack/build-prometheus.sh > /dev/null
+
 # Everything: the import rules (lint), then unit, integration (real server, workers, engine) and
 # e2e (real kube-apiserver and kubectl).
-test: lint build control-plane
+test: lint build control-plane prometheus
 	$(MOCHA) 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/e2e/**/*.test.js'
 
 test-unit: build
@@ -72,7 +77,7 @@ test-unit: build
 test-integration: build
 	$(MOCHA) 'dist/test/integration/**/*.test.js'
 
-test-e2e: build control-plane
+test-e2e: build control-plane prometheus
 	$(MOCHA) 'dist/test/e2e/**/*.test.js'
 
 # Attacks on a real server by its own tools, by worker channels and by web pages (test/security,
