@@ -24,7 +24,7 @@ NODE ?= node
 NPM ?= npm
 MOCHA = $(NODE) node_modules/mocha/bin/mocha.js
 
-.PHONY: all deps build lint control-plane prometheus run test test-unit test-integration test-e2e test-newcomer test-security test-pods fuzz bench bench-pods load clean
+.PHONY: all deps build lint control-plane chart-tools prometheus run test test-unit test-integration test-e2e test-newcomer test-security test-pods fuzz bench bench-pods load clean
 
 all: build
 
@@ -61,14 +61,19 @@ run: build
 control-plane:
 	bash hack/build-control-plane.sh > /dev/null
 
+# helm and kubeconform for the Helm chart's tests (charts/agentplane, docs/helm.md), built from Go
+# modules once and cached by version (hack/build-tools.sh; about 10 min cold, then instant).
+chart-tools:
+	bash hack/build-tools.sh > /dev/null
+
 # Prometheus and promtool for the observability tests (the dashboard and alerts), built from their
 # Go module once and cached under ~/.cache/agentplane (hack/README.md has the times).
 prometheus:
 	bash hack/build-prometheus.sh > /dev/null
 
 # Everything: the import rules (lint), then unit, integration (real server, workers, engine) and
-# e2e (real kube-apiserver and kubectl).
-test: lint build control-plane prometheus
+# e2e (real kube-apiserver, kubectl, helm, kubeconform and Prometheus).
+test: lint build control-plane chart-tools prometheus
 	$(MOCHA) 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/e2e/**/*.test.js'
 
 test-unit: build
@@ -77,7 +82,7 @@ test-unit: build
 test-integration: build
 	$(MOCHA) 'dist/test/integration/**/*.test.js'
 
-test-e2e: build control-plane prometheus
+test-e2e: build control-plane chart-tools prometheus
 	$(MOCHA) 'dist/test/e2e/**/*.test.js'
 
 # Attacks on a real server by its own tools, by worker channels and by web pages (test/security,
@@ -96,7 +101,7 @@ test-security: build
 # Agents and squads as real pods on the local cluster's node (hack/control-plane.sh up; needs root
 # and the node's Debian packages, which .ci/run installs). Slow: builds and imports the worker
 # image, so it is its own target; CI runs it after make test.
-test-pods: build control-plane
+test-pods: build control-plane chart-tools
 	$(MOCHA) 'dist/test/pods/**/*.test.js'
 
 # schemathesis (PyPI, cached virtualenv) against a real embedded server's OpenAPI document: every
