@@ -12,6 +12,7 @@ import { cancelRequested, dropFollowUp, pendingFollowUps, rerunRequested, setRer
 import type { ObjectRef } from '../api/meta.js';
 import type { Squad } from '../api/squad.js';
 import type { Logger } from '../observability/logger.js';
+import type { WorkerStart } from '../observability/metrics.js';
 import type { Hooks } from '../plugin/hooks.js';
 import type { Informer } from '../registry/cache/informer.js';
 import type { Registry } from '../registry/registry.js';
@@ -127,7 +128,8 @@ export class AgentReconciler {
       await setQueued(this.d.agents, agent, decision.reason, decision.message, true);
       return { requeueAfter: decision.retryMs ?? LINE_RETRY_MS };
     }
-    this.d.workers.starts(ref);
+    // Its first worker is a create's start; any later one (after a release, a sleep, a restart) a wake's.
+    this.d.workers.starts(ref, agent.status.observedTask === 0 ? 'create' : 'wake');
     await this.d.runtime.ensure({
       ref,
       uid: agent.metadata.uid,
@@ -142,11 +144,13 @@ export class AgentReconciler {
   /** The worker is connected: hands it stored follow-ups, the next task, or releases it when idle. */
   private async useWorker(agent: Agent, place: Placement, worker: WorkerStatus, log: Logger): Promise<Result | void> {
     await setWorkerReady(this.d.agents, agent, 'True', 'Connected', 'the worker is connected');
+    // The worker's start counts for a task handed over now; one that waits longer did not wait for it.
+    const start = this.d.workers.takeStart(agent.metadata);
     if (worker.runningTask === agent.spec.task && !(await this.handFollowUps(agent, log))) return { requeueAfter: CANCEL_RETRY_MS };
     if (agent.status.status === 'Sleeping' || cancelRequested(agent)) return;
-    if (agent.spec.task > agent.status.observedTask && worker.runningTask === undefined) return this.dispatch(agent, log);
+    if (agent.spec.task > agent.status.observedTask && worker.runningTask === undefined) return this.dispatch(agent, log, start);
     // A task that waited for approval when its worker ended with the service runs again (task-recovery.ts).
-    if (rerunRequested(agent) && worker.runningTask === undefined) return this.dispatch(agent, log);
+    if (rerunRequested(agent) && worker.runningTask === undefined) return this.dispatch(agent, log, start);
     if (!place.group && worker.runningTask === undefined && !isBusy(agent)) return this.d.workers.releaseWhenIdle(agent, log);
   }
 
@@ -176,7 +180,7 @@ export class AgentReconciler {
     return true;
   }
 
-  private async dispatch(agent: Agent, log: Logger): Promise<Result | void> {
+  private async dispatch(agent: Agent, log: Logger, start?: WorkerStart): Promise<Result | void> {
     const ref = agent.metadata;
     if (this.d.holds?.has(ref)) return { requeueAfter: HOLD_RETRY_MS }; // a checkpoint is being copied
     const decision = this.d.workers.takeTask(agent);
@@ -197,7 +201,7 @@ export class AgentReconciler {
     };
     const attachments = await this.d.hooks.attachments?.(agent);
     if (attachments) task.attachments = attachments;
-    this.d.taskUsage?.taskStarted(ref, agent.metadata.uid, agent.spec.templateRef);
+    this.d.taskUsage?.taskStarted(ref, agent.metadata.uid, agent.spec.templateRef, start);
     if (!(await this.d.runtime.dispatch(ref, task))) return; // not ready after all; the next `ready` retries
     await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => {
       s.observedTask = Math.max(s.observedTask, task.taskId);
