@@ -25,8 +25,8 @@ function taskRoute(method: string, path: string): { route: string; namespace?: s
     const g = re.exec(path);
     if (!g) continue;
     // The REST mirror's PATCH has the name only; the aggregated API's, both.
-    if (g.length === 2) return { route, name: decodeURIComponent(g[1]!) };
-    if (g.length === 3) return { route, namespace: decodeURIComponent(g[1]!), name: decodeURIComponent(g[2]!) };
+    if (g.length === 2) return { route, name: decodeURIComponent(g[1]) };
+    if (g.length === 3) return { route, namespace: decodeURIComponent(g[1]), name: decodeURIComponent(g[2]) };
     return { route };
   }
   return undefined;
@@ -37,14 +37,15 @@ function agentOf(req: FastifyRequest, found: { namespace?: string; name?: string
   const body = (req.body ?? {}) as { name?: unknown; namespace?: unknown; metadata?: { name?: unknown } };
   const query = (req.query ?? {}) as { namespace?: unknown };
   const name = found.name ?? (typeof body.name === 'string' ? body.name : typeof body.metadata?.name === 'string' ? body.metadata.name : undefined);
-  const namespace = found.namespace ?? (typeof query.namespace === 'string' ? query.namespace : typeof body.namespace === 'string' ? body.namespace : 'default');
+  const namespace =
+    found.namespace ?? (typeof query.namespace === 'string' ? query.namespace : typeof body.namespace === 'string' ? body.namespace : 'default');
   return { [ATTR_NAMESPACE]: namespace, ...(name ? { [ATTR_AGENT]: name } : {}) };
 }
 
 export function installRequestSpans(app: FastifyInstance): void {
   const spans = new WeakMap<FastifyRequest, Span>();
   app.addHook('onRequest', (req, _reply, done) => {
-    const path = req.url.split('?', 1)[0]!;
+    const path = req.url.split('?', 1)[0];
     const found = taskRoute(req.method, path);
     if (found) {
       // A caller's own traceparent makes the task part of its trace.

@@ -217,7 +217,11 @@ export class AgentWorker {
     // Cut to the size the server stores (it would cut it too), so no event passes the channel's message limit.
     const emit = (event: EventDraft): void => {
       spans.observe(event);
-      const msg: WorkerMessage = { type: 'event', taskId: task.taskId, event: { ...capEventSize(event, MAX_EVENT_BYTES), timestamp: new Date().toISOString() } };
+      const msg: WorkerMessage = {
+        type: 'event',
+        taskId: task.taskId,
+        event: { ...capEventSize(event, MAX_EVENT_BYTES), timestamp: new Date().toISOString() },
+      };
       this.send(traceparent ? { ...msg, traceparent } : msg);
       traceparent = undefined;
     };

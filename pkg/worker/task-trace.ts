@@ -52,7 +52,12 @@ export class TaskTrace {
     const p = event.payload as { id?: string; tool?: string; isError?: boolean; reason?: string };
     if (event.type === 'tool_call' && p.id && p.tool) {
       const mcp = /^mcp__(.+?)__/.exec(p.tool);
-      const attributes = { [ATTR_OPERATION]: 'execute_tool', [ATTR_TOOL_NAME]: p.tool, [ATTR_TOOL_CALL_ID]: p.id, ...(mcp ? { [ATTR_MCP_SERVER]: mcp[1]! } : {}) };
+      const attributes = {
+        [ATTR_OPERATION]: 'execute_tool',
+        [ATTR_TOOL_NAME]: p.tool,
+        [ATTR_TOOL_CALL_ID]: p.id,
+        ...(mcp ? { [ATTR_MCP_SERVER]: mcp[1] } : {}),
+      };
       this.tools.set(p.id, tracer().startSpan(`execute_tool ${p.tool}`, { attributes }, trace.setSpan(context.active(), this.span)));
     } else if (event.type === 'tool_result' && p.id) {
       const span = this.tools.get(p.id);

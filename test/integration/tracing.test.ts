@@ -61,10 +61,14 @@ describe('tracing (integration)', function () {
     const created = await api('POST', '/api/v1/agents', { name: agent, instructions: INSTRUCTIONS, connectors: ['echo'] });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     let last: unknown;
-    const done = await eventually(async () => {
-      const a = (last = (await api('GET', `/api/v1/agents/${agent}`)).body);
-      return a.taskStatus === 'Complete' || a.taskStatus === 'Failed' ? a : undefined;
-    }, 90_000, 'the task to end').catch((err: Error) => {
+    const done = await eventually(
+      async () => {
+        const a = (last = (await api('GET', `/api/v1/agents/${agent}`)).body);
+        return a.taskStatus === 'Complete' || a.taskStatus === 'Failed' ? a : undefined;
+      },
+      90_000,
+      'the task to end',
+    ).catch((err: Error) => {
       throw new Error(`${err.message}: ${JSON.stringify(last)}\n${server.output.slice(-15).join('\n')}`);
     });
     expect(done.taskStatus, JSON.stringify(done)).to.equal('Complete');
@@ -81,7 +85,7 @@ describe('tracing (integration)', function () {
       const one = (name: string): ReceivedSpan => {
         const found = spans.filter((s) => s.name === name);
         expect(found, `spans named ${name}: ${spans.map((s) => s.name).join(', ')}`).to.have.length(1);
-        return found[0]!;
+        return found[0];
       };
 
       before(async () => {
@@ -90,14 +94,18 @@ describe('tracing (integration)', function () {
         server = run.server;
         const traceparent = run.annotations['agentplane.io/traceparent'];
         expect(traceparent, 'the agent carries its task trace').to.match(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
-        traceId = traceparent!.split('-')[1]!;
+        traceId = traceparent.split('-')[1]!;
         // Every span of the task: the worker's come with its next export (about a second).
-        spans = await eventually(async () => {
-          const mine = collector.spans.filter((s) => s.traceId === traceId);
-          const names = new Set(mine.map((s) => s.name));
-          const complete = ['agentplane.dispatch', 'agentplane.task', 'execute_tool Bash', 'execute_tool mcp__echo__echo'].every((n) => names.has(n));
-          return complete && mine.some((s) => s.name.startsWith('chat ')) ? mine : undefined;
-        }, 60_000, 'the task spans at the collector');
+        spans = await eventually(
+          async () => {
+            const mine = collector.spans.filter((s) => s.traceId === traceId);
+            const names = new Set(mine.map((s) => s.name));
+            const complete = ['agentplane.dispatch', 'agentplane.task', 'execute_tool Bash', 'execute_tool mcp__echo__echo'].every((n) => names.has(n));
+            return complete && mine.some((s) => s.name.startsWith('chat ')) ? mine : undefined;
+          },
+          60_000,
+          'the task spans at the collector',
+        );
         await new Promise((r) => setTimeout(r, 1500)); // stragglers of the same trace
         spans = collector.spans.filter((s) => s.traceId === traceId);
       });
@@ -107,7 +115,7 @@ describe('tracing (integration)', function () {
         expect(roots.map((s) => s.name)).to.deep.equal(['POST /api/v1/agents']);
         const ids = new Set(spans.map((s) => s.spanId));
         for (const s of spans) if (s.parentSpanId) expect(ids.has(s.parentSpanId), `${s.name}'s parent is in the trace`).to.equal(true);
-        expect(roots[0]!.attributes).to.include({ 'agentplane.namespace': 'default', 'agentplane.agent': agent, 'http.response.status_code': 201 });
+        expect(roots[0].attributes).to.include({ 'agentplane.namespace': 'default', 'agentplane.agent': agent, 'http.response.status_code': 201 });
       });
 
       it('chains request -> dispatch -> task in the worker -> model requests and tool calls, in order', () => {
@@ -130,12 +138,17 @@ describe('tracing (integration)', function () {
         expect(start.parentSpanId).to.equal(root.spanId);
         const firstChat = chats.reduce((a, b) => (a.startNs < b.startNs ? a : b));
         const order = [root, dispatch, task, firstChat, bash, echo].map((s) => s.startNs);
-        for (let i = 1; i < order.length; i++) expect(order[i]! >= order[i - 1]!, `span ${i} starts after span ${i - 1}`).to.equal(true);
+        for (let i = 1; i < order.length; i++) expect(order[i] >= order[i - 1], `span ${i} starts after span ${i - 1}`).to.equal(true);
       });
 
       it('names the namespace, agent, task, model and tools', () => {
         const task = one('agentplane.task');
-        expect(task.attributes).to.include({ 'agentplane.namespace': 'default', 'agentplane.agent': agent, 'agentplane.task': 1, 'gen_ai.operation.name': 'invoke_agent' });
+        expect(task.attributes).to.include({
+          'agentplane.namespace': 'default',
+          'agentplane.agent': agent,
+          'agentplane.task': 1,
+          'gen_ai.operation.name': 'invoke_agent',
+        });
         expect(task.attributes['gen_ai.request.model']).to.be.a('string').and.not.equal('');
         expect(one('agentplane.dispatch').attributes).to.include({ 'agentplane.agent': agent, 'agentplane.task': 1 });
         expect(one('execute_tool Bash').attributes).to.include({ 'gen_ai.tool.name': 'Bash', 'gen_ai.operation.name': 'execute_tool' });
@@ -168,7 +181,11 @@ describe('tracing (integration)', function () {
   describe('with OTEL_* unset', () => {
     it('traces nothing: no traceparent on the agent, no trace id in the logs, nothing at the collector', async () => {
       const before = collector.spans.length;
-      const env = Object.fromEntries(Object.keys(process.env).filter((k) => k.startsWith('OTEL_')).map((k) => [k, '']));
+      const env = Object.fromEntries(
+        Object.keys(process.env)
+          .filter((k) => k.startsWith('OTEL_'))
+          .map((k) => [k, '']),
+      );
       const { server, annotations } = await runTracedTask(env, 'untraced');
       expect(annotations).to.not.have.property('agentplane.io/traceparent');
       expect(server.output.some((l) => l.includes('"trace_id"'))).to.equal(false);

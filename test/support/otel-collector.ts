@@ -56,7 +56,7 @@ function decode(body: string): ReceivedSpan[] {
         out.push({
           traceId: String(s.traceId),
           spanId: String(s.spanId),
-          parentSpanId: String(s.parentSpanId ?? ''),
+          parentSpanId: typeof s.parentSpanId === 'string' ? s.parentSpanId : '',
           name: String(s.name),
           startNs: BigInt(String(s.startTimeUnixNano)),
           service,
@@ -66,7 +66,8 @@ function decode(body: string): ReceivedSpan[] {
   return out;
 }
 
-export async function startCollector(bin: string): Promise<TestCollector> {
+/** The collector, its receiver on `host` (loopback; the node's IP for agent pods), and the sink on loopback. */
+export async function startCollector(bin: string, host = '127.0.0.1'): Promise<TestCollector> {
   const spans: ReceivedSpan[] = [];
   const sink: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -88,7 +89,7 @@ export async function startCollector(bin: string): Promise<TestCollector> {
       '  otlp:',
       '    protocols:',
       '      http:',
-      `        endpoint: 127.0.0.1:${port}`,
+      `        endpoint: ${host}:${port}`,
       'exporters:',
       '  otlphttp:',
       `    endpoint: http://127.0.0.1:${sinkPort}`,
@@ -111,7 +112,7 @@ export async function startCollector(bin: string): Promise<TestCollector> {
   const child: ChildProcess = spawn(bin, ['--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   for (const s of [child.stdout!, child.stderr!]) s.on('data', (c: Buffer) => output.push(...String(c).split('\n').filter(Boolean)));
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `http://${host}:${port}`;
   const t0 = Date.now();
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the collector exited:\n${output.join('\n')}`);

@@ -51,7 +51,14 @@ export async function startServerProcess(o: ServerProcessOptions): Promise<Serve
     process.execPath,
     [...(o.nodeArgs ?? []), MAIN, 'serve', '--port', String(o.port), '--data-dir', o.dataDir, '--allow-private-connector-urls', ...(o.args ?? [])],
     {
-      env: { ...process.env, ANTHROPIC_API_KEY: o.model.apiKey, ANTHROPIC_BASE_URL: o.model.url, AGENTPLANE_TOKEN_FILE: '', AGENTPLANE_LOG_LEVEL: 'warn', ...o.env },
+      env: {
+        ...process.env,
+        ANTHROPIC_API_KEY: o.model.apiKey,
+        ANTHROPIC_BASE_URL: o.model.url,
+        AGENTPLANE_TOKEN_FILE: '',
+        AGENTPLANE_LOG_LEVEL: 'warn',
+        ...o.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

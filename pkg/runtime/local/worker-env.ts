@@ -52,7 +52,6 @@ export function workerEnv(spec: WorkerSpec | undefined, workspace: string, o: Wo
   };
 }
 
-
 /** What a worker gets over its IPC channel (cmd/agentplane-worker reads it before anything else). */
 export function workerSecrets(token: string, modelCredential: string): Record<string, string> {
   return { AGENTPLANE_AGENT_TOKEN: token, ANTHROPIC_API_KEY: modelCredential };
