@@ -6,7 +6,7 @@
 // relative to the repository root, e.g. "pkg/api/meta.ts".
 
 /** Every source folder of the project; anything else (node_modules, node: built-ins) is not ours. */
-const PROJECT = "^(cmd|pkg|plugins|test|bench)/";
+const PROJECT = "^(cmd|pkg|plugins|test|bench|clients)/";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -73,6 +73,16 @@ module.exports = {
       severity: "error",
       from: { path: "^pkg/plugin/" },
       to: { path: "^pkg/(controller|runtime|registry)/", pathNot: "^pkg/registry/events\\.ts$" },
+    },
+    {
+      name: "clients-stand-alone",
+      comment:
+        "The typed clients (clients/, clients/README.md) are packages of their own, published " +
+        "apart from the server: they know the API only through the types generated from its " +
+        "OpenAPI document. An import of the project's code would not exist in the package.",
+      severity: "error",
+      from: { path: "^clients/" },
+      to: { path: "^(cmd|pkg|plugins|test|bench)/" },
     },
     {
       name: "no-test-code-in-product",

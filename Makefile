@@ -24,7 +24,7 @@ NODE ?= node
 NPM ?= npm
 MOCHA = $(NODE) node_modules/mocha/bin/mocha.js
 
-.PHONY: all deps build lint control-plane run test test-unit test-integration test-e2e test-newcomer test-security test-pods fuzz bench bench-pods load clean
+.PHONY: all deps build lint control-plane chart-tools run test test-unit test-integration test-e2e test-clients test-newcomer test-security test-pods fuzz bench bench-pods load clean
 
 all: build
 
@@ -45,10 +45,12 @@ build: deps
 # and each offending import. Then ESLint, type-aware (eslint.config.js; sizes: no file over 450
 # lines, no function over 100), and Prettier's check (docs/architecture.md "Lint, format and
 # sizes"). All read the TypeScript sources, so none needs a build.
+# The TypeScript client's hand-written files (its schema.ts is generated: clients/README.md).
+CLIENT_TS := clients/typescript/src/index.ts clients/typescript/src/events.ts
 lint: deps
-	$(NODE) node_modules/dependency-cruiser/bin/dependency-cruise.mjs --config .dependency-cruiser.cjs --output-type err cmd pkg plugins test bench
-	$(NODE) node_modules/eslint/bin/eslint.js --max-warnings 0 --cache --cache-location node_modules/.cache/eslint/ cmd pkg plugins test bench
-	$(NODE) node_modules/prettier/bin/prettier.cjs --check --log-level warn 'cmd/**/*.ts' 'pkg/**/*.ts' 'plugins/**/*.ts' 'test/**/*.ts' 'bench/**/*.ts' 'ui/src/**/*.{ts,tsx}'
+	$(NODE) node_modules/dependency-cruiser/bin/dependency-cruise.mjs --config .dependency-cruiser.cjs --output-type err cmd pkg plugins test bench clients/typescript/src
+	$(NODE) node_modules/eslint/bin/eslint.js --max-warnings 0 --cache --cache-location node_modules/.cache/eslint/ cmd pkg plugins test bench $(CLIENT_TS)
+	$(NODE) node_modules/prettier/bin/prettier.cjs --check --log-level warn 'cmd/**/*.ts' 'pkg/**/*.ts' 'plugins/**/*.ts' 'test/**/*.ts' 'bench/**/*.ts' 'ui/src/**/*.{ts,tsx}' $(CLIENT_TS)
 
 # Runs the service with embedded defaults. Without ANTHROPIC_API_KEY it starts in --demo mode,
 # with the built-in scripted model, so agents still really run their tools.
@@ -61,10 +63,16 @@ run: build
 control-plane:
 	bash hack/build-control-plane.sh > /dev/null
 
-# Everything: the import rules (lint), then unit, integration (real server, workers, engine) and
-# e2e (real kube-apiserver and kubectl).
-test: lint build control-plane
-	$(MOCHA) 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/e2e/**/*.test.js'
+# helm and kubeconform for the Helm chart's tests (charts/agentplane, docs/helm.md), built from Go
+# modules once and cached by version (hack/build-tools.sh; about 10 min cold, then instant).
+chart-tools:
+	bash hack/build-tools.sh > /dev/null
+
+# Everything: the import rules (lint), then unit, integration (real server, workers, engine),
+# the typed clients (regenerated and compared, then each against a real server) and e2e (real
+# kube-apiserver, kubectl, helm and kubeconform).
+test: lint build control-plane chart-tools
+	$(MOCHA) 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/clients/**/*.test.js' 'dist/test/e2e/**/*.test.js'
 
 test-unit: build
 	$(MOCHA) 'dist/test/unit/**/*.test.js'
@@ -72,8 +80,14 @@ test-unit: build
 test-integration: build
 	$(MOCHA) 'dist/test/integration/**/*.test.js'
 
-test-e2e: build control-plane
+test-e2e: build control-plane chart-tools
 	$(MOCHA) 'dist/test/e2e/**/*.test.js'
+
+# The typed clients (clients/README.md): regenerated from the OpenAPI document into a scratch dir
+# and compared with the committed ones, then the TypeScript client and the Python client (its
+# pytest suite, in a cached virtualenv) each against a real `serve --demo` server.
+test-clients: build
+	$(MOCHA) 'dist/test/clients/**/*.test.js'
 
 # Attacks on a real server by its own tools, by worker channels and by web pages (test/security,
 # docs/security.md "Threat model"). As root it runs twice: as root, as CI and containers run the
@@ -91,7 +105,7 @@ test-security: build
 # Agents and squads as real pods on the local cluster's node (hack/control-plane.sh up; needs root
 # and the node's Debian packages, which .ci/run installs). Slow: builds and imports the worker
 # image, so it is its own target; CI runs it after make test.
-test-pods: build control-plane
+test-pods: build control-plane chart-tools
 	$(MOCHA) 'dist/test/pods/**/*.test.js'
 
 # schemathesis (PyPI, cached virtualenv) against a real embedded server's OpenAPI document: every

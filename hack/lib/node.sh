@@ -542,9 +542,24 @@ node_up_after_apiserver() { # server url
   node_images_start
   node_manifests
   node_start_components "$server" "$gw"
+  node_route_kubernetes_service "$server"
   mark "controller-manager, scheduler, kubelet, provisioner started"
   node_wait_ready
   node_images_wait
+}
+
+# In-cluster API access: a pod's client dials the "kubernetes" Service (the kubelet gives every
+# container KUBERNETES_SERVICE_HOST=10.0.0.1, port 443), but kube-apiserver listens on loopback
+# only and no kube-proxy runs. A DNAT from the pods' bridge to 127.0.0.1:<its port> stands in
+# for kube-proxy's rule (route_localnet lets the kernel route to loopback from the bridge; the
+# bridge goes at `down`, and so does the setting). Its serving cert names 10.0.0.1. The chain is
+# KUBE- prefixed so that the sweep at `down` removes it with the kubelet's.
+node_route_kubernetes_service() { # server url
+  local port="${1##*:}"
+  echo 1 > "/proc/sys/net/ipv4/conf/$BRIDGE/route_localnet"
+  iptables -t nat -N KUBE-AGENTPLANE-SERVICES
+  iptables -t nat -A KUBE-AGENTPLANE-SERVICES -p tcp -d 10.0.0.1 --dport 443 -j DNAT --to-destination "127.0.0.1:$port"
+  iptables -t nat -A PREROUTING -i "$BRIDGE" -j KUBE-AGENTPLANE-SERVICES
 }
 
 # ---------------------------------------------------------------------------------------

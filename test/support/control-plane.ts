@@ -58,12 +58,18 @@ export interface NodeOptions {
   node: true;
   /** Import the worker image (hack/build-images.sh worker, built on first use). Default true. */
   workerImage?: boolean;
+  /**
+   * kube-apiserver's --enable-aggregator-routing: true when agentplane runs in a pod (the
+   * aggregator dials its endpoint's pod IP; there is no kube-proxy for the Service's cluster IP).
+   * Default false: agentplane on the host, reached through an ExternalName Service.
+   */
+  aggregatorRouting?: boolean;
 }
 
 export async function controlPlaneUp(): Promise<ControlPlane>;
 export async function controlPlaneUp(opts: { node: false }): Promise<ControlPlane>;
 export async function controlPlaneUp(opts: NodeOptions): Promise<Cluster>;
-export async function controlPlaneUp(opts: { node?: boolean; workerImage?: boolean } = {}): Promise<ControlPlane | Cluster> {
+export async function controlPlaneUp(opts: { node?: boolean; workerImage?: boolean; aggregatorRouting?: boolean } = {}): Promise<ControlPlane | Cluster> {
   const parent = mkdtempSync(join(tmpdir(), 'agentplane-cp-'));
   const dir = join(parent, 'cp');
   const env = {
@@ -71,6 +77,7 @@ export async function controlPlaneUp(opts: { node?: boolean; workerImage?: boole
     AGENTPLANE_CP_DIR: dir,
     AGENTPLANE_CP_NODE: String(opts.node === true),
     AGENTPLANE_CP_WORKER_IMAGE: String(opts.workerImage !== false),
+    AGENTPLANE_CP_AGGREGATOR_ROUTING: String(opts.aggregatorRouting === true),
   };
   // Only a successful `down` removes the temp dir: after a failed one, pod volumes may still be
   // mounted in it, and a recursive delete would follow them into the host's files.

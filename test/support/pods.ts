@@ -22,8 +22,8 @@ export interface Cluster extends NodeCluster {
   json<T = Record<string, unknown>>(args: string[]): Promise<T>;
 }
 
-export async function clusterUp(): Promise<Cluster> {
-  const cp = await controlPlaneUp({ node: true });
+export async function clusterUp(opts: { aggregatorRouting?: boolean } = {}): Promise<Cluster> {
+  const cp = await controlPlaneUp({ node: true, ...opts });
   const image = (await run('bash', [join(REPO, 'hack/build-images.sh'), 'worker-ref'], { maxBuffer: 1 << 20 })).stdout.trim().split('\n').at(-1)!;
   const kc = new KubeConfig();
   kc.loadFromFile(cp.kubeconfig);

@@ -1,0 +1,243 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.checkpoint_create_request import CheckpointCreateRequest
+from ...models.checkpoint_response import CheckpointResponse
+from ...models.error import Error
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    name: str,
+    *,
+    body: CheckpointCreateRequest,
+    namespace: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    params: dict[str, Any] = {}
+
+    params["namespace"] = namespace
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/agents/{name}/checkpoints".format(
+            name=quote(str(name), safe=""),
+        ),
+        "params": params,
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> CheckpointResponse | Error | None:
+    if response.status_code == 201:
+        response_201 = CheckpointResponse.from_dict(response.json())
+
+        return response_201
+
+    if response.status_code == 202:
+        response_202 = CheckpointResponse.from_dict(response.json())
+
+        return response_202
+
+    if response.status_code == 400:
+        response_400 = Error.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Error.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Error.from_dict(response.json())
+
+        return response_415
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[CheckpointResponse | Error]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: CheckpointCreateRequest,
+    namespace: str | Unset = UNSET,
+) -> Response[CheckpointResponse | Error]:
+    """Takes a checkpoint of the agent: a copy of its workspace and engine session between two of its
+    tasks. 201 with the checkpoint once it is taken; 202 with it Pending while the agent's running task
+    has not ended (it is taken then, and the agent's next task waits for the copy). A new agent created
+    with fromCheckpoint "<agent>/<checkpoint>" starts from it. 409 when the agent already has a
+    checkpoint of that name.
+
+    Args:
+        name (str):
+        namespace (str | Unset):
+        body (CheckpointCreateRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[CheckpointResponse | Error]
+    """
+
+    kwargs = _get_kwargs(
+        name=name,
+        body=body,
+        namespace=namespace,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: CheckpointCreateRequest,
+    namespace: str | Unset = UNSET,
+) -> CheckpointResponse | Error | None:
+    """Takes a checkpoint of the agent: a copy of its workspace and engine session between two of its
+    tasks. 201 with the checkpoint once it is taken; 202 with it Pending while the agent's running task
+    has not ended (it is taken then, and the agent's next task waits for the copy). A new agent created
+    with fromCheckpoint "<agent>/<checkpoint>" starts from it. 409 when the agent already has a
+    checkpoint of that name.
+
+    Args:
+        name (str):
+        namespace (str | Unset):
+        body (CheckpointCreateRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        CheckpointResponse | Error
+    """
+
+    return sync_detailed(
+        name=name,
+        client=client,
+        body=body,
+        namespace=namespace,
+    ).parsed
+
+
+async def asyncio_detailed(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: CheckpointCreateRequest,
+    namespace: str | Unset = UNSET,
+) -> Response[CheckpointResponse | Error]:
+    """Takes a checkpoint of the agent: a copy of its workspace and engine session between two of its
+    tasks. 201 with the checkpoint once it is taken; 202 with it Pending while the agent's running task
+    has not ended (it is taken then, and the agent's next task waits for the copy). A new agent created
+    with fromCheckpoint "<agent>/<checkpoint>" starts from it. 409 when the agent already has a
+    checkpoint of that name.
+
+    Args:
+        name (str):
+        namespace (str | Unset):
+        body (CheckpointCreateRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[CheckpointResponse | Error]
+    """
+
+    kwargs = _get_kwargs(
+        name=name,
+        body=body,
+        namespace=namespace,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: CheckpointCreateRequest,
+    namespace: str | Unset = UNSET,
+) -> CheckpointResponse | Error | None:
+    """Takes a checkpoint of the agent: a copy of its workspace and engine session between two of its
+    tasks. 201 with the checkpoint once it is taken; 202 with it Pending while the agent's running task
+    has not ended (it is taken then, and the agent's next task waits for the copy). A new agent created
+    with fromCheckpoint "<agent>/<checkpoint>" starts from it. 409 when the agent already has a
+    checkpoint of that name.
+
+    Args:
+        name (str):
+        namespace (str | Unset):
+        body (CheckpointCreateRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        CheckpointResponse | Error
+    """
+
+    return (
+        await asyncio_detailed(
+            name=name,
+            client=client,
+            body=body,
+            namespace=namespace,
+        )
+    ).parsed

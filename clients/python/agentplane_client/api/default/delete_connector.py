@@ -1,0 +1,203 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.connector_response import ConnectorResponse
+from ...models.error import Error
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    name: str,
+    *,
+    namespace: str | Unset = UNSET,
+    force: bool | Unset = False,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["namespace"] = namespace
+
+    params["force"] = force
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "delete",
+        "url": "/api/v1/connectors/{name}".format(
+            name=quote(str(name), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ConnectorResponse | Error | None:
+    if response.status_code == 200:
+        response_200 = ConnectorResponse.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Error.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Error.from_dict(response.json())
+
+        return response_409
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ConnectorResponse | Error]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    namespace: str | Unset = UNSET,
+    force: bool | Unset = False,
+) -> Response[ConnectorResponse | Error]:
+    """
+    Args:
+        name (str):
+        namespace (str | Unset):
+        force (bool | Unset):  Default: False.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ConnectorResponse | Error]
+    """
+
+    kwargs = _get_kwargs(
+        name=name,
+        namespace=namespace,
+        force=force,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    namespace: str | Unset = UNSET,
+    force: bool | Unset = False,
+) -> ConnectorResponse | Error | None:
+    """
+    Args:
+        name (str):
+        namespace (str | Unset):
+        force (bool | Unset):  Default: False.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ConnectorResponse | Error
+    """
+
+    return sync_detailed(
+        name=name,
+        client=client,
+        namespace=namespace,
+        force=force,
+    ).parsed
+
+
+async def asyncio_detailed(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    namespace: str | Unset = UNSET,
+    force: bool | Unset = False,
+) -> Response[ConnectorResponse | Error]:
+    """
+    Args:
+        name (str):
+        namespace (str | Unset):
+        force (bool | Unset):  Default: False.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ConnectorResponse | Error]
+    """
+
+    kwargs = _get_kwargs(
+        name=name,
+        namespace=namespace,
+        force=force,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    namespace: str | Unset = UNSET,
+    force: bool | Unset = False,
+) -> ConnectorResponse | Error | None:
+    """
+    Args:
+        name (str):
+        namespace (str | Unset):
+        force (bool | Unset):  Default: False.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ConnectorResponse | Error
+    """
+
+    return (
+        await asyncio_detailed(
+            name=name,
+            client=client,
+            namespace=namespace,
+            force=force,
+        )
+    ).parsed

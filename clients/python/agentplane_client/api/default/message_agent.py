@@ -1,0 +1,252 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error import Error
+from ...models.message_request import MessageRequest
+from ...models.message_response import MessageResponse
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    name: str,
+    *,
+    body: MessageRequest,
+    namespace: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    params: dict[str, Any] = {}
+
+    params["namespace"] = namespace
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/agents/{name}/messages".format(
+            name=quote(str(name), safe=""),
+        ),
+        "params": params,
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Error | MessageResponse | None:
+    if response.status_code == 200:
+        response_200 = MessageResponse.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 202:
+        response_202 = MessageResponse.from_dict(response.json())
+
+        return response_202
+
+    if response.status_code == 400:
+        response_400 = Error.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Error.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Error.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Error | MessageResponse]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: MessageRequest,
+    namespace: str | Unset = UNSET,
+) -> Response[Error | MessageResponse]:
+    """Sends the agent a message: into its running task as a follow-up, as a new task when it is idle
+    (200), or queued while it sleeps (202), delivered as its next task when it wakes ("wake": true wakes
+    it now). A message event is recorded on the receiver and, when "from" names an agent of the
+    namespace, on that sender (direction sent). "from" defaults to the authenticated user. A verb of its
+    own: create on agents/messages (RBAC). 409 while the agent is being deleted or has too many messages
+    queued.
+
+    Args:
+        name (str):
+        namespace (str | Unset):
+        body (MessageRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | MessageResponse]
+    """
+
+    kwargs = _get_kwargs(
+        name=name,
+        body=body,
+        namespace=namespace,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: MessageRequest,
+    namespace: str | Unset = UNSET,
+) -> Error | MessageResponse | None:
+    """Sends the agent a message: into its running task as a follow-up, as a new task when it is idle
+    (200), or queued while it sleeps (202), delivered as its next task when it wakes ("wake": true wakes
+    it now). A message event is recorded on the receiver and, when "from" names an agent of the
+    namespace, on that sender (direction sent). "from" defaults to the authenticated user. A verb of its
+    own: create on agents/messages (RBAC). 409 while the agent is being deleted or has too many messages
+    queued.
+
+    Args:
+        name (str):
+        namespace (str | Unset):
+        body (MessageRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | MessageResponse
+    """
+
+    return sync_detailed(
+        name=name,
+        client=client,
+        body=body,
+        namespace=namespace,
+    ).parsed
+
+
+async def asyncio_detailed(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: MessageRequest,
+    namespace: str | Unset = UNSET,
+) -> Response[Error | MessageResponse]:
+    """Sends the agent a message: into its running task as a follow-up, as a new task when it is idle
+    (200), or queued while it sleeps (202), delivered as its next task when it wakes ("wake": true wakes
+    it now). A message event is recorded on the receiver and, when "from" names an agent of the
+    namespace, on that sender (direction sent). "from" defaults to the authenticated user. A verb of its
+    own: create on agents/messages (RBAC). 409 while the agent is being deleted or has too many messages
+    queued.
+
+    Args:
+        name (str):
+        namespace (str | Unset):
+        body (MessageRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | MessageResponse]
+    """
+
+    kwargs = _get_kwargs(
+        name=name,
+        body=body,
+        namespace=namespace,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: MessageRequest,
+    namespace: str | Unset = UNSET,
+) -> Error | MessageResponse | None:
+    """Sends the agent a message: into its running task as a follow-up, as a new task when it is idle
+    (200), or queued while it sleeps (202), delivered as its next task when it wakes ("wake": true wakes
+    it now). A message event is recorded on the receiver and, when "from" names an agent of the
+    namespace, on that sender (direction sent). "from" defaults to the authenticated user. A verb of its
+    own: create on agents/messages (RBAC). 409 while the agent is being deleted or has too many messages
+    queued.
+
+    Args:
+        name (str):
+        namespace (str | Unset):
+        body (MessageRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | MessageResponse
+    """
+
+    return (
+        await asyncio_detailed(
+            name=name,
+            client=client,
+            body=body,
+            namespace=namespace,
+        )
+    ).parsed

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class BudgetPatchRequestPeriod(StrEnum):
+    DAY = "day"
+    MONTH = "month"
+
+    def __str__(self) -> str:
+        return str(self.value)

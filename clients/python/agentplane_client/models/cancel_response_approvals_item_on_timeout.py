@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class CancelResponseApprovalsItemOnTimeout(StrEnum):
+    ALLOW = "allow"
+    DENY = "deny"
+
+    def __str__(self) -> str:
+        return str(self.value)

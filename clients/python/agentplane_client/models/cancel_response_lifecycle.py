@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class CancelResponseLifecycle(StrEnum):
+    AUTODELETE = "AutoDelete"
+    SLEEP = "Sleep"
+    VALUE_0 = ""
+    WAKE = "Wake"
+
+    def __str__(self) -> str:
+        return str(self.value)

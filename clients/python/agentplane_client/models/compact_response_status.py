@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class CompactResponseStatus(StrEnum):
+    COMPACTING = "compacting"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+
+class ScheduleRequestConcurrencyPolicy(StrEnum):
+    ALLOW = "Allow"
+    FORBID = "Forbid"
+    REPLACE = "Replace"
+
+    def __str__(self) -> str:
+        return str(self.value)

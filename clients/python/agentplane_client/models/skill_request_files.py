@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="SkillRequestFiles")
+
+
+@_attrs_define
+class SkillRequestFiles:
+    """the skill's files by path (a relative path of "/"-separated segments of letters, digits, ".", "_" and "-" (no "." or
+    ".." segment), at most 200 characters): "SKILL.md" is required and starts with a frontmatter naming the skill (name:
+    <the Skill's name>) and saying what it is for (description: ...); at most 32 files, 262144 bytes in all
+
+    """
+
+    additional_properties: dict[str, str] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        skill_request_files = cls()
+
+        skill_request_files.additional_properties = d
+        return skill_request_files
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> str:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class SquadMemberSpecRole(StrEnum):
+    MANAGER = "manager"
+    WORKER = "worker"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class TriggerRequestSignatureAlgorithm(StrEnum):
+    SHA256 = "sha256"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,14 @@
+from enum import StrEnum
+
+
+class TriggerResponseLastDeliveryResult(StrEnum):
+    AGENTBUSY = "AgentBusy"
+    AGENTMISSING = "AgentMissing"
+    BADPAYLOAD = "BadPayload"
+    BADSIGNATURE = "BadSignature"
+    DUPLICATE = "Duplicate"
+    SECRETMISSING = "SecretMissing"
+    STARTED = "Started"
+
+    def __str__(self) -> str:
+        return str(self.value)
