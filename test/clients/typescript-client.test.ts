@@ -70,6 +70,26 @@ describe('typed clients: TypeScript (@agentplane/client) against a real server',
     expect(agent.taskStatus).to.equal('Complete');
   });
 
+  it('resumes a dropped stream from the last seq: across a server restart, the next task arrives once', async () => {
+    const before = await must(client.GET('/api/v1/agents/{name}/events', { params: { path: { name: 'ts-hello' } } }));
+    const last = Math.max(...before.events.map((e) => e.seq));
+    const got: AgentEvent[] = [];
+    const following = (async () => {
+      // Retries enough to outlast the restart on a busy machine (the delays grow to 5 s).
+      for await (const ev of followEvents({ baseUrl: server.url, agent: 'ts-hello', since: last, retries: 30, signal: AbortSignal.timeout(150_000) })) {
+        got.push(ev);
+        if (ENDS.includes(ev.type)) return;
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 300)); // the socket opens
+    await server.restart();
+    expect((await client.POST('/api/v1/agents', { body: { name: 'ts-hello', instructions: '@say again' } })).response.status).to.equal(200);
+    await following;
+    expect(got[0]?.type).to.equal('task_started');
+    expect(got.at(-1)?.payload).to.include({ result: 'again' });
+    expect(got.map((e) => e.seq)).to.deep.equal(got.map((_, i) => last + 1 + i));
+  });
+
   it('creates, gets and deletes a secret and a connector that uses it', async () => {
     const secret = await client.POST('/api/v1/secrets', {
       body: { name: 'ts-token', data: { token: 's3cr3t-value' }, allowedUrls: ['https://mcp.example.com/'] },

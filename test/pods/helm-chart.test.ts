@@ -14,6 +14,7 @@ import { eventually } from '../support/harness.js';
 import { CHART, chartTools, parseAll, tool } from '../support/helm.js';
 import { type Cluster, clusterUp, describeFailure, livePods } from '../support/pods.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { type ServiceProxy, serviceProxy } from '../support/service-proxy.js';
 
 const NS = 'agentplane-system';
 const TEAM = 'helm-e2e';
@@ -23,6 +24,7 @@ describe('pods: the Helm chart on the local cluster', function () {
   this.timeout(300_000);
   let c: Cluster;
   let redis: RedisServer;
+  let workers: ServiceProxy;
   let bin: string;
   let installed: { kind: string; name: string; namespace?: string }[] = [];
 
@@ -35,6 +37,8 @@ describe('pods: the Helm chart on the local cluster', function () {
     await c.kubectl(['create', 'namespace', NS]);
     await c.kubectl(['create', 'secret', 'generic', 'agentplane-redis', '-n', NS, `--from-literal=password=${REDIS_PASSWORD}`]);
     await c.kubectl(['create', 'namespace', TEAM]);
+    // Agent pods dial the agentplane-workers Service; with no kube-proxy here, through this.
+    workers = await serviceProxy(c, NS, 'agentplane-workers', 'workers');
   });
 
   afterEach(async function () {
@@ -45,6 +49,7 @@ describe('pods: the Helm chart on the local cluster', function () {
 
   after(async function () {
     this.timeout(180_000);
+    await workers?.close();
     await redis?.close();
     await c?.down();
   });
@@ -64,6 +69,7 @@ describe('pods: the Helm chart on the local cluster', function () {
       ['eventStore.redis.url', `redis://${c.nodeIP}:${redis.port}`],
       ['workers.image', c.workerImage],
       ['workers.pullPolicy', 'Never'],
+      ['workers.url', workers.url],
       ['extraArgs', '{--demo}'],
     ].flatMap(([k, v]) => ['--set', `${k}=${v}`]);
   };
@@ -78,7 +84,7 @@ describe('pods: the Helm chart on the local cluster', function () {
     );
   }
 
-  it('helm install brings agentplane up in a pod: the APIService becomes Available and kubectl get agents lists a new agent', async () => {
+  it('helm install brings agentplane up in a pod: the APIService becomes Available, kubectl get agents lists a new agent, its task runs in its pod', async () => {
     await helm('install', 'agentplane', CHART, '-n', NS, '--wait', '--timeout', '4m', ...values());
     const [pod] = await livePods(c, NS, 'app.kubernetes.io/component=apiserver');
     expect(pod.spec.containers[0].name).to.equal('agentplane');
@@ -89,6 +95,11 @@ describe('pods: the Helm chart on the local cluster', function () {
     });
     const list = await c.kubectl(['get', 'agents', '-n', TEAM]);
     expect(list.stdout).to.match(/^hello\s/m);
+    // Its pod dials the server in its pod; the server's built-in scripted model (--demo) answers.
+    const status = (path: string) => c.kubectl(['get', 'agent', 'hello', '-n', TEAM, '-o', `jsonpath={.status.${path}}`]).then((r) => r.stdout);
+    await eventually(async () => (await status('taskStatus')) === 'Complete', 180_000, 'the agent task Complete');
+    expect(await status('lastTaskMessage')).to.equal('hi');
+    expect(await livePods(c, TEAM, 'agentplane.io/agent=hello')).to.have.length(1);
     installed = parseAll((await helm('get', 'manifest', 'agentplane', '-n', NS)).stdout).map((o) => ({
       kind: o.kind,
       name: o.metadata.name,
