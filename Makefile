@@ -24,7 +24,7 @@ NODE ?= node
 NPM ?= npm
 MOCHA = $(NODE) node_modules/mocha/bin/mocha.js
 
-.PHONY: all deps build lint control-plane chart-tools run test test-unit test-integration test-e2e test-clients test-newcomer test-security test-pods fuzz bench bench-pods load clean
+.PHONY: all deps build lint control-plane chart-tools prometheus run test test-unit test-integration test-e2e test-clients test-newcomer test-security test-pods fuzz bench bench-pods load clean
 
 all: build
 
@@ -68,10 +68,15 @@ control-plane:
 chart-tools:
 	bash hack/build-tools.sh > /dev/null
 
+# Prometheus and promtool for the observability tests (the dashboard and alerts), built from their
+# Go module once and cached under ~/.cache/agentplane (hack/README.md has the times).
+prometheus:
+	bash hack/build-prometheus.sh > /dev/null
+
 # Everything: the import rules (lint), then unit, integration (real server, workers, engine),
 # the typed clients (regenerated and compared, then each against a real server) and e2e (real
-# kube-apiserver, kubectl, helm and kubeconform).
-test: lint build control-plane chart-tools
+# kube-apiserver, kubectl, helm, kubeconform and Prometheus).
+test: lint build control-plane chart-tools prometheus
 	$(MOCHA) 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/clients/**/*.test.js' 'dist/test/e2e/**/*.test.js'
 
 test-unit: build
@@ -80,7 +85,7 @@ test-unit: build
 test-integration: build
 	$(MOCHA) 'dist/test/integration/**/*.test.js'
 
-test-e2e: build control-plane chart-tools
+test-e2e: build control-plane chart-tools prometheus
 	$(MOCHA) 'dist/test/e2e/**/*.test.js'
 
 # The typed clients (clients/README.md): regenerated from the OpenAPI document into a scratch dir

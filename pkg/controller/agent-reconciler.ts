@@ -14,6 +14,7 @@ import type { Squad } from '../api/squad.js';
 import type { Logger } from '../observability/logger.js';
 import { ATTR_RUNTIME, taskAttributes } from '../observability/trace-attributes.js';
 import { spanUnder, traceparentOf } from '../observability/tracing.js';
+import type { WorkerStart } from '../observability/metrics.js';
 import type { Hooks } from '../plugin/hooks.js';
 import type { Informer } from '../registry/cache/informer.js';
 import type { Registry } from '../registry/registry.js';
@@ -129,7 +130,8 @@ export class AgentReconciler {
       await setQueued(this.d.agents, agent, decision.reason, decision.message, true);
       return { requeueAfter: decision.retryMs ?? LINE_RETRY_MS };
     }
-    this.d.workers.starts(ref);
+    // Its first worker is a create's start; any later one (after a release, a sleep, a restart) a wake's.
+    this.d.workers.starts(ref, agent.status.observedTask === 0 ? 'create' : 'wake');
     // Part of the pending task's trace (docs/tracing.md); a worker started for no task is in none.
     const traceparent = agent.spec.task > agent.status.observedTask ? agent.metadata.annotations?.[TRACEPARENT_ANNOTATION] : undefined;
     const attributes = { ...taskAttributes(ref.namespace, ref.name, agent.spec.task), [ATTR_RUNTIME]: this.d.runtime.name };
@@ -151,11 +153,13 @@ export class AgentReconciler {
   /** The worker is connected: hands it stored follow-ups, the next task, or releases it when idle. */
   private async useWorker(agent: Agent, place: Placement, worker: WorkerStatus, log: Logger): Promise<Result | void> {
     await setWorkerReady(this.d.agents, agent, 'True', 'Connected', 'the worker is connected');
+    // The worker's start counts for a task handed over now; one that waits longer did not wait for it.
+    const start = this.d.workers.takeStart(agent.metadata);
     if (worker.runningTask === agent.spec.task && !(await this.handFollowUps(agent, log))) return { requeueAfter: CANCEL_RETRY_MS };
     if (agent.status.status === 'Sleeping' || cancelRequested(agent)) return;
-    if (agent.spec.task > agent.status.observedTask && worker.runningTask === undefined) return this.dispatch(agent, log);
+    if (agent.spec.task > agent.status.observedTask && worker.runningTask === undefined) return this.dispatch(agent, log, start);
     // A task that waited for approval when its worker ended with the service runs again (task-recovery.ts).
-    if (rerunRequested(agent) && worker.runningTask === undefined) return this.dispatch(agent, log);
+    if (rerunRequested(agent) && worker.runningTask === undefined) return this.dispatch(agent, log, start);
     if (!place.group && worker.runningTask === undefined && !isBusy(agent)) return this.d.workers.releaseWhenIdle(agent, log);
   }
 
@@ -186,13 +190,13 @@ export class AgentReconciler {
   }
 
   /** The dispatch, in the task's trace (the traceparent its assigning request left on the agent). */
-  private dispatch(agent: Agent, log: Logger): Promise<Result | void> {
+  private dispatch(agent: Agent, log: Logger, start?: WorkerStart): Promise<Result | void> {
     const { namespace, name } = agent.metadata;
     const attributes = { ...taskAttributes(namespace, name, agent.spec.task), 'gen_ai.request.model': agent.spec.model };
-    return spanUnder(agent.metadata.annotations?.[TRACEPARENT_ANNOTATION], 'agentplane.dispatch', attributes, () => this.dispatchTask(agent, log));
+    return spanUnder(agent.metadata.annotations?.[TRACEPARENT_ANNOTATION], 'agentplane.dispatch', attributes, () => this.dispatchTask(agent, log, start));
   }
 
-  private async dispatchTask(agent: Agent, log: Logger): Promise<Result | void> {
+  private async dispatchTask(agent: Agent, log: Logger, start?: WorkerStart): Promise<Result | void> {
     const ref = agent.metadata;
     if (this.d.holds?.has(ref)) return { requeueAfter: HOLD_RETRY_MS }; // a checkpoint is being copied
     const decision = this.d.workers.takeTask(agent);
@@ -215,7 +219,7 @@ export class AgentReconciler {
     if (attachments) task.attachments = attachments;
     const traceparent = traceparentOf();
     if (traceparent) task.traceparent = traceparent;
-    this.d.taskUsage?.taskStarted(ref, agent.metadata.uid, agent.spec.templateRef);
+    this.d.taskUsage?.taskStarted(ref, agent.metadata.uid, agent.spec.templateRef, start);
     if (!(await this.d.runtime.dispatch(ref, task))) return; // not ready after all; the next `ready` retries
     await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => {
       s.observedTask = Math.max(s.observedTask, task.taskId);

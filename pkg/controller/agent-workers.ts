@@ -1,8 +1,9 @@
 // The agents' workers as the agent controller starts, stops and releases them: admission before a
 // start and before a task (admission.ts counts and orders; here the longest-idle worker is
 // released to make room), the idle clock that releases a solo agent's worker (`--idle-timeout`),
-// the start time (agentplane_worker_start_seconds) and the count of exits before a worker
-// connected, after which the agent is marked Failed.
+// the start time (agentplane_worker_start_seconds, and the start a task then waits for, timed to
+// its first model request by the meter) and the count of exits before a worker connected
+// (agentplane_worker_start_failures_total), after which the agent is marked Failed.
 //
 // In memory only, all re-observed: admission's holders are rebuilt as the reconciler finds workers
 // running (`hold`), the idle clock starts again at the first reconcile after a restart (a worker
@@ -17,7 +18,7 @@ import type { AgentEvent, EventDraft } from '../api/event.js';
 import { type ObjectRef, parseRefKey, refKey } from '../api/meta.js';
 import type { Squad } from '../api/squad.js';
 import type { Logger } from '../observability/logger.js';
-import type { Metrics } from '../observability/metrics.js';
+import type { Metrics, WorkerStart } from '../observability/metrics.js';
 import type { Informer } from '../registry/cache/informer.js';
 import type { Registry } from '../registry/registry.js';
 import { squadListing } from '../registry/squad/membership.js';
@@ -52,7 +53,9 @@ export interface AgentWorkersDeps {
 export class AgentWorkers {
   private admission: Admission;
   /** When the worker each agent waits for was asked for (agentplane_worker_start_seconds). */
-  private readonly starting = new Map<string, number>();
+  private readonly starting = new Map<string, { asked: number; start: WorkerStart }>();
+  /** Each connected worker's start, until the task that waited for it is handed over (`takeStart`). */
+  private readonly started = new Map<string, WorkerStart>();
   /** Consecutive exits of each agent's worker before it connected. */
   private readonly startFailures = new Map<string, number>();
   /** When each agent's worker last did something (by uid): connected, took a task, ended one. */
@@ -128,13 +131,22 @@ export class AgentWorkers {
   }
 
   /** The agent's worker was asked for: its start time counts from now. */
-  starts(ref: ObjectRef): void {
-    this.starting.set(refKey(ref), performance.now());
+  starts(ref: ObjectRef, start: WorkerStart['start']): void {
+    this.starting.set(refKey(ref), { asked: performance.now(), start: { start, at: (this.d.now ?? Date.now)() } });
+  }
+
+  /** The start of the agent's worker, once, for the task handed to it first (undefined after). */
+  takeStart(ref: ObjectRef): WorkerStart | undefined {
+    const key = refKey(ref);
+    const start = this.started.get(key);
+    this.started.delete(key);
+    return start;
   }
 
   /** Stops the agent's worker and gives its slot to the next agent in line. */
   async stop(ref: ObjectRef): Promise<void> {
     this.starting.delete(refKey(ref));
+    this.started.delete(refKey(ref));
     await this.d.runtime.stop(ref);
     this.giveUp(ref);
   }
@@ -142,8 +154,11 @@ export class AgentWorkers {
   /** The agent's worker connected: its start is measured, its failures and idle time forgotten. */
   connected(ref: ObjectRef): void {
     const key = refKey(ref);
-    const asked = this.starting.get(key);
-    if (asked !== undefined) this.d.metrics.workerStart.observe((performance.now() - asked) / 1000);
+    const s = this.starting.get(key);
+    if (s !== undefined) {
+      this.d.metrics.workerStart.observe((performance.now() - s.asked) / 1000);
+      this.started.set(key, s.start);
+    }
     this.starting.delete(key);
     this.startFailures.delete(key);
     this.forgetActivity(ref);
@@ -192,7 +207,9 @@ export class AgentWorkers {
    */
   async exited(e: Extract<RuntimeEvent, { type: 'exited' }>): Promise<void> {
     const key = refKey(e.ref);
+    if (this.starting.has(key)) this.d.metrics.workerStartFailures.inc();
     this.starting.delete(key);
+    this.started.delete(key);
     const agent = await this.d.agents.get(e.ref.namespace, e.ref.name);
     if (!agent) return;
     if (agent.status.taskStatus === 'InProgress' && agent.status.observedTask === agent.spec.task) {

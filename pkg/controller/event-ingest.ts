@@ -15,7 +15,7 @@ import type { AgentEvent, EventDraft, TaskSpend, TokenUsage } from '../api/event
 import { isTerminal } from '../api/event.js';
 import { type ObjectRef, refKey } from '../api/meta.js';
 import type { Logger } from '../observability/logger.js';
-import type { Metrics } from '../observability/metrics.js';
+import type { Metrics, WorkerStart } from '../observability/metrics.js';
 import type { Hooks, TaskOutcome } from '../plugin/hooks.js';
 import type { Informer } from '../registry/cache/informer.js';
 import type { EventLog } from '../registry/event-log.js';
@@ -32,7 +32,7 @@ const STORAGE_RETRY_MAX_MS = 10_000;
 /** Counts an agent's model tokens per task; the controller marks where tasks begin and end. */
 export interface TaskUsageSource {
   /** The agent's task was handed to its worker; `template` (its templateRef) may set its retry deadline. */
-  taskStarted(ref: ObjectRef, uid: string, template: string): void;
+  taskStarted(ref: ObjectRef, uid: string, template: string, start?: WorkerStart): void;
   /** The task ended: its tokens, if any were counted. */
   taskEnded(ref: ObjectRef, uid: string): TokenUsage | undefined;
   /** The running task's tokens by model (read just before `taskEnded`). */
@@ -242,7 +242,10 @@ export class EventIngest {
     if (ev.type === 'task_completed') this.d.metrics.taskDuration.observe((ev as AgentEvent<'task_completed'>).payload.duration_ms / 1000);
     // Every task's own cost, however it ended: the total is their sum.
     const cost = (ev.payload as TaskSpend).cost_usd;
-    if (cost !== undefined && cost > 0) this.d.metrics.cost.inc(cost);
+    if (cost !== undefined && cost > 0) {
+      this.d.metrics.cost.inc(cost);
+      this.d.metrics.namespaceCost.inc({ namespace: agent.metadata.namespace }, cost);
+    }
     this.d.forgetTask(agent);
     await this.d.hooks.notifyTaskEnded(agent, outcome);
     this.d.enqueue(agent.metadata);

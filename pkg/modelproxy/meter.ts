@@ -4,7 +4,7 @@
 // how long its first model request took to come (a warm engine's figure of merit).
 
 import { type ObjectRef, refKey } from '../api/meta.js';
-import type { Metrics } from '../observability/metrics.js';
+import type { Metrics, WorkerStart } from '../observability/metrics.js';
 import type { ModelGrant } from './credentials.js';
 import { addUsage, emptyUsage, type TokenUsage, USAGE_KINDS } from './usage.js';
 
@@ -19,6 +19,8 @@ interface TaskTotals {
   counted: boolean;
   /** The task's first model request was timed. */
   reached?: boolean;
+  /** The worker start the task waited for, if it did (create or wake). */
+  workerStart?: WorkerStart;
 }
 
 export interface UsageMeterOptions {
@@ -33,7 +35,7 @@ export class UsageMeter {
   private readonly now: () => number;
 
   constructor(
-    private readonly metrics: Pick<Metrics, 'modelTokens'> & Partial<Pick<Metrics, 'firstModelRequest'>>,
+    private readonly metrics: Pick<Metrics, 'modelTokens'> & Partial<Pick<Metrics, 'firstModelRequest' | 'agentFirstModelRequest'>>,
     private readonly o: UsageMeterOptions = {},
   ) {
     this.now = o.now ?? Date.now;
@@ -52,9 +54,10 @@ export class UsageMeter {
 
   /**
    * A task of the agent was handed to its worker: its totals start at zero, and its retry
-   * deadline (its template's, else the proxy's) runs from now.
+   * deadline (its template's, else the proxy's) runs from now. `workerStart`: the task waited for
+   * its worker to start (a create or a wake), timed to its first model request too.
    */
-  taskStarted(ref: ObjectRef, uid: string, template?: string): void {
+  taskStarted(ref: ObjectRef, uid: string, template?: string, workerStart?: WorkerStart): void {
     const deadlineMs = template === undefined ? undefined : this.o.deadlineMs?.(template);
     this.tasks.set(refKey(ref), {
       uid,
@@ -63,6 +66,7 @@ export class UsageMeter {
       usage: emptyUsage(),
       byModel: new Map(),
       counted: false,
+      ...(workerStart ? { workerStart } : {}),
     });
   }
 
@@ -71,7 +75,9 @@ export class UsageMeter {
     const t = this.tasks.get(refKey(ref));
     if (!t || t.uid !== uid || t.reached) return;
     t.reached = true;
-    this.metrics.firstModelRequest?.observe((this.now() - t.startedAt) / 1000);
+    const now = this.now();
+    this.metrics.firstModelRequest?.observe((now - t.startedAt) / 1000);
+    if (t.workerStart) this.metrics.agentFirstModelRequest?.observe({ start: t.workerStart.start }, (now - t.workerStart.at) / 1000);
   }
 
   /**

@@ -3,6 +3,16 @@
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/**
+ * When an agent's worker was asked for (wall clock, ms) and why: its first worker (create) or one
+ * started again (wake). The controller hands it with the task to the model proxy's meter, which
+ * observes agentplane_agent_first_model_request_seconds at the task's first model request.
+ */
+export interface WorkerStart {
+  start: 'create' | 'wake';
+  at: number;
+}
+
 export class Metrics {
   readonly registry = new Registry();
 
@@ -15,7 +25,7 @@ export class Metrics {
 
   readonly httpDuration = new Histogram({
     name: 'agentplane_http_request_duration_seconds',
-    help: 'HTTP request duration by route and method.',
+    help: 'HTTP request duration by route and method; watches, followed logs and WebSockets are left out (their duration is how long the client stayed).',
     labelNames: ['route', 'method'] as const,
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
@@ -45,6 +55,13 @@ export class Metrics {
   readonly cost = new Counter({
     name: 'agentplane_task_cost_usd_total',
     help: "Model cost of tasks in US dollars, each task's own however it ended: the engine's estimate, capped by what the model proxy metered.",
+    registers: [this.registry],
+  });
+
+  readonly namespaceCost = new Counter({
+    name: 'agentplane_namespace_cost_usd_total',
+    help: 'Model cost of tasks in US dollars by namespace: the figures agentplane_task_cost_usd_total adds up, split by the namespace of the agent that ran the task.',
+    labelNames: ['namespace'] as const,
     registers: [this.registry],
   });
 
@@ -97,10 +114,24 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly agentFirstModelRequest = new Histogram({
+    name: 'agentplane_agent_first_model_request_seconds',
+    help: "From the agent controller asking for an agent's worker to the first model request of the task the worker then ran, by start: create (the agent's first worker) or wake (a worker started again for an agent that ran tasks before: after an idle release, a sleep or a restart).",
+    labelNames: ['start'] as const,
+    buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+
   readonly workerStart = new Histogram({
     name: 'agentplane_worker_start_seconds',
     help: 'From the agent controller asking the runtime for a worker (a new agent, a wake, a task after an idle release) to that worker connected: what a create or wake waits for.',
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  readonly workerStartFailures = new Counter({
+    name: 'agentplane_worker_start_failures_total',
+    help: 'Workers that exited before they connected (after 3 in a row the agent is marked Failed and its waiting task ends as an error).',
     registers: [this.registry],
   });
 
@@ -161,6 +192,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly ready = new Gauge({
+    name: 'agentplane_ready',
+    help: 'Whether each check of /readyz passes (1) or not (0), checked at each scrape: check informers (the caches listed) or event store (reachable).',
+    labelNames: ['check'] as const,
+    registers: [this.registry],
+  });
+
   readonly isLeader = new Gauge({
     name: 'agentplane_leader',
     help: 'Whether this replica holds the leader Lease and runs the reconcilers (1) or not (0); always 1 without leader election.',
@@ -180,15 +218,28 @@ export class Metrics {
   });
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
+    // Every outcome and start from boot, at zero: a rate or quantile over them then has a series
+    // to start from, instead of a series that appears at its first event (whose rate is unknown).
+    for (const outcome of ['completed', 'error', 'cancelled']) this.tasks.inc({ outcome }, 0);
+    for (const start of ['create', 'wake']) this.agentFirstModelRequest.zero({ start });
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'agentplane_process_' });
   }
 
-  /** Sets a gauge from a fresh reading each time it is scraped. */
+  /** Sets the agents gauge from a fresh reading each time it is scraped. */
   collectAgentsBy(read: () => Promise<Record<string, number>>): void {
-    const gauge = this.agents;
-    (gauge as unknown as { collect: () => Promise<void> }).collect = async () => {
-      gauge.reset();
-      for (const [status, n] of Object.entries(await read())) gauge.set({ status }, n);
-    };
+    collectEachScrape(this.agents, 'status', read);
   }
+
+  /** Sets the readiness gauge from the checks run at each scrape (1 passed, 0 failed). */
+  collectReadiness(read: () => Promise<Record<string, number>>): void {
+    collectEachScrape(this.ready, 'check', read);
+  }
+}
+
+/** Replaces a one-label gauge's values with a fresh reading each time it is scraped. */
+function collectEachScrape<L extends string>(gauge: Gauge<L>, label: L, read: () => Promise<Record<string, number>>): void {
+  (gauge as unknown as { collect: () => Promise<void> }).collect = async () => {
+    gauge.reset();
+    for (const [value, n] of Object.entries(await read())) gauge.set({ [label]: value } as Partial<Record<L, string>>, n);
+  };
 }

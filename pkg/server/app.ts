@@ -114,7 +114,8 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
     opts.metrics.httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });
-    opts.metrics.httpDuration.observe({ route, method: req.method }, reply.elapsedTime / 1000);
+    // A watch or a WebSocket lasts as long as its client wants: its duration is no latency.
+    if (!isLongLived(req)) opts.metrics.httpDuration.observe({ route, method: req.method }, reply.elapsedTime / 1000);
   });
 
   return { app, routes };
@@ -252,4 +253,11 @@ function headerBytes(raw: string[]): number {
   let n = 0;
   for (let i = 0; i + 1 < raw.length; i += 2) n += Buffer.byteLength(raw[i]) + Buffer.byteLength(raw[i + 1]) + 4;
   return n;
+}
+
+/** A WebSocket upgrade, a watch or a followed log (`?watch=true`, `?follow=true`): left out of agentplane_http_request_duration_seconds. */
+function isLongLived(req: FastifyRequest): boolean {
+  if (req.headers.upgrade !== undefined) return true;
+  const q = req.query as Record<string, unknown> | undefined;
+  return [q?.watch, q?.follow].some((v) => v === 'true' || v === '1' || v === true);
 }

@@ -268,9 +268,13 @@ describe('AgentController on the in-memory runtime', function () {
 
   describe('start failures', () => {
     it('marks the agent Failed after three exits before any ready; a new task clears it and starts a worker again', async () => {
+      const metrics = await restartController({});
       runtime.startup = () => 'exit';
       await agents.create(idleAgent('alpha'));
       await until('the agent is Failed', async () => (await agent()).status.status === 'Failed');
+      expect((await metrics.registry.getSingleMetricAsString('agentplane_worker_start_failures_total')).trim().split('\n').at(-1)).to.equal(
+        'agentplane_worker_start_failures_total 3',
+      );
       const a = await agent();
       expect(await workerReady()).to.include({ status: 'False', reason: 'StartFailed' });
       expect(a.status.message)

@@ -16,6 +16,11 @@ const CHECK_TIMEOUT_MS = 2_000;
 
 export function systemRoutes(metrics: Metrics, readiness: readonly ReadinessCheck[] = []) {
   const openapi = buildOpenApi();
+  // The same checks as agentplane_ready{check}, so an alert sees what the probe sees.
+  metrics.collectReadiness(async () => {
+    const passed = await Promise.all(readiness.map(async (c): Promise<[string, number]> => [c.name, (await failure(c)) === undefined ? 1 : 0]));
+    return Object.fromEntries(passed);
+  });
   return async (app: FastifyInstance): Promise<void> => {
     app.get('/healthz', async () => ({ status: 'ok' }));
     // Not ready while a store it needs is unreachable: the Service then sends requests to a
