@@ -31,6 +31,9 @@ async function runWorker(): Promise<void> {
     return v;
   }
 
+  // The task's spans (pkg/worker/task-trace.ts) export with the server's OTEL_* settings; off when unset.
+  const { startTracing } = await import('../../pkg/observability/tracing.js');
+  const tracing = await startTracing('agentplane-worker');
   const logger = createLogger().child({
     component: 'worker',
     namespace: process.env.AGENTPLANE_NAMESPACE,
@@ -92,7 +95,11 @@ async function runWorker(): Promise<void> {
   const shutdown = (): void => {
     if (stopping) return;
     stopping = true;
-    void worker.stop().then(() => process.exit(0));
+    void worker
+      .stop()
+      .then(() => tracing?.shutdown())
+      .catch(() => undefined)
+      .then(() => process.exit(0));
   };
   takeOverSignals(shutdown);
   // Started by a local runtime with an IPC channel: when the server goes away, so do we.

@@ -53,13 +53,20 @@ async function serve(argv: string[]): Promise<void> {
     throw err;
   }
   try {
+    // Before the server: its spans need the provider (OTEL_*; docs/tracing.md). Off when unset.
+    const { startTracing } = await import('../../pkg/observability/tracing.js');
+    const tracing = await startTracing('agentplane');
     const server = await startServer(options);
     let closing = false;
     const shutdown = (): void => {
       if (closing) return;
       closing = true;
       server.logger.info('shutting down');
-      void server.close().then(() => process.exit(0));
+      void server
+        .close()
+        .then(() => tracing?.shutdown())
+        .catch(() => undefined)
+        .then(() => process.exit(0));
     };
     process.on('SIGINT', shutdown);
     process.on('SIGTERM', shutdown);

@@ -6,6 +6,13 @@ import type { Agent } from './agent.js';
 import type { Cause } from './errors.js';
 
 /**
+ * The W3C traceparent of the request that assigned the agent's current task (docs/tracing.md),
+ * set by the write that assigns it when tracing is on: the controller and the worker continue
+ * that trace, on any replica and after a restart. Removed by a task assigned with tracing off.
+ */
+export const TRACEPARENT_ANNOTATION = 'agentplane.io/traceparent';
+
+/**
  * A request to cancel the agent's task, kept on the agent as `kubectl rollout restart` keeps its
  * request: an annotation naming the task, which the agent controller acts on. Any API and any
  * replica can make it; asking twice is the same as asking once.

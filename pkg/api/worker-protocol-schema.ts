@@ -92,6 +92,7 @@ const messageSchemas: { [T in WorkerMessage['type']]: object } = {
   event: objectSchema<Omit<EventMessage, 'event'> & { event: WorkerEventDraft }>({
     type: req({ const: 'event' }),
     taskId: req(taskId),
+    traceparent: opt({ type: 'string', pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' }),
     event: req(
       objectSchema<WorkerEventDraft>({
         type: req({ enum: WORKER_EVENT_TYPES }),

@@ -94,6 +94,8 @@ export interface TaskMessage {
   carriedApprovals?: CarriedApproval[];
   /** The agent's skills and memories as they are now, written read-only into its workspace before the task (docs/skills-and-memories.md). */
   attachments?: TaskAttachments;
+  /** W3C traceparent of the dispatch (docs/tracing.md): the worker's task span continues its trace. Only when tracing is on. */
+  traceparent?: string;
 }
 
 /** The skills and memories a task starts with (absent ones were deleted meanwhile: left out). */
@@ -215,6 +217,8 @@ export interface EventMessage {
   type: 'event';
   taskId: number;
   event: EventDraft;
+  /** On a task's first event when tracing is on: the worker's task span (docs/tracing.md), which the model proxy parents the task's model requests on. */
+  traceparent?: string;
 }
 
 /** Whether a steer (or a compact) reached its task: false once the task has ended (or is not this worker's). */

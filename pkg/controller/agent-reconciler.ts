@@ -8,10 +8,12 @@
 // Nothing is kept here: each pass works from the cache, the store and the runtime.
 
 import { type Agent, isBusy } from '../api/agent.js';
-import { cancelRequested, dropFollowUp, pendingFollowUps, rerunRequested, setRerun } from '../api/agent-annotations.js';
+import { cancelRequested, dropFollowUp, pendingFollowUps, rerunRequested, setRerun, TRACEPARENT_ANNOTATION } from '../api/agent-annotations.js';
 import type { ObjectRef } from '../api/meta.js';
 import type { Squad } from '../api/squad.js';
 import type { Logger } from '../observability/logger.js';
+import { ATTR_RUNTIME, taskAttributes } from '../observability/trace-attributes.js';
+import { spanUnder, traceparentOf } from '../observability/tracing.js';
 import type { WorkerStart } from '../observability/metrics.js';
 import type { Hooks } from '../plugin/hooks.js';
 import type { Informer } from '../registry/cache/informer.js';
@@ -130,7 +132,15 @@ export class AgentReconciler {
     }
     // Its first worker is a create's start; any later one (after a release, a sleep, a restart) a wake's.
     this.d.workers.starts(ref, agent.status.observedTask === 0 ? 'create' : 'wake');
-    await this.d.runtime.ensure({
+    // Part of the pending task's trace (docs/tracing.md); a worker started for no task is in none.
+    const traceparent = agent.spec.task > agent.status.observedTask ? agent.metadata.annotations?.[TRACEPARENT_ANNOTATION] : undefined;
+    const attributes = { ...taskAttributes(ref.namespace, ref.name, agent.spec.task), [ATTR_RUNTIME]: this.d.runtime.name };
+    await spanUnder(traceparent, 'agentplane.worker.start', attributes, () => this.ensureWorker(ref, agent, place));
+    await this.workerReady(agent, 'Starting', 'the worker is starting');
+  }
+
+  private ensureWorker(ref: ObjectRef, agent: Agent, place: Placement): Promise<void> {
+    return this.d.runtime.ensure({
       ref,
       uid: agent.metadata.uid,
       template: agent.spec.templateRef,
@@ -138,7 +148,6 @@ export class AgentReconciler {
       ...(place.group ? { group: place.group, peers: place.peers } : {}),
       ...(place.group && agent.status.status === 'Sleeping' ? { wakeIdle: true } : {}),
     });
-    await this.workerReady(agent, 'Starting', 'the worker is starting');
   }
 
   /** The worker is connected: hands it stored follow-ups, the next task, or releases it when idle. */
@@ -180,7 +189,14 @@ export class AgentReconciler {
     return true;
   }
 
-  private async dispatch(agent: Agent, log: Logger, start?: WorkerStart): Promise<Result | void> {
+  /** The dispatch, in the task's trace (the traceparent its assigning request left on the agent). */
+  private dispatch(agent: Agent, log: Logger, start?: WorkerStart): Promise<Result | void> {
+    const { namespace, name } = agent.metadata;
+    const attributes = { ...taskAttributes(namespace, name, agent.spec.task), 'gen_ai.request.model': agent.spec.model };
+    return spanUnder(agent.metadata.annotations?.[TRACEPARENT_ANNOTATION], 'agentplane.dispatch', attributes, () => this.dispatchTask(agent, log, start));
+  }
+
+  private async dispatchTask(agent: Agent, log: Logger, start?: WorkerStart): Promise<Result | void> {
     const ref = agent.metadata;
     if (this.d.holds?.has(ref)) return { requeueAfter: HOLD_RETRY_MS }; // a checkpoint is being copied
     const decision = this.d.workers.takeTask(agent);
@@ -201,6 +217,8 @@ export class AgentReconciler {
     };
     const attachments = await this.d.hooks.attachments?.(agent);
     if (attachments) task.attachments = attachments;
+    const traceparent = traceparentOf();
+    if (traceparent) task.traceparent = traceparent;
     this.d.taskUsage?.taskStarted(ref, agent.metadata.uid, agent.spec.templateRef, start);
     if (!(await this.d.runtime.dispatch(ref, task))) return; // not ready after all; the next `ready` retries
     await this.d.agents.updateStatus(ref.namespace, ref.name, (s) => {

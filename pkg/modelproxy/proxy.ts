@@ -16,6 +16,7 @@ import type { ModelRetryPayload } from '../api/event.js';
 import { HOP_BY_HOP_HEADERS } from '../api/hop-by-hop.js';
 import type { Logger } from '../observability/logger.js';
 import type { ModelGrant } from './credentials.js';
+import { traceModelRequest } from './model-span.js';
 import type { TurnGate } from './turn-gate.js';
 import { DEFAULT_RETRY_POLICY, describeRetry, RETRYABLE_STATUSES, type RetryPolicy, retryDelay } from './retry.js';
 import { type TokenUsage, UsageTap } from './usage.js';
@@ -125,6 +126,7 @@ export class ModelProxy {
       return sendError(res, 413, 'request_too_large', 'request body too large');
     }
     const log = this.o.logger.child({ namespace: grant.ref.namespace, name: grant.ref.name });
+    traceModelRequest(grant.ref, path, body, res);
     const headers = this.requestHeaders(req.headers, body.length);
     const target = this.target(path);
     const gone = new AbortController();

@@ -1,7 +1,8 @@
 // Structured JSON-line logging. Agent-scoped loggers carry namespace/name on every line.
-// Secrets never reach a log: callers log refs and reasons, and `redact` guards known paths.
+// Lines written inside a span carry its trace_id and span_id. Secrets never reach a log: callers log refs and reasons, and `redact` guards known paths.
 
 import { pino, type Logger as PinoLogger } from 'pino';
+import { logIds } from './tracing.js';
 
 export type Logger = PinoLogger;
 
@@ -17,6 +18,8 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       level: opts.level ?? process.env.AGENTPLANE_LOG_LEVEL ?? 'info',
       base: { service: 'agentplane' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // trace_id and span_id of the active span, when tracing is on and one is (tracing.ts).
+      mixin: logIds,
       redact: {
         paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.apiKey', '*.token', '*.headers.Authorization'],
         censor: '[redacted]',

@@ -19,6 +19,7 @@ import { clientErrorHandler, requestFinished, trackRequestStart, uriTooLong as u
 import { sendError } from './error-reply.js';
 import { RouteTable } from './route-table.js';
 import { unsupportedMessage } from './unsupported.js';
+import { installRequestSpans } from './request-spans.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 /**
@@ -108,6 +109,7 @@ export async function createServedApp(opts: AppOptions): Promise<App> {
     void reply.status(apiErr.code).send(toRestBody(apiErr));
   });
   installNotFound(app, routes);
+  installRequestSpans(app);
 
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';

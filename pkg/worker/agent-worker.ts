@@ -25,6 +25,7 @@ import type { Logger } from '../observability/logger.js';
 import { Engine, type EngineEnv, WORKER_STOPPING } from './engine.js';
 import { serverConnection } from './launch.js';
 import { TaskInput } from './task-input.js';
+import { TaskTrace } from './task-trace.js';
 
 export interface WorkerOptions {
   serverUrl: string;
@@ -209,16 +210,30 @@ export class AgentWorker {
       return;
     }
     const abort = new AbortController();
+    const bound = this.log.bindings() as { namespace?: string; name?: string };
+    const spans = new TaskTrace(task, bound.namespace ?? '', bound.name ?? '');
+    // The first event (task_started) tells the server the task span, so its model proxy parents the task's model requests on it.
+    let traceparent = spans.traceparent;
     // Cut to the size the server stores (it would cut it too), so no event passes the channel's message limit.
-    const emit = (event: EventDraft): void =>
-      this.send({ type: 'event', taskId: task.taskId, event: { ...capEventSize(event, MAX_EVENT_BYTES), timestamp: new Date().toISOString() } });
+    const emit = (event: EventDraft): void => {
+      spans.observe(event);
+      const msg: WorkerMessage = {
+        type: 'event',
+        taskId: task.taskId,
+        event: { ...capEventSize(event, MAX_EVENT_BYTES), timestamp: new Date().toISOString() },
+      };
+      this.send(traceparent ? { ...msg, traceparent } : msg);
+      traceparent = undefined;
+    };
     const log = this.log.child({ taskId: task.taskId });
-    log.info('task started');
-    const done = this.engine
-      .run(task, emit, abort.signal, input)
-      .then((o) => log.info({ outcome: o.kind }, 'task ended'))
+    const done = spans
+      .with(() => {
+        log.info('task started');
+        return this.engine.run(task, emit, abort.signal, input).then((o) => log.info({ outcome: o.kind }, 'task ended'));
+      })
       .catch((err: unknown) => log.error({ err: String(err) }, 'task crashed'))
       .finally(() => {
+        spans.end('crashed');
         if (this.running?.taskId === task.taskId) this.running = undefined;
         const next = this.next;
         this.next = undefined;

@@ -40,6 +40,8 @@ export interface ServerProcessOptions {
   args?: string[];
   /** Node options for the server process alone (before its script), e.g. `--inspect=127.0.0.1:0`. */
   nodeArgs?: string[];
+  /** More environment for the server (OTEL_* for the trace tests); wins over the defaults. */
+  env?: Record<string, string>;
 }
 
 /** Starts `agentplane serve` and waits until /readyz answers (or the process dies). */
@@ -49,7 +51,14 @@ export async function startServerProcess(o: ServerProcessOptions): Promise<Serve
     process.execPath,
     [...(o.nodeArgs ?? []), MAIN, 'serve', '--port', String(o.port), '--data-dir', o.dataDir, '--allow-private-connector-urls', ...(o.args ?? [])],
     {
-      env: { ...process.env, ANTHROPIC_API_KEY: o.model.apiKey, ANTHROPIC_BASE_URL: o.model.url, AGENTPLANE_TOKEN_FILE: '', AGENTPLANE_LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        ANTHROPIC_API_KEY: o.model.apiKey,
+        ANTHROPIC_BASE_URL: o.model.url,
+        AGENTPLANE_TOKEN_FILE: '',
+        AGENTPLANE_LOG_LEVEL: 'warn',
+        ...o.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -8,6 +8,7 @@
 // plugin that changes other objects (a squad claiming its members) returns an undo, run when a
 // later plugin refuses or storage fails.
 
+import { childSpan } from '../../observability/tracing.js';
 import type { StoredObject } from '../store.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
@@ -39,6 +40,15 @@ export interface AdmissionPlugin {
   validate?(a: Attributes): Promise<Undo | void> | Undo | void;
 }
 
+/** An admission phase's span (docs/tracing.md), inside the traced request that writes. */
+const spanAttributes = (a: Attributes, phase: string): Record<string, string> => ({
+  'agentplane.admission.phase': phase,
+  'agentplane.kind': a.kind,
+  'agentplane.operation': a.operation,
+  'agentplane.namespace': a.namespace,
+  'agentplane.object': a.name,
+});
+
 export class AdmissionChain {
   private readonly plugins: AdmissionPlugin[] = [];
 
@@ -55,11 +65,17 @@ export class AdmissionChain {
   }
 
   async admit(a: Attributes): Promise<void> {
-    for (const p of this.matching(a)) await p.admit?.(a);
+    await childSpan('agentplane.admission', spanAttributes(a, 'mutating'), async () => {
+      for (const p of this.matching(a)) await p.admit?.(a);
+    });
   }
 
   /** Runs the validating plugins; on refusal, undoes what earlier ones changed. Returns the undo of all. */
-  async validate(a: Attributes): Promise<Undo> {
+  validate(a: Attributes): Promise<Undo> {
+    return childSpan('agentplane.admission', spanAttributes(a, 'validating'), () => this.validateAll(a));
+  }
+
+  private async validateAll(a: Attributes): Promise<Undo> {
     const undos: Undo[] = [];
     const undoAll: Undo = async () => {
       for (const u of undos.splice(0).reverse()) await u();

@@ -13,16 +13,31 @@ import {
   isBusy,
   RESERVED_AGENT_NAMES,
 } from '../../api/agent.js';
-import { validateIdleTimeoutAnnotation } from '../../api/agent-annotations.js';
+import { TRACEPARENT_ANNOTATION, validateIdleTimeoutAnnotation } from '../../api/agent-annotations.js';
 import { validateBudgetLimits } from '../../api/budget.js';
 import { FINALIZER_AGENT_CLEANUP } from '../../api/deletion.js';
 import { type Cause, conflict, type ApiError } from '../../api/errors.js';
 import { API_VERSION, NAME_MAX_LENGTH, NAME_PATTERN, NAME_RULE, NAMESPACE_PATTERN, NAMESPACE_RULE } from '../../api/meta.js';
 import { validateSchema } from '../../api/validation.js';
+import { traceparentOf } from '../../observability/tracing.js';
 import type { Strategy } from '../strategy.js';
 import { age, ageColumn, column, nameColumn, objectMetaFields, orNone } from '../table.js';
 
 const nameRe = new RegExp(NAME_PATTERN);
+
+/**
+ * Keeps the trace of the request that assigns a task on the agent (docs/tracing.md): the
+ * controller and the worker continue it. A task assigned outside a traced request drops the
+ * last task's, so no task joins another's trace.
+ */
+function stampTrace(a: Agent): void {
+  const traceparent = traceparentOf();
+  if (traceparent) a.metadata.annotations = { ...a.metadata.annotations, [TRACEPARENT_ANNOTATION]: traceparent };
+  else if (a.metadata.annotations?.[TRACEPARENT_ANNOTATION] !== undefined) {
+    const { [TRACEPARENT_ANNOTATION]: _, ...rest } = a.metadata.annotations;
+    a.metadata.annotations = rest;
+  }
+}
 const nsRe = new RegExp(NAMESPACE_PATTERN);
 
 export function validateObjectName(name: string, namespace: string): Cause[] {
@@ -50,6 +65,7 @@ export const agentStrategy: Strategy<Agent> = {
     addCleanupFinalizer(a);
     // An agent starts working when created, whoever creates it (POST, kubectl, a squad).
     a.spec.task ??= 1;
+    if (a.spec.task > 0) stampTrace(a);
     a.status = {
       status: 'Pending',
       taskStatus: a.spec.task > 0 ? 'InProgress' : '',
@@ -74,6 +90,7 @@ export const agentStrategy: Strategy<Agent> = {
     if (a.spec.instructions !== old.spec.instructions && a.spec.task === old.spec.task) a.spec.task += 1;
     // Assigning a task and marking it in progress is one write, so no reader sees it idle between.
     if (a.spec.task > old.spec.task) {
+      stampTrace(a);
       a.status.taskStatus = 'InProgress';
       a.status.lastTaskMessage = '';
       // "Sleep" is an action, not a standing rule: a task sent to a sleeping agent wakes it for

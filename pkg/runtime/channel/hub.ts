@@ -14,6 +14,7 @@ import { WorkerCloseCode } from '../../api/worker-protocol.js';
 import type { Logger } from '../../observability/logger.js';
 import { type ChannelLimits, DEFAULT_CHANNEL_LIMITS, MessageRate, TaskBudget } from './limits.js';
 import { checkWorkerMessage } from './worker-input.js';
+import { taskTraces } from '../../observability/task-traces.js';
 
 /** What a worker's token entitles it to: speaking for one agent incarnation. */
 export interface Grant {
@@ -227,6 +228,8 @@ export class WorkerHub extends EventEmitter<HubEvents> implements WorkerChannel 
         this.send(ref, { type: 'cancel', taskId: budget.taskId, reason: budget.exceededMessage() });
       }
     } else if (msg.type === 'event') {
+      if (msg.traceparent) taskTraces.set(conn.grant.ref, msg.taskId, msg.traceparent);
+      if (isTerminal(msg.event.type)) taskTraces.end(conn.grant.ref, msg.taskId);
       if (isTerminal(msg.event.type) && msg.taskId === conn.runningTaskId) conn.runningTaskId = undefined;
       this.account(conn, msg.taskId, msg.event, log);
     } else if (msg.type === 'call') {

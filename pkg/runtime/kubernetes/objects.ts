@@ -35,6 +35,7 @@ import {
 } from './names.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../modelproxy/retry.js';
 import type { WorkerTemplate } from './template.js';
+import { otelEnv } from '../../observability/tracing.js';
 
 /** Where a worker's volumes are mounted in its container. */
 export const WORKSPACE_PATH = '/workspace';
@@ -132,6 +133,8 @@ export function workerConfigMap(h: Holder, settings: WorkerSettings, owner?: V1O
       AGENTPLANE_NAMESPACE: h.namespace,
       ...(h.agent ? { AGENTPLANE_AGENT_NAME: h.agent } : {}),
       AGENTPLANE_WORKSPACE: WORKSPACE_PATH,
+      // The server's OTEL_* settings but its OTLP headers (docs/tracing.md "Cluster home").
+      ...otelEnv(process.env, { headers: false }),
     },
   };
 }

@@ -14,6 +14,8 @@ import { slotHolder, slotPodSpec, workerSecret, workspaceClaim } from './objects
 import type { PodIndex } from './pod-index.js';
 import type { PodPool, PodSlot, PoolWant } from './pod-pool.js';
 import type { WorkerObjects } from './worker-objects.js';
+import { ATTR_WARM } from '../../observability/trace-attributes.js';
+import { annotateSpan } from '../../observability/tracing.js';
 
 export class WarmSlots {
   constructor(
@@ -106,6 +108,7 @@ export class WarmSlots {
     if (!this.pool().serves(ref.namespace, templateName, role)) return false;
     const slot = this.pool().take(ref.namespace, templateName, role);
     this.o.warmPoolMetrics?.claim(slot ? 'hit' : 'miss');
+    annotateSpan({ [ATTR_WARM]: slot !== undefined });
     if (!slot) return false;
     const owner = this.o.owner?.(ref, uid);
     const names = slotNames(slot.id);

@@ -29,6 +29,8 @@ import { type Slot, WarmPool } from './warm-pool.js';
 import { clampNiceness, niced, WORKER_NICENESS, workerEnv, workerSecrets } from './worker-env.js';
 import { forwardLogs, workerLogLines } from './worker-logs.js';
 import { exists, Workspaces } from './workspaces.js';
+import { ATTR_WARM } from '../../observability/trace-attributes.js';
+import { annotateSpan } from '../../observability/tracing.js';
 
 export type { LocalRuntimeOptions };
 export { WORKER_NICENESS };
@@ -163,6 +165,7 @@ export class LocalRuntime extends ChannelRuntime implements AgentRuntime {
     if (this.pool && !spec.group && !exists(this.workspace(spec.ref))) {
       const slot = this.pool.take();
       this.opts.warmPoolMetrics?.claim(slot ? 'hit' : 'miss');
+      annotateSpan({ [ATTR_WARM]: slot !== undefined });
       if (slot && this.claim(spec, slot)) return;
     }
     const workspace = this.dirs.workspaceDir(spec.ref);

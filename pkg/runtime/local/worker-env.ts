@@ -1,6 +1,7 @@
 // What a local worker is started with: its command (niced), its environment, and the secrets it
 // gets over IPC instead.
 
+import { otelEnv } from '../../observability/tracing.js';
 import type { WorkerSpec } from '../runtime.js';
 
 /** Workers (and squads' group supervisors) run at this niceness above the server's. */
@@ -46,6 +47,8 @@ export function workerEnv(spec: WorkerSpec | undefined, workspace: string, o: Wo
     // The model proxy; the model key stays in the server.
     ANTHROPIC_BASE_URL: socket ? `${base}${new URL(o.modelBaseUrl).pathname}` : o.modelBaseUrl,
     ...(spec?.wakeIdle ? { AGENTPLANE_WAKE_IDLE: 'true' } : {}),
+    // The server's OTEL_* settings: the worker exports its spans as the server does.
+    ...otelEnv(),
   };
 }
 
