@@ -110,7 +110,12 @@ describe('e2e: the Helm chart (charts/agentplane)', function () {
     expect(JSON.parse(dash.data['agentplane.json'])).to.have.property('panels');
     const rule = one(objs, 'PrometheusRule', 'agentplane');
     expect(rule.spec.groups).to.be.an('array').with.length.greaterThan(0);
-    expect(one(objs, 'ServiceMonitor', 'agentplane').spec.endpoints[0]).to.deep.include({ port: 'https', scheme: 'https', path: '/metrics', honorLabels: true });
+    expect(one(objs, 'ServiceMonitor', 'agentplane').spec.endpoints[0]).to.deep.include({
+      port: 'https',
+      scheme: 'https',
+      path: '/metrics',
+      honorLabels: true,
+    });
   });
 
   it('renders the ServiceMonitor and PrometheusRule on auto only when the cluster serves monitoring.coreos.com/v1', async () => {
