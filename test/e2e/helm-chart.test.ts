@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 
 import { REPO } from '../support/control-plane.js';
-import { CHART, chartTools, controlPlaneBin, chartWithDashboards, type K8sObject, parseAll, tool } from '../support/helm.js';
+import { CHART, chartTools, controlPlaneBin, type K8sObject, parseAll, tool } from '../support/helm.js';
 import { kubeSchemas } from '../support/kube-schemas.js';
 
 const EVERYTHING = join(REPO, 'test/fixtures/helm/everything.yaml');
@@ -22,14 +22,14 @@ describe('e2e: the Helm chart (charts/agentplane)', function () {
   let bin: string;
   let schemas: string;
   let kubectl: string;
-  let chart: string;
+  // The chart as it is: its dashboard and alert rules are part of it (charts/agentplane/dashboards).
+  const chart = CHART;
 
   before(async function () {
     this.timeout(60 * 60_000); // a first run builds helm, kubeconform (and kube-apiserver)
     bin = await chartTools();
     schemas = await kubeSchemas();
     kubectl = join(await controlPlaneBin(), 'kubectl');
-    chart = chartWithDashboards();
   });
 
   const helm = (args: string[], allowFail = false) => tool(join(bin, 'helm'), args, { allowFail });

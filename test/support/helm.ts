@@ -2,8 +2,6 @@
 // (cached by version), and small wrappers that render charts/agentplane.
 
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -50,22 +48,3 @@ export const parseAll = (yaml: string): K8sObject[] =>
   parseAllDocuments(yaml)
     .map((d) => d.toJS() as K8sObject | null)
     .filter((o): o is K8sObject => !!o);
-
-/**
- * A copy of the chart with stand-ins for the dashboard and the alert rules where the chart has
- * none yet (they are written apart from it), so the templates that read them can be tested.
- */
-export function chartWithDashboards(): string {
-  const dir = join(mkdtempSync(join(tmpdir(), 'agentplane-chart-')), 'agentplane');
-  cpSync(CHART, dir, { recursive: true });
-  const dash = join(dir, 'dashboards/agentplane.json');
-  const alerts = join(dir, 'dashboards/alerts.yaml');
-  mkdirSync(join(dir, 'dashboards'), { recursive: true });
-  if (!existsSync(dash)) writeFileSync(dash, JSON.stringify({ title: 'agentplane (stand-in)', uid: 'agentplane', panels: [] }, null, 2));
-  if (!existsSync(alerts))
-    writeFileSync(
-      alerts,
-      'groups:\n  - name: agentplane-standin\n    rules:\n      - alert: AgentplaneDown\n        expr: up{job="agentplane"} == 0\n        for: 5m\n        annotations:\n          summary: "{{ $labels.instance }} is down"\n',
-    );
-  return dir;
-}
