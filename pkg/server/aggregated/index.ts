@@ -137,7 +137,10 @@ function resourceRoutes(app: FastifyInstance, resourceOf: (plural: string) => Re
     return send(reply, await listVerb(verbRequest(req, p, resourceOf)));
   });
 
-  app.all<{ Params: Params }>(`${BASE}/namespaces/:namespace/:resource`, async (req, reply) => {
+  // Creating an agent starts its first task; an update or patch may assign the next: each is the
+  // root span of the task's trace (../request-spans.ts).
+  const creates = { startsTask: { methods: ['POST'], resources: ['agents'] } };
+  app.all<{ Params: Params }>(`${BASE}/namespaces/:namespace/:resource`, { config: creates }, async (req, reply) => {
     const p = req.params;
     const r = verbRequest(req, p, resourceOf);
     switch (req.method) {
@@ -153,7 +156,8 @@ function resourceRoutes(app: FastifyInstance, resourceOf: (plural: string) => Re
     }
   });
 
-  app.all<{ Params: Params }>(`${BASE}/namespaces/:namespace/:resource/:name`, async (req, reply) => {
+  const writes = { startsTask: { methods: ['PUT', 'PATCH'], resources: ['agents'] } };
+  app.all<{ Params: Params }>(`${BASE}/namespaces/:namespace/:resource/:name`, { config: writes }, async (req, reply) => {
     const r = verbRequest(req, req.params, resourceOf);
     switch (req.method) {
       case 'GET':

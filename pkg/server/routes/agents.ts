@@ -15,7 +15,9 @@ interface NameParams {
 
 export function agentRoutes(service: AgentService) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.post('/api/v1/agents', async (req, reply) => {
+    // Creating an agent starts its first task; a patch may assign the next: each is the root
+    // span of the task's trace (request-spans.ts).
+    app.post('/api/v1/agents', { config: { startsTask: true } }, async (req, reply) => {
       const { agent, created } = await service.submitTask(withQueryNamespace(jsonBody(req), req.query as Query));
       return reply.status(created ? 201 : 200).send(toAgentResponse(agent));
     });
@@ -31,7 +33,7 @@ export function agentRoutes(service: AgentService) {
       return toAgentResponse(await service.get(namespaceOf(req.query as Query), req.params.name));
     });
 
-    app.patch<{ Params: NameParams }>('/api/v1/agents/:name', async (req, reply) => {
+    app.patch<{ Params: NameParams }>('/api/v1/agents/:name', { config: { startsTask: true } }, async (req, reply) => {
       const { agent, pending } = await service.patch(namespaceOf(req.query as Query), req.params.name, jsonBody(req));
       return reply.status(pending ? 202 : 200).send(toAgentResponse(agent));
     });
