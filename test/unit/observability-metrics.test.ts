@@ -1,9 +1,9 @@
 // The metrics added for the Grafana dashboard and alerts (docs/observability.md): the create/wake
-// start timed to the task's first model request, the readiness checks as a gauge, and the series
-// that exist from boot.
+// start timed to the task's first model request, the readiness checks' last results as a gauge
+// (no check run by a scrape), and the series that exist from boot.
 
 import { expect } from 'chai';
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 
 import { UsageMeter } from '../../pkg/modelproxy/index.js';
 import { Metrics } from '../../pkg/observability/metrics.js';
@@ -42,31 +42,76 @@ describe('observability metrics', () => {
     expect(sample(text, 'agentplane_task_first_model_request_seconds_count')).to.match(/ 3$/);
   });
 
-  it('reports each readiness check at scrape time, as /readyz sees it', async () => {
-    const metrics = new Metrics();
-    let storeUp = false;
+  /** systemRoutes with an informers check that passes and an event store check as `store` says, counting the store's checks. */
+  async function readinessApp(metrics: Metrics, readinessRefreshMs = 60_000) {
+    const state = { store: 'down' as 'up' | 'down' | 'hung', calls: 0 };
     const app = Fastify();
+    const store = async (): Promise<void> => {
+      state.calls++;
+      if (state.store === 'down') throw new Error('connection refused');
+      if (state.store === 'hung') await new Promise(() => {});
+    };
     await app.register(
-      systemRoutes(metrics, [
-        { name: 'informers', check: async () => undefined },
-        {
-          name: 'event store',
-          check: async () => {
-            if (!storeUp) throw new Error('connection refused');
-          },
-        },
-      ]),
+      systemRoutes(
+        metrics,
+        [
+          { name: 'informers', check: async () => undefined },
+          { name: 'event store', check: store },
+        ],
+        { readinessRefreshMs },
+      ),
     );
+    return { app, state };
+  }
+  const scrape = async (app: FastifyInstance, check: string): Promise<string | undefined> =>
+    sample((await app.inject({ url: '/metrics' })).body, `agentplane_ready{check="${check}"}`)
+      ?.split(' ')
+      .pop();
+
+  it('reports the last result of the readiness checks, and a scrape runs none', async () => {
+    const metrics = new Metrics();
+    const { app, state } = await readinessApp(metrics);
     try {
-      const down = (await app.inject({ url: '/metrics' })).body;
-      expect(sample(down, 'agentplane_ready{check="event store"}')).to.equal('agentplane_ready{check="event store"} 0');
-      expect(sample(down, 'agentplane_ready{check="informers"}')).to.equal('agentplane_ready{check="informers"} 1');
       expect((await app.inject({ url: '/readyz' })).statusCode).to.equal(503);
-      storeUp = true;
-      const up = (await app.inject({ url: '/metrics' })).body;
-      expect(sample(up, 'agentplane_ready{check="event store"}')).to.equal('agentplane_ready{check="event store"} 1');
+      expect(await scrape(app, 'event store')).to.equal('0');
+      expect(await scrape(app, 'informers')).to.equal('1');
+      // Scrapes neither run the checks nor wait on a store that hangs.
+      state.store = 'hung';
+      const calls = state.calls;
+      for (let i = 0; i < 3; i++) expect(await scrape(app, 'event store')).to.equal('0');
+      expect(state.calls, 'checks run by scrapes').to.equal(calls);
+      // The gauge flips with the next result, not with the store.
+      state.store = 'up';
+      expect(await scrape(app, 'event store')).to.equal('0');
+      expect((await app.inject({ url: '/readyz' })).statusCode).to.equal(200);
+      expect(await scrape(app, 'event store')).to.equal('1');
     } finally {
       await app.close();
     }
   });
+
+  it('runs the readiness checks on a timer without /readyz, until the server closes', async () => {
+    const metrics = new Metrics();
+    const { app, state } = await readinessApp(metrics, 20);
+    state.store = 'up';
+    try {
+      await app.ready();
+      await until(async () => (await scrape(app, 'event store')) === '1');
+      state.store = 'down';
+      await until(async () => (await scrape(app, 'event store')) === '0');
+    } finally {
+      await app.close();
+    }
+    const calls = state.calls;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(state.calls, 'checks after close').to.equal(calls);
+  });
 });
+
+async function until(cond: () => Promise<boolean>, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
