@@ -194,7 +194,7 @@ export class Metrics {
 
   readonly ready = new Gauge({
     name: 'agentplane_ready',
-    help: 'Whether each check of /readyz passes (1) or not (0), checked at each scrape: check informers (the caches listed) or event store (reachable).',
+    help: 'Whether each check of /readyz passed (1) or not (0) when last run (by /readyz, and every 10 s): check informers (the caches listed) or event store (reachable).',
     labelNames: ['check'] as const,
     registers: [this.registry],
   });
@@ -228,11 +228,6 @@ export class Metrics {
   /** Sets the agents gauge from a fresh reading each time it is scraped. */
   collectAgentsBy(read: () => Promise<Record<string, number>>): void {
     collectEachScrape(this.agents, 'status', read);
-  }
-
-  /** Sets the readiness gauge from the checks run at each scrape (1 passed, 0 failed). */
-  collectReadiness(read: () => Promise<Record<string, number>>): void {
-    collectEachScrape(this.ready, 'check', read);
   }
 }
 
