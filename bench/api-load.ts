@@ -160,6 +160,9 @@ async function cluster(adm: Admission, log: (s: string) => void): Promise<HomeFi
     const reg = await run('bash', [join(REPO, 'hack/control-plane.sh'), 'register'], { env, timeout: 5 * 60_000 });
     const url = reg.stdout.trim().split('\n').at(-1)!;
     const c = await kubeClient(cp.kubeconfig);
+    // The load is another client, with connections of its own (one per request at once), as
+    // another user's kubectl would be: the probes never wait for a socket behind its requests.
+    const loader = await kubeClient(cp.kubeconfig, undefined, SUBMIT_CONCURRENCY);
     const direct = await kubeClient(cp.kubeconfig, { url, ca: readFileSync(join(cp.dir, 'pki/serving-ca.crt')) });
     try {
       for (const ns of ['bench-get', 'bench-table', 'bench-create', 'bench-load']) await cp.kubectl(['create', 'namespace', ns]);
@@ -174,13 +177,14 @@ async function cluster(adm: Admission, log: (s: string) => void): Promise<HomeFi
             createPrefix: prefix,
             metrics: { client: direct, path: '/metrics' },
           }),
-          submit: (name) => c.call('POST', aggregated('bench-load'), agentObject(name, '@say hi', false)),
+          submit: (name) => loader.call('POST', aggregated('bench-load'), agentObject(name, '@say hi', false)),
           loadList: aggregated('bench-load'),
         },
         log,
       );
     } finally {
       c.close();
+      loader.close();
       direct.close();
     }
   } finally {

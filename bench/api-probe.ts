@@ -160,15 +160,15 @@ export async function listStates(c: Client, path: string): Promise<AgentState[]>
   }
 }
 
-/** `agentplane_event_loop_delay_seconds` from a /metrics text: cumulative buckets (le -> count), summed over label sets. */
+/** `agentplane_event_loop_delay_seconds` (or another histogram) from a /metrics text: cumulative buckets (le -> count), summed over label sets. */
 const LOOP_METRIC = 'agentplane_event_loop_delay_seconds';
 
 export type Scrape = Map<number, number> | undefined;
 
-export function loopBuckets(text: string): Scrape {
+export function loopBuckets(text: string, metric = LOOP_METRIC): Scrape {
   const buckets = new Map<number, number>();
   for (const line of text.split('\n')) {
-    if (!line.startsWith(`${LOOP_METRIC}_bucket`)) continue;
+    if (!line.startsWith(`${metric}_bucket`)) continue;
     const m = /le="([^"]+)"[^}]*}\s+(\S+)/.exec(line);
     if (!m) continue;
     const le = m[1] === '+Inf' ? Infinity : Number(m[1]);

@@ -31,12 +31,12 @@ const CONFIGMAPS = '/api/v1/namespaces';
  * kube-apiserver, or with `direct` to agentplane itself (its serving CA; it accepts the same
  * client certificate), which splits the aggregator's hop from agentplane's own time.
  */
-export async function client(kubeconfig: string, direct?: { url: string; ca: Buffer }): Promise<Client> {
+export async function client(kubeconfig: string, direct?: { url: string; ca: Buffer }, maxSockets = 4): Promise<Client> {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
   const opts: { ca?: Buffer; cert?: Buffer; key?: Buffer } = {};
   await kc.applyToHTTPSOptions(opts);
-  const agent = new HttpsAgent({ keepAlive: true, maxSockets: 4, ca: direct?.ca ?? opts.ca, cert: opts.cert, key: opts.key });
+  const agent = new HttpsAgent({ keepAlive: true, maxSockets, ca: direct?.ca ?? opts.ca, cert: opts.cert, key: opts.key });
   const server = direct?.url ?? kc.getCurrentCluster()!.server;
   return {
     call: (method, path, body, accept = 'application/json') =>

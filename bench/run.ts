@@ -12,6 +12,7 @@ import { proxyOverhead } from './proxy.js';
 import { fmt, percentile, summarize, table } from './stats.js';
 import { API_KEY, startBenchServer, type BenchServer } from './support.js';
 import { eventsPerSecond, type WireRun, wireFigures } from './wire.js';
+import { burstFigures, printBurst } from './write-burst.js';
 import type { FirehoseSpec } from '../test/support/firehose.js';
 
 const AGENT = 'bench';
@@ -56,6 +57,10 @@ async function main(): Promise<void> {
   }
   if (process.env.BENCH_ONLY === 'api-load') {
     printApiLoad(await apiLoadFigures((s) => console.error(`api-load: ${s}`)));
+    return;
+  }
+  if (process.env.BENCH_ONLY === 'write-burst') {
+    printBurst(await burstFigures((s) => console.error(`write-burst: ${s}`)));
     return;
   }
   if (process.env.BENCH_ONLY === 'idle-memory') {
@@ -107,6 +112,9 @@ async function main(): Promise<void> {
 
   // BENCH_ONLY=api-load runs this section alone; it brings its own server and control plane.
   printApiLoad(await apiLoadFigures((s) => console.error(`api-load: ${s}`)));
+
+  // BENCH_ONLY=write-burst runs this section alone; it brings its own servers.
+  printBurst(await burstFigures((s) => console.error(`write-burst: ${s}`)));
 }
 
 function printLists(rows: Parameters<typeof listRows>[0]): void {

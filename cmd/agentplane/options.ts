@@ -114,6 +114,8 @@ export interface ServeOptions {
   rateLimit?: number;
   /** The rate limit's burst; default twice the rate. */
   rateLimitBurst?: number;
+  /** Writes started per turn of the event loop, the rest in later turns by namespace (pkg/server/write-turns.ts); 0 for no limit. */
+  writesPerTurn?: number;
   /** Events kept per agent, the oldest trimmed; default DEFAULT_EVENTS_PER_AGENT (10 000). */
   eventsPerAgent?: number;
   /**

@@ -7,6 +7,7 @@ import { aggregatedApiRoutes } from '../../pkg/server/aggregated/index.js';
 import { type AuditPolicy, installAuditLog, openAuditSink, writesAnything } from '../../pkg/server/audit/index.js';
 import { ALWAYS_ALLOW_PATHS, BYPASS_PATHS, installAuthFilter } from '../../pkg/server/auth/filter.js';
 import { DEFAULT_RATE_LIMIT, installRateLimit } from '../../pkg/server/rate-limit.js';
+import { DEFAULT_WRITES_PER_TURN, installWriteTurns } from '../../pkg/server/write-turns.js';
 import { AgentApprovals } from '../../pkg/server/services/agent-approvals.js';
 import { AgentCompaction } from '../../pkg/server/services/agent-compaction.js';
 import { AgentCosts } from '../../pkg/server/services/agent-costs.js';
@@ -82,6 +83,12 @@ export async function publicApi(
     requestsPerSecond: o.rateLimit ?? (home.auth ? DEFAULT_RATE_LIMIT : 0),
     ...(o.rateLimitBurst !== undefined ? { burst: o.rateLimitBurst } : {}),
     exemptPaths: [...ALWAYS_ALLOW_PATHS, ...BYPASS_PATHS],
+  });
+  // After the rate limit (a refused request takes no seat), before any route.
+  installWriteTurns(app, {
+    perTurn: o.writesPerTurn ?? DEFAULT_WRITES_PER_TURN,
+    exemptPaths: [...ALWAYS_ALLOW_PATHS, ...BYPASS_PATHS],
+    wait: metrics.writeWait,
   });
   const readiness = readinessChecks(s, events);
   const service = new AgentService(agents, events, undefined, reads.agents);

@@ -6,6 +6,7 @@ import { templateConfigs } from '../../pkg/api/template-settings.js';
 import { DEFAULT_CLUSTER_PLUGINS, DEFAULT_PLUGINS } from '../../pkg/plugin/loader.js';
 import { SANDBOX_MODES } from '../../pkg/runtime/local/sandbox.js';
 import { AUDIT_LEVELS, isAuditLevel } from '../../pkg/server/audit/index.js';
+import { DEFAULT_WRITES_PER_TURN } from '../../pkg/server/write-turns.js';
 import { choiceRule, type Flag, flag, FlagError, isPath, listRule, numberRule, type RawValue } from './flag.js';
 import { MODEL_PROXY_MODES, RUNTIME_KINDS } from './runtime-kinds.js';
 
@@ -286,6 +287,18 @@ export const SERVE_FLAGS = {
     parse: numberRule('rate-limit-burst', positiveInt, 'a whole number of at least 1'),
     defaultHelp: 'twice the rate',
     help: 'requests at once after a quiet spell',
+    section: 'general',
+  }),
+  writesPerTurn: flag({
+    name: 'writes-per-turn',
+    type: 'string',
+    arg: '<n>',
+    env: 'AGENTPLANE_WRITES_PER_TURN',
+    emptyEnvIsValue: true,
+    config: 'writesPerTurn',
+    parse: numberRule('writes-per-turn', wholeOrZero, 'a whole number, 0 for no limit'),
+    defaultHelp: String(DEFAULT_WRITES_PER_TURN),
+    help: "writes (POST, PUT, PATCH, DELETE) started per turn of the server's event loop; more wait for a later turn, the namespaces in rotation, so reads and other namespaces' writes never wait behind a burst; never refused; 0 turns it off",
     section: 'general',
   }),
   wsClientsPerAgent: flag({

@@ -105,6 +105,7 @@ function oidcSettings(s: Sources): OidcOptions | undefined {
 function limitSettings(s: Sources): Partial<ServeOptions> {
   const rateLimit = lookup(F.rateLimit, s);
   const rateLimitBurst = lookup(F.rateLimitBurst, s);
+  const writesPerTurn = lookup(F.writesPerTurn, s);
   const wsClientsPerAgent = lookup(F.wsClientsPerAgent, s);
   const eventsPerAgent = lookup(F.eventsPerAgent, s);
   const idleTimeout = lookup(F.idleTimeout, s);
@@ -121,6 +122,7 @@ function limitSettings(s: Sources): Partial<ServeOptions> {
     ...namespaceLimitsOf(s.config.namespaces),
     ...(rateLimit !== undefined ? { rateLimit } : {}),
     ...(rateLimitBurst !== undefined ? { rateLimitBurst } : {}),
+    ...(writesPerTurn !== undefined ? { writesPerTurn } : {}),
     ...(wsClientsPerAgent !== undefined ? { wsClientsPerAgent } : {}),
     ...(eventsPerAgent !== undefined ? { eventsPerAgent } : {}),
     ...(idleTimeout !== undefined ? { idleTimeoutMs: idleTimeout * 1000 } : {}),

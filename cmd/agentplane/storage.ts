@@ -93,6 +93,17 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     skills: new Informer(skills, child('informer')),
     memories: new Informer(memories, child('informer')),
   };
+  // Writes read the caches first (pkg/registry/first-reads.ts).
+  agents.readFirstFrom(informers.agents);
+  squads.readFirstFrom(informers.squads);
+  connectors.readFirstFrom(informers.connectors);
+  checkpoints.readFirstFrom(informers.checkpoints);
+  budgets.readFirstFrom(informers.budgets);
+  schedules.readFirstFrom(informers.schedules);
+  triggers.readFirstFrom(informers.triggers);
+  webhooks.readFirstFrom(informers.webhooks);
+  skills.readFirstFrom(informers.skills);
+  memories.readFirstFrom(informers.memories);
   const runningSpend: Storage['runningSpend'] = {};
   // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
   // several replicas (leader election) the others write too: consistent reads go to storage.

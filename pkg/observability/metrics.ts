@@ -31,6 +31,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly writeWait = new Histogram({
+    name: 'agentplane_http_write_wait_seconds',
+    help: 'How long writes (POST, PUT, PATCH, DELETE) waited for their turn before running; writes take turns between namespaces.',
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
   readonly agents = new Gauge({
     name: 'agentplane_agents',
     help: 'Agents by status.',

@@ -5,6 +5,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { finalizersForPolicy, type PropagationPolicy, validateFinalizers, validateOwnerReferences } from '../api/deletion.js';
 import { alreadyExists, ApiError, type Cause, conflict, invalid, notFound } from '../api/errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { copyObject } from './copy.js';
+import { type CachedObjects, FirstReads } from './first-reads.js';
 import { KeyedSerializer } from './serializer.js';
 import type { ListFilter, ListResult, Store, StoredObject, WatchEvent, WatchOptions } from './store.js';
 import type { Strategy } from './strategy.js';
@@ -51,6 +53,7 @@ export interface RegistryOptions {
 
 export class Registry<T extends StoredObject> {
   private readonly writes = new KeyedSerializer();
+  private readonly firstReads = new FirstReads<T>();
   /** Keeps metadata.managedFields on every create and update (status writes are not tracked). */
   readonly fieldManager: FieldManager;
 
@@ -67,6 +70,11 @@ export class Registry<T extends StoredObject> {
 
   get kind(): string {
     return this.strategy.kind;
+  }
+
+  /** Reads the kind's informer before storage in writes (first-reads.ts); set once the informer exists. */
+  readFirstFrom(cache: CachedObjects<T>): void {
+    this.firstReads.use(cache);
   }
 
   get(namespace: string, name: string): Promise<T | undefined> {
@@ -88,7 +96,7 @@ export class Registry<T extends StoredObject> {
   }
 
   async create(obj: T, opts: WriteOptions = {}): Promise<T> {
-    const draft = structuredClone(obj);
+    const draft = copyObject(obj);
     delete draft.metadata.deletionTimestamp;
     this.strategy.prepareForCreate(draft);
     normalizeMeta(draft);
@@ -99,14 +107,24 @@ export class Registry<T extends StoredObject> {
     const causes = [...metaCauses(draft), ...this.strategy.validate(draft)];
     if (causes.length) throw invalid(this.kind, draft.metadata.name, causes);
     // Before the validating plugins, so a duplicate changes nothing elsewhere (binds no secret).
-    if (await this.store.get(draft.metadata.namespace, draft.metadata.name)) throw alreadyExists(this.kind, draft.metadata.name);
+    if (await this.exists(draft.metadata.namespace, draft.metadata.name)) throw alreadyExists(this.kind, draft.metadata.name);
     const undo = await this.admission.validate(attrs);
     if (opts.dryRun) {
       draft.metadata.uid ||= randomUUID();
       draft.metadata.creationTimestamp ||= new Date().toISOString();
       return draft;
     }
-    return this.stored(() => this.store.create(draft), undo);
+    return this.firstReads.wrote(await this.stored(() => this.store.create(draft), undo));
+  }
+
+  /**
+   * Whether the object is there, for a create's early refusal. With a cache, one it does not hold
+   * is taken as absent: should storage hold it after all, storage refuses the create (and the
+   * validating plugins' work is undone).
+   */
+  private async exists(namespace: string, name: string): Promise<boolean> {
+    if (!this.firstReads.active) return !!(await this.store.get(namespace, name));
+    return !!this.firstReads.current(namespace, name) && !!(await this.store.get(namespace, name));
   }
 
   /**
@@ -115,7 +133,7 @@ export class Registry<T extends StoredObject> {
    */
   async update(namespace: string, name: string, mutate: (obj: T) => void, opts: WriteOptions = {}): Promise<T> {
     return this.retry(namespace, name, opts, async (cur) => {
-      const next = structuredClone(cur);
+      const next = copyObject(cur);
       mutate(next);
       // Set by DELETE only, and never taken back.
       if (cur.metadata.deletionTimestamp) next.metadata.deletionTimestamp = cur.metadata.deletionTimestamp;
@@ -141,7 +159,7 @@ export class Registry<T extends StoredObject> {
       name,
       {},
       (cur) => {
-        const next = structuredClone(cur);
+        const next = copyObject(cur);
         mutate(next.status, next);
         next.spec = cur.spec;
         next.metadata = cur.metadata;
@@ -193,7 +211,7 @@ export class Registry<T extends StoredObject> {
           if (!removed) throw notFound(this.kind, name, namespace);
           return removed;
         }
-        const next = structuredClone(cur);
+        const next = copyObject(cur);
         next.metadata.finalizers = finalizers;
         next.metadata.deletionTimestamp ||= new Date().toISOString();
         if (isDeepStrictEqual(next, cur)) return cur;
@@ -201,7 +219,7 @@ export class Registry<T extends StoredObject> {
         if (!cur.metadata.deletionTimestamp) await this.admission.validate(this.attributes('DELETE', undefined, cur, opts));
         if (opts.dryRun) return next;
         try {
-          return await this.store.update(next);
+          return this.firstReads.wrote(await this.store.update(next));
         } catch (err) {
           if (!(err instanceof ApiError && err.reason === 'Conflict') || pre.resourceVersion || i >= MAX_RETRIES) throw err;
           await sleep(Math.random() * Math.min(10 * 2 ** i, 500));
@@ -222,7 +240,7 @@ export class Registry<T extends StoredObject> {
         {},
         (cur) => {
           if (!cur.metadata.finalizers?.includes(finalizer)) return cur;
-          const next = structuredClone(cur);
+          const next = copyObject(cur);
           next.metadata.finalizers = cur.metadata.finalizers.filter((f) => f !== finalizer);
           normalizeMeta(next);
           return next;
@@ -266,11 +284,23 @@ export class Registry<T extends StoredObject> {
   }
 
   private async readModifyWrite(namespace: string, name: string, opts: WriteOptions, change: (cur: T) => T | Promise<T>, admit: boolean): Promise<T> {
-    for (let i = 0; ; i++) {
-      const cur = await this.store.get(namespace, name);
+    let cached = this.firstReads.current(namespace, name);
+    for (let i = 0; ;) {
+      const fromCache = cached !== undefined;
+      const cur = cached ?? (await this.store.get(namespace, name));
+      cached = undefined;
       if (!cur) throw notFound(this.kind, name, namespace);
-      const next = await change(cur);
-      if (isDeepStrictEqual(next, cur)) return cur;
+      let next: T;
+      try {
+        next = await change(cur);
+      } catch (err) {
+        if (fromCache) continue; // decided on a cached copy: decide again on storage's
+        throw err;
+      }
+      if (isDeepStrictEqual(next, cur)) {
+        if (fromCache) continue;
+        return cur;
+      }
       const undo = admit ? await this.admission.validate(this.attributes('UPDATE', next, cur, opts)) : async () => undefined;
       if (opts.dryRun) return next;
       try {
@@ -279,10 +309,13 @@ export class Registry<T extends StoredObject> {
           const removed = await this.stored(() => this.store.delete(namespace, name, { resourceVersion: cur.metadata.resourceVersion }), undo);
           return removed ? { ...next, metadata: { ...next.metadata, resourceVersion: removed.metadata.resourceVersion } } : next;
         }
-        return await this.stored(() => this.store.update(next), undo);
+        return this.firstReads.wrote(await this.stored(() => this.store.update(next), undo));
       } catch (err) {
-        if (!(err instanceof ApiError && err.reason === 'Conflict') || i >= MAX_RETRIES) throw err;
+        if (!(err instanceof ApiError && err.reason === 'Conflict')) throw err;
+        if (fromCache) continue; // the cached copy was behind storage: read storage at once
+        if (i >= MAX_RETRIES) throw err;
         await sleep(Math.random() * Math.min(10 * 2 ** i, 500));
+        i++;
       }
     }
   }

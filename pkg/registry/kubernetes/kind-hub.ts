@@ -4,6 +4,7 @@
 // as with the SQLite store, local watchers have seen a write when the write resolves.
 
 import { expired, type ApiError } from '../../api/errors.js';
+import { fromJson } from '../copy.js';
 import type { StoredObject, WatchEvent, WatchOptions } from '../store.js';
 import { fromRecord, type StorageRecord } from './records.js';
 import { Upstream, type RecordEventType, type UpstreamSource } from './upstream.js';
@@ -121,11 +122,12 @@ export class KindHub {
   }
 
   private deliver(subs: Subscriber[], type: RecordEventType, rec: StorageRecord): void {
-    const obj = fromRecord<StoredObject>(rec);
+    // Serialized once; each subscriber parses its own copy (cheaper than structuredClone, pkg/registry/copy.ts).
+    const json = JSON.stringify(fromRecord<StoredObject>(rec));
     for (const sub of subs) {
       if (!sub.active) continue;
       try {
-        sub.fn({ type, object: structuredClone(obj) });
+        sub.fn({ type, object: fromJson<StoredObject>(json) });
       } catch (err) {
         this.src.warn('storage watch: a subscriber threw', err);
       }

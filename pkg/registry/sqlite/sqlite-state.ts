@@ -7,18 +7,27 @@ import Database from 'better-sqlite3';
 import { alreadyExists, conflict, expired, notFound } from '../../api/errors.js';
 import { asStorageError } from '../../api/storage-errors.js';
 import { makeDatabasePrivate } from '../../plugin/private-file.js';
+import { fromJson } from '../copy.js';
 import type { ListFilter, ListResult, Store, StoredObject, WatchEvent, WatchOptions } from '../store.js';
 
 /** Changes kept in memory per kind for watches that start from a resourceVersion. */
 const WATCH_WINDOW = 1000;
 
+/** A change as stored: watchers each get their own object parsed from `body`. */
 interface Change {
   rv: number;
-  ev: WatchEvent<StoredObject>;
+  type: WatchEvent<StoredObject>['type'];
+  body: string;
 }
 
 interface Row {
   body: string;
+}
+
+/** What an update checks its preconditions against, without parsing the stored object. */
+interface Version {
+  rv: number;
+  uid: string | null;
 }
 
 export class SqliteState {
@@ -70,6 +79,7 @@ function guard<R>(fn: () => R): R {
 
 class SqliteStore<T extends StoredObject> implements Store<T> {
   private readonly sel: Database.Statement<[string, string, string], Row>;
+  private readonly version: Database.Statement<[string, string, string], Version>;
   private readonly listAll: Database.Statement<[string], Row>;
   private readonly listNs: Database.Statement<[string, string], Row>;
   private readonly ins: Database.Statement<[string, string, string, number, string]>;
@@ -85,6 +95,8 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
     private readonly history: { changes: Change[]; floor: number },
   ) {
     this.sel = db.prepare('SELECT body FROM objects WHERE kind = ? AND namespace = ? AND name = ?');
+    // SQLite's JSON reader finds the uid in C: a write need not build the old object in JS.
+    this.version = db.prepare("SELECT rv, json_extract(body, '$.metadata.uid') AS uid FROM objects WHERE kind = ? AND namespace = ? AND name = ?");
     this.listAll = db.prepare('SELECT body FROM objects WHERE kind = ? ORDER BY namespace, name');
     this.listNs = db.prepare('SELECT body FROM objects WHERE kind = ? AND namespace = ? ORDER BY name');
     this.ins = db.prepare('INSERT INTO objects (kind, namespace, name, rv, body) VALUES (?, ?, ?, ?, ?)');
@@ -114,40 +126,43 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
 
   async create(obj: T): Promise<T> {
     const { namespace, name } = obj.metadata;
-    const created = guard(
+    const body = guard(
       this.db.transaction(() => {
         if (this.sel.get(this.kind, namespace, name)) throw alreadyExists(this.kind, name);
         const rv = this.bump.get()!.rv;
-        const out = structuredClone(obj);
-        out.metadata.uid = out.metadata.uid || randomUUID();
-        out.metadata.resourceVersion = String(rv);
-        out.metadata.creationTimestamp = out.metadata.creationTimestamp || new Date().toISOString();
-        this.ins.run(this.kind, namespace, name, rv, JSON.stringify(out));
-        return out;
+        const meta = obj.metadata;
+        const json = JSON.stringify({
+          ...obj,
+          metadata: {
+            ...meta,
+            uid: meta.uid || randomUUID(),
+            resourceVersion: String(rv),
+            creationTimestamp: meta.creationTimestamp || new Date().toISOString(),
+          },
+        });
+        this.ins.run(this.kind, namespace, name, rv, json);
+        return json;
       }),
     );
-    this.emit({ type: 'ADDED', object: created });
-    return structuredClone(created);
+    return this.emit('ADDED', body);
   }
 
   async update(obj: T): Promise<T> {
     const { namespace, name } = obj.metadata;
-    const updated = guard(
+    const body = guard(
       this.db.transaction(() => {
-        const cur = this.read(namespace, name);
+        const cur = this.version.get(this.kind, namespace, name);
         if (!cur) throw notFound(this.kind, name, namespace);
-        if (cur.metadata.uid !== obj.metadata.uid || cur.metadata.resourceVersion !== obj.metadata.resourceVersion) {
+        if (cur.uid !== (obj.metadata.uid ?? null) || String(cur.rv) !== obj.metadata.resourceVersion) {
           throw conflict(`the object has been modified; please apply your changes to the latest version and try again`, { kind: this.kind, name });
         }
         const rv = this.bump.get()!.rv;
-        const out = structuredClone(obj);
-        out.metadata.resourceVersion = String(rv);
-        this.upd.run(rv, JSON.stringify(out), this.kind, namespace, name);
-        return out;
+        const json = JSON.stringify({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } });
+        this.upd.run(rv, json, this.kind, namespace, name);
+        return json;
       }),
     );
-    this.emit({ type: 'MODIFIED', object: updated });
-    return structuredClone(updated);
+    return this.emit('MODIFIED', body);
   }
 
   async delete(namespace: string, name: string, pre: { resourceVersion?: string } = {}): Promise<T | undefined> {
@@ -161,11 +176,10 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
         const rv = this.bump.get()!.rv;
         this.del.run(this.kind, namespace, name);
         cur.metadata.resourceVersion = String(rv);
-        return cur;
+        return JSON.stringify(cur);
       }),
     );
-    if (removed) this.emit({ type: 'DELETED', object: removed });
-    return removed;
+    return removed === undefined ? undefined : this.emit('DELETED', removed);
   }
 
   watch(fn: (ev: WatchEvent<T>) => void, opts: WatchOptions = {}): () => void {
@@ -180,9 +194,9 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
         return () => undefined;
       }
       // Replay synchronously, then subscribe: no change can land in between (one thread).
-      for (const c of this.history.changes) if (c.rv > from) fn(structuredClone(c.ev) as WatchEvent<T>);
+      for (const c of this.history.changes) if (c.rv > from) fn({ type: c.type, object: fromJson<T>(c.body) });
     }
-    const listener = (ev: WatchEvent<T>): void => fn(structuredClone(ev));
+    const listener = (c: Change): void => fn({ type: c.type, object: fromJson<T>(c.body) });
     this.bus.on(topic, listener);
     return () => this.bus.off(topic, listener);
   }
@@ -192,10 +206,14 @@ class SqliteStore<T extends StoredObject> implements Store<T> {
     return row ? (JSON.parse(row.body) as T) : undefined;
   }
 
-  private emit(ev: WatchEvent<T>): void {
+  /** Records a change and tells the watchers; returns the caller's own copy of the object. */
+  private emit(type: Change['type'], body: string): T {
     const h = this.history;
-    h.changes.push({ rv: Number(ev.object.metadata.resourceVersion), ev: structuredClone(ev) });
+    const object = fromJson<T>(body);
+    const change: Change = { rv: Number(object.metadata.resourceVersion), type, body };
+    h.changes.push(change);
     if (h.changes.length > WATCH_WINDOW) h.floor = h.changes.shift()!.rv;
-    this.bus.emit(`change:${this.kind}`, ev);
+    this.bus.emit(`change:${this.kind}`, change);
+    return object;
   }
 }
