@@ -96,7 +96,9 @@ export class Registry<T extends StoredObject> {
   }
 
   async create(obj: T, opts: WriteOptions = {}): Promise<T> {
-    const draft = copyObject(obj);
+    // A client's object, not yet validated: structuredClone keeps what JSON would change
+    // (a number parsed as Infinity must reach validation as such, not as null).
+    const draft = structuredClone(obj);
     delete draft.metadata.deletionTimestamp;
     this.strategy.prepareForCreate(draft);
     normalizeMeta(draft);
