@@ -26,6 +26,7 @@ import { CONTROL_PATH, MODEL_PROXY_PATH } from '../api/worker-protocol.js';
 import { MCP_PATH } from './auth/attributes.js';
 import { isLoopbackHost } from './auth/token-file.js';
 import { pathOf, sendError } from './error-reply.js';
+import { underAny } from './path-prefix.js';
 
 export interface BrowserGuardOptions {
   /**
@@ -51,7 +52,7 @@ export const ACCEPTED_BODY_TYPES = [
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const WORKER_PATHS = [CONTROL_PATH, MODEL_PROXY_PATH];
-const isWorkerPath = (path: string): boolean => WORKER_PATHS.some((p) => path === p || path.startsWith(`${p}/`));
+const isWorkerPath = (path: string): boolean => underAny(path, WORKER_PATHS);
 
 /** Adds the checks to `app` (the public listener), as its first hooks. */
 export function installBrowserGuard(app: FastifyInstance, opts: BrowserGuardOptions): void {

@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { tooManyRequests } from '../api/errors.js';
 import { pathOf, sendError } from './error-reply.js';
+import { underAny } from './path-prefix.js';
 
 /** The default when a server authenticates its callers (token file, Kubernetes): generous. */
 export const DEFAULT_RATE_LIMIT = 100;
@@ -85,7 +86,7 @@ export function installRateLimit(app: FastifyInstance, opts: RateLimitOptions): 
   const exempt = opts.exemptPaths ?? [];
   app.addHook('onRequest', async (req, reply) => {
     const path = pathOf(req.url);
-    if (exempt.some((p) => path === p || path.startsWith(`${p}/`))) return undefined;
+    if (underAny(path, exempt)) return undefined;
     const wait = buckets.take(rateKey(req));
     if (wait === 0) return undefined;
     const who = req.user ? `user "${req.user.username}"` : `client ${req.ip}`;

@@ -1,5 +1,5 @@
 // Writes take turns between namespaces: kube-apiserver's API Priority and Fairness, in small
-// (docs/architecture.md "Writes in turn"). The API runs on one event loop; a client that sends 32
+// (docs/admission.md "Writes in turn"). The API runs on one event loop; a client that sends 32
 // task submissions at once otherwise puts all 32 (and the work each starts) ahead of any other
 // request, and a create in another namespace waited 100 ms to 1 s behind a burst of 1,000
 // (docs/performance.md "API under load"): every request the loop reads in one poll runs before
@@ -10,6 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Histogram } from 'prom-client';
 import { pathOf } from './error-reply.js';
+import { underAny } from './path-prefix.js';
 
 /** Writes started per turn of the event loop when the flag is not given. */
 export const DEFAULT_WRITES_PER_TURN = 4;
@@ -103,7 +104,7 @@ export function installWriteTurns(app: FastifyInstance, opts: WriteTurnsOptions)
   app.addHook('onRequest', async (req) => {
     if (!WRITES.has(req.method)) return;
     const path = pathOf(req.url);
-    if (exempt.some((p) => path === p || path.startsWith(`${p}/`))) return;
+    if (underAny(path, exempt)) return;
     const t = performance.now();
     await turns.admit(flowOf(req.url));
     opts.wait?.observe((performance.now() - t) / 1000);

@@ -15,6 +15,7 @@ import { ANONYMOUS, auditEvent } from './event.js';
 import { type AuditPolicy, decide, isMutating, writesAnything } from './policy.js';
 import { redactRequestUri } from './redact.js';
 import type { AuditSink } from './sink.js';
+import { underAny } from '../path-prefix.js';
 
 export interface AuditOptions {
   policy: AuditPolicy;
@@ -31,7 +32,7 @@ type Stamped = FastifyRequest & { [RECEIVED]?: Date; [AUDIT_ID]?: string };
 export function installAuditLog(app: FastifyInstance, opts: AuditOptions): void {
   if (!writesAnything(opts.policy)) return;
   const skip = opts.skipPaths ?? ['/internal', ...BYPASS_PATHS];
-  const skipped = (path: string): boolean => skip.some((p) => path === p || path.startsWith(`${p}/`));
+  const skipped = (path: string): boolean => underAny(path, skip);
 
   app.addHook('onRequest', async (req, reply) => {
     const r = req as Stamped;

@@ -19,6 +19,7 @@ import type { UserInfo } from './user.js';
 import { pathOf, sendError } from '../error-reply.js';
 import type { Revocable } from './revocation.js';
 import { peerChainOf } from './x509.js';
+import { underAny } from '../path-prefix.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -94,7 +95,7 @@ type Marked = FastifyRequest & { [AUTHORIZED]?: boolean };
 export function installAuthFilter(app: FastifyInstance, opts: AuthFilterOptions): void {
   const alwaysAllow = new Set(opts.alwaysAllowPaths ?? ALWAYS_ALLOW_PATHS);
   const bypassed = opts.bypassPaths ?? BYPASS_PATHS;
-  const bypass = { has: (path: string): boolean => bypassed.some((p) => path === p || path.startsWith(`${p}/`)) };
+  const bypass = { has: (path: string): boolean => underAny(path, bypassed) };
 
   app.addHook('onRequest', async (req, reply) => {
     const path = pathOf(req.url);
