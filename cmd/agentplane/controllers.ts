@@ -10,6 +10,7 @@ import { CheckpointRestore } from '../../pkg/controller/checkpoint-restore.js';
 import { MessageDelivery } from '../../pkg/controller/message-delivery.js';
 import { ScheduleController } from '../../pkg/controller/schedule-controller.js';
 import { SquadController } from '../../pkg/controller/squad-controller.js';
+import { agentLine } from '../../pkg/registry/admission/agent-line.js';
 import { cancelRunningTask } from '../../pkg/registry/agent/requests.js';
 import type { EventLog } from '../../pkg/registry/event-log.js';
 import { defaultMaxWorkers } from '../../pkg/runtime/local/capacity.js';
@@ -67,6 +68,8 @@ export function wireControllers(w: Wiring, home: Home, s: Storage, events: Event
       startRate: o.startRate ?? 0,
     },
   });
+  // An agent created into a full namespace is stored Queued at once (docs/admission.md).
+  s.admission.register(agentLine((a) => agents.queuedAtCreate(a)));
   // The model proxy reports retries and failures into the agent's task.
   m.controller.set(agents);
   s.runningSpend.of = (a) => spendOf(m.usageMeter.taskModels(a.metadata, a.metadata.uid));

@@ -1,8 +1,22 @@
 // The order of a namespace's line of queued agents (docs/admission.md): one rule, read by the
 // controller that admits them and by the reads that show each its position.
 
-import { type Agent, QUEUED } from './agent.js';
-import { findCondition } from './condition.js';
+import { type Agent, QUEUED, WORKER_READY } from './agent.js';
+import { type Condition, findCondition, setCondition } from './condition.js';
+
+/** WorkerReady's reason while an agent waits for admission of its worker. */
+export const WORKER_QUEUED = 'Queued';
+
+/**
+ * The conditions of an agent waiting in its namespace's line: Queued True (its transition time,
+ * when it lined up, keeps its place) and, when it waits for a worker, WorkerReady False with
+ * reason Queued. Written by the agent controller, and by admission when an agent is created into
+ * a namespace already at its cap (registry/admission/agent-line.ts).
+ */
+export function queuedConditions(conditions: Condition[], reason: string, message: string, forWorker: boolean): Condition[] {
+  const out = setCondition(conditions, { type: QUEUED, status: 'True', reason, message });
+  return forWorker ? setCondition(out, { type: WORKER_READY, status: 'False', reason: WORKER_QUEUED, message }) : out;
+}
 
 /** An agent waiting for admission; `key` is its refKey. */
 export interface Waiter {

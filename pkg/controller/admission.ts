@@ -147,21 +147,37 @@ export class Admission {
   takeWorker(w: Waiter): Decision {
     if (this.workers.has(w.key)) return { admitted: true };
     this.workerLine.add(w);
-    const cap = this.namespaceLimits(w.namespace).workers ?? 0;
-    const inNs = this.countIn(this.workers, w.namespace);
-    if (cap > 0 && inNs >= cap) {
-      return { admitted: false, reason: 'NamespaceWorkerLimit', message: `waiting for a worker: namespace ${w.namespace} runs ${cap} of ${cap} allowed` };
-    }
+    const full = this.namespaceFull(w.namespace);
+    if (full) return full;
     const order = this.nextWorkers();
-    if (!order.includes(w.key)) {
-      return { admitted: false, reason: 'WorkerLimit', message: `waiting for a worker: all ${this.maxWorkers} allowed (--max-workers) are busy` };
-    }
+    if (!order.includes(w.key)) return this.allBusy();
     const wait = this.takeToken(w.key, order);
     if (wait > 0)
       return { admitted: false, reason: 'StartRate', message: `waiting to start: at most ${this.limits.startRate} workers start a second`, retryMs: wait };
     this.workerLine.remove(w.key, w.namespace);
     this.workers.set(w.key, w.namespace);
     return { admitted: true };
+  }
+
+  /**
+   * The wait `takeWorker` would answer now because a cap on workers is reached (its namespace's,
+   * or --max-workers), for an agent that holds no slot; nothing is taken or joined. Undefined
+   * when no cap is reached (it might go at once: the line, the start rate and idle workers
+   * that make room decide that in `takeWorker`).
+   */
+  capReached(w: Waiter): Decision | undefined {
+    if (this.workers.has(w.key)) return undefined;
+    return this.namespaceFull(w.namespace) ?? (this.maxWorkers > 0 && this.workers.size >= this.maxWorkers ? this.allBusy() : undefined);
+  }
+
+  private namespaceFull(namespace: string): Decision | undefined {
+    const cap = this.namespaceLimits(namespace).workers ?? 0;
+    if (!(cap > 0 && this.countIn(this.workers, namespace) >= cap)) return undefined;
+    return { admitted: false, reason: 'NamespaceWorkerLimit', message: `waiting for a worker: namespace ${namespace} runs ${cap} of ${cap} allowed` };
+  }
+
+  private allBusy(): Decision {
+    return { admitted: false, reason: 'WorkerLimit', message: `waiting for a worker: all ${this.maxWorkers} allowed (--max-workers) are busy` };
   }
 
   /** A worker found running (a pod after a restart) holds a slot, whatever the caps. */

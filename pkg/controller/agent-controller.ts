@@ -38,6 +38,7 @@ import type { CopyHolds } from './checkpoint-controller.js';
 import type { CheckpointRestore } from './checkpoint-restore.js';
 import { EventIngest, type TaskUsageSource } from './event-ingest.js';
 import { Controller } from './framework/controller.js';
+import { placementFor } from './placement.js';
 import { TaskRecovery } from './task-recovery.js';
 
 export { DEFAULT_IDLE_TIMEOUT_MS } from './agent-workers.js';
@@ -77,6 +78,8 @@ export class AgentController {
   private readonly recovery: TaskRecovery;
   private unsubscribe?: () => void;
   private resync?: NodeJS.Timeout;
+  /** Between start and stop: admission's counts follow the world only while this leads. */
+  private running = false;
 
   constructor(private readonly d: AgentControllerDeps) {
     const { agents, squads } = d.informers;
@@ -112,14 +115,30 @@ export class AgentController {
     this.unsubscribe = this.d.runtime.watch((ev) => this.onRuntimeEvent(ev));
     await this.controller.start();
     this.resync = setInterval(() => this.d.informers.agents.list().forEach((a) => this.controller.enqueue(a.metadata)), RESYNC_MS).unref();
+    this.running = true;
   }
 
   stop(): void {
+    this.running = false;
     this.recovery.stop();
     this.ingest.stop();
     if (this.resync) clearInterval(this.resync);
     this.unsubscribe?.();
     this.controller.stop();
+  }
+
+  /**
+   * Why an agent created now with a task would wait for a worker, when a cap on workers is
+   * reached (admission.ts `capReached`): admission (registry/admission/agent-line.ts) stores it
+   * Queued at once instead of this controller writing it a moment later. Undefined when this
+   * controller is not running (another replica leads) or no cap is reached.
+   */
+  queuedAtCreate(agent: Agent): { reason: string; message: string } | undefined {
+    if (!this.running || !isBusy(agent) || this.d.checkpoints?.restore.pending(agent)) return undefined;
+    // A squad member may join its group's running worker: only a solo agent's start is decided here.
+    const place = placementFor(this.d.informers, agent);
+    const d = place.wanted && !place.group ? this.workers.capReached(agent) : undefined;
+    return d && !d.admitted ? { reason: d.reason, message: d.message } : undefined;
   }
 
   /** Resolves when no reconcile is in flight. */

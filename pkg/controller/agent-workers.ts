@@ -105,6 +105,11 @@ export class AgentWorkers {
     return this.settle(this.admission.takeWorker(waiterOf(agent)));
   }
 
+  /** The wait a reached cap on workers means for the agent now (admission.ts `capReached`); changes nothing. */
+  capReached(agent: Agent): Decision | undefined {
+    return this.admission.capReached(waiterOf(agent));
+  }
+
   /** Admission of the agent's next task (the namespace's cap on running tasks). */
   takeTask(agent: Agent): Decision {
     return this.settle(this.admission.takeTask(waiterOf(agent)));

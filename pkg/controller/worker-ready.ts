@@ -3,14 +3,14 @@
 // from what the agent shows.
 
 import { type Agent, QUEUED, WORKER_READY } from '../api/agent.js';
+import { queuedConditions, WORKER_QUEUED } from '../api/agent-queue.js';
 import { type Condition, type ConditionStatus, findCondition, setCondition } from '../api/condition.js';
 import type { Registry } from '../registry/registry.js';
 
 /** Queued's reason while the agent's task waits for its namespace's cap on running tasks. */
 export const TASK_LIMIT = 'NamespaceTaskLimit';
 
-/** WorkerReady's reason while an agent waits for admission of its worker (admission.ts). */
-export const WORKER_QUEUED = 'Queued';
+export { WORKER_QUEUED };
 
 /** Writes WorkerReady when it differs from what `agent` shows. */
 export async function setWorkerReady(agents: Registry<Agent>, agent: Agent, status: ConditionStatus, reason: string, message: string): Promise<void> {
@@ -37,8 +37,7 @@ export async function setQueued(agents: Registry<Agent>, agent: Agent, reason: s
   const readySame = !forWorker || (ready?.status === 'False' && ready.reason === WORKER_QUEUED && ready.message === message);
   if (q?.status === 'True' && q.reason === reason && q.message === message && readySame) return;
   await agents.updateStatus(agent.metadata.namespace, agent.metadata.name, (s) => {
-    s.conditions = setCondition(s.conditions ?? [], { type: QUEUED, status: 'True', reason, message });
-    if (forWorker) s.conditions = setCondition(s.conditions, { type: WORKER_READY, status: 'False', reason: WORKER_QUEUED, message });
+    s.conditions = queuedConditions(s.conditions ?? [], reason, message, forWorker);
   });
 }
 

@@ -2,7 +2,8 @@
 // scripted model, at a small scale: a namespace's cap queues its agents (status Queued with
 // their place on the REST API and the aggregated API, Queued:N in kubectl's Table), priority
 // goes first, another namespace is not held behind the line, a queued agent can be deleted, and
-// a restart with agents in line keeps them and their order.
+// an agent created into a full namespace is Queued in the create's answer, and a restart with
+// agents in line keeps them and their order.
 
 import { expect } from 'chai';
 import type { AgentEvent } from '../../pkg/api/event.js';
@@ -126,6 +127,29 @@ describe('admission: caps, queue positions, fairness (integration)', function ()
     expect((await h.api('POST', '/api/v1/agents/t-hold/cancel?namespace=team-t')).status).to.equal(200);
     await waitAgent(h, 't-next', (a) => a.taskStatus === 'Complete', 't-next ran once t-hold ended', 'team-t');
     expect((await cond()).find((c) => c.type === 'Queued')).to.include({ status: 'False', reason: 'Admitted' });
+  });
+
+  it("an agent created into a namespace at its cap is Queued in the create's own answer, on both APIs, and the controller writes it no more", async () => {
+    await hold(h, 'team-d', 'holder');
+    const waiting = async (): Promise<number> => Number(/^agentplane_workers_waiting (\S+)$/m.exec((await h.api('GET', '/metrics')).text)?.[1] ?? NaN);
+    const before = await waiting();
+    const rest = await h.api('POST', '/api/v1/agents', { name: 'd1', namespace: 'team-d', instructions: '@say d1' });
+    expect(rest.status, JSON.stringify(rest.body)).to.equal(201);
+    expect(rest.body.status).to.equal('Queued');
+    const body = { apiVersion: 'agentplane.io/v1alpha1', kind: 'Agent', metadata: { name: 'd2' }, spec: { instructions: '@say d2' } };
+    const created = await h.api('POST', agg('team-d'), body);
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    expect(created.body.status.status).to.equal('Queued');
+    const conds = created.body.status.conditions as { type: string; status: string; reason: string; message: string }[];
+    expect(conds.find((c) => c.type === 'Queued')).to.include({ status: 'True', reason: 'NamespaceWorkerLimit' });
+    expect(conds.find((c) => c.type === 'WorkerReady')).to.include({ status: 'False', reason: 'Queued' });
+    // The controller lines both up (its gauge) and finds nothing to write: the version is the create's.
+    await eventually(async () => ((await waiting()) >= before + 2 ? true : undefined), 30_000, 'd1 and d2 in line');
+    const stored = await h.api('GET', agg('team-d', 'd2'));
+    expect(stored.body.metadata.resourceVersion, 'no write after the create').to.equal(created.body.metadata.resourceVersion);
+    expect(await queued(h, 'team-d', ['d1', 'd2'])).to.deep.equal({ d1: 1, d2: 2 });
+    expect((await h.api('POST', '/api/v1/agents/holder/cancel?namespace=team-d')).status).to.equal(200);
+    for (const n of ['d1', 'd2']) await waitAgent(h, n, (a) => a.taskStatus === 'Complete', `${n} ran once the holder ended`, 'team-d');
   });
 
   it('a restart with agents in line keeps them and their order; every task completes', async () => {

@@ -21,6 +21,23 @@ describe('Admission (caps, lines, fairness, start rate)', () => {
     expect(a.waiting).to.equal(1);
   });
 
+  it('capReached tells, without joining the line, the wait takeWorker would answer while a cap is reached', () => {
+    const a = new Admission({ maxWorkers: 3, namespaceDefaults: { workers: 2 } });
+    expect(a.capReached(w('team-a', 'a0', 0)), 'nothing held yet').to.equal(undefined);
+    a.takeWorker(w('team-a', 'a0', 0));
+    a.takeWorker(w('team-a', 'a1', 1));
+    const hint = a.capReached(w('team-a', 'a2', 2));
+    expect(a.waiting, 'asking joins nothing').to.equal(0);
+    expect(hint).to.deep.equal(a.takeWorker(w('team-a', 'a2', 2)));
+    expect(hint).to.deep.include({ admitted: false, reason: 'NamespaceWorkerLimit' });
+    expect(a.capReached(w('team-a', 'a0', 0)), 'a holder waits for nothing').to.equal(undefined);
+    expect(a.capReached(w('team-b', 'b0', 0)), 'another namespace under both caps').to.equal(undefined);
+    a.takeWorker(w('team-b', 'b0', 0));
+    const all = a.capReached(w('team-c', 'c0', 0));
+    expect(all).to.deep.equal(a.takeWorker(w('team-c', 'c0', 0)));
+    expect(all).to.deep.include({ admitted: false, reason: 'WorkerLimit' });
+  });
+
   it('orders a line by priority (higher first), then by when each lined up, then by name', () => {
     const line = [w('a', 'late', 5), w('a', 'urgent', 9, 10), w('a', 'b-early', 1), w('a', 'a-early', 1), w('a', 'low', 0, -1)];
     expect(line.sort(lineOrder).map((x) => x.key)).to.deep.equal(['a/urgent', 'a/a-early', 'a/b-early', 'a/late', 'a/low']);
