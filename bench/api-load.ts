@@ -83,6 +83,8 @@ export interface HomeFigures {
   /** The load's own creates (each with a task), ms. */
   submits: number[];
   progress: Progress;
+  /** Cluster home: kube-apiserver's requests for agent records over the load window, by verb. */
+  storage?: Map<string, number>;
 }
 
 export interface ApiLoadFigures {
@@ -100,6 +102,20 @@ interface Home {
   submit: (name: string) => Promise<{ status: number; body: string }>;
   /** The list of the load's namespace. */
   loadList: string;
+  /** Where the storage's requests are counted (the cluster home: kube-apiserver's /metrics). */
+  storageCounts?: () => Promise<Map<string, number>>;
+}
+
+/** kube-apiserver's request count for agent records (the cluster home's storage), by verb. */
+export function recordRequests(metrics: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of metrics.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{') || !line.includes('resource="agentrecords"')) continue;
+    const verb = /verb="(\w+)"/.exec(line)?.[1];
+    const n = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (verb && Number.isFinite(n)) out.set(verb, (out.get(verb) ?? 0) + n);
+  }
+  return out;
 }
 
 export async function apiLoadFigures(log: (s: string) => void): Promise<ApiLoadFigures> {
@@ -179,6 +195,7 @@ async function cluster(adm: Admission, log: (s: string) => void): Promise<HomeFi
           }),
           submit: (name) => loader.call('POST', aggregated('bench-load'), agentObject(name, '@say hi', false)),
           loadList: aggregated('bench-load'),
+          storageCounts: async () => recordRequests((await c.call('GET', '/metrics', undefined, 'text/plain')).body),
         },
         log,
       );
@@ -202,6 +219,7 @@ async function measureHome(h: Home, log: (s: string) => void): Promise<HomeFigur
   const quiet = await probeWindow(c, h.paths('q'), () => true, performance.now() + TIMEOUT_MS);
 
   log(`${h.name}: ${n} agents each with a task start`);
+  const storageBefore = await h.storageCounts?.();
   const t0 = performance.now();
   const deadline = t0 + TIMEOUT_MS;
   const progress: Progress = { agents: n, started: 0, ended: 0, failed: 0, maxQueued: 0, refused: new Map() };
@@ -237,7 +255,9 @@ async function measureHome(h: Home, log: (s: string) => void): Promise<HomeFigur
   const load = await probeWindow(c, h.paths('l'), () => done, deadline);
   done = true;
   await Promise.all([submitting, watching]);
-  return { home: h.name, quiet, load, submits: submits.sort((a, b) => a - b), progress };
+  const storageAfter = await h.storageCounts?.();
+  const storage = storageBefore && storageAfter ? new Map([...storageAfter].map(([verb, k]) => [verb, k - (storageBefore.get(verb) ?? 0)])) : undefined;
+  return { home: h.name, quiet, load, submits: submits.sort((a, b) => a - b), progress, ...(storage ? { storage } : {}) };
 }
 
 export const progressLine = (p: Progress): string =>
@@ -245,6 +265,12 @@ export const progressLine = (p: Progress): string =>
   `${p.started} started${p.startedS === undefined ? '' : ` (all by ${fmt(p.startedS, 1)} s)`}, ` +
   `${p.ended} ended${p.endedS === undefined ? ' (NOT all before the timeout)' : ` (all by ${fmt(p.endedS, 1)} s)`}, ${p.failed} failed; ` +
   `submits refused: ${p.refused.size ? [...p.refused].map(([st, k]) => `${k} x ${st || 'no answer'}`).join(', ') : 'none'}; most seen Queued at once: ${p.maxQueued}${p.maxPosition === undefined ? ' (queue positions: n/a)' : `, largest queue position ${p.maxPosition}`}`;
+
+export const storageLine = (counts: Map<string, number>, agents: number): string => {
+  const verbs = [...counts].filter(([, k]) => k > 0).sort(([a], [b]) => (a < b ? -1 : 1));
+  const writes = verbs.filter(([v]) => v !== 'GET' && v !== 'LIST' && v !== 'WATCH').reduce((sum, [, k]) => sum + k, 0);
+  return `kube-apiserver requests for agent records over the load window: ${verbs.map(([v, k]) => `${v} ${k}`).join(', ') || 'none'}; writes per agent of the load (the probes' 20 creates included): ${fmt(writes / agents, 1)}`;
+};
 
 export function printApiLoad(f: ApiLoadFigures): void {
   console.log(`API under load (issue 31): the same requests quiet, then while ${f.agents} agents each with a task start; ${describeAdmission(f.admission)}`);
@@ -255,6 +281,7 @@ export function printApiLoad(f: ApiLoadFigures): void {
         : 'cluster home (API-only control plane; everything through kube-apiserver, Table as kubectl get agents asks)';
     printProbe(`\n${where}`, h.quiet, h.load, f.agents, [infoFigure(`create with a task (the load's ${f.agents})`, h.submits)]);
     console.log(progressLine(h.progress));
+    if (h.storage) console.log(storageLine(h.storage, h.progress.agents));
   }
   console.log('');
 }

@@ -68,8 +68,8 @@ export function wireControllers(w: Wiring, home: Home, s: Storage, events: Event
       startRate: o.startRate ?? 0,
     },
   });
-  // An agent created into a full namespace is stored Queued at once (docs/admission.md).
-  s.admission.register(agentLine((a) => agents.queuedAtCreate(a)));
+  // An agent given a task in a full namespace is stored Queued by that write (docs/admission.md).
+  s.admission.register(agentLine((a) => agents.waitForWorker(a)));
   // The model proxy reports retries and failures into the agent's task.
   m.controller.set(agents);
   s.runningSpend.of = (a) => spendOf(m.usageMeter.taskModels(a.metadata, a.metadata.uid));

@@ -1,8 +1,9 @@
 // Storage: one admission chain for every registry (the rules across objects, for every writer),
-// the registries over the home's stores, and the shared informers that controllers, admission and
-// the APIs' reads use. The informers are the first runnable that starts.
+// and for each kind its registry over the home's store, the shared informer that controllers,
+// admission and the APIs' reads use, and the APIs' read cache. The informers are the first
+// runnable that starts.
 
-import { withQueuePositions } from '../../pkg/api/agent-queue.js';
+import { queuePositions } from '../../pkg/api/agent-queue.js';
 import type { Agent } from '../../pkg/api/agent.js';
 import type { Budget } from '../../pkg/api/budget.js';
 import { type RunningSpend, withBudgetStatus } from '../../pkg/api/budget-spend.js';
@@ -27,6 +28,7 @@ import { scheduleStrategy } from '../../pkg/registry/schedule/strategy.js';
 import { memoryStrategy } from '../../pkg/registry/memory/strategy.js';
 import { Registry } from '../../pkg/registry/registry.js';
 import type { StoredObject } from '../../pkg/registry/store.js';
+import type { Strategy } from '../../pkg/registry/strategy.js';
 import { skillStrategy } from '../../pkg/registry/skill/strategy.js';
 import { indexMembership } from '../../pkg/registry/squad/membership.js';
 import { squadStrategy } from '../../pkg/registry/squad/strategy.js';
@@ -54,88 +56,64 @@ export interface Storage {
   runningSpend: { of?: RunningSpend };
 }
 
+interface KindParts<T extends StoredObject> {
+  registry: Registry<T>;
+  informer: Informer<T>;
+  reads: ReadCache<T>;
+}
+
 export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home): Storage {
   const admission = new AdmissionChain();
-  // Each store notes the newest write it acknowledged: consistent reads from the caches wait for it.
-  const stores = {
-    agents: new WatermarkedStore(home.state.store<Agent>('Agent')),
-    squads: new WatermarkedStore(home.state.store<Squad>('Squad')),
-    connectors: new WatermarkedStore(home.state.store<Connector>('Connector')),
-    checkpoints: new WatermarkedStore(home.state.store<AgentCheckpoint>('AgentCheckpoint')),
-    budgets: new WatermarkedStore(home.state.store<Budget>('Budget')),
-    schedules: new WatermarkedStore(home.state.store<Schedule>('Schedule')),
-    triggers: new WatermarkedStore(home.state.store<Trigger>('Trigger')),
-    webhooks: new WatermarkedStore(home.state.store<Webhook>('Webhook')),
-    skills: new WatermarkedStore(home.state.store<Skill>('Skill')),
-    memories: new WatermarkedStore(home.state.store<Memory>('Memory')),
-  };
   // kube-controller-manager's garbage collector serves the cluster home only (propagationPolicy).
   const regOpts = { garbageCollector: !!o.kubernetes };
-  const agents = new Registry<Agent>(stores.agents, agentStrategy, admission, regOpts);
-  const squads = new Registry<Squad>(stores.squads, squadStrategy, admission, regOpts);
-  const connectors = new Registry<Connector>(stores.connectors, connectorStrategy, admission, regOpts);
-  const checkpoints = new Registry<AgentCheckpoint>(stores.checkpoints, checkpointStrategy, admission, regOpts);
-  const budgets = new Registry<Budget>(stores.budgets, budgetStrategy, admission, regOpts);
-  const schedules = new Registry<Schedule>(stores.schedules, scheduleStrategy, admission, regOpts);
-  const triggers = new Registry<Trigger>(stores.triggers, triggerStrategy, admission, regOpts);
-  const webhooks = new Registry<Webhook>(stores.webhooks, webhookStrategy, admission, regOpts);
-  const skills = new Registry<Skill>(stores.skills, skillStrategy, admission, regOpts);
-  const memories = new Registry<Memory>(stores.memories, memoryStrategy, admission, regOpts);
-  const informers = {
-    agents: new Informer(agents, child('informer')),
-    squads: new Informer(squads, child('informer')),
-    connectors: new Informer(connectors, child('informer')),
-    checkpoints: new Informer(checkpoints, child('informer')),
-    budgets: new Informer(budgets, child('informer')),
-    schedules: new Informer(schedules, child('informer')),
-    triggers: new Informer(triggers, child('informer')),
-    webhooks: new Informer(webhooks, child('informer')),
-    skills: new Informer(skills, child('informer')),
-    memories: new Informer(memories, child('informer')),
+  /**
+   * One kind's parts: its registry over the home's store (which notes the newest write it
+   * acknowledged: consistent reads from the cache wait for it), its shared informer, which the
+   * registry's writes read first (pkg/registry/first-reads.ts), and what the APIs' get, list and
+   * Table requests read (docs/aggregated-api.md "Reads"; with several replicas, leader election,
+   * the others write too: consistent reads go to storage). `present` decorates what is read.
+   */
+  const kind = <T extends StoredObject>(name: string, strategy: Strategy<T>, present?: (items: T[]) => T[]): KindParts<T> => {
+    const store = new WatermarkedStore(home.state.store<T>(name));
+    const registry = new Registry<T>(store, strategy, admission, regOpts);
+    const informer = new Informer(registry, child('informer'));
+    registry.readFirstFrom(informer);
+    const reads = new ReadCache(informer, registry, {
+      written: () => store.written(),
+      otherWriters: !!o.leaderElection,
+      onRead: (source: string) => metrics.apiReads.inc({ kind: name, source }),
+      ...(present ? { present } : {}),
+    });
+    return { registry, informer, reads };
   };
-  // Writes read the caches first (pkg/registry/first-reads.ts).
-  agents.readFirstFrom(informers.agents);
-  squads.readFirstFrom(informers.squads);
-  connectors.readFirstFrom(informers.connectors);
-  checkpoints.readFirstFrom(informers.checkpoints);
-  budgets.readFirstFrom(informers.budgets);
-  schedules.readFirstFrom(informers.schedules);
-  triggers.readFirstFrom(informers.triggers);
-  webhooks.readFirstFrom(informers.webhooks);
-  skills.readFirstFrom(informers.skills);
-  memories.readFirstFrom(informers.memories);
   const runningSpend: Storage['runningSpend'] = {};
-  // What the APIs' get, list and Table requests read (docs/aggregated-api.md "Reads"). With
-  // several replicas (leader election) the others write too: consistent reads go to storage.
-  const readOpts = (kind: string, written: () => number) => ({
-    written,
-    otherWriters: !!o.leaderElection,
-    onRead: (source: string) => metrics.apiReads.inc({ kind, source }),
-  });
-  const plain = <T extends StoredObject>(kind: string, i: Informer<T>, r: Registry<T>, st: WatermarkedStore<T>): ReadCache<T> =>
-    new ReadCache(
-      i,
-      r,
-      readOpts(kind, () => st.written()),
-    );
-  const reads = {
-    agents: new ReadCache(informers.agents, agents, {
-      ...readOpts('Agent', () => stores.agents.written()),
-      present: (items: Agent[]) => withQueuePositions(items, (ns) => informers.agents.list(ns)),
-    }),
-    squads: plain('Squad', informers.squads, squads, stores.squads),
-    connectors: plain('Connector', informers.connectors, connectors, stores.connectors),
-    checkpoints: plain('AgentCheckpoint', informers.checkpoints, checkpoints, stores.checkpoints),
-    budgets: new ReadCache(informers.budgets, budgets, {
-      ...readOpts('Budget', () => stores.budgets.written()),
-      present: (items: Budget[]) => withBudgetStatus(items, (ns) => informers.agents.list(ns), runningSpend.of),
-    }),
-    schedules: plain('Schedule', informers.schedules, schedules, stores.schedules),
-    triggers: plain('Trigger', informers.triggers, triggers, stores.triggers),
-    webhooks: plain('Webhook', informers.webhooks, webhooks, stores.webhooks),
-    skills: plain('Skill', informers.skills, skills, stores.skills),
-    memories: plain('Memory', informers.memories, memories, stores.memories),
+  // Queue positions are numbered when read; each namespace's line is sorted once per change of the cache.
+  const agentParts: KindParts<Agent> = kind(
+    'Agent',
+    agentStrategy,
+    queuePositions(
+      (ns) => agentParts.informer.list(ns),
+      () => agentParts.informer.resourceVersion(),
+    ),
+  );
+  const parts = {
+    agents: agentParts,
+    squads: kind('Squad', squadStrategy),
+    connectors: kind('Connector', connectorStrategy),
+    checkpoints: kind('AgentCheckpoint', checkpointStrategy),
+    budgets: kind('Budget', budgetStrategy, (items: Budget[]) => withBudgetStatus(items, (ns) => agentParts.informer.list(ns), runningSpend.of)),
+    schedules: kind('Schedule', scheduleStrategy),
+    triggers: kind('Trigger', triggerStrategy),
+    webhooks: kind('Webhook', webhookStrategy),
+    skills: kind('Skill', skillStrategy),
+    memories: kind('Memory', memoryStrategy),
   };
+  type Kinds = typeof parts;
+  const each = <K extends 'registry' | 'informer' | 'reads'>(part: K): { [P in keyof Kinds]: Kinds[P][K] } =>
+    Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, v[part]])) as unknown as { [P in keyof Kinds]: Kinds[P][K] };
+  const registries = each('registry');
+  const informers = each('informer');
+  const { agents, squads, checkpoints } = registries;
   indexMembership(informers.agents, informers.squads);
   // Storage, not the cache, for checkpoints: one just taken is Ready there first.
   admission.register(checkpointSources(readThrough(informers.agents, agents), storageReader(checkpoints), readThrough(informers.squads, squads)));
@@ -144,5 +122,5 @@ export function wireStorage({ o, child, metrics, manager }: Wiring, home: Home):
     start: async () => void (await Promise.all(Object.values(informers).map((i) => i.start()))),
     stop: () => Object.values(informers).forEach((i) => i.stop()),
   });
-  return { admission, agents, squads, connectors, checkpoints, budgets, schedules, triggers, webhooks, skills, memories, informers, reads, runningSpend };
+  return { admission, ...registries, informers, reads: each('reads'), runningSpend };
 }

@@ -50,6 +50,17 @@ export function waiterOf(a: Agent, now = (): string => new Date().toISOString())
  * its place among its namespace's Queued agents in `all`, 1 going next.
  */
 export function withQueuePositions(items: Agent[], all: (namespace: string) => Agent[]): Agent[] {
+  return queuePositions(all, () => NaN)(items);
+}
+
+/**
+ * `withQueuePositions` for a source that says when it changed: each namespace's line is sorted
+ * once per `version` of `all` (an informer's resourceVersion), not once per read. A GET of one
+ * queued agent otherwise sorted its whole namespace's line: with 200 agents waiting, the
+ * costliest function of the API process (bench/loop-profile.ts; docs/performance.md).
+ */
+export function queuePositions(all: (namespace: string) => Agent[], version: () => number): (items: Agent[]) => Agent[] {
+  let at = NaN;
   const lines = new Map<string, Map<string, number>>();
   const lineOf = (ns: string): Map<string, number> => {
     let line = lines.get(ns);
@@ -63,9 +74,17 @@ export function withQueuePositions(items: Agent[], all: (namespace: string) => A
     }
     return line;
   };
-  return items.map((a) => {
-    if (a.status.status !== 'Queued') return a;
-    const position = lineOf(a.metadata.namespace).get(`${a.metadata.namespace}/${a.metadata.name}`);
-    return position ? { ...a, status: { ...a.status, queue: { position } } } : a;
-  });
+  return (items) => {
+    const v = version();
+    // NaN (no version) never equals itself: every read sorts afresh.
+    if (v !== at) {
+      lines.clear();
+      at = v;
+    }
+    return items.map((a) => {
+      if (a.status.status !== 'Queued') return a;
+      const position = lineOf(a.metadata.namespace).get(`${a.metadata.namespace}/${a.metadata.name}`);
+      return position ? { ...a, status: { ...a.status, queue: { position } } } : a;
+    });
+  };
 }

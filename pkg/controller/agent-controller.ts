@@ -128,12 +128,12 @@ export class AgentController {
   }
 
   /**
-   * Why an agent created now with a task would wait for a worker, when a cap on workers is
-   * reached (admission.ts `capReached`): admission (registry/admission/agent-line.ts) stores it
-   * Queued at once instead of this controller writing it a moment later. Undefined when this
-   * controller is not running (another replica leads) or no cap is reached.
+   * Why an agent given a task now would wait for a worker, when it holds none and a cap on
+   * workers is reached (admission.ts `capReached`): admission (registry/admission/agent-line.ts)
+   * stores it Queued with that write instead of this controller writing it a moment later.
+   * Undefined when this controller is not running (another replica leads) or no cap is reached.
    */
-  queuedAtCreate(agent: Agent): { reason: string; message: string } | undefined {
+  waitForWorker(agent: Agent): { reason: string; message: string } | undefined {
     if (!this.running || !isBusy(agent) || this.d.checkpoints?.restore.pending(agent)) return undefined;
     // A squad member may join its group's running worker: only a solo agent's start is decided here.
     const place = placementFor(this.d.informers, agent);

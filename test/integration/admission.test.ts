@@ -2,7 +2,7 @@
 // scripted model, at a small scale: a namespace's cap queues its agents (status Queued with
 // their place on the REST API and the aggregated API, Queued:N in kubectl's Table), priority
 // goes first, another namespace is not held behind the line, a queued agent can be deleted, and
-// an agent created into a full namespace is Queued in the create's answer, and a restart with
+// an agent given a task in a full namespace is Queued in that write's answer, and a restart with
 // agents in line keeps them and their order.
 
 import { expect } from 'chai';
@@ -129,7 +129,7 @@ describe('admission: caps, queue positions, fairness (integration)', function ()
     expect((await cond()).find((c) => c.type === 'Queued')).to.include({ status: 'False', reason: 'Admitted' });
   });
 
-  it("an agent created into a namespace at its cap is Queued in the create's own answer, on both APIs, and the controller writes it no more", async () => {
+  it("an agent given a task in a namespace at its cap is Queued in that write's own answer, on both APIs, and the controller writes it no more", async () => {
     await hold(h, 'team-d', 'holder');
     const waiting = async (): Promise<number> => Number(/^agentplane_workers_waiting (\S+)$/m.exec((await h.api('GET', '/metrics')).text)?.[1] ?? NaN);
     const before = await waiting();
@@ -143,13 +143,21 @@ describe('admission: caps, queue positions, fairness (integration)', function ()
     const conds = created.body.status.conditions as { type: string; status: string; reason: string; message: string }[];
     expect(conds.find((c) => c.type === 'Queued')).to.include({ status: 'True', reason: 'NamespaceWorkerLimit' });
     expect(conds.find((c) => c.type === 'WorkerReady')).to.include({ status: 'False', reason: 'Queued' });
-    // The controller lines both up (its gauge) and finds nothing to write: the version is the create's.
-    await eventually(async () => ((await waiting()) >= before + 2 ? true : undefined), 30_000, 'd1 and d2 in line');
-    const stored = await h.api('GET', agg('team-d', 'd2'));
-    expect(stored.body.metadata.resourceVersion, 'no write after the create').to.equal(created.body.metadata.resourceVersion);
-    expect(await queued(h, 'team-d', ['d1', 'd2'])).to.deep.equal({ d1: 1, d2: 2 });
+    // A new task for an agent without a worker (created asleep) is Queued by the write that sends it.
+    const asleep = { ...body, metadata: { name: 'd3' }, spec: { instructions: '@say d3', lifecycle: 'Sleep', task: 0 } };
+    expect((await h.api('POST', agg('team-d'), asleep)).status).to.equal(201);
+    const sent = await h.api('POST', '/api/v1/agents', { name: 'd3', namespace: 'team-d', instructions: '@say d3 now' });
+    expect(sent.status, JSON.stringify(sent.body)).to.be.oneOf([200, 201]);
+    expect(sent.body.status).to.equal('Queued');
+    const version = async (name: string): Promise<string> => (await h.api('GET', agg('team-d', name))).body.metadata.resourceVersion as string;
+    const d3Version = await version('d3');
+    // The controller lines them up (its gauge) and finds nothing to write: the versions are those of the writes.
+    await eventually(async () => ((await waiting()) >= before + 3 ? true : undefined), 30_000, 'd1, d2 and d3 in line');
+    expect(await version('d2'), 'no write after the create').to.equal(created.body.metadata.resourceVersion);
+    expect(await version('d3'), 'no write after the new task').to.equal(d3Version);
+    expect(await queued(h, 'team-d', ['d1', 'd2', 'd3'])).to.deep.equal({ d1: 1, d2: 2, d3: 3 });
     expect((await h.api('POST', '/api/v1/agents/holder/cancel?namespace=team-d')).status).to.equal(200);
-    for (const n of ['d1', 'd2']) await waitAgent(h, n, (a) => a.taskStatus === 'Complete', `${n} ran once the holder ended`, 'team-d');
+    for (const n of ['d1', 'd2', 'd3']) await waitAgent(h, n, (a) => a.taskStatus === 'Complete', `${n} ran once the holder ended`, 'team-d');
   });
 
   it('a restart with agents in line keeps them and their order; every task completes', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Agent } from '../../pkg/api/agent.js';
-import { lineOrder, withQueuePositions, type Waiter } from '../../pkg/api/agent-queue.js';
+import { lineOrder, queuePositions, withQueuePositions, type Waiter } from '../../pkg/api/agent-queue.js';
 import { Admission } from '../../pkg/controller/admission.js';
 
 const at = (s: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
@@ -142,7 +142,7 @@ describe('Admission (caps, lines, fairness, start rate)', () => {
   });
 });
 
-describe('withQueuePositions (what readers see)', () => {
+describe('withQueuePositions and queuePositions (what readers see)', () => {
   const agent = (ns: string, name: string, queued: number | undefined, priority = 0): Agent => ({
     apiVersion: 'agentplane.io/v1alpha1',
     kind: 'Agent',
@@ -169,5 +169,23 @@ describe('withQueuePositions (what readers see)', () => {
     ]);
     expect(seen[3]).to.equal(all[3]);
     expect(all[0].status.queue, 'the cached object is not changed').to.equal(undefined);
+  });
+
+  it("queuePositions sorts a namespace's line once per version of the source, and again when it changes", () => {
+    const all = [agent('a', 'x', 3), agent('a', 'y', 1)];
+    let version = 7;
+    let listed = 0;
+    const present = queuePositions(
+      (ns) => (listed++, all.filter((x) => x.metadata.namespace === ns)),
+      () => version,
+    );
+    const place = (name: string): number | undefined => present(all.filter((x) => x.metadata.name === name))[0].status.queue?.position;
+    expect([place('x'), place('y'), place('x')]).to.deep.equal([2, 1, 2]);
+    expect(listed, 'one sort for three reads of the same version').to.equal(1);
+    all.push(agent('a', 'w', 0));
+    expect(place('x'), 'an unchanged version reads the line it sorted').to.equal(2);
+    version = 8;
+    expect([place('x'), place('w')]).to.deep.equal([3, 1]);
+    expect(listed).to.equal(2);
   });
 });
