@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SERVE_FLAGS } from '../cmd/agentplane/serve-flags.js';
+import { processTree } from '../test/support/server-process.js';
 import { fmt, percentile, table } from './stats.js';
 import { forEachConcurrently } from './support.js';
 
@@ -73,9 +74,36 @@ export interface DemoServerOptions {
 export async function startDemoServer(args: string[], o: DemoServerOptions = {}): Promise<{ url: string; child: ChildProcess; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), o.prefix ?? 'agentplane-load-'));
   const argv = [...(o.nodeArgs ?? []), o.main ?? MAIN, 'serve', '--demo', '--host', '127.0.0.1', '--port', '0', '--data-dir', join(dir, 'data'), ...args];
+  // A session of its own, as `agentplane serve` runs from its own terminal or as a service: with the
+  // kernel's autogroups the server's CPU share is then its own, not shared with this bench's
+  // clients (1,000 WebSocket subscribers in `make load`), which no deployment puts in its group.
   const child = spawn(process.execPath, argv, {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, AGENTPLANE_LOG_LEVEL: 'info', ...o.env },
+    detached: true,
+  });
+  // Detached, it no longer gets the terminal's Ctrl-C with the bench: it goes down with the bench
+  // however the bench ends (its workers, sessions of their own too, with it).
+  const killTree = (): void => {
+    for (const { pid } of processTree(child.pid!).reverse()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  };
+  const onSignal = (sig: NodeJS.Signals): void => {
+    killTree();
+    process.kill(process.pid, sig);
+  };
+  process.once('exit', killTree);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  child.once('exit', () => {
+    process.removeListener('exit', killTree);
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
   });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {

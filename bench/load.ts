@@ -12,7 +12,9 @@
 // bench/api-probe.ts (ADMISSION_FLAGS, BENCH_ADMISSION_FLAGS).
 //
 // LOAD_AGENTS (default 200, up to 1000), LOAD_SUBSCRIBERS (default 1000, spread over the agents),
-// LOAD_FAIR_A (default 500; 0 skips the fairness phase), LOAD_TIMEOUT_S (default 600: each wait).
+// LOAD_FAIR_A (default 500; 0 skips the fairness phase), LOAD_TIMEOUT_S (default 600: each wait),
+// LOAD_SERVER_NODE_ARGS (Node's flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p": the
+// profile is written when the server stops; `node dist/bench/loop-profile.js <file>` summarizes it).
 
 import { readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -267,7 +269,8 @@ async function main(): Promise<void> {
   const adm = admission();
   console.log(`agentplane load: ${AGENTS} agents, ${SUBSCRIBERS} WebSocket subscribers (${perAgent} per agent), one embedded server (--demo), loopback`);
   console.log(describeAdmission(adm));
-  const { url, child, dir } = await startDemoServer(adm.args);
+  const nodeArgs = (process.env.LOAD_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const { url, child, dir } = await startDemoServer(adm.args, { nodeArgs });
   const killTree = (): void => {
     for (const { pid } of processTree(child.pid!).reverse()) {
       try {
