@@ -10,8 +10,8 @@ export const WORKER_QUEUED = 'Queued';
 /**
  * The conditions of an agent waiting in its namespace's line: Queued True (its transition time,
  * when it lined up, keeps its place) and, when it waits for a worker, WorkerReady False with
- * reason Queued. Written by the agent controller, and by admission when an agent is created into
- * a namespace already at its cap (registry/admission/agent-line.ts).
+ * reason Queued. Written by the agent controller, and by admission when the write that gives an
+ * agent a task finds a cap on workers already reached (registry/admission/agent-line.ts).
  */
 export function queuedConditions(conditions: Condition[], reason: string, message: string, forWorker: boolean): Condition[] {
   const out = setCondition(conditions, { type: QUEUED, status: 'True', reason, message });
