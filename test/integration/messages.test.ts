@@ -239,7 +239,13 @@ describe('messages between agents (integration)', function () {
     const bad = await h.api('POST', '/apis/agentplane.io/v1alpha1/namespaces/default/agents/idler/messages', { text: 5 });
     expect(bad.status).to.equal(422);
     // The envelope's fields keep their types: a metadata that is no object is refused, not dropped.
-    for (const metadata of ['x', { uid: 5 }, { ownerReferences: [{ apiVersion: 'v1', kind: 'K', name: 'n', uid: {} }] }, { managedFields: [{ time: '' }] }]) {
+    for (const metadata of [
+      'x',
+      { uid: 5 },
+      { generation: 2 ** 63 },
+      { ownerReferences: [{ apiVersion: 'v1', kind: 'K', name: 'n', uid: {} }] },
+      { managedFields: [{ time: '' }] },
+    ]) {
       const badMeta = await h.api('POST', '/apis/agentplane.io/v1alpha1/namespaces/default/agents/idler/messages', { metadata, text: 'hi' });
       expect(badMeta.status, JSON.stringify(metadata)).to.equal(422);
       expect(JSON.stringify(badMeta.body)).to.contain('metadata');

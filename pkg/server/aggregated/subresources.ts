@@ -62,7 +62,8 @@ const envelopeMetaSchema = {
     ...strings('name', 'generateName', 'namespace', 'uid', 'resourceVersion'),
     creationTimestamp: dateTime,
     deletionTimestamp: dateTime,
-    generation: { type: 'integer' },
+    // An int64 in Kubernetes; here no larger than a number JSON's reader holds exactly.
+    generation: { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
     labels: { type: 'object', additionalProperties: { type: 'string' } },
     annotations: { type: 'object', additionalProperties: { type: 'string' } },
     finalizers: { type: 'array', items: { type: 'string' } },
