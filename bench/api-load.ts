@@ -24,7 +24,6 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { controlPlaneUp, REPO } from '../test/support/control-plane.js';
-import { processTree } from '../test/support/server-process.js';
 import {
   type Admission,
   admission,
@@ -130,16 +129,6 @@ export async function apiLoadFigures(log: (s: string) => void): Promise<ApiLoadF
 async function embedded(adm: Admission, log: (s: string) => void): Promise<HomeFigures> {
   log('embedded home: serve --demo');
   const srv = await startDemoServer(adm.args, { prefix: 'agentplane-api-load-' });
-  const killTree = (): void => {
-    for (const { pid } of processTree(srv.child.pid!).reverse()) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-  };
-  process.once('exit', killTree);
   const c = fetchClient(srv.url);
   try {
     return await measureHome(
@@ -161,8 +150,7 @@ async function embedded(adm: Admission, log: (s: string) => void): Promise<HomeF
   } finally {
     srv.child.kill('SIGTERM');
     await Promise.race([new Promise((r) => srv.child.once('exit', r)), sleep(30_000)]);
-    killTree();
-    process.removeListener('exit', killTree);
+    srv.killTree();
     rmSync(srv.dir, { recursive: true, force: true });
   }
 }

@@ -71,7 +71,10 @@ export interface DemoServerOptions {
 }
 
 /** `agentplane serve --demo` (embedded home) in its own process on loopback. */
-export async function startDemoServer(args: string[], o: DemoServerOptions = {}): Promise<{ url: string; child: ChildProcess; dir: string }> {
+export async function startDemoServer(
+  args: string[],
+  o: DemoServerOptions = {},
+): Promise<{ url: string; child: ChildProcess; dir: string; killTree: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), o.prefix ?? 'agentplane-load-'));
   const argv = [...(o.nodeArgs ?? []), o.main ?? MAIN, 'serve', '--demo', '--host', '127.0.0.1', '--port', '0', '--data-dir', join(dir, 'data'), ...args];
   // A session of its own, as `agentplane serve` runs from its own terminal or as a service: with the
@@ -116,7 +119,7 @@ export async function startDemoServer(args: string[], o: DemoServerOptions = {})
     child.on('exit', (code) => reject(new Error(`the server exited (${code}): ${out.slice(-2000)}`)));
   });
   child.stdout.resume();
-  return { url, child, dir };
+  return { url, child, dir, killTree };
 }
 
 export interface Client {

@@ -270,16 +270,7 @@ async function main(): Promise<void> {
   console.log(`agentplane load: ${AGENTS} agents, ${SUBSCRIBERS} WebSocket subscribers (${perAgent} per agent), one embedded server (--demo), loopback`);
   console.log(describeAdmission(adm));
   const nodeArgs = (process.env.LOAD_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const { url, child, dir } = await startDemoServer(adm.args, { nodeArgs });
-  const killTree = (): void => {
-    for (const { pid } of processTree(child.pid!).reverse()) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-  };
+  const { url, child, dir, killTree } = await startDemoServer(adm.args, { nodeArgs });
   const watchdog = setTimeout(() => {
     console.error('load: watchdog fired');
     killTree();
